@@ -1,0 +1,31 @@
+"""Stability measures: one registry, one entry point.
+
+>>> from paretostab.measures import stability, list_measures
+>>> stability("nogueira", [[0, 1, 2], [0, 1, 3]], n_features=10)  # doctest: +ELLIPSIS
+0.52...
+
+Every measure is registered once with its metadata (input kind, whether it needs a
+similarity, bounds, correction for chance, paper and equation); ``list_measures()``
+returns that table. Modules by family: :mod:`.subset` (Z), :mod:`.weighted` (I),
+:mod:`.adjusted` (Z or I with a similarity), :mod:`.msi`, :mod:`.ranking` (R).
+"""
+
+from paretostab.measures import subset, weighted  # noqa: F401  (registration)
+from paretostab.measures._registry import (
+    MeasureInfo,
+    SimilarityView,
+    get_measure,
+    list_measures,
+    stability,
+)
+from paretostab.measures.subset import NogueiraInterval, nogueira_interval
+
+__all__ = [
+    "MeasureInfo",
+    "NogueiraInterval",
+    "SimilarityView",
+    "get_measure",
+    "list_measures",
+    "nogueira_interval",
+    "stability",
+]

@@ -1,0 +1,259 @@
+"""The measure registry: the single source of metadata, and the :func:`stability` dispatcher.
+
+Adding a measure is one decorated function in one module::
+
+    @register("jaccard", input="selection", bounds=(0, 1), corrected=False,
+              reference="stabm; Jaccard 1901")
+    def jaccard(Z):
+        ...
+
+The function receives the validated array (see :mod:`paretostab.measures._inputs`) and
+its keyword options; measures that need a similarity receive ``similarity=`` as a
+:class:`SimilarityView` restricted to the features selected in at least one run. It
+returns a float, or :class:`PairScores` for measures averaged over pairs of runs, and
+raises :class:`UndefinedMeasure` when the value is undefined.
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+
+from paretostab.errors import InvalidInputError, StabilityWarning, UnknownNameError
+from paretostab.measures._inputs import (
+    PairScores,
+    UndefinedMeasure,
+    as_importance_matrix,
+    as_rank_matrix,
+    as_selection_matrix,
+)
+from paretostab.similarity import FeatureSimilarity, SimilarityMatrix, as_similarity
+
+InputKind = Literal["selection", "importance", "ranking"]
+
+
+@dataclass(frozen=True)
+class SimilarityView:
+    """The similarity restricted to ``features``, the features selected in at least one run.
+
+    ``matrix[a, b]`` is the similarity of features ``features[a]`` and ``features[b]``;
+    ``offdiagonal_sum`` reaches the whole feature space (``sechidis`` needs it).
+    """
+
+    features: np.ndarray
+    matrix: np.ndarray
+    source: FeatureSimilarity | SimilarityMatrix
+
+    @property
+    def n_features(self) -> int:
+        return self.source.n_features
+
+    def offdiagonal_sum(self, threshold: float | None = None) -> float:
+        return self.source.offdiagonal_sum(threshold)
+
+
+@dataclass(frozen=True)
+class MeasureInfo:
+    """Metadata of one registered stability measure."""
+
+    name: str
+    function: Callable[..., float | PairScores]
+    input: InputKind
+    needs_similarity: bool
+    lower: float
+    upper: float
+    corrected: bool
+    reference: str
+    options: dict[str, object]
+
+    @property
+    def summary(self) -> str:
+        doc = inspect.getdoc(self.function) or ""
+        return doc.split("\n\n")[0].replace("\n", " ")
+
+
+_REGISTRY: dict[str, MeasureInfo] = {}
+_CONVERTERS = {
+    "selection": as_selection_matrix,
+    "importance": as_importance_matrix,
+}
+
+
+def register(
+    name: str,
+    *,
+    input: InputKind,
+    bounds: tuple[float, float],
+    corrected: bool,
+    reference: str,
+    needs_similarity: bool = False,
+) -> Callable[[Callable], Callable]:
+    """Register a measure function under ``name`` with its metadata (see module docstring)."""
+
+    def decorate(function: Callable) -> Callable:
+        if name in _REGISTRY:
+            raise RuntimeError(f"measure {name!r} registered twice")
+        params = inspect.signature(function).parameters
+        options = {
+            p.name: p.default
+            for p in params.values()
+            if p.kind is inspect.Parameter.KEYWORD_ONLY and p.name != "similarity"
+        }
+        if needs_similarity != ("similarity" in params):
+            raise RuntimeError(f"measure {name!r}: needs_similarity disagrees with signature")
+        _REGISTRY[name] = MeasureInfo(
+            name=name,
+            function=function,
+            input=input,
+            needs_similarity=needs_similarity,
+            lower=float(bounds[0]),
+            upper=float(bounds[1]),
+            corrected=corrected,
+            reference=reference,
+            options=options,
+        )
+        return function
+
+    return decorate
+
+
+def get_measure(name: str) -> MeasureInfo:
+    """The registry entry of ``name``; unknown names raise with the closest suggestion."""
+    try:
+        return _REGISTRY[name]
+    except (KeyError, TypeError):
+        raise UnknownNameError.for_name("measure", name, _REGISTRY) from None
+
+
+def list_measures() -> pd.DataFrame:
+    """The registry as a table: one row per measure, indexed by name."""
+    rows = [
+        {
+            "name": m.name,
+            "input": m.input,
+            "needs_similarity": m.needs_similarity,
+            "lower": m.lower,
+            "upper": m.upper,
+            "corrected": m.corrected,
+            "options": ", ".join(f"{k}={v!r}" for k, v in m.options.items()),
+            "reference": m.reference,
+            "summary": m.summary,
+        }
+        for m in sorted(_REGISTRY.values(), key=lambda m: m.name)
+    ]
+    return pd.DataFrame(rows).set_index("name")
+
+
+def _convert(info: MeasureInfo, data: object, n_features: int | None, options: dict):
+    if info.input == "ranking":
+        return as_rank_matrix(data, k=options.get("k"))
+    return _CONVERTERS[info.input](data, n_features=n_features)
+
+
+def _check_impute(impute_nan: object) -> float | None:
+    if impute_nan is None:
+        return None
+    if isinstance(impute_nan, bool) or not isinstance(impute_nan, int | float | np.number):
+        raise InvalidInputError(f"impute_nan must be None or a finite number; got {impute_nan!r}.")
+    if not math.isfinite(impute_nan):
+        raise InvalidInputError(f"impute_nan must be None or a finite number; got {impute_nan!r}.")
+    return float(impute_nan)
+
+
+def _undefined(name: str, cause: str, impute_nan: float | None) -> float:
+    if impute_nan is None:
+        warnings.warn(f"{name} is undefined: {cause}; returning NaN.", StabilityWarning, 3)
+        return math.nan
+    warnings.warn(f"{name} is undefined: {cause}; imputed {impute_nan}.", StabilityWarning, 3)
+    return impute_nan
+
+
+def stability(
+    name: str,
+    data: object,
+    /,
+    *,
+    n_features: int | None = None,
+    similarity: object = None,
+    impute_nan: float | None = None,
+    **options: object,
+) -> float:
+    """Stability of the M selection runs in ``data`` under the measure ``name``.
+
+    Parameters
+    ----------
+    name : str
+        A registered measure (``list_measures()`` lists them with their metadata).
+    data : array of shape (M, d), or list of M index collections
+        ``Z`` (0/1 selection) for selection measures; ``I`` (importances ≥ 0, 0 = not
+        selected; a boolean ``Z`` means equal importances) for importance measures; ``R``
+        (ranks, 1 = best) for ranking measures. Lists of selected feature indices are
+        accepted with ``n_features=``.
+    n_features : int, optional
+        Total number of features d, required with index lists.
+    similarity : array of shape (d, d), SimilarityMatrix or FeatureSimilarity
+        Feature similarity in [0, 1], for the measures that need one.
+    impute_nan : float, optional
+        Value used where the measure (or the score of a pair of runs, for pairwise
+        measures) is undefined. By default such values are NaN.
+    **options
+        The measure's own options (``threshold=``, ``k=``, ``n_samples=`` …); see
+        ``list_measures()``.
+
+    Returns
+    -------
+    float
+        The stability, or NaN (with a :class:`~paretostab.StabilityWarning` naming the
+        cause) when it is undefined.
+    """
+    info = get_measure(name)
+    unknown = set(options) - set(info.options)
+    if unknown:
+        allowed = ", ".join(sorted(info.options)) or "none"
+        raise InvalidInputError(
+            f"Measure {name!r} got unknown option(s) {', '.join(sorted(unknown))}; "
+            f"its options are: {allowed}."
+        )
+    impute = _check_impute(impute_nan)
+    array = _convert(info, data, n_features, options)
+    kwargs = dict(options)
+    if info.needs_similarity:
+        if similarity is None:
+            raise InvalidInputError(
+                f"Measure {name!r} needs similarity=: a (d, d) matrix in [0, 1] or a "
+                "paretostab.similarity.FeatureSimilarity(X) built from the data."
+            )
+        source = as_similarity(similarity, array.shape[1])
+        union = np.flatnonzero(array.any(axis=0))
+        kwargs["similarity"] = SimilarityView(union, source.submatrix(union), source)
+    elif similarity is not None:
+        users = sorted(m.name for m in _REGISTRY.values() if m.needs_similarity)
+        raise InvalidInputError(
+            f"Measure {name!r} does not use a similarity; remove similarity= (measures "
+            f"that use one: {', '.join(users)})."
+        )
+    try:
+        result = info.function(array, **kwargs)
+    except UndefinedMeasure as exc:
+        return _undefined(name, str(exc), impute)
+    if isinstance(result, PairScores):
+        values = result.values
+        if np.isnan(values).any():
+            if impute is None:
+                return _undefined(name, result.cause, None)
+            warnings.warn(
+                f"{name}: {result.cause}; imputed {impute} for {int(np.isnan(values).sum())} "
+                "pair(s) of runs.",
+                StabilityWarning,
+                2,
+            )
+            values = np.where(np.isnan(values), impute, values)
+        return float(values.mean())
+    return float(result)

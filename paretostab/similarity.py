@@ -1,0 +1,285 @@
+"""Similarity between features, for the similarity-adjusted stability measures.
+
+A similarity ``S`` is a symmetric d×d matrix with entries in [0, 1] and ``S[f, f] = 1``
+(SPEC §0). The papers use the absolute Pearson or Spearman correlation estimated once on
+the whole training set (000 §6.1); normalised mutual information is offered for
+non-linear dependence. Only the rows and columns of features selected in at least one run
+are ever needed, so the full d×d matrix is never built for large d:
+
+* :func:`pearson_similarity`, :func:`spearman_similarity`, :func:`nmi_similarity` compute
+  the block of a data matrix's similarity on a list of features;
+* :class:`FeatureSimilarity` is the lazy *similarity spec* the measures accept: it keeps
+  the data and computes the blocks the measures ask for;
+* :class:`SimilarityMatrix` wraps an explicit, validated d×d matrix.
+
+Both expose ``n_features``, ``submatrix(features)`` and ``offdiagonal_sum(threshold)``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import stats
+
+from paretostab.errors import InvalidInputError, UnknownNameError
+
+_BLOCK = 1024
+
+
+def _as_data(X: object) -> np.ndarray:
+    try:
+        arr = np.array(X, dtype=float, copy=True)
+    except (TypeError, ValueError) as exc:
+        raise InvalidInputError(f"X must be a numeric (n, d) data matrix ({exc}).") from None
+    if arr.ndim != 2 or arr.shape[0] < 2:
+        raise InvalidInputError(
+            f"X must be a 2-D data matrix with at least 2 examples (rows); got shape "
+            f"{arr.shape}."
+        )
+    if not np.all(np.isfinite(arr)):
+        raise InvalidInputError(
+            f"X holds {int((~np.isfinite(arr)).sum())} NaN or infinite values; similarities "
+            "need complete data."
+        )
+    return arr
+
+
+def _standardise(X: np.ndarray) -> np.ndarray:
+    """Centre columns and scale them to unit norm; constant columns become zero."""
+    centred = X - X.mean(axis=0)
+    norms = np.linalg.norm(centred, axis=0)
+    return np.divide(centred, norms, out=np.zeros_like(centred), where=norms > 0)
+
+
+def _abs_correlation(A: np.ndarray, B: np.ndarray) -> np.ndarray:
+    """|correlation| between columns of standardised blocks ``A`` and ``B``, clipped to [0, 1]."""
+    return np.clip(np.abs(A.T @ B), 0.0, 1.0)
+
+
+def _features(features: object, d: int) -> np.ndarray:
+    if features is None:
+        return np.arange(d)
+    idx = np.asarray(features)
+    if idx.ndim != 1 or not np.issubdtype(idx.dtype, np.integer):
+        raise InvalidInputError("features must be a 1-D array of integer feature indices.")
+    if idx.size and (idx.min() < 0 or idx.max() >= d):
+        raise InvalidInputError(f"features must be indices in [0, {d}).")
+    return idx
+
+
+def _set_diagonal(S: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+    S[rows[:, None] == cols[None, :]] = 1.0
+    return S
+
+
+def pearson_similarity(X: object, features: object = None) -> np.ndarray:
+    """|Pearson correlation| between the columns ``features`` of ``X`` (000 §6.1).
+
+    A constant feature has similarity 0 to every other feature and 1 to itself.
+    """
+    data = _as_data(X)
+    idx = _features(features, data.shape[1])
+    Xs = _standardise(data[:, idx])
+    return _set_diagonal(_abs_correlation(Xs, Xs), idx, idx)
+
+
+def spearman_similarity(X: object, features: object = None) -> np.ndarray:
+    """|Spearman rank correlation| between the columns ``features`` of ``X`` (000 §6.1)."""
+    data = _as_data(X)
+    idx = _features(features, data.shape[1])
+    Xs = _standardise(stats.rankdata(data[:, idx], axis=0))
+    return _set_diagonal(_abs_correlation(Xs, Xs), idx, idx)
+
+
+def _discretise(X: np.ndarray, n_bins: int) -> np.ndarray:
+    """Equal-frequency bins per column (codes 0..n_bins−1)."""
+    ranks = stats.rankdata(X, axis=0, method="average")
+    return np.minimum(((ranks - 0.5) * n_bins / X.shape[0]).astype(np.int64), n_bins - 1)
+
+
+def _entropy_from_counts(counts: np.ndarray, n: int, axis: int) -> np.ndarray:
+    p = counts / n
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return -np.sum(np.where(p > 0, p * np.log(p), 0.0), axis=axis)
+
+
+def _nmi_block(codes_a: np.ndarray, codes_b: np.ndarray, n_bins: int) -> np.ndarray:
+    n = codes_a.shape[0]
+    onehot_a = (codes_a[:, :, None] == np.arange(n_bins)).astype(np.float64)  # n×a×b
+    onehot_b = (codes_b[:, :, None] == np.arange(n_bins)).astype(np.float64)
+    joint = np.einsum("nab,ncd->acbd", onehot_a, onehot_b)  # a×c×bins×bins
+    h_a = _entropy_from_counts(onehot_a.sum(axis=0), n, axis=1)
+    h_b = _entropy_from_counts(onehot_b.sum(axis=0), n, axis=1)
+    h_joint = _entropy_from_counts(joint.reshape(joint.shape[0], joint.shape[1], -1), n, axis=2)
+    mutual = h_a[:, None] + h_b[None, :] - h_joint
+    mean_h = (h_a[:, None] + h_b[None, :]) / 2
+    return np.clip(np.divide(mutual, mean_h, out=np.zeros_like(mutual), where=mean_h > 0), 0, 1)
+
+
+def nmi_similarity(X: object, features: object = None, *, n_bins: int | None = None) -> np.ndarray:
+    """Normalised mutual information between the columns ``features`` of ``X``.
+
+    Each feature is discretised into ``n_bins`` equal-frequency bins (default
+    ``max(2, round(n ** (1/3)))``); NMI uses the arithmetic mean of the entropies as
+    normaliser, as ``sklearn.metrics.normalized_mutual_info_score`` does by default.
+    """
+    data = _as_data(X)
+    idx = _features(features, data.shape[1])
+    bins = _check_bins(n_bins, data.shape[0])
+    codes = _discretise(data[:, idx], bins)
+    out = np.empty((idx.size, idx.size))
+    step = max(1, _BLOCK // (4 * bins))
+    for start in range(0, idx.size, step):
+        block = slice(start, start + step)
+        out[block] = _nmi_block(codes[:, block], codes, bins)
+    out = np.maximum(out, out.T)
+    return _set_diagonal(out, idx, idx)
+
+
+def _check_bins(n_bins: int | None, n: int) -> int:
+    if n_bins is None:
+        return max(2, round(n ** (1 / 3)))
+    if isinstance(n_bins, bool) or not isinstance(n_bins, int | np.integer) or n_bins < 2:
+        raise InvalidInputError(f"n_bins must be an integer >= 2; got {n_bins!r}.")
+    return int(n_bins)
+
+
+_METHODS = {
+    "pearson": pearson_similarity,
+    "spearman": spearman_similarity,
+    "nmi": nmi_similarity,
+}
+
+
+class FeatureSimilarity:
+    """Lazy similarity of a data matrix's features — a *similarity spec* for the measures.
+
+    Parameters
+    ----------
+    X : array of shape (n, d)
+        The (training) data on which the similarity is estimated once.
+    method : {"spearman", "pearson", "nmi"}
+        |Spearman| (the papers' choice, 000 §6.1), |Pearson| or normalised mutual
+        information.
+    n_bins : int, optional
+        Bins per feature for ``method="nmi"``.
+
+    Blocks are computed on demand, restricted to the features the measures ask for;
+    :meth:`offdiagonal_sum` (needed by ``sechidis``) streams over all features in blocks.
+    """
+
+    def __init__(self, X: object, method: str = "spearman", *, n_bins: int | None = None):
+        if method not in _METHODS:
+            raise UnknownNameError.for_name("similarity method", method, _METHODS)
+        self.method = method
+        self.n_bins = n_bins if method == "nmi" else None
+        self._data = _as_data(X)
+        if method == "nmi":
+            self.n_bins = _check_bins(n_bins, self._data.shape[0])
+        self._sums: dict[float | None, float] = {}
+
+    @property
+    def n_features(self) -> int:
+        return self._data.shape[1]
+
+    def __repr__(self) -> str:
+        n, d = self._data.shape
+        return f"FeatureSimilarity(<{n}×{d} data>, method={self.method!r})"
+
+    def submatrix(self, features: object) -> np.ndarray:
+        """The |features|×|features| block of the similarity matrix."""
+        kwargs = {"n_bins": self.n_bins} if self.method == "nmi" else {}
+        return _METHODS[self.method](self._data, features, **kwargs)
+
+    def offdiagonal_sum(self, threshold: float | None = None) -> float:
+        """Sum of ``S[f, g]`` over all ``f ≠ g`` (entries below ``threshold`` count as 0)."""
+        if threshold not in self._sums:
+            d = self.n_features
+            total = 0.0
+            for start in range(0, d, _BLOCK):
+                rows = np.arange(start, min(start + _BLOCK, d))
+                for cstart in range(start, d, _BLOCK):
+                    cols = np.arange(cstart, min(cstart + _BLOCK, d))
+                    block = self._block(rows, cols)
+                    if threshold is not None:
+                        block = np.where(block >= threshold, block, 0.0)
+                    if cstart == start:
+                        total += block.sum() - np.trace(block)
+                    else:
+                        total += 2 * block.sum()
+            self._sums[threshold] = float(total)
+        return self._sums[threshold]
+
+    def _block(self, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+        if rows[0] == cols[0]:
+            return self.submatrix(rows)
+        both = np.concatenate([rows, cols])
+        return self.submatrix(both)[: rows.size, rows.size :]
+
+
+class SimilarityMatrix:
+    """An explicit d×d similarity matrix, validated once: square, symmetric, in [0, 1], diagonal 1."""
+
+    def __init__(self, matrix: object, *, atol: float = 1e-8):
+        try:
+            S = np.array(matrix, dtype=float, copy=True)
+        except (TypeError, ValueError) as exc:
+            raise InvalidInputError(f"The similarity matrix must be numeric ({exc}).") from None
+        if S.ndim != 2 or S.shape[0] != S.shape[1]:
+            raise InvalidInputError(
+                f"The similarity matrix must be square (d, d); got shape {S.shape}."
+            )
+        if not np.all(np.isfinite(S)):
+            raise InvalidInputError("The similarity matrix holds NaN or infinite values.")
+        if S.size and (S.min() < -atol or S.max() > 1 + atol):
+            raise InvalidInputError(
+                f"Similarities must lie in [0, 1]; got values in [{S.min():.6g}, {S.max():.6g}]."
+            )
+        if not np.allclose(S, S.T, atol=atol, rtol=0):
+            i, j = np.unravel_index(np.argmax(np.abs(S - S.T)), S.shape)
+            raise InvalidInputError(
+                f"The similarity matrix must be symmetric; S[{i}, {j}] = {S[i, j]:.6g} but "
+                f"S[{j}, {i}] = {S[j, i]:.6g}."
+            )
+        if not np.allclose(np.diag(S), 1.0, atol=atol, rtol=0):
+            f = int(np.argmax(np.abs(np.diag(S) - 1)))
+            raise InvalidInputError(
+                f"A feature is fully similar to itself: the diagonal must be 1; S[{f}, {f}] = "
+                f"{S[f, f]:.6g}."
+            )
+        S = np.clip((S + S.T) / 2, 0.0, 1.0)
+        np.fill_diagonal(S, 1.0)
+        self._matrix = S
+        self._sums: dict[float | None, float] = {}
+
+    @property
+    def n_features(self) -> int:
+        return self._matrix.shape[0]
+
+    def __repr__(self) -> str:
+        return f"SimilarityMatrix(<{self.n_features}×{self.n_features}>)"
+
+    def submatrix(self, features: object) -> np.ndarray:
+        idx = _features(features, self.n_features)
+        return self._matrix[np.ix_(idx, idx)]
+
+    def offdiagonal_sum(self, threshold: float | None = None) -> float:
+        if threshold not in self._sums:
+            S = self._matrix
+            if threshold is not None:
+                S = np.where(S >= threshold, S, 0.0)
+            self._sums[threshold] = float(S.sum() - np.trace(S))
+        return self._sums[threshold]
+
+
+def as_similarity(similarity: object, n_features: int) -> FeatureSimilarity | SimilarityMatrix:
+    """Accept a d×d array, a :class:`SimilarityMatrix` or a :class:`FeatureSimilarity`."""
+    if isinstance(similarity, FeatureSimilarity | SimilarityMatrix):
+        sim = similarity
+    else:
+        sim = SimilarityMatrix(similarity)
+    if sim.n_features != n_features:
+        raise InvalidInputError(
+            f"The similarity covers {sim.n_features} features but the runs have "
+            f"d = {n_features} features."
+        )
+    return sim
