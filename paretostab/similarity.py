@@ -217,7 +217,7 @@ class FeatureSimilarity:
 
 
 class SimilarityMatrix:
-    """An explicit d×d similarity matrix, validated once: square, symmetric, in [0, 1], diagonal 1."""
+    """An explicit d×d similarity matrix, validated: square, symmetric, in [0, 1], diagonal 1."""
 
     def __init__(self, matrix: object, *, atol: float = 1e-8):
         try:
