@@ -175,7 +175,7 @@ class FeatureSimilarity:
         self._data = _as_data(X)
         if method == "nmi":
             self.n_bins = _check_bins(n_bins, self._data.shape[0])
-        self._sums: dict[float | None, float] = {}
+        self._cache: dict[object, object] = {}
 
     @property
     def n_features(self) -> int:
@@ -191,29 +191,99 @@ class FeatureSimilarity:
         return _METHODS[self.method](self._data, features, **kwargs)
 
     def offdiagonal_sum(self, threshold: float | None = None) -> float:
-        """Sum of ``S[f, g]`` over all ``f ≠ g`` (entries below ``threshold`` count as 0)."""
-        if threshold not in self._sums:
-            d = self.n_features
-            total = 0.0
-            for start in range(0, d, _BLOCK):
-                rows = np.arange(start, min(start + _BLOCK, d))
-                for cstart in range(start, d, _BLOCK):
-                    cols = np.arange(cstart, min(cstart + _BLOCK, d))
-                    block = self._block(rows, cols)
-                    if threshold is not None:
-                        block = np.where(block >= threshold, block, 0.0)
-                    if cstart == start:
-                        total += block.sum() - np.trace(block)
-                    else:
-                        total += 2 * block.sum()
-            self._sums[threshold] = float(total)
-        return self._sums[threshold]
+        """Sum of ``S[f, g]`` over all ``f ≠ g`` (entries below ``threshold`` count as 0).
 
-    def _block(self, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
-        if rows[0] == cols[0]:
-            return self.submatrix(rows)
-        both = np.concatenate([rows, cols])
-        return self.submatrix(both)[: rows.size, rows.size :]
+        Streams over the whole feature space in blocks; cached per threshold.
+        """
+        key = ("sum", threshold)
+        if key not in self._cache:
+
+            def block_sum(block: np.ndarray, weight: int) -> float:
+                if threshold is not None:
+                    block = np.where(block >= threshold, block, 0.0)
+                return weight * float(block.sum())
+
+            self._cache[key] = self._reduce_offdiagonal(block_sum, sum)
+        return self._cache[key]
+
+    def max_offdiagonal(self) -> float:
+        """Largest ``S[f, g]`` with ``f ≠ g`` over the whole feature space (cached)."""
+        if "max" not in self._cache:
+            self._cache["max"] = self._reduce_offdiagonal(
+                lambda block, weight: float(block.max(initial=0.0)), max
+            )
+        return self._cache["max"]
+
+    def _reduce_offdiagonal(self, per_block, combine) -> float:
+        """Apply ``per_block(block, weight)`` to every off-diagonal block, ``combine`` results.
+
+        Diagonal blocks have their diagonal zeroed and weight 1 (both triangles inside);
+        blocks above the diagonal have weight 2 (they stand for their mirror image too).
+        """
+        d = self.n_features
+        results = []
+        for start in range(0, d, _BLOCK):
+            rows = np.arange(start, min(start + _BLOCK, d))
+            for cstart in range(start, d, _BLOCK):
+                cols = np.arange(cstart, min(cstart + _BLOCK, d))
+                if cstart == start:
+                    block = self.submatrix(rows).copy()
+                    np.fill_diagonal(block, 0.0)
+                    results.append(per_block(block, 1))
+                else:
+                    both = np.concatenate([rows, cols])
+                    results.append(per_block(self.submatrix(both)[: rows.size, rows.size :], 2))
+        return combine(results) if results else 0.0
+
+    def values(self, rows: object, cols: object) -> np.ndarray:
+        """Elementwise similarities ``S[rows[t], cols[t]]`` for arrays of feature indices.
+
+        Used for the Monte-Carlo expectations of the adjusted measures, which need the
+        similarity of arbitrary (random) pairs of features without building blocks.
+        """
+        r = np.asarray(rows)
+        c = np.asarray(cols)
+        shape = np.broadcast_shapes(r.shape, c.shape)
+        r = _features(np.broadcast_to(r, shape).ravel(), self.n_features)
+        c = _features(np.broadcast_to(c, shape).ravel(), self.n_features)
+        out = np.empty(r.size)
+        step = max(1, 2**22 // self._data.shape[0])
+        prepared = self._prepared()
+        for start in range(0, r.size, step):
+            sl = slice(start, start + step)
+            out[sl] = self._pair_values(prepared, r[sl], c[sl])
+        out[r == c] = 1.0
+        return out.reshape(shape)
+
+    def _prepared(self) -> np.ndarray:
+        """Standardised (ranked) columns, or bin codes for NMI — computed once."""
+        if "prepared" not in self._cache:
+            if self.method == "pearson":
+                self._cache["prepared"] = _standardise(self._data)
+            elif self.method == "spearman":
+                self._cache["prepared"] = _standardise(stats.rankdata(self._data, axis=0))
+            else:
+                self._cache["prepared"] = _discretise(self._data, self.n_bins)
+        return self._cache["prepared"]
+
+    def _pair_values(self, prepared: np.ndarray, r: np.ndarray, c: np.ndarray) -> np.ndarray:
+        if self.method != "nmi":
+            return np.clip(np.abs(np.einsum("nt,nt->t", prepared[:, r], prepared[:, c])), 0, 1)
+        bins = self.n_bins
+        n = prepared.shape[0]
+        codes_r, codes_c = prepared[:, r], prepared[:, c]
+        pair = np.arange(r.size)
+        joint = np.bincount(
+            ((pair * bins + codes_r) * bins + codes_c).ravel(), minlength=r.size * bins * bins
+        ).reshape(r.size, bins * bins)
+        marg_r = np.bincount((pair * bins + codes_r).ravel(), minlength=r.size * bins)
+        marg_c = np.bincount((pair * bins + codes_c).ravel(), minlength=r.size * bins)
+        h_r = _entropy_from_counts(marg_r.reshape(r.size, bins), n, axis=1)
+        h_c = _entropy_from_counts(marg_c.reshape(r.size, bins), n, axis=1)
+        mutual = h_r + h_c - _entropy_from_counts(joint, n, axis=1)
+        mean_h = (h_r + h_c) / 2
+        return np.clip(np.divide(mutual, mean_h, out=np.zeros_like(mutual), where=mean_h > 0),
+                       0, 1)
 
 
 class SimilarityMatrix:
@@ -263,12 +333,24 @@ class SimilarityMatrix:
         return self._matrix[np.ix_(idx, idx)]
 
     def offdiagonal_sum(self, threshold: float | None = None) -> float:
+        """Sum of ``S[f, g]`` over all ``f ≠ g`` (entries below ``threshold`` count as 0)."""
         if threshold not in self._sums:
             S = self._matrix
             if threshold is not None:
                 S = np.where(S >= threshold, S, 0.0)
             self._sums[threshold] = float(S.sum() - np.trace(S))
         return self._sums[threshold]
+
+    def max_offdiagonal(self) -> float:
+        """Largest ``S[f, g]`` with ``f ≠ g``."""
+        d = self.n_features
+        if d < 2:
+            return 0.0
+        return float(np.max(np.where(np.eye(d, dtype=bool), -np.inf, self._matrix)))
+
+    def values(self, rows: object, cols: object) -> np.ndarray:
+        """Elementwise similarities ``S[rows[t], cols[t]]`` for arrays of feature indices."""
+        return self._matrix[np.asarray(rows), np.asarray(cols)]
 
 
 def as_similarity(similarity: object, n_features: int) -> FeatureSimilarity | SimilarityMatrix:

@@ -10,7 +10,13 @@ returns that table. Modules by family: :mod:`.subset` (Z), :mod:`.weighted` (I),
 :mod:`.adjusted` (Z or I with a similarity), :mod:`.msi`, :mod:`.ranking` (R).
 """
 
-from paretostab.measures import subset, weighted  # noqa: F401  (registration)
+from paretostab.measures import (  # noqa: F401  (importing registers the measures)
+    adjusted,
+    msi,
+    ranking,
+    subset,
+    weighted,
+)
 from paretostab.measures._registry import (
     MeasureInfo,
     SimilarityView,

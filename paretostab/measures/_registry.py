@@ -44,7 +44,8 @@ class SimilarityView:
     """The similarity restricted to ``features``, the features selected in at least one run.
 
     ``matrix[a, b]`` is the similarity of features ``features[a]`` and ``features[b]``;
-    ``offdiagonal_sum`` reaches the whole feature space (``sechidis`` needs it).
+    ``offdiagonal_sum``, ``max_offdiagonal`` and ``values`` reach the whole feature space
+    (for ``sechidis``'s normaliser and the adjusted measures' random-selection expectations).
     """
 
     features: np.ndarray
@@ -56,7 +57,16 @@ class SimilarityView:
         return self.source.n_features
 
     def offdiagonal_sum(self, threshold: float | None = None) -> float:
+        """Σ_{f≠g} S[f, g] over all d features (entries below ``threshold`` as 0)."""
         return self.source.offdiagonal_sum(threshold)
+
+    def max_offdiagonal(self) -> float:
+        """Largest off-diagonal similarity over all d features."""
+        return self.source.max_offdiagonal()
+
+    def values(self, rows: object, cols: object) -> np.ndarray:
+        """Elementwise ``S[rows[t], cols[t]]`` for any (e.g. random) feature indices."""
+        return self.source.values(rows, cols)
 
 
 @dataclass(frozen=True)
