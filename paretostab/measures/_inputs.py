@@ -82,9 +82,14 @@ def _as_2d_float(data: object, name: str) -> np.ndarray:
     try:
         arr = np.array(data, dtype=float, copy=True)
     except (TypeError, ValueError) as exc:
+        hint = (
+            " Lists of selected feature indices need n_features=."
+            if isinstance(data, list | tuple)
+            else ""
+        )
         raise InvalidInputError(
             f"{name} must be a numeric (M, d) array with one row per run; could not convert "
-            f"it to numbers ({exc})."
+            f"it to numbers ({exc}).{hint}"
         ) from None
     if arr.ndim != 2:
         raise InvalidInputError(
@@ -127,7 +132,7 @@ def as_selection_matrix(data: object, *, n_features: int | None = None) -> np.nd
     if bad.any():
         i, f = np.argwhere(bad)[0]
         raise InvalidInputError(
-            f"Z must hold only 0/1 (selected or not) values; found {arr[i, f]!r} at run {i}, "
+            f"Z must hold only 0/1 (selected or not) values; found {arr[i, f]:g} at run {i}, "
             f"feature {f} ({int(bad.sum())} such entries). Pass importances to an "
             "importance measure, or lists of selected indices together with n_features=."
         )
@@ -157,7 +162,7 @@ def as_importance_matrix(data: object, *, n_features: int | None = None) -> np.n
     if (arr < 0).any():
         i, f = np.argwhere(arr < 0)[0]
         raise InvalidInputError(
-            f"Importances must be >= 0 (0 = not selected); found {arr[i, f]!r} at run {i}, "
+            f"Importances must be >= 0 (0 = not selected); found {arr[i, f]:g} at run {i}, "
             f"feature {f}."
         )
     return normalise_importances(arr)

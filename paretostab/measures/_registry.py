@@ -82,6 +82,7 @@ class MeasureInfo:
     corrected: bool
     reference: str
     options: dict[str, object]
+    identical_runs_maximal: bool = True
 
     @property
     def summary(self) -> str:
@@ -104,8 +105,13 @@ def register(
     corrected: bool,
     reference: str,
     needs_similarity: bool = False,
+    identical_runs_maximal: bool = True,
 ) -> Callable[[Callable], Callable]:
-    """Register a measure function under ``name`` with its metadata (see module docstring)."""
+    """Register a measure function under ``name`` with its metadata (see module docstring).
+
+    ``identical_runs_maximal`` states Nogueira et al.'s *maximum* property: identical runs
+    reach the upper bound. A few historical measures lack it (``lustgarten``).
+    """
 
     def decorate(function: Callable) -> Callable:
         if name in _REGISTRY:
@@ -128,6 +134,7 @@ def register(
             corrected=corrected,
             reference=reference,
             options=options,
+            identical_runs_maximal=identical_runs_maximal,
         )
         return function
 
@@ -152,6 +159,7 @@ def list_measures() -> pd.DataFrame:
             "lower": m.lower,
             "upper": m.upper,
             "corrected": m.corrected,
+            "identical_runs_maximal": m.identical_runs_maximal,
             "options": ", ".join(f"{k}={v!r}" for k, v in m.options.items()),
             "reference": m.reference,
             "summary": m.summary,

@@ -170,11 +170,13 @@ def kappa(Z: np.ndarray) -> PairScores:
 
 
 @register("lustgarten", input="selection", bounds=(-1, 1), corrected=True,
-          reference="Lustgarten et al. 2009; stabm")
+          reference="Lustgarten et al. 2009; stabm", identical_runs_maximal=False)
 def lustgarten(Z: np.ndarray) -> PairScores:
     """Mean (r − n1n2/d) / (min(n1, n2) − max(0, n1 + n2 − d)) over pairs.
 
-    Undefined when a run selected no feature or all features.
+    Undefined when a run selected no feature or all features. Two identical runs of
+    k ≤ d/2 features score 1 − k/d, not 1: the measure lacks the maximum property
+    (Nogueira et al. 2018).
     """
     n1, n2, r = pair_counts(Z)
     d = Z.shape[1]

@@ -1,0 +1,72 @@
+"""The stability() entry point: input forms, validation errors and the registry table."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from paretostab import (
+    InvalidInputError,
+    ParetostabError,
+    UnknownNameError,
+    list_measures,
+    stability,
+)
+
+
+def test_index_lists_equal_the_selection_matrix():
+    Z = np.zeros((3, 8), dtype=bool)
+    Z[0, [0, 1, 2]] = Z[1, [1, 2, 5]] = Z[2, [7]] = True
+    lists = [[0, 1, 2], (1, 2, 5), {7}]
+    assert stability("nogueira", lists, n_features=8) == stability("nogueira", Z)
+    assert stability("jaccard", Z.astype(int)) == stability("jaccard", Z)
+
+
+def test_list_measures_is_the_registry_table():
+    table = list_measures()
+    assert {"input", "needs_similarity", "lower", "upper", "corrected", "reference",
+            "options", "summary"} <= set(table.columns)
+    assert table.loc["nogueira", "input"] == "selection"
+    assert table.loc["iw", "input"] == "importance"
+    assert "penalty=0.0" in table.loc["davis", "options"]
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda: stability("nogueira", [[1, 0, 1]]), "at least 2 runs"),
+        (lambda: stability("nogueira", np.ones(4)), "2-D array"),
+        (lambda: stability("nogueira", [[1, 0, 2], [0, 1, 1]]), r"only 0/1 .* found 2 at run 0, feature 2"),
+        (lambda: stability("nogueira", [["a", "b"], ["c", "d"]]), "numeric"),
+        (lambda: stability("iw", [[1.0, -0.5], [1.0, 1.0]]), r">= 0 .* -0\.5 at run 0, feature 1"),
+        (lambda: stability("iw", [[1.0, np.nan], [1.0, 1.0]]), "1 NaN/infinite entries, the first at run 0, feature 1"),
+        (lambda: stability("nogueira", np.eye(3), n_features=4), "3 feature columns but n_features=4"),
+        (lambda: stability("nogueira", [[0, 1], [1]]), "n_features"),
+        (lambda: stability("nogueira", [[0, 9], [1]], n_features=5), r"index 9, outside \[0, 5\)"),
+        (lambda: stability("nogueira", [[0, 0], [1]], n_features=5), "more than once"),
+        (lambda: stability("nogueira", [[0], [1]], n_features=0), "positive integer"),
+        (lambda: stability("nogueira", np.eye(3), impute_nan=np.inf), "impute_nan"),
+        (lambda: stability("nogueira", np.eye(3), threshold=0.5), r"unknown option\(s\) threshold; its options are: none"),
+        (lambda: stability("davis", np.eye(3), penalty=-1), "penalty must be a number >= 0"),
+        (lambda: stability("nogueira", np.eye(3), similarity=np.eye(3)), "does not use a similarity"),
+    ],
+)
+def test_bad_input_raises_specific_errors(call, message):
+    with pytest.raises(InvalidInputError, match=message) as info:
+        call()
+    assert isinstance(info.value, ParetostabError) and isinstance(info.value, ValueError)
+
+
+def test_unknown_measure_suggests_the_closest_name():
+    with pytest.raises(UnknownNameError, match=r"Unknown measure 'nogeira'. Did you mean 'nogueira'\? Known: "):
+        stability("nogeira", np.eye(3))
+
+
+def test_inputs_are_copied_not_converted_in_place():
+    Z = np.array([[1, 0, 1], [0, 1, 1]], dtype=np.int64)
+    I = np.array([[0.5, 0, 2.0], [0, 1.0, 1.0]])
+    Z0, I0 = Z.copy(), I.copy()
+    stability("nogueira", Z)
+    stability("iw", I)
+    np.testing.assert_array_equal(Z, Z0)
+    np.testing.assert_array_equal(I, I0)

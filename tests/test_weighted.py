@@ -1,0 +1,151 @@
+"""φ_iw and φ_pears against the papers' worked results and plain definitions."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from paretostab import StabilityWarning, stability
+from paretostab.measures.weighted import cross_min_sums
+from tests.reference.weighted import iw_double_loop, iw_frequency_form, pearson_pairs
+
+
+def random_importances(rng, M, d, density=0.3, allow_empty=False):
+    Z = rng.random((M, d)) < density
+    if not allow_empty:
+        Z[np.arange(M), rng.integers(0, d, M)] = True
+    return Z * rng.uniform(0.05, 2.0, size=(M, d))
+
+
+def figure6(M: int, d: int) -> np.ndarray:
+    """003 Fig. 6: 15 features always selected (2/3 each), 5 features per run never shared (2 each)."""
+    I = np.zeros((M, d))
+    I[:, :15] = 2 / 3
+    for i in range(M):
+        I[i, 15 + 5 * i : 20 + 5 * i] = 2.0
+    return I
+
+
+def test_figure6_values():
+    I = figure6(M=10, d=200_000)
+    assert stability("nogueira", I > 0) == pytest.approx(0.75, abs=1e-3)
+    assert stability("pearson", I) == pytest.approx(0.25, abs=1e-3)
+    assert stability("iw", I) == pytest.approx(0.5, abs=1e-3)
+
+
+@pytest.mark.parametrize("q", [1, 2, 3, 5, 8, 20])
+def test_table1_scenario1(q):
+    """000 Table 1 top: φ = (q+1)/(q+3), φ_pears = (q+1)/(3q+1) as d → ∞."""
+    d = 200_000
+    k_bar = q + 3
+    I = np.zeros((2, d))
+    I[:, :q] = k_bar / (4 * q)  # the group G, selected whole in both runs
+    I[:, q] = k_bar / 4  # the common feature g
+    I[0, q + 1 : q + 3] = k_bar / 4  # run 1's own two features
+    I[1, q + 3 : q + 5] = k_bar / 4  # run 2's own two features
+    assert stability("nogueira", I > 0) == pytest.approx((q + 1) / (q + 3), abs=1e-3)
+    assert stability("kuncheva", I > 0) == pytest.approx((q + 1) / (q + 3), abs=1e-3)
+    assert stability("pearson", I) == pytest.approx((q + 1) / (3 * q + 1), abs=1e-3)
+
+
+@pytest.mark.parametrize("q", [1, 2, 3, 5, 8, 20])
+def test_table1_scenario2_phi(q):
+    """000 Table 1 bottom: φ = 1 − (q+3)/(q+7) when run 1 keeps one feature of the group."""
+    d = 200_000
+    Z = np.zeros((2, d), dtype=bool)
+    Z[0, [0, q, q + 1, q + 2]] = True  # one feature of G, g, two own features
+    Z[1, list(range(q + 1)) + [q + 3, q + 4]] = True  # all of G, g, two own features
+    assert stability("nogueira", Z) == pytest.approx(1 - (q + 3) / (q + 7), abs=1e-3)
+
+
+def test_theorem3_iw_equals_kuncheva_for_equal_importances_and_constant_k():
+    rng = np.random.default_rng(3)
+    for _ in range(20):
+        M, d = rng.integers(2, 12), rng.integers(5, 60)
+        k = rng.integers(1, d)
+        Z = np.zeros((M, d), dtype=bool)
+        for i in range(M):
+            Z[i, rng.choice(d, size=k, replace=False)] = True
+        assert stability("iw", Z) == pytest.approx(stability("kuncheva", Z), abs=1e-12)
+        assert stability("kuncheva", Z) == pytest.approx(stability("nogueira", Z), abs=1e-12)
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), M=st.integers(2, 7), d=st.integers(2, 25),
+       allow_empty=st.booleans())
+def test_iw_matches_the_definition(seed, M, d, allow_empty):
+    rng = np.random.default_rng(seed)
+    I = random_importances(rng, M, d, density=rng.uniform(0.05, 0.9), allow_empty=allow_empty)
+    if not I.any():
+        I[0, 0] = 1.0
+    assert stability("iw", I) == pytest.approx(iw_double_loop(I), abs=1e-10)
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), M=st.integers(2, 7), d=st.integers(2, 25))
+def test_iw_frequency_form_eq10(seed, M, d):
+    I = random_importances(np.random.default_rng(seed), M, d)
+    assert stability("iw", I) == pytest.approx(iw_frequency_form(I), abs=1e-10)
+
+
+def test_algorithm2_cross_sums_against_double_loop():
+    rng = np.random.default_rng(5)
+    I = random_importances(rng, 9, 40, allow_empty=True)
+    I[3] = 0.0
+    I[5, :4] = 0.7  # ties inside a run and across runs
+    I[6, 10:14] = 0.7
+    T = cross_min_sums(I)
+    for i in range(9):
+        for j in range(9):
+            a, b = I[i][I[i] > 0], I[j][I[j] > 0]
+            assert T[i, j] == pytest.approx(sum(min(x, y) for x in a for y in b), abs=1e-12)
+
+
+def test_iw_empty_run_conventions():
+    """003 §5: one empty run ⇒ both pair terms 0; both empty ⇒ both k̄."""
+    I = np.array([[1.0, 2.0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 0]])
+    assert stability("iw", I) == pytest.approx(iw_double_loop(I), abs=1e-12)
+    k_bar = 2 / 3
+    rand_01 = 0.0
+    shared = [0.0, 0.0, k_bar]
+    rand = [rand_01, 0.0, k_bar]
+    C = np.mean(rand)
+    assert stability("iw", I) == pytest.approx(np.mean(np.subtract(shared, rand)) / (k_bar - C))
+
+
+def test_iw_undefined_cases_warn_and_impute():
+    with pytest.warns(StabilityWarning, match="no run selected any feature"):
+        assert np.isnan(stability("iw", np.zeros((3, 5))))
+    full = np.ones((3, 4))
+    with pytest.warns(StabilityWarning, match="all d = 4 features with equal importance"):
+        assert stability("iw", full, impute_nan=1.0) == 1.0
+
+
+def test_importance_rows_are_normalised_to_k_bar():
+    """Scaling a run's importances does not change importance measures (SPEC §0)."""
+    rng = np.random.default_rng(9)
+    I = random_importances(rng, 6, 30)
+    scaled = I * rng.uniform(0.1, 10, size=(6, 1))
+    for name in ("iw", "pearson"):
+        assert stability(name, scaled) == pytest.approx(stability(name, I), abs=1e-12)
+
+
+def test_boolean_z_means_equal_importances():
+    rng = np.random.default_rng(1)
+    Z = rng.random((5, 20)) < 0.3
+    Z[:, 0] = True
+    assert stability("iw", Z) == pytest.approx(stability("iw", Z.astype(float)))
+    assert stability("iw", [np.flatnonzero(r) for r in Z], n_features=20) == pytest.approx(
+        stability("iw", Z)
+    )
+
+
+def test_pearson_matches_corrcoef_and_warns_on_constant_rows():
+    rng = np.random.default_rng(2)
+    I = random_importances(rng, 6, 25)
+    assert stability("pearson", I) == pytest.approx(pearson_pairs(I), abs=1e-12)
+    I[2] = 0.0
+    with pytest.warns(StabilityWarning, match="constant"):
+        assert np.isnan(stability("pearson", I))
