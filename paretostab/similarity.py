@@ -187,8 +187,15 @@ class FeatureSimilarity:
 
     def submatrix(self, features: object) -> np.ndarray:
         """The |features|×|features| block of the similarity matrix."""
-        kwargs = {"n_bins": self.n_bins} if self.method == "nmi" else {}
-        return _METHODS[self.method](self._data, features, **kwargs)
+        idx = _features(features, self.n_features)
+        return _set_diagonal(self._block(idx, idx), idx, idx)
+
+    def _block(self, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+        """S[rows][:, cols] from the prepared columns (diagonal entries not forced to 1)."""
+        prepared = self._prepared()
+        if self.method == "nmi":
+            return _nmi_block(prepared[:, rows], prepared[:, cols], self.n_bins)
+        return _abs_correlation(prepared[:, rows], prepared[:, cols])
 
     def offdiagonal_sum(self, threshold: float | None = None) -> float:
         """Sum of ``S[f, g]`` over all ``f ≠ g`` (entries below ``threshold`` count as 0).
@@ -226,13 +233,12 @@ class FeatureSimilarity:
             rows = np.arange(start, min(start + _BLOCK, d))
             for cstart in range(start, d, _BLOCK):
                 cols = np.arange(cstart, min(cstart + _BLOCK, d))
+                block = self._block(rows, cols)
                 if cstart == start:
-                    block = self.submatrix(rows).copy()
                     np.fill_diagonal(block, 0.0)
                     results.append(per_block(block, 1))
                 else:
-                    both = np.concatenate([rows, cols])
-                    results.append(per_block(self.submatrix(both)[: rows.size, rows.size :], 2))
+                    results.append(per_block(block, 2))
         return combine(results) if results else 0.0
 
     def values(self, rows: object, cols: object) -> np.ndarray:
