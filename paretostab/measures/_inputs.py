@@ -191,22 +191,24 @@ def as_rank_matrix(data: object, *, k: int | None = None) -> np.ndarray:
     R = arr.astype(np.int64)
     d = R.shape[1]
     if k is None:
-        expected = np.arange(1, d + 1)
-        for i, row in enumerate(R):
-            if not np.array_equal(np.sort(row), expected):
-                raise InvalidInputError(
-                    f"Run {i} of R is not a full ranking: each row must be a permutation of "
-                    f"1..{d}. Pass k= for partial (top-k) rankings."
-                )
+        bad = ~np.all(np.sort(R, axis=1) == np.arange(1, d + 1), axis=1)
+        if bad.any():
+            raise InvalidInputError(
+                f"Run {int(np.argmax(bad))} of R is not a full ranking: each row must be a "
+                f"permutation of 1..{d}. Pass k= for partial (top-k) rankings."
+            )
         return R
     k = check_top_k(k, d)
-    for i, row in enumerate(R):
-        top = np.sort(row[row <= k])
-        if not np.array_equal(top, np.arange(1, k + 1)):
-            raise InvalidInputError(
-                f"Run {i} of R must hold each rank 1..{k} exactly once (the top-k list for "
-                f"k={k}); it holds {top.size} ranks <= {k}."
-            )
+    top = np.where(R <= k, R, 0)
+    counts = np.zeros((R.shape[0], k + 1), dtype=np.int64)
+    np.add.at(counts, (np.arange(R.shape[0])[:, None], top), 1)
+    bad = ~np.all(counts[:, 1:] == 1, axis=1)
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise InvalidInputError(
+            f"Run {i} of R must hold each rank 1..{k} exactly once (the top-k list for "
+            f"k={k}); it holds {int(counts[i, 1:].sum())} ranks <= {k}."
+        )
     return R
 
 
