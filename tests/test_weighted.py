@@ -8,8 +8,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from paretostab import StabilityWarning, stability
-from paretostab.measures.weighted import cross_min_sums
-from tests.reference.weighted import iw_double_loop, iw_frequency_form, pearson_pairs
+from paretostab.measures.weighted import chance_overlap
+from tests.reference.weighted import (
+    algorithm2_chance,
+    chance_double_loop,
+    iw_double_loop,
+    iw_frequency_form,
+    normalise,
+    pearson_pairs,
+)
 
 
 def random_importances(rng, M, d, density=0.3, allow_empty=False):
@@ -90,17 +97,20 @@ def test_iw_frequency_form_eq10(seed, M, d):
     assert stability("iw", I) == pytest.approx(iw_frequency_form(I), abs=1e-10)
 
 
-def test_algorithm2_cross_sums_against_double_loop():
-    rng = np.random.default_rng(5)
-    I = random_importances(rng, 9, 40, allow_empty=True)
-    I[3] = 0.0
-    I[5, :4] = 0.7  # ties inside a run and across runs
-    I[6, 10:14] = 0.7
-    T = cross_min_sums(I)
-    for i in range(9):
-        for j in range(9):
-            a, b = I[i][I[i] > 0], I[j][I[j] > 0]
-            assert T[i, j] == pytest.approx(sum(min(x, y) for x in a for y in b), abs=1e-12)
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), M=st.integers(2, 9), d=st.integers(2, 40),
+       allow_empty=st.booleans(), ties=st.booleans())
+def test_chance_correction_against_algorithm2(seed, M, d, allow_empty, ties):
+    """C by sorting equals 003 Algorithm 2 (merge over pairs) and the definition."""
+    rng = np.random.default_rng(seed)
+    I = random_importances(rng, M, d, density=rng.uniform(0.05, 0.9), allow_empty=allow_empty)
+    if ties:
+        I = np.round(I * 2) / 2  # many equal importances, inside and across runs
+    if not I.any():
+        I[0, 0] = 1.0
+    I = normalise(I)
+    assert chance_overlap(I) == pytest.approx(algorithm2_chance(I), abs=1e-10)
+    assert chance_overlap(I) == pytest.approx(chance_double_loop(I), abs=1e-10)
 
 
 def test_iw_empty_run_conventions():

@@ -79,8 +79,10 @@ def _from_index_collections(data: Sequence, n_features: int | None) -> np.ndarra
 
 
 def _as_2d_float(data: object, name: str) -> np.ndarray:
+    """``data`` as a float array, not copied when it already is one: every converter
+    below returns a new array (``astype``, rescaling), so inputs are never modified."""
     try:
-        arr = np.array(data, dtype=float, copy=True)
+        arr = np.asarray(data, dtype=float)
     except (TypeError, ValueError) as exc:
         hint = (
             " Lists of selected feature indices need n_features=."
@@ -170,9 +172,9 @@ def as_importance_matrix(data: object, *, n_features: int | None = None) -> np.n
 
 def normalise_importances(arr: np.ndarray) -> np.ndarray:
     """Rescale each non-empty row of ``arr`` to sum to k̄ (SPEC §0); returns a new array."""
-    k = np.count_nonzero(arr, axis=1)
-    k_bar = k.mean()
-    sums = arr.sum(axis=1)
+    used = arr[:, arr.any(axis=0)]  # k_i counted on the features selected at least once
+    k_bar = np.count_nonzero(used) / arr.shape[0]
+    sums = used.sum(axis=1)
     scale = np.divide(k_bar, sums, out=np.zeros_like(sums), where=sums > 0)
     return arr * scale[:, None]
 

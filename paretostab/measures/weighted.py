@@ -5,14 +5,12 @@ Both take the importance matrix ``I`` (M×d, each non-empty row normalised to su
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
-from scipy import sparse
-from scipy.spatial.distance import pdist
 
 from paretostab.measures._inputs import PairScores, UndefinedMeasure, pair_index
 from paretostab.measures._registry import register
-
-_CHUNK_ELEMENTS = 4_000_000
 
 
 @register("pearson", input="importance", bounds=(-1, 1), corrected=True,
@@ -23,57 +21,81 @@ def pearson(I: np.ndarray) -> PairScores:
     Undefined for a pair where a run's importances are constant over the d features (no
     feature selected, or all features with equal importance).
     """
-    centred = I - I.mean(axis=1, keepdims=True)
-    norms = np.linalg.norm(centred, axis=1)
-    constant = norms <= 1e-12 * np.maximum(1.0, np.abs(I).max(axis=1))
-    unit = centred / np.where(constant, 1.0, norms)[:, None]
+    d = I.shape[1]
+    used = I[:, I.any(axis=0)]  # features never selected are 0 in every run
+    means = used.sum(axis=1) / d
+    # Σ_f (I_if − μ_i)(I_jf − μ_j) = Σ_f I_if I_jf − d μ_i μ_j, over the used features only
+    covariance = used @ used.T - d * np.outer(means, means)
+    variance = np.diag(covariance).copy()
+    constant = variance <= 1e-12 * np.maximum((used**2).sum(axis=1), 1e-300)
+    scale = np.sqrt(np.where(constant, 1.0, variance))
     i, j = pair_index(I.shape[0])
-    values = np.einsum("pf,pf->p", unit[i], unit[j])
+    values = covariance[i, j] / (scale[i] * scale[j])
     return PairScores(np.where(constant[i] | constant[j], np.nan, np.clip(values, -1, 1)),
                       "a run's importances are constant (no feature, or all with equal weight)")
 
 
-def pairwise_shared_importance(I: np.ndarray) -> np.ndarray:
-    """|F_i ∩ F_j|_iw = Σ_f min(I_fi, I_fj) for every pair i < j (003 eq. 6).
+def _sum_of_pair_minima(values: np.ndarray, groups: np.ndarray) -> float:
+    """Σ over unordered pairs of distinct entries of the same group of min(value, value').
 
-    Uses Σ min(a, b) = (Σa + Σb − Σ|a − b|) / 2 on the features selected at least once.
+    Sorted ascending inside its group, the entry of rank r (0-based) is the minimum of its
+    pairs with the n_g − 1 − r larger ones, so the sum is Σ v · (n_g − 1 − r).
     """
-    A = I[:, I.any(axis=0)]
-    totals = A.sum(axis=1)
-    i, j = pair_index(I.shape[0])
-    l1 = pdist(A, "cityblock") if A.shape[1] else np.zeros(i.size)
-    return np.maximum((totals[i] + totals[j] - l1) / 2, 0.0)
+    if values.size == 0:
+        return 0.0
+    order = np.lexsort((values, groups))
+    values, groups = values[order], groups[order]
+    _, starts, counts = np.unique(groups, return_index=True, return_counts=True)
+    group = np.repeat(np.arange(starts.size), counts)
+    rank = np.arange(values.size) - starts[group]
+    return float(np.dot(values, counts[group] - 1 - rank))
 
 
-def cross_min_sums(I: np.ndarray) -> np.ndarray:
-    """T[i, j] = Σ_{f ∈ F_i, g ∈ F_j} min(I_fi, I_gj) for all runs i, j (M×M).
+@dataclass(frozen=True)
+class _OverlapSums:
+    """Sums over the M(M−1)/2 pairs of runs of the two overlaps of 003 eq. 6."""
 
-    003 Algorithm 2, vectorised: all non-zero importances are sorted once (O(Mk log Mk));
-    for each run i a cumulative count and sum along that order give, for every value v of
-    every run, Σ_{f∈F_i} min(I_fi, v) = (sum of run i's values ≤ v) + (#others) · v; a
-    sparse product then adds them up per run j. O(M²k̄) time, chunked memory.
+    k_bar: float
+    shared: float  # Σ_{i<j} |F_i ∩ F_j|_iw, pairs of empty runs excluded
+    rand: float  # Σ_{i<j} |F_i ∩ F_j|_rand, pairs of empty runs excluded
+    n_pairs: float
+    empty_pairs: float  # pairs of two empty runs: k̄ in both overlaps (003 §5)
+
+    @property
+    def chance(self) -> float:
+        return (self.rand + self.empty_pairs * self.k_bar) / self.n_pairs
+
+
+def _overlap_sums(I: np.ndarray) -> _OverlapSums:
+    """Both overlap sums in O(Mk̄ log(Mk̄)) by sorting, without visiting pairs of runs.
+
+    ``Σ_{i<j} |F_i ∩ F_j|_iw`` pairs the values of each feature across runs (the
+    numerator of the frequency form, 003 eq. 10); ``Σ_{i<j} Σ_{f∈F_i, g∈F_j}
+    min(I_fi, I_gj)`` is the sum over all pairs of values minus the pairs inside a run.
     """
-    M = I.shape[0]
-    rows, cols = np.nonzero(I)
-    values = I[rows, cols]
-    order = np.argsort(values, kind="stable")
-    values, runs = values[order], rows[order]
-    k = np.bincount(runs, minlength=M).astype(float)
-    membership = sparse.csr_matrix(
-        (np.ones(runs.size), (np.arange(runs.size), runs)), shape=(runs.size, M)
+    M, d = I.shape
+    used = I[:, I.any(axis=0)]  # features never selected carry nothing
+    runs, features = np.nonzero(used)
+    values = used[runs, features]
+    empty = M - np.unique(runs).size
+    everything = _sum_of_pair_minima(values, np.zeros_like(runs))
+    return _OverlapSums(
+        k_bar=values.size / M,
+        shared=_sum_of_pair_minima(values, features),
+        rand=(everything - _sum_of_pair_minima(values, runs)) / d,
+        n_pairs=M * (M - 1) / 2,
+        empty_pairs=empty * (empty - 1) / 2,
     )
-    T = np.zeros((M, M))
-    if runs.size == 0:
-        return T
-    block = max(1, _CHUNK_ELEMENTS // runs.size)
-    for start in range(0, M, block):
-        stop = min(start + block, M)
-        member = runs[None, :] == np.arange(start, stop)[:, None]
-        count_le = np.cumsum(member, axis=1)
-        sum_le = np.cumsum(member * values, axis=1)
-        contribution = sum_le + (k[start:stop, None] - count_le) * values[None, :]
-        T[start:stop] = (membership.T @ contribution.T).T
-    return T
+
+
+def chance_overlap(I: np.ndarray) -> float:
+    """C, the mean over pairs of runs of |F_i ∩ F_j|_rand: the chance correction of φ_iw.
+
+    003 eq. 6 with its conventions for empty runs. Computed in O(Mk̄ log(Mk̄)) by
+    sorting all importance values once, below the O(M²k̄ + Mk log k) of 003 Algorithm 2
+    (kept in the tests as the reference).
+    """
+    return _overlap_sums(I).chance
 
 
 @register("iw", input="importance", bounds=(-1, 1), corrected=True,
@@ -82,26 +104,19 @@ def iw(I: np.ndarray) -> float:
     """φ_iw: mean over pairs of (|F_i ∩ F_j|_iw − |F_i ∩ F_j|_rand) / (k̄ − C).
 
     ``|F_i ∩ F_j|_iw = Σ_{f∈F_i∩F_j} min(I_fi, I_fj)``, ``|F_i ∩ F_j|_rand =
-    (1/d) Σ_{f∈F_i, g∈F_j} min(I_fi, I_gj)``, ``C`` their mean over pairs; when exactly one
-    run of a pair is empty both terms are 0, when both are empty both are k̄ (003 §5).
-    Undefined when no feature is ever selected, or every run selects all d features with
-    equal importance (003 Property 1).
+    (1/d) Σ_{f∈F_i, g∈F_j} min(I_fi, I_gj)``, ``C`` their mean over pairs
+    (:func:`chance_overlap`); when exactly one run of a pair is empty both terms are 0,
+    when both are empty both are k̄ (003 §5). Undefined when no feature is ever
+    selected, or every run selects all d features with equal importance (003 Property 1).
+    Only means over pairs enter, so the sums are formed without visiting pairs of runs.
     """
-    M, d = I.shape
-    k = np.count_nonzero(I, axis=1)
-    k_bar = k.mean()
-    if k_bar == 0:
+    sums = _overlap_sums(I)
+    if sums.k_bar == 0:
         raise UndefinedMeasure("no run selected any feature (k̄ = 0)")
-    i, j = pair_index(M)
-    shared = pairwise_shared_importance(I)
-    rand = cross_min_sums(I)[i, j] / d
-    both_empty = (k[i] == 0) & (k[j] == 0)
-    shared = np.where(both_empty, k_bar, shared)
-    rand = np.where(both_empty, k_bar, rand)
-    C = rand.mean()
-    denominator = k_bar - C
-    if denominator <= 1e-12 * k_bar:
+    denominator = sums.k_bar - sums.chance
+    if denominator <= 1e-12 * sums.k_bar:
         raise UndefinedMeasure(
-            f"every run selected all d = {d} features with equal importance (k̄ = C)"
+            f"every run selected all d = {I.shape[1]} features with equal importance (k̄ = C)"
         )
-    return float(np.mean(shared - rand) / denominator)
+    # pairs of two empty runs add k̄ to both overlaps: they cancel in the numerator
+    return float((sums.shared - sums.rand) / sums.n_pairs / denominator)

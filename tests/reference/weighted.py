@@ -22,6 +22,7 @@ def iw_double_loop(I: np.ndarray) -> float:
     M, d = I.shape
     k = [int(np.count_nonzero(row)) for row in I]
     k_bar = sum(k) / M
+    F = [{f: float(I[i, f]) for f in np.flatnonzero(I[i])} for i in range(M)]
     shared, rand = [], []
     for i in range(M):
         for j in range(i + 1, M):
@@ -29,10 +30,8 @@ def iw_double_loop(I: np.ndarray) -> float:
                 shared.append(k_bar)
                 rand.append(k_bar)
                 continue
-            F_i = [f for f in range(d) if I[i, f] > 0]
-            F_j = [f for f in range(d) if I[j, f] > 0]
-            shared.append(sum(min(I[i, f], I[j, f]) for f in set(F_i) & set(F_j)))
-            rand.append(sum(min(I[i, f], I[j, g]) for f in F_i for g in F_j) / d)
+            shared.append(sum(min(F[i][f], F[j][f]) for f in F[i].keys() & F[j].keys()))
+            rand.append(sum(min(a, b) for a in F[i].values() for b in F[j].values()) / d)
     C = sum(rand) / len(rand)
     return sum(s - r for s, r in zip(shared, rand, strict=True)) / len(shared) / (k_bar - C)
 
@@ -61,3 +60,51 @@ def pearson_pairs(W: np.ndarray) -> float:
     """φ_pears: mean of np.corrcoef over pairs of rows."""
     M = W.shape[0]
     return float(np.mean([np.corrcoef(W[i], W[j])[0, 1] for i in range(M) for j in range(i + 1, M)]))
+
+
+def chance_double_loop(I: np.ndarray) -> float:
+    """C of 003 eq. 6 by its definition (I already normalised)."""
+    M, d = I.shape
+    k = [int(np.count_nonzero(row)) for row in I]
+    k_bar = sum(k) / M
+    rand = []
+    for i in range(M):
+        for j in range(i + 1, M):
+            if k[i] == 0 and k[j] == 0:
+                rand.append(k_bar)
+            else:
+                rand.append(sum(min(a, b) for a in I[i][I[i] > 0] for b in I[j][I[j] > 0]) / d)
+    return sum(rand) / len(rand)
+
+
+def algorithm2_chance(I: np.ndarray) -> float:
+    """C by 003 Algorithm 2 (Appendix C): sorted rows, prefix sums, one merge per pair.
+
+    Line 12 of the printed algorithm adds ``Ij[1] × ki`` when no value of run i is below
+    ``Ij[cj]``; the invariant stated under it requires ``Ij[cj] × ki`` (every min is then
+    Ij[cj]), which is what is written here. The printed loop also runs over all ordered
+    pairs including i = j and divides by M²; C is the mean over pairs i < j, as in eq. 6.
+    """
+    M, d = I.shape
+    rows = [np.sort(row[row > 0]) for row in I]
+    prefix = [np.concatenate([[0.0], np.cumsum(row)]) for row in rows]
+    k = [row.size for row in rows]
+    k_bar = sum(k) / M
+    total = 0.0
+    for i in range(M):
+        for j in range(i + 1, M):
+            if k[i] == 0 and k[j] == 0:
+                total += k_bar
+                continue
+            overlap, ci = 0.0, 0
+            for cj in range(k[j]):
+                while ci < k[i] and rows[i][ci] < rows[j][cj]:
+                    ci += 1
+                if ci == 0:
+                    overlap += rows[j][cj] * k[i]
+                elif ci == k[i]:
+                    overlap += prefix[i][k[i]]
+                else:
+                    overlap += prefix[i][ci] + (k[i] - ci) * rows[j][cj]
+            total += overlap / d
+    return total / (M * (M - 1) / 2)
