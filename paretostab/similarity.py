@@ -66,6 +66,24 @@ def _features(features: object, d: int) -> np.ndarray:
     return idx
 
 
+def _broadcast_indices(rows: object, cols: object, d: int):
+    """Flat, validated index arrays of ``rows`` and ``cols`` broadcast together, and the shape."""
+    r, c = np.asarray(rows), np.asarray(cols)
+    shape = np.broadcast_shapes(r.shape, c.shape)
+    r = _features(np.broadcast_to(r, shape).ravel(), d)
+    c = _features(np.broadcast_to(c, shape).ravel(), d)
+    return r, c, shape
+
+
+def _lookup(pairs: tuple[np.ndarray, np.ndarray], queries: np.ndarray) -> np.ndarray:
+    """Values of the sorted ``pairs = (keys, values)`` at ``queries``; 0 where absent."""
+    keys, values = pairs
+    if keys.size == 0:
+        return np.zeros(queries.size)
+    position = np.minimum(np.searchsorted(keys, queries), keys.size - 1)
+    return np.where(keys[position] == queries, values[position], 0.0)
+
+
 def _set_diagonal(S: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
     S[rows[:, None] == cols[None, :]] = 1.0
     return S
@@ -241,25 +259,49 @@ class FeatureSimilarity:
                     results.append(per_block(block, 2))
         return combine(results) if results else 0.0
 
-    def values(self, rows: object, cols: object) -> np.ndarray:
+    def values(self, rows: object, cols: object, *, threshold: float | None = None) -> np.ndarray:
         """Elementwise similarities ``S[rows[t], cols[t]]`` for arrays of feature indices.
 
         Used for the Monte-Carlo expectations of the adjusted measures, which need the
-        similarity of arbitrary (random) pairs of features without building blocks.
+        similarity of arbitrary (random) pairs of features. With ``threshold`` the entries
+        below it are returned as 0 — all the adjusted measures look at — and are found in
+        the cached list of similar pairs (:meth:`similar_pairs`) instead of computed.
         """
-        r = np.asarray(rows)
-        c = np.asarray(cols)
-        shape = np.broadcast_shapes(r.shape, c.shape)
-        r = _features(np.broadcast_to(r, shape).ravel(), self.n_features)
-        c = _features(np.broadcast_to(c, shape).ravel(), self.n_features)
-        out = np.empty(r.size)
-        step = max(1, 2**22 // self._data.shape[0])
-        prepared = self._prepared()
-        for start in range(0, r.size, step):
-            sl = slice(start, start + step)
-            out[sl] = self._pair_values(prepared, r[sl], c[sl])
+        r, c, shape = _broadcast_indices(rows, cols, self.n_features)
+        if threshold is not None and threshold > 0:
+            out = _lookup(self.similar_pairs(threshold), r * self.n_features + c)
+        else:
+            out = np.empty(r.size)
+            step = max(1, 2**22 // self._data.shape[0])
+            prepared = self._prepared()
+            for start in range(0, r.size, step):
+                sl = slice(start, start + step)
+                out[sl] = self._pair_values(prepared, r[sl], c[sl])
         out[r == c] = 1.0
         return out.reshape(shape)
+
+    def similar_pairs(self, threshold: float) -> tuple[np.ndarray, np.ndarray]:
+        """Every ordered pair ``f ≠ g`` with ``S[f, g] ≥ threshold``: sorted keys ``f·d + g``
+        and their similarities. One streaming pass over the feature space, cached."""
+        key = ("pairs", threshold)
+        if key not in self._cache:
+            d = self.n_features
+            keys, sims = [], []
+            for start in range(0, d, _BLOCK):
+                rows = np.arange(start, min(start + _BLOCK, d))
+                for cstart in range(start, d, _BLOCK):
+                    cols = np.arange(cstart, min(cstart + _BLOCK, d))
+                    block = self._block(rows, cols)
+                    a, b = np.nonzero(block >= threshold)
+                    f, g = rows[a], cols[b]
+                    keep = f != g
+                    f, g, v = f[keep], g[keep], block[a[keep], b[keep]]
+                    keys += [f * d + g] + ([g * d + f] if cstart != start else [])
+                    sims += [v] + ([v] if cstart != start else [])
+            all_keys = np.concatenate(keys)
+            order = np.argsort(all_keys)
+            self._cache[key] = (all_keys[order], np.concatenate(sims)[order])
+        return self._cache[key]
 
     def _prepared(self) -> np.ndarray:
         """Standardised (ranked) columns, or bin codes for NMI — computed once."""
@@ -325,7 +367,7 @@ class SimilarityMatrix:
         S = np.clip((S + S.T) / 2, 0.0, 1.0)
         np.fill_diagonal(S, 1.0)
         self._matrix = S
-        self._sums: dict[float | None, float] = {}
+        self._sums: dict[object, float] = {}
 
     @property
     def n_features(self) -> int:
@@ -348,15 +390,17 @@ class SimilarityMatrix:
         return self._sums[threshold]
 
     def max_offdiagonal(self) -> float:
-        """Largest ``S[f, g]`` with ``f ≠ g``."""
-        d = self.n_features
-        if d < 2:
-            return 0.0
-        return float(np.max(np.where(np.eye(d, dtype=bool), -np.inf, self._matrix)))
+        """Largest ``S[f, g]`` with ``f ≠ g`` (cached)."""
+        if "max" not in self._sums:
+            d = self.n_features
+            off = np.where(np.eye(d, dtype=bool), -np.inf, self._matrix)
+            self._sums["max"] = float(off.max()) if d > 1 else 0.0
+        return self._sums["max"]
 
-    def values(self, rows: object, cols: object) -> np.ndarray:
-        """Elementwise similarities ``S[rows[t], cols[t]]`` for arrays of feature indices."""
-        return self._matrix[np.asarray(rows), np.asarray(cols)]
+    def values(self, rows: object, cols: object, *, threshold: float | None = None) -> np.ndarray:
+        """Elementwise similarities ``S[rows[t], cols[t]]``; below ``threshold`` as 0."""
+        out = self._matrix[np.asarray(rows), np.asarray(cols)]
+        return out if threshold is None else np.where(out >= threshold, out, 0.0)
 
 
 def as_similarity(similarity: object, n_features: int) -> FeatureSimilarity | SimilarityMatrix:

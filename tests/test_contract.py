@@ -134,3 +134,33 @@ def test_inputs_are_never_mutated(name):
     _value(name, runs, S, **_options(name, d))
     np.testing.assert_array_equal(runs, runs_before)
     np.testing.assert_array_equal(S, S_before)
+
+
+@pytest.mark.parametrize("name", [m for m in MEASURES if get_measure(m).needs_similarity])
+def test_lazy_similarity_gives_the_same_value_as_the_full_matrix(name):
+    from paretostab.similarity import FeatureSimilarity
+
+    rng = np.random.default_rng(11)
+    d = 7
+    X = rng.normal(size=(30, d))
+    X[:, 3] = X[:, 0] + 0.05 * rng.normal(size=30)  # a strongly similar pair
+    lazy = FeatureSimilarity(X, "spearman")
+    full = lazy.submatrix(np.arange(d))
+    runs = _data(name, rng, 5, d)
+    options = _options(name, d)
+    assert _value(name, runs, lazy, **options) == pytest.approx(
+        _value(name, runs, full, **options), abs=1e-12, nan_ok=True
+    )
+
+
+@pytest.mark.parametrize("name", [m for m in MEASURES if get_measure(m).needs_similarity])
+def test_similarity_is_required_and_must_match_d(name):
+    from paretostab import InvalidInputError
+
+    runs = _data(name, np.random.default_rng(0), 3, 5)
+    with pytest.raises(InvalidInputError, match=f"Measure '{name}' needs similarity="):
+        stability(name, runs)
+    with pytest.raises(InvalidInputError, match="covers 4 features but the runs have d = 5"):
+        stability(name, runs, similarity=np.eye(4))
+    with pytest.raises(InvalidInputError, match="symmetric"):
+        stability(name, runs, similarity=np.triu(np.full((5, 5), 0.5)) + np.eye(5) * 0.5)

@@ -59,6 +59,13 @@ def test_lazy_similarity_agrees_with_the_full_matrix(data, method):
     np.testing.assert_allclose(lazy.submatrix(features), full.submatrix(features))
     rows, cols = np.array([[1, 2], [3, 3]]), np.array([[7, 0], [1, 3]])
     np.testing.assert_allclose(lazy.values(rows, cols), full.values(rows, cols))
+    every_row, every_col = np.meshgrid(np.arange(12), np.arange(12), indexing="ij")
+    for threshold in (0.3, 0.9):  # thresholded lookups come from the list of similar pairs
+        thresholded = lazy.values(every_row, every_col, threshold=threshold)
+        expected = full.submatrix(np.arange(12))
+        np.testing.assert_allclose(thresholded, np.where(expected >= threshold, expected, 0))
+        np.testing.assert_allclose(full.values(every_row, every_col, threshold=threshold),
+                                   thresholded)
     for threshold in (None, 0.5):
         assert lazy.offdiagonal_sum(threshold) == pytest.approx(full.offdiagonal_sum(threshold))
     assert lazy.max_offdiagonal() == pytest.approx(full.max_offdiagonal())

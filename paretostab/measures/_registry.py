@@ -64,9 +64,10 @@ class SimilarityView:
         """Largest off-diagonal similarity over all d features."""
         return self.source.max_offdiagonal()
 
-    def values(self, rows: object, cols: object) -> np.ndarray:
-        """Elementwise ``S[rows[t], cols[t]]`` for any (e.g. random) feature indices."""
-        return self.source.values(rows, cols)
+    def values(self, rows: object, cols: object, *, threshold: float | None = None) -> np.ndarray:
+        """Elementwise ``S[rows[t], cols[t]]`` for any (e.g. random) feature indices;
+        with ``threshold``, entries below it are 0."""
+        return self.source.values(rows, cols, threshold=threshold)
 
 
 @dataclass(frozen=True)

@@ -1,1 +1,611 @@
-"""(being written) adjusted measures."""
+"""Similarity-adjusted stability measures: φ_S, POGR and the adjusted measures of 001.
+
+All take the boolean selection matrix ``Z`` (M runs × d features) and a feature
+similarity ``S`` (a :class:`~paretostab.measures.SimilarityView`). Definitions follow
+SPEC §2 and §2a: 000 eq. 3–4 for ``sechidis`` (φ_S) and ``pogr``, and Bommert &
+Rahnenführer 2020 (001) as implemented by stabm 1.2.2, its reference implementation, for
+``unadjusted`` (SMU), ``zucknick`` (SMZ), ``yu`` (SMY) and ``sma_count``, ``sma_mean``,
+``sma_greedy``, ``sma_mbm`` (SMA-*). Two features are *similar* when ``S ≥ threshold``
+(inclusive).
+
+The pairwise measures share one mechanism. A batch of pairs of feature sets (F, G) —
+the pairs of runs, or random pairs of sets for the expected values — becomes a
+:class:`_Blocks`: the |F|×|G| similarity block and which features are shared, in F only
+(``A = F \\ G``) or in G only (``B = G \\ F``). Every score is a vectorised statistic of
+it, so the runs' pairs and the Monte-Carlo draws cost the same numpy operations.
+
+The corrected measures SMY and SMA-* turn each pair's intersection statistic ``I`` into
+``(I − E) / (max − E)``, with ``E`` the expectation of ``I`` for two sets of the same sizes
+drawn uniformly at random from the d features. ``E`` depends only on the two sizes: it is
+computed once per size pair (stabm re-draws it for every pair of runs, which is
+equivalent in distribution), by Monte-Carlo or by exact enumeration for tiny d.
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+from collections.abc import Callable, Iterator
+from itertools import combinations
+
+import numpy as np
+from scipy import sparse
+from scipy.sparse.csgraph import maximum_bipartite_matching
+
+from paretostab.errors import InvalidInputError
+from paretostab.measures._inputs import PairScores, UndefinedMeasure, pair_counts, pair_index
+from paretostab.measures._registry import SimilarityView, register
+
+#: Similarity entries held at once by one batch of pairs of sets (bounds the memory).
+_BATCH = 2**21
+#: Largest number of pairs of subsets ``expectation="exact"`` enumerates in one call.
+EXACT_LIMIT = 1_000_000
+EXPECTATIONS = ("monte_carlo", "exact")
+
+_CORRECTED_OPTIONS = """\
+Parameters
+----------
+Z : array of shape (M, d), bool
+    The selection matrix.
+similarity : SimilarityView
+    The feature similarity (given to :func:`~paretostab.measures.stability` as
+    ``similarity=``).
+threshold : float in [0, 1]
+    Features with ``S ≥ threshold`` (inclusive) are similar; stabm's default 0.9.
+n_samples : int ≥ 1
+    Monte-Carlo replicates per pair of set sizes (stabm's ``N``).
+random_state : int, None, numpy.random.Generator or numpy.random.SeedSequence
+    Seed of the Monte-Carlo draws. The draws for sizes (n1, n2) are seeded from
+    ``(random_state, n1, n2)`` through a :class:`numpy.random.SeedSequence`, so the value
+    does not depend on the order of the runs. ``None`` draws fresh entropy; a Generator
+    is advanced by one draw.
+expectation : {"monte_carlo", "exact"}
+    ``"exact"`` averages over all pairs of subsets of the two sizes (stabm's
+    ``correction.for.chance = "exact"``); it refuses to enumerate more than
+    ``EXACT_LIMIT`` = 1 000 000 pairs of subsets in one call.
+
+Notes
+-----
+If no off-diagonal similarity reaches ``threshold`` anywhere in the d features, no pair
+of sets has a similar cross pair, ``I = |F_i ∩ F_j|`` and ``E = n1 n2 / d`` exactly: the
+expectation is then computed exactly, without Monte-Carlo (001 §2.2: SMA equals SMU;
+SMY becomes Cohen's ``kappa``, whose maximum is (n1 + n2)/2).
+
+A pair's score is undefined (NaN) when ``max = E``: a run selected no feature (for SMY:
+both runs), both selected all d features, or every random pair of sets of these sizes
+reaches the maximum.
+"""
+
+
+def _with_corrected_options(function: Callable) -> Callable:
+    """Append the options shared by the corrected adjusted measures to the docstring."""
+    function.__doc__ = inspect.cleandoc(function.__doc__) + "\n\n" + _CORRECTED_OPTIONS
+    return function
+
+
+# --------------------------------------------------------------------------- options
+
+
+def _check_threshold(threshold: object, *, none_ok: bool = False) -> float | None:
+    if none_ok and threshold is None:
+        return None
+    number = isinstance(threshold, int | float | np.integer | np.floating)
+    if number and not isinstance(threshold, bool) and 0 <= threshold <= 1:
+        return float(threshold)
+    allowed = "None (the raw similarity) or a number in [0, 1]" if none_ok else "a number in [0, 1]"
+    raise InvalidInputError(
+        f"threshold must be {allowed} (features with similarity >= threshold count as "
+        f"similar); got {threshold!r}."
+    )
+
+
+def _check_n_samples(n_samples: object) -> int:
+    if (
+        isinstance(n_samples, bool)
+        or not isinstance(n_samples, int | np.integer)
+        or n_samples < 1
+    ):
+        raise InvalidInputError(
+            f"n_samples must be an integer >= 1 (Monte-Carlo replicates per pair of set "
+            f"sizes); got {n_samples!r}."
+        )
+    return int(n_samples)
+
+
+def _check_expectation(expectation: object) -> str:
+    if not isinstance(expectation, str) or expectation not in EXPECTATIONS:
+        raise InvalidInputError(
+            f"expectation must be one of {', '.join(map(repr, EXPECTATIONS))}; "
+            f"got {expectation!r}."
+        )
+    return expectation
+
+
+def _seed_sequence(random_state: object) -> np.random.SeedSequence:
+    if isinstance(random_state, np.random.SeedSequence):
+        return random_state
+    if isinstance(random_state, np.random.Generator):
+        return np.random.SeedSequence(random_state.integers(0, 2**63, size=2).tolist())
+    if random_state is None:
+        return np.random.SeedSequence()
+    if (
+        isinstance(random_state, int | np.integer)
+        and not isinstance(random_state, bool)
+        and random_state >= 0
+    ):
+        return np.random.SeedSequence(int(random_state))
+    raise InvalidInputError(
+        "random_state must be None, a non-negative integer, a numpy.random.Generator or a "
+        f"numpy.random.SeedSequence; got {random_state!r}."
+    )
+
+
+# ------------------------------------------------------------- pairs of feature sets
+
+
+class _Blocks:
+    """A batch of P pairs of feature sets (F, G), padded with -1 to widths a and b.
+
+    ``f`` (P×a) and ``g`` (P×b) hold feature ids in increasing order; ``sim[p, x, y]`` is
+    the similarity of ``f[p, x]`` and ``g[p, y]`` (meaningless on padding). ``in_f`` and
+    ``in_g`` mark the real entries, ``only_f`` the features of F \\ G, ``only_g`` those of
+    G \\ F, and ``common`` is |F ∩ G|.
+    """
+
+    def __init__(self, f: np.ndarray, g: np.ndarray, sim: np.ndarray):
+        self.f, self.g, self.sim = f, g, sim
+        self.in_f, self.in_g = f >= 0, g >= 0
+        same = (f[:, :, None] == g[:, None, :]) & self.in_f[:, :, None]
+        self.only_f = self.in_f & ~same.any(axis=2)
+        self.only_g = self.in_g & ~same.any(axis=1)
+        self.common = same.sum(axis=(1, 2)).astype(float)
+
+    def similar(self, threshold: float) -> np.ndarray:
+        """Edges of the cross block (F \\ G) × (G \\ F): pairs with ``S ≥ threshold``."""
+        return self.only_f[:, :, None] & self.only_g[:, None, :] & (self.sim >= threshold)
+
+
+Statistic = Callable[[_Blocks, float], np.ndarray]
+
+
+def _run_pairs(Z: np.ndarray, similarity: SimilarityView) -> Iterator[_Blocks]:
+    """The pairs of runs i < j (order of ``pair_index``) as batches of :class:`_Blocks`.
+
+    Feature ids are positions in ``similarity.features`` (sorted, so ids keep the order
+    of the feature indices); similarities come from ``similarity.matrix``.
+    """
+    member = Z[:, similarity.features]
+    k = member.sum(axis=1)
+    width = int(k.max(initial=0))
+    ids = np.argsort(~member, axis=1, kind="stable")[:, :width]
+    ids = np.where(np.arange(width) < k[:, None], ids, -1)
+    i, j = pair_index(Z.shape[0])
+    step = max(1, _BATCH // max(1, width * width))
+    for start in range(0, i.size, step):
+        f, g = ids[i[start : start + step]], ids[j[start : start + step]]
+        sim = similarity.matrix[np.maximum(f, 0)[:, :, None], np.maximum(g, 0)[:, None, :]]
+        yield _Blocks(f, g, sim)
+
+
+def _pair_statistic(Z: np.ndarray, similarity: SimilarityView, statistic: Statistic,
+                    threshold: float) -> np.ndarray:
+    """``statistic`` for every pair of runs i < j."""
+    parts = [statistic(blocks, threshold) for blocks in _run_pairs(Z, similarity)]
+    return np.concatenate(parts) if parts else np.zeros(0)
+
+
+def _random_subsets(rng: np.random.Generator, d: int, n: int, size: int) -> np.ndarray:
+    """``size`` uniform random n-subsets of range(d), one sorted row each.
+
+    Robert Floyd's algorithm, vectorised over the rows: for t = d−n, …, d−1 draw c
+    uniformly in [0, t] and take c, or t if c is already taken. O(size · n²).
+    """
+    out = np.empty((size, n), dtype=np.intp)
+    for col, top in enumerate(range(d - n, d)):
+        candidate = rng.integers(0, top + 1, size=size)
+        taken = (out[:, :col] == candidate[:, None]).any(axis=1)
+        out[:, col] = np.where(taken, top, candidate)
+    out.sort(axis=1)
+    return out
+
+
+def _sampled_pairs(a: int, b: int, d: int, n_samples: int,
+                   rng: np.random.Generator) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    step = max(1, _BATCH // (a * b))
+    for start in range(0, n_samples, step):
+        size = min(step, n_samples - start)
+        yield _random_subsets(rng, d, a, size), _random_subsets(rng, d, b, size)
+
+
+def _all_pairs(a: int, b: int, d: int) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    first = np.array(list(combinations(range(d), a)), dtype=np.intp)
+    second = np.array(list(combinations(range(d), b)), dtype=np.intp)
+    step = max(1, _BATCH // (a * b * len(second)))
+    for start in range(0, len(first), step):
+        chunk = first[start : start + step]
+        yield np.repeat(chunk, len(second), axis=0), np.tile(second, (len(chunk), 1))
+
+
+def _check_exact_size(sizes: np.ndarray, d: int) -> None:
+    total = sum(math.comb(d, int(a)) * math.comb(d, int(b)) for a, b in sizes if a > 0)
+    if total > EXACT_LIMIT:
+        raise InvalidInputError(
+            f"expectation='exact' would enumerate {total:,} pairs of feature subsets "
+            f"(d = {d}, {len(sizes)} pair(s) of run sizes), above the limit of "
+            f"{EXACT_LIMIT:,}; use expectation='monte_carlo' (with n_samples=) instead."
+        )
+
+
+def _expectations(n1: np.ndarray, n2: np.ndarray, similarity: SimilarityView,
+                  statistic: Statistic, threshold: float, *, n_samples: int,
+                  seed: np.random.SeedSequence, expectation: str) -> np.ndarray:
+    """Expected ``statistic`` of two random sets of sizes (n1, n2), for every pair of runs.
+
+    Computed once per unordered size pair; every statistic is symmetric in (F, G), so the
+    smaller set is drawn first.
+    """
+    d = similarity.n_features
+    sizes, inverse = np.unique(
+        np.stack([np.minimum(n1, n2), np.maximum(n1, n2)], axis=1).astype(int),
+        axis=0, return_inverse=True,
+    )
+    if expectation == "exact":
+        _check_exact_size(sizes, d)
+    values = np.zeros(len(sizes))
+    for s, (a, b) in enumerate(sizes.tolist()):
+        if a == 0:  # an empty set shares nothing: the statistic is 0
+            continue
+        if expectation == "exact":
+            pairs = _all_pairs(a, b, d)
+        else:
+            child = np.random.SeedSequence(seed.entropy, spawn_key=(*seed.spawn_key, a, b))
+            pairs = _sampled_pairs(a, b, d, n_samples, np.random.default_rng(child))
+        total, count = 0.0, 0
+        for f, g in pairs:
+            sim = similarity.values(f[:, :, None], g[:, None, :], threshold=threshold)
+            total += float(statistic(_Blocks(f, g, sim), threshold).sum())
+            count += len(f)
+        values[s] = total / count
+    return values[inverse.ravel()]
+
+
+def _ratio(num: np.ndarray, den: np.ndarray, cause: str) -> PairScores:
+    """Pair scores ``num / den``, undefined (NaN) where ``den ≤ 0``."""
+    undefined = den <= 0
+    return PairScores(np.where(undefined, np.nan, num / np.where(undefined, 1.0, den)), cause)
+
+
+def _safe_divide(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+    """``num / den`` with 0 where ``den = 0`` (there ``num`` is an empty sum)."""
+    return np.divide(num, den, out=np.zeros(np.shape(num)), where=den > 0)
+
+
+# --------------------------------------------------------- intersection statistics
+
+
+def _yu_intersection(blocks: _Blocks, threshold: float) -> np.ndarray:
+    """|F ∩ G| + (O_FG + O_GF)/2, O_FG = #{x ∈ A : ∃ y ∈ B similar to x}."""
+    edges = blocks.similar(threshold)
+    return blocks.common + (edges.any(axis=2).sum(axis=1) + edges.any(axis=1).sum(axis=1)) / 2
+
+
+def _count_intersection(blocks: _Blocks, threshold: float) -> np.ndarray:
+    """|F ∩ G| + min(O_FG, O_GF)."""
+    edges = blocks.similar(threshold)
+    return blocks.common + np.minimum(edges.any(axis=2).sum(axis=1),
+                                      edges.any(axis=1).sum(axis=1))
+
+
+def _mean_intersection(blocks: _Blocks, threshold: float) -> np.ndarray:
+    """|F ∩ G| + min over the two sides of Σ_x (mean similarity of x to its similar features)."""
+    edges = blocks.similar(threshold)
+    weights = np.where(edges, blocks.sim, 0.0)
+    sides = [
+        _safe_divide(weights.sum(axis=axis), edges.sum(axis=axis)).sum(axis=1)
+        for axis in (2, 1)
+    ]
+    return blocks.common + np.minimum(*sides)
+
+
+def _greedy_intersection(blocks: _Blocks, threshold: float) -> np.ndarray:
+    """|F ∩ G| + size of the greedy matching of the similar cross pairs (001 Algorithm 1).
+
+    Edges are taken by decreasing similarity and accepted when both ends are free; ties
+    are broken by the smaller, then the larger feature id of the edge, an order that does
+    not depend on which set comes first.
+    """
+    p, x, y = np.nonzero(blocks.similar(threshold))
+    f, g = blocks.f[p, x], blocks.g[p, y]
+    order = np.lexsort((np.maximum(f, g), np.minimum(f, g), -blocks.sim[p, x, y], p))
+    p, x, y = p[order], x[order], y[order]
+    counts = np.bincount(p, minlength=len(blocks.common))
+    starts = np.cumsum(counts) - counts
+    free_f, free_g = blocks.in_f.copy(), blocks.in_g.copy()
+    size = np.zeros(len(counts))
+    for t in range(int(counts.max(initial=0))):
+        edge = starts[counts > t] + t  # the t-th best edge of every pair that has one
+        take = free_f[p[edge], x[edge]] & free_g[p[edge], y[edge]]
+        edge = edge[take]
+        free_f[p[edge], x[edge]] = False
+        free_g[p[edge], y[edge]] = False
+        size[p[edge]] += 1
+    return blocks.common + size
+
+
+def _mbm_intersection(blocks: _Blocks, threshold: float) -> np.ndarray:
+    """|F ∩ G| + size of a maximum bipartite matching of the similar cross pairs.
+
+    All pairs of the batch form one block-diagonal bipartite graph (Hopcroft–Karp in
+    scipy); a matching of the union is a matching of every block.
+    """
+    p, x, y = np.nonzero(blocks.similar(threshold))
+    if p.size == 0:
+        return blocks.common
+    P, a, b = blocks.sim.shape
+    graph = sparse.csr_array((np.ones(p.size, dtype=np.int8), (p * a + x, p * b + y)),
+                             shape=(P * a, P * b))
+    matched = np.flatnonzero(maximum_bipartite_matching(graph, perm_type="column") >= 0)
+    return blocks.common + np.bincount(matched // a, minlength=P)
+
+
+def _half_sum(n1: np.ndarray, n2: np.ndarray) -> np.ndarray:
+    return (n1 + n2) / 2
+
+
+def _geometric_mean(n1: np.ndarray, n2: np.ndarray) -> np.ndarray:
+    return np.sqrt(n1 * n2)
+
+
+def _corrected(Z: np.ndarray, similarity: SimilarityView, statistic: Statistic,
+               maximum: Callable[[np.ndarray, np.ndarray], np.ndarray], *, threshold: object,
+               n_samples: object, random_state: object, expectation: object,
+               empty: str = "a run selected no feature") -> PairScores:
+    """Pair scores (I − E)/(max − E) of a corrected adjusted measure (SPEC §2a)."""
+    threshold = _check_threshold(threshold)
+    n_samples = _check_n_samples(n_samples)
+    expectation = _check_expectation(expectation)
+    seed = _seed_sequence(random_state)
+    n1, n2, _ = pair_counts(Z)
+    observed = _pair_statistic(Z, similarity, statistic, threshold)
+    if similarity.max_offdiagonal() < threshold:
+        expected = n1 * n2 / Z.shape[1]
+    else:
+        expected = _expectations(n1, n2, similarity, statistic, threshold,
+                                 n_samples=n_samples, seed=seed, expectation=expectation)
+    top = maximum(n1, n2)
+    return _ratio(observed - expected, top - expected,
+                  f"{empty}, or both selected all features, or random sets of their sizes "
+                  "always reach the maximum (max = E)")
+
+
+# ---------------------------------------------------------------------- the measures
+
+
+@register("sechidis", input="selection", bounds=(-math.inf, math.inf), corrected=True,
+          needs_similarity=True, identical_runs_maximal=False,
+          reference="Sechidis et al. ECML PKDD 2019; 000 eq. 3; stabm stabilitySechidis")
+def sechidis(Z: np.ndarray, *, similarity: SimilarityView,
+             threshold: float | None = None) -> float:
+    """φ_S = 1 − tr(C K_ZZ) / tr(C Σ⁰), Nogueira's φ generalised to similar features.
+
+    ``K_ZZ`` is the unbiased covariance of the columns of ``Z``; ``Σ⁰`` its value under
+    random selection: diagonal (k̄/d)(1 − k̄/d), off-diagonal
+    (mean_i k_i² − k̄)/(d² − d) − k̄²/d² (000 eq. 3; SPEC §2a; stabm). ``C`` is the raw
+    similarity ``S`` with ``threshold=None`` (as 000 uses it) or ``S`` with the entries
+    below ``threshold`` set to 0 (as stabm, whose default is 0.9). With ``S`` the identity
+    φ_S is φ (``nogueira``). Corrected for chance: for a constant k, E[K_ZZ] = Σ⁰ under
+    random selection, so E[φ_S] = 0.
+
+    Not bounded below (000 §4: it tends to −∞ in stable-looking scenarios), and not
+    bounded above either when ``C`` is not positive semi-definite: then tr(C K_ZZ) can be
+    negative and φ_S > 1 (e.g. runs {0, 2} and {1} with S[0,1] = S[1,2] = 1, S[0,2] = 0;
+    stabm lists no maximum). Identical runs give 1. Undefined (NaN) when k̄ ∈ {0, d} or
+    tr(C Σ⁰) = 0 (e.g. every pair of features fully similar).
+
+    ``K_ZZ`` vanishes outside the features selected at least once, so tr(C K_ZZ) uses only
+    that block of ``S``; tr(C Σ⁰) needs Σ_{f≠g} C[f, g] over all d features, taken from the
+    similarity's ``offdiagonal_sum``.
+
+    Parameters
+    ----------
+    Z : array of shape (M, d), bool
+        The selection matrix.
+    similarity : SimilarityView
+        The feature similarity (``similarity=`` of :func:`~paretostab.measures.stability`).
+    threshold : float in [0, 1] or None
+        ``None`` uses the raw similarity (000); a number zeroes the entries below it
+        (stabm, whose default is 0.9).
+    """
+    threshold = _check_threshold(threshold, none_ok=True)
+    M, d = Z.shape
+    k = Z.sum(axis=1).astype(float)
+    k_bar = k.mean()
+    if k_bar == 0 or k_bar == d:
+        raise UndefinedMeasure(f"k̄ = {k_bar:g} (φ_S needs 0 < k̄ < d = {d})")
+    S = similarity.matrix
+    C = S if threshold is None else np.where(S >= threshold, S, 0.0)
+    selected = Z[:, similarity.features].astype(float)
+    centred = selected - selected.mean(axis=0)
+    numerator = float(np.sum((centred @ C) * centred)) / (M - 1)
+    diagonal = k_bar / d * (1 - k_bar / d)
+    off_diagonal = (np.mean(k**2) - k_bar) / (d * d - d) - k_bar**2 / d**2
+    denominator = d * diagonal + off_diagonal * similarity.offdiagonal_sum(threshold)
+    if denominator <= 1e-12 * d * diagonal:
+        raise UndefinedMeasure("tr(C Σ⁰) = 0 (all selected features are mutually similar)")
+    return 1 - numerator / denominator
+
+
+def _pogr_score(blocks: _Blocks, threshold: float) -> np.ndarray:
+    """½((|F ∩ G| + O_FG)/|F| + (|F ∩ G| + O_GF)/|G|).
+
+    ``O_FG`` = #{x ∈ F \\ G similar to some y ∈ G}, shared features of G included.
+    """
+    hits = (blocks.sim >= threshold) & blocks.in_f[:, :, None] & blocks.in_g[:, None, :]
+    o_fg = (blocks.only_f & hits.any(axis=2)).sum(axis=1)
+    o_gf = (blocks.only_g & hits.any(axis=1)).sum(axis=1)
+    n_f, n_g = blocks.in_f.sum(axis=1), blocks.in_g.sum(axis=1)
+    return (_safe_divide(blocks.common + o_fg, n_f) + _safe_divide(blocks.common + o_gf, n_g)) / 2
+
+
+@register("pogr", input="selection", bounds=(0, 1), corrected=False, needs_similarity=True,
+          reference="Zhang et al. 2009 (POGR); 000 eq. 4")
+def pogr(Z: np.ndarray, *, similarity: SimilarityView, threshold: float = 0.9) -> PairScores:
+    """POGR: mean over ordered pairs i ≠ j of (|F_i ∩ F_j| + O_ij) / k_i (000 eq. 4).
+
+    ``O_ij`` counts the features of F_i \\ F_j similar (``S ≥ threshold``) to at least one
+    feature of F_j — including the shared ones, as 000's Table 1 requires. The mean over
+    ordered pairs is the mean over pairs i < j of the average of the two directions; that
+    pair is undefined (NaN) when either run selected no feature (k_i = 0 in a
+    denominator). Not corrected for chance.
+
+    Parameters
+    ----------
+    Z : array of shape (M, d), bool
+        The selection matrix.
+    similarity : SimilarityView
+        The feature similarity (``similarity=`` of :func:`~paretostab.measures.stability`).
+    threshold : float in [0, 1]
+        "Significantly correlated" of 000 read as ``S ≥ threshold`` (inclusive).
+    """
+    threshold = _check_threshold(threshold)
+    k_i, k_j, _ = pair_counts(Z)
+    score = _pair_statistic(Z, similarity, _pogr_score, threshold)
+    undefined = (k_i == 0) | (k_j == 0)
+    return PairScores(np.where(undefined, np.nan, score),
+                      "a run selected no feature (POGR divides by its k_i)")
+
+
+@register("unadjusted", input="selection", bounds=(-1, 1), corrected=True,
+          reference="001 (SMU); stabm stabilityUnadjusted")
+def unadjusted(Z: np.ndarray) -> PairScores:
+    """SMU: mean over pairs of (r − n1n2/d) / (√(n1n2) − n1n2/d), r = |F_i ∩ F_j|.
+
+    The corrected intersection that the adjusted SMA-* measures extend (001 §2.2); it
+    uses no similarity. Undefined when a run selected no feature or both selected all d.
+    """
+    n1, n2, r = pair_counts(Z)
+    expected = n1 * n2 / Z.shape[1]
+    return _ratio(r - expected, np.sqrt(n1 * n2) - expected,
+                  "a run selected no feature, or both runs selected all features")
+
+
+def _zucknick_numerator(blocks: _Blocks, threshold: float) -> np.ndarray:
+    """|F ∩ G| + c(F, G) + c(G, F), c(F, G) = Σ_{x ∈ F, y ∈ G \\ F, S ≥ θ} S[x, y] / |G|."""
+    real = blocks.in_f[:, :, None] & blocks.in_g[:, None, :] & (blocks.sim >= threshold)
+    weights = np.where(real, blocks.sim, 0.0)
+    to_g = (weights * blocks.only_g[:, None, :]).sum(axis=(1, 2))
+    to_f = (weights * blocks.only_f[:, :, None]).sum(axis=(1, 2))
+    return (blocks.common + _safe_divide(to_g, blocks.in_g.sum(axis=1))
+            + _safe_divide(to_f, blocks.in_f.sum(axis=1)))
+
+
+@register("zucknick", input="selection", bounds=(0, 1), corrected=False, needs_similarity=True,
+          reference="Zucknick et al. 2008; 001 (SMZ); stabm stabilityZucknick")
+def zucknick(Z: np.ndarray, *, similarity: SimilarityView, threshold: float = 0.9) -> PairScores:
+    """SMZ: mean over pairs of (|F_i ∩ F_j| + c(F_i, F_j) + c(F_j, F_i)) / |F_i ∪ F_j|.
+
+    ``c(F_k, F_l) = (1/|F_l|) Σ S[x, y]`` over x ∈ F_k, y ∈ F_l \\ F_k with
+    ``S[x, y] ≥ threshold`` (stabm's generalisation of Zucknick et al.'s correlation-based
+    Jaccard index). Unlike the other adjusted measures, x ranges over all of F_k, shared
+    features included. Not corrected for chance. Undefined when both runs are empty.
+
+    Parameters
+    ----------
+    Z : array of shape (M, d), bool
+        The selection matrix.
+    similarity : SimilarityView
+        The feature similarity (``similarity=`` of :func:`~paretostab.measures.stability`).
+    threshold : float in [0, 1]
+        Similarities below it count as 0 (inclusive: ``S ≥ threshold`` counts).
+    """
+    threshold = _check_threshold(threshold)
+    n1, n2, r = pair_counts(Z)
+    numerator = _pair_statistic(Z, similarity, _zucknick_numerator, threshold)
+    return _ratio(numerator, n1 + n2 - r, "two runs selected no feature")
+
+
+@register("yu", input="selection", bounds=(-math.inf, 1), corrected=True, needs_similarity=True,
+          reference="Yu et al. 2012; Zhang et al. 2009; 001 (SMY); stabm stabilityYu")
+@_with_corrected_options
+def yu(Z: np.ndarray, *, similarity: SimilarityView, threshold: float = 0.9,
+       n_samples: int = 10_000, random_state: object = 0,
+       expectation: str = "monte_carlo") -> PairScores:
+    """SMY: mean over pairs of (I − E)/((n1 + n2)/2 − E), I = r + (O_ij + O_ji)/2.
+
+    ``O_ij`` counts the features of F_i \\ F_j with a similar feature in F_j \\ F_i (001
+    §2.2; stabm). Several features of one set may count for the same feature of the other,
+    which lets SMY reach 1 for sets that differ in redundancy (001's motivation for SMA).
+    """
+    return _corrected(Z, similarity, _yu_intersection, _half_sum, threshold=threshold,
+                      n_samples=n_samples, random_state=random_state, expectation=expectation,
+                      empty="two runs selected no feature")
+
+
+@register("sma_count", input="selection", bounds=(-math.inf, 1), corrected=True,
+          needs_similarity=True,
+          reference="001 (SMA-Count); stabm stabilityIntersectionCount")
+@_with_corrected_options
+def sma_count(Z: np.ndarray, *, similarity: SimilarityView, threshold: float = 0.9,
+              n_samples: int = 10_000, random_state: object = 0,
+              expectation: str = "monte_carlo") -> PairScores:
+    """SMA-Count: mean over pairs of (I − E)/(√(n1n2) − E), I = r + min(O_ij, O_ji).
+
+    ``O_ij`` as for ``yu``. 001's recommended adjusted measure (fastest of the SMA-*).
+    """
+    return _corrected(Z, similarity, _count_intersection, _geometric_mean, threshold=threshold,
+                      n_samples=n_samples, random_state=random_state, expectation=expectation)
+
+
+@register("sma_mean", input="selection", bounds=(-math.inf, 1), corrected=True,
+          needs_similarity=True,
+          reference="001 (SMA-Mean); stabm stabilityIntersectionMean")
+@_with_corrected_options
+def sma_mean(Z: np.ndarray, *, similarity: SimilarityView, threshold: float = 0.9,
+             n_samples: int = 10_000, random_state: object = 0,
+             expectation: str = "monte_carlo") -> PairScores:
+    """SMA-Mean: as SMA-Count, each similar feature weighted by its mean similarity.
+
+    Mean over pairs of (I − E)/(√(n1n2) − E) with
+    ``I = r + min(Σ_{x ∈ A} mean_{y ∈ G_x} S[x, y], Σ_{y ∈ B} mean_{x ∈ G'_y} S[x, y])``
+    over the features whose set ``G_x`` of similar features across the cross block
+    A × B (A = F_i \\ F_j, B = F_j \\ F_i) is not empty (001 §2.2; stabm).
+    """
+    return _corrected(Z, similarity, _mean_intersection, _geometric_mean, threshold=threshold,
+                      n_samples=n_samples, random_state=random_state, expectation=expectation)
+
+
+@register("sma_greedy", input="selection", bounds=(-math.inf, 1), corrected=True,
+          needs_similarity=True,
+          reference="001 (SMA-Greedy, Algorithm 1); stabm stabilityIntersectionGreedy")
+@_with_corrected_options
+def sma_greedy(Z: np.ndarray, *, similarity: SimilarityView, threshold: float = 0.9,
+               n_samples: int = 10_000, random_state: object = 0,
+               expectation: str = "monte_carlo") -> PairScores:
+    """SMA-Greedy: as SMA-Count, with a greedy matching of the similar features.
+
+    Mean over pairs of (I − E)/(√(n1n2) − E) with I = r + the size of a greedy matching
+    of the similar pairs of A × B (A = F_i \\ F_j, B = F_j \\ F_i). Edges by decreasing
+    similarity, accepted if both ends are still free (001 Algorithm
+    1); ties by the smaller, then the larger feature index of the edge (stabm breaks them
+    by its sparse-matrix storage order). Never above SMA-MBM's matching.
+    """
+    return _corrected(Z, similarity, _greedy_intersection, _geometric_mean,
+                      threshold=threshold, n_samples=n_samples, random_state=random_state,
+                      expectation=expectation)
+
+
+@register("sma_mbm", input="selection", bounds=(-math.inf, 1), corrected=True,
+          needs_similarity=True,
+          reference="001 (SMA-MBM); stabm stabilityIntersectionMBM")
+@_with_corrected_options
+def sma_mbm(Z: np.ndarray, *, similarity: SimilarityView, threshold: float = 0.9,
+            n_samples: int = 10_000, random_state: object = 0,
+            expectation: str = "monte_carlo") -> PairScores:
+    """SMA-MBM: as SMA-Count, with a maximum bipartite matching of the similar features.
+
+    Mean over pairs of (I − E)/(√(n1n2) − E) with I = r + the size of a maximum matching
+    of the bipartite graph joining x ∈ F_i \\ F_j and y ∈ F_j \\ F_i when
+    ``S[x, y] ≥ threshold`` (001 §2.2; Hopcroft–Karp via scipy).
+    """
+    return _corrected(Z, similarity, _mbm_intersection, _geometric_mean, threshold=threshold,
+                      n_samples=n_samples, random_state=random_state, expectation=expectation)

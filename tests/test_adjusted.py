@@ -1,0 +1,536 @@
+"""Similarity-adjusted measures: φ_S, POGR, SMU, SMZ, SMY and SMA-* (SPEC §2, §2a; 000; 001).
+
+Values are checked against plain set-and-loop definitions (tests/reference/adjusted.py),
+stabm's documented examples, 000 Table 1 and hand-computed cases.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from itertools import combinations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from paretostab import StabilityWarning, stability
+from paretostab.errors import InvalidInputError
+from paretostab.measures import SimilarityView, get_measure
+from paretostab.measures.adjusted import EXACT_LIMIT
+from paretostab.similarity import SimilarityMatrix
+from tests.reference import adjusted as ref
+
+CORRECTED = ["yu", "sma_count", "sma_mean", "sma_greedy", "sma_mbm"]
+WITH_SIMILARITY = ["sechidis", "pogr", "zucknick", *CORRECTED]
+ALL = ["unadjusted", *WITH_SIMILARITY]
+#: Similarity levels with values exactly at the thresholds tried, and ties.
+LEVELS = np.array([0.0, 0.3, 0.85, 0.9, 0.95, 1.0])
+
+
+def _value(name, data, S=None, **options):
+    """stability(name, …) with StabilityWarning silenced (undefined values are NaN)."""
+    sim = {} if S is None or not get_measure(name).needs_similarity else {"similarity": S}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", StabilityWarning)
+        return stability(name, data, **sim, **options)
+
+
+def _symmetric(values: np.ndarray) -> np.ndarray:
+    S = np.triu(values, 1)
+    S = S + S.T
+    np.fill_diagonal(S, 1.0)
+    return S
+
+
+def _discrete_similarity(rng, d):
+    return _symmetric(rng.choice(LEVELS, size=(d, d)))
+
+
+def _runs(rng, M, d, p=None):
+    return rng.random((M, d)) < (rng.uniform(0.1, 0.9) if p is None else p)
+
+
+def _pair_scores(name, Z, S, **options):
+    """The registered function's PairScores (bypassing the averaging dispatcher)."""
+    source = SimilarityMatrix(S)
+    features = np.flatnonzero(Z.any(axis=0))
+    view = SimilarityView(features, source.submatrix(features), source)
+    return get_measure(name).function(Z, similarity=view, **options).values
+
+
+class BlockSimilarity:
+    """Similarity 1 inside each group of features, 0 elsewhere, for any d (000 §4).
+
+    Implements the similarity-source interface without a d×d matrix, so that 000's
+    d → ∞ scenarios can be evaluated at d = 10⁴–10⁵.
+    """
+
+    def __init__(self, d, groups):
+        self.n_features = d
+        self.label = np.arange(d)
+        for g, group in enumerate(groups):
+            self.label[list(group)] = d + g
+
+    def values(self, rows, cols):
+        return (self.label[np.asarray(rows)] == self.label[np.asarray(cols)]).astype(float)
+
+    def submatrix(self, features):
+        features = np.asarray(features)
+        return self.values(features[:, None], features[None, :])
+
+    def offdiagonal_sum(self, threshold=None):
+        sizes = np.bincount(self.label)
+        return float(np.sum(sizes * (sizes - 1)))
+
+    def max_offdiagonal(self):
+        return float(np.bincount(self.label).max() > 1)
+
+
+def _block_value(name, sets, d, groups, **options):
+    Z = np.zeros((len(sets), d), dtype=bool)
+    for i, s in enumerate(sets):
+        Z[i, sorted(s)] = True
+    source = BlockSimilarity(d, groups)
+    features = np.flatnonzero(Z.any(axis=0))
+    view = SimilarityView(features, source.submatrix(features), source)
+    result = get_measure(name).function(Z, similarity=view, **options)
+    return result if isinstance(result, float) else float(result.values.mean())
+
+
+# ------------------------------------------------------------- reference agreement
+
+
+@pytest.mark.parametrize("name", ALL)
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), M=st.integers(2, 5), d=st.integers(2, 5),
+       threshold=st.sampled_from([0.0, 0.5, 0.9, 0.95, 1.0]))
+def test_matches_reference_definition(name, seed, M, d, threshold):
+    rng = np.random.default_rng(seed)
+    Z, S = _runs(rng, M, d), _discrete_similarity(rng, d)
+    if name == "unadjusted":
+        expected, options = ref.unadjusted(Z), {}
+    else:
+        expected = ref.MEASURES[name](Z, S, threshold=threshold)
+        options = {"threshold": threshold}
+        if name in CORRECTED:
+            options["expectation"] = "exact"
+    assert _value(name, Z, S, **options) == pytest.approx(expected, abs=1e-10, nan_ok=True)
+
+
+@settings(max_examples=20, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), M=st.integers(2, 5), d=st.integers(2, 6))
+def test_sechidis_raw_similarity_matches_reference(seed, M, d):
+    rng = np.random.default_rng(seed)
+    Z, S = _runs(rng, M, d), _symmetric(rng.uniform(0, 1, size=(d, d)))
+    assert _value("sechidis", Z, S) == pytest.approx(ref.sechidis(Z, S), abs=1e-10, nan_ok=True)
+
+
+@pytest.mark.parametrize("name", CORRECTED)
+def test_monte_carlo_agrees_with_exact_within_its_sampling_error(name):
+    """MC (n_samples = N = 10 000) vs exact expectation on d = 8.
+
+    The statistic I of a random pair lies in [0, max], so its standard deviation is at
+    most max/2 (Popoviciu) and the Monte-Carlo E is within δ = 4·(max/2)/√N of the exact
+    one except with probability < 1e-4. A pair's score (I − E)/(max − E) is monotone in
+    E, so its error is at most its change when E moves by ±δ; the mean of these bounds
+    bounds the error of the measure.
+    """
+    rng = np.random.default_rng(11)
+    d, N = 8, 10_000
+    Z = _runs(rng, 6, d, p=0.4)
+    S = _symmetric(np.where(rng.random((d, d)) < 0.3, rng.uniform(0.9, 1, (d, d)), 0.2))
+    exact = _value(name, Z, S, expectation="exact")
+    bounds = []
+    for I, E, top in ref.corrected_terms(name, Z, S):
+        delta = 4 * (top / 2) / math.sqrt(N)
+        assert E + delta < top
+        score = (I - E) / (top - E)
+        bounds.append(max(abs((I - e) / (top - e) - score) for e in (E - delta, E + delta)))
+    assert exact == pytest.approx(ref.corrected(name, Z, S), abs=1e-12)
+    assert _value(name, Z, S, n_samples=N) == pytest.approx(exact, abs=np.mean(bounds))
+
+
+# ------------------------------------------------------- stabm's documented examples
+
+STABM_FEATS = [range(0, 3), range(0, 4), range(0, 5)]  # list(1:3, 1:4, 1:5), 0-based
+STABM_MAT = 0.92 ** np.abs(np.subtract.outer(np.arange(10), np.arange(10)))
+
+
+@pytest.mark.parametrize("name, options, printed", [
+    ("zucknick", {}, 0.7603667),
+    ("sechidis", {"threshold": 0.9}, 0.5322911),  # stabm's default threshold
+    ("unadjusted", {}, 0.7453833),  # stabilityUnadjusted(feats, p = 10)
+])
+def test_stabm_documented_examples(name, options, printed):
+    """stabm 1.2.2 reference pages (man/*.Rd examples), printed to 7 digits."""
+    value = _value(name, STABM_FEATS, STABM_MAT, n_features=10, **options)
+    assert value == pytest.approx(printed, abs=1e-7)
+
+
+@pytest.mark.parametrize("name, printed", [
+    ("yu", 0.5223179),
+    ("sma_count", 0.5606498),
+    ("sma_greedy", 0.5689536),
+    ("sma_mbm", 0.5646009),
+    ("sma_mean", 0.5869702),
+])
+def test_stabm_monte_carlo_examples_within_their_sampling_error(name, printed):
+    """stabm's examples use N = 1000 fresh draws per pair of runs (R's RNG).
+
+    Our exact value must lie within stabm's sampling error, bounded as in
+    test_monte_carlo_agrees_with_exact_within_its_sampling_error with N = 1000.
+    """
+    Z = np.zeros((3, 10), dtype=bool)
+    for i, feats in enumerate(STABM_FEATS):
+        Z[i, list(feats)] = True
+    exact = _value(name, Z, STABM_MAT, expectation="exact")
+    assert exact == pytest.approx(ref.corrected(name, Z, STABM_MAT), abs=1e-12)
+    bounds = []
+    for I, E, top in ref.corrected_terms(name, Z, STABM_MAT):
+        delta = 4 * (top / 2) / math.sqrt(1000)
+        score = (I - E) / (top - E)
+        bounds.append(max(abs((I - e) / (top - e) - score) for e in (E - delta, E + delta)))
+    assert printed == pytest.approx(exact, abs=np.mean(bounds))
+
+
+# ------------------------------------------------------------------ 000, Table 1
+
+
+def _scenarios(q):
+    """000 Fig. 1 and 2: group G = {0..q−1}, common feature q, own features q+1..q+4."""
+    G = set(range(q))
+    scenario1 = [G | {q, q + 1, q + 2}, G | {q, q + 3, q + 4}]
+    scenario2 = [{0, q, q + 1, q + 2}, G | {q, q + 3, q + 4}]
+    return G, scenario1, scenario2
+
+
+@pytest.mark.parametrize("q", [1, 2, 3, 5, 10])
+@pytest.mark.parametrize("d", [10_000, 100_000])
+def test_table1_phi_s_closed_forms(q, d):
+    """000 Table 1 takes d → ∞; at finite d the error is O(q²/d) (0.0042 at q = 10,
+    d = 10⁴; ten times less at 10⁵), within the tolerance (q + 3)²/d."""
+    G, scenario1, scenario2 = _scenarios(q)
+    tolerance = (q + 3) ** 2 / d
+    assert _block_value("sechidis", scenario1, d, [G]) == pytest.approx(
+        (q + 1) / (q + 3), abs=tolerance)
+    assert _block_value("sechidis", scenario2, d, [G]) == pytest.approx(
+        1 - (q**2 - 2 * q + 5) / (q + 7), abs=tolerance)
+
+
+@pytest.mark.parametrize("q", [1, 2, 3, 5, 10])
+def test_table1_pogr_closed_forms(q):
+    """POGR does not depend on d: 000 Table 1's values hold exactly."""
+    G, scenario1, scenario2 = _scenarios(q)
+    assert _block_value("pogr", scenario1, 1000, [G]) == pytest.approx((q + 1) / (q + 3))
+    assert _block_value("pogr", scenario2, 1000, [G]) == pytest.approx(
+        0.5 * (0.5 + (q + 1) / (q + 3)))
+
+
+def test_toggling_between_perfectly_similar_pairs_is_perfectly_stable():
+    """000 eq. 2: runs pick one feature of each similar pair (0, 1) and (2, 3): φ_S = POGR = 1."""
+    runs = [{0, 2}, {1, 2}, {0, 3}, {1, 3}]
+    groups = [{0, 1}, {2, 3}]
+    assert _block_value("sechidis", runs, 100_000, groups) == pytest.approx(1, abs=1e-12)
+    assert _block_value("pogr", runs, 100_000, groups) == pytest.approx(1, abs=1e-12)
+
+
+# ------------------------------------------------------------------------- φ_S
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), M=st.integers(2, 8), d=st.integers(2, 30),
+       threshold=st.sampled_from([None, 0.5, 1.0]))
+def test_sechidis_with_identity_similarity_is_nogueira(seed, M, d, threshold):
+    Z = _runs(np.random.default_rng(seed), M, d)
+    assert _value("sechidis", Z, np.eye(d), threshold=threshold) == pytest.approx(
+        _value("nogueira", Z), abs=1e-10, nan_ok=True)
+
+
+def test_sechidis_exceeds_one_when_the_similarity_is_not_positive_semidefinite():
+    """Why φ_S is registered with upper bound +∞: tr(C K) < 0 is possible.
+
+    S[0,1] = S[1,2] = 1, S[0,2] = 0; runs {0, 2} and {1}. Then tr(C K) = −1/2 and
+    tr(C Σ⁰) = 3/4 − 4/12 = 5/12, so φ_S = 1 + (1/2)(12/5) = 2.2.
+    """
+    S = np.array([[1.0, 1, 0], [1, 1, 1], [0, 1, 1]])
+    Z = np.array([[1, 0, 1], [0, 1, 0]], dtype=bool)
+    assert stability("sechidis", Z, similarity=S) == pytest.approx(2.2)
+    assert get_measure("sechidis").upper == math.inf
+
+
+def test_sechidis_is_corrected_for_chance():
+    """With a constant k, E[K_ZZ] = Σ⁰ under random selection: the mean of φ_S over all
+    selections of two runs of k features is 0, whatever the similarity."""
+    rng = np.random.default_rng(5)
+    d, k = 5, 2
+    S = _symmetric(rng.uniform(0, 1, size=(d, d)))
+    values = []
+    for a in combinations(range(d), k):
+        for b in combinations(range(d), k):
+            values.append(_value("sechidis", [a, b], S, n_features=d))
+    assert np.nanmean(values) == pytest.approx(0, abs=1e-12)
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), M=st.integers(2, 6), d=st.integers(2, 12))
+def test_sechidis_at_most_one_for_positive_semidefinite_similarity(seed, M, d):
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(0, 1, size=(3, d))  # non-negative columns: S = cos-similarity is PSD
+    S = X.T @ X
+    S = S / np.sqrt(np.outer(np.diag(S), np.diag(S)))
+    np.fill_diagonal(S, 1.0)
+    value = _value("sechidis", _runs(rng, M, d), S)
+    assert math.isnan(value) or value <= 1 + 1e-12
+
+
+# ------------------------------------------------------------ hand-computed values
+
+
+def test_hand_computed_pair_with_one_similar_cross_pair():
+    """d = 4, runs {0, 1} and {2, 3}, S[1, 2] = 0.95, other similarities 0.
+
+    r = 0. Random 2-sets (F, G) have E[r] = 1 and a similar cross pair iff
+    1 ∈ F \\ G and 2 ∈ G \\ F or vice versa: probability 2 · (1/3)² = 2/9. So E = 1 + 2/9
+    for SMY and SMA-Count/Greedy/MBM (max 2 for both) and 1 + (2/9)·0.95 for SMA-Mean.
+    """
+    S = np.eye(4)
+    S[1, 2] = S[2, 1] = 0.95
+    runs = [[0, 1], [2, 3]]
+    mean_e = 1 + 2 / 9 * 0.95
+    expected = {
+        "yu": (1 - 11 / 9) / (2 - 11 / 9),  # = −2/7
+        "sma_count": -2 / 7,
+        "sma_greedy": -2 / 7,
+        "sma_mbm": -2 / 7,
+        "sma_mean": (0.95 - mean_e) / (2 - mean_e),
+        "unadjusted": (0 - 1) / (2 - 1),
+        "zucknick": (0 + 0.95 / 2 + 0.95 / 2) / 4,
+        "pogr": (1 / 2 + 1 / 2) / 2,
+        # K = ½[[1,1,−1,−1],[1,1,−1,−1],[−1,−1,1,1],[−1,−1,1,1]], Σ⁰ diag ¼, off −1/12
+        "sechidis": 1 - (2 - 0.95) / (1 - 0.95 / 6),
+    }
+    for name, value in expected.items():
+        options = {"expectation": "exact"} if name in CORRECTED else {}
+        assert _value(name, runs, S, n_features=4, **options) == pytest.approx(value), name
+    for name in CORRECTED:  # Monte-Carlo: within 4 sampling errors of the exact value
+        assert _value(name, runs, S, n_features=4) == pytest.approx(expected[name], abs=0.05)
+
+
+def test_greedy_matching_can_be_smaller_than_the_maximum_matching():
+    """A = {0, 1}, B = {2, 3}; S[0,2] = .99, S[0,3] = S[1,2] = .95. Greedy takes 0–2 and
+    stops (size 1); the maximum matching is {0–3, 1–2} (size 2) = min(O_12, O_21)."""
+    S = np.eye(6)
+    for (x, y), s in {(0, 2): 0.99, (0, 3): 0.95, (1, 2): 0.95}.items():
+        S[x, y] = S[y, x] = s
+    Z = np.zeros((2, 6), dtype=bool)
+    Z[0, [0, 1]] = Z[1, [2, 3]] = True
+    terms = {name: ref.corrected_terms(name, Z, S)[0][0] for name in CORRECTED}
+    assert terms["sma_greedy"] == 1
+    assert terms["sma_mbm"] == terms["sma_count"] == 2
+    values = {name: _value(name, Z, S, expectation="exact") for name in CORRECTED}
+    assert values["sma_greedy"] < values["sma_mbm"]
+    for name in CORRECTED:
+        assert values[name] == pytest.approx(ref.corrected(name, Z, S), abs=1e-12)
+
+
+def test_zucknick_and_pogr_count_similarity_to_shared_features():
+    """Runs {0, 1} and {0, 2}, S[0, 2] = 0.95 with 0 shared (stabm's and 000's definitions).
+
+    SMZ: c({0,1}, {0,2}) sums x ∈ {0, 1}, y ∈ {2}: 0.95/2, so (1 + 0.475)/3.
+    POGR: feature 2 ∉ F_1 is similar to 0 ∈ F_1: ((1 + 0)/2 + (1 + 1)/2)/2 = 3/4.
+    """
+    S = np.eye(3)
+    S[0, 2] = S[2, 0] = 0.95
+    runs = [[0, 1], [0, 2]]
+    assert stability("zucknick", runs, n_features=3, similarity=S) == pytest.approx(1.475 / 3)
+    assert stability("pogr", runs, n_features=3, similarity=S) == pytest.approx(0.75)
+
+
+# ---------------------------------------------------------- threshold, fallback
+
+
+@pytest.mark.parametrize("name", WITH_SIMILARITY)
+def test_threshold_is_inclusive(name):
+    """S[1, 2] = 0.9 exactly: similar at threshold 0.9, not at the next float above."""
+    S = np.eye(4)
+    S[1, 2] = S[2, 1] = 0.9
+    runs = [[0, 1], [2, 3]]
+    options = {"expectation": "exact"} if name in CORRECTED else {}
+    at = _value(name, runs, S, n_features=4, threshold=0.9, **options)
+    above = _value(name, runs, S, n_features=4, threshold=float(np.nextafter(0.9, 1)),
+                   **options)
+    Z = np.array([[1, 1, 0, 0], [0, 0, 1, 1]], dtype=bool)
+    assert at == pytest.approx(ref.MEASURES[name](Z, S, threshold=0.9))
+    assert above == pytest.approx(ref.MEASURES[name](Z, S, threshold=0.9 + 1e-9))
+    assert at != pytest.approx(above)
+
+
+class NoMonteCarlo(SimilarityMatrix):
+    """A similarity that fails if any random feature pair is looked up."""
+
+    def values(self, rows, cols):
+        raise AssertionError("Monte-Carlo draws were made")
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), M=st.integers(2, 8), d=st.integers(3, 40))
+def test_without_similar_features_sma_is_smu_and_smy_is_kappa(seed, M, d):
+    """001 §2.2: no off-diagonal S ≥ θ ⇒ I = r and E = n1n2/d exactly, with no Monte-Carlo.
+
+    SMA-* (max √(n1n2)) then equal SMU; SMY (max (n1+n2)/2) equals Cohen's kappa.
+    """
+    rng = np.random.default_rng(seed)
+    Z = _runs(rng, M, d)
+    S = NoMonteCarlo(_symmetric(rng.uniform(0, 0.89, size=(d, d))))
+    for name in ["sma_count", "sma_mean", "sma_greedy", "sma_mbm"]:
+        assert _value(name, Z, S) == pytest.approx(_value("unadjusted", Z), nan_ok=True)
+    assert _value("yu", Z, S) == pytest.approx(_value("kappa", Z), nan_ok=True)
+
+
+# --------------------------------------------------------------- Monte-Carlo seeding
+
+
+def _mc_problem():
+    rng = np.random.default_rng(3)
+    d = 40
+    S = _symmetric(np.where(rng.random((d, d)) < 0.1, 0.95, 0.1))
+    Z = np.zeros((7, d), dtype=bool)
+    for i, k in enumerate([3, 5, 5, 8, 3, 6, 5]):
+        Z[i, rng.choice(d, k, replace=False)] = True
+    return Z, S
+
+
+@pytest.mark.parametrize("name", CORRECTED)
+def test_monte_carlo_is_deterministic_and_independent_of_run_order(name):
+    Z, S = _mc_problem()
+    value = _value(name, Z, S, n_samples=2000)
+    assert _value(name, Z, S, n_samples=2000) == value
+    assert _value(name, Z, S, n_samples=2000, random_state=np.int64(0)) == value
+    assert _value(name, Z, S, n_samples=2000, random_state=np.random.SeedSequence(0)) == value
+    assert _value(name, Z[::-1], S, n_samples=2000) == pytest.approx(value, abs=1e-12)
+    assert _value(name, Z[[3, 0, 6, 1, 5, 2, 4]], S, n_samples=2000) == pytest.approx(
+        value, abs=1e-12)
+    assert _value(name, Z, S, n_samples=2000, random_state=1) != value
+    generated = [_value(name, Z, S, n_samples=2000, random_state=np.random.default_rng(9))
+                 for _ in range(2)]
+    assert generated[0] == generated[1]
+    assert np.isfinite(_value(name, Z, S, n_samples=2000, random_state=None))
+
+
+def test_expectation_of_a_size_pair_does_not_depend_on_the_other_runs():
+    """E for sizes (n1, n2) is seeded from (random_state, n1, n2) only."""
+    Z, S = _mc_problem()
+    pairs_all = _pair_scores("sma_count", Z, S, n_samples=500)
+    pairs_two = _pair_scores("sma_count", Z[:2], S, n_samples=500)
+    assert pairs_two[0] == pairs_all[0]
+
+
+# --------------------------------------------------------------------- properties
+
+
+@pytest.mark.parametrize("name", ALL)
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), M=st.integers(2, 6), d=st.integers(2, 25))
+def test_declared_bounds_hold_with_monte_carlo(name, seed, M, d):
+    rng = np.random.default_rng(seed)
+    Z = _runs(rng, M, d)
+    S = _symmetric(np.where(rng.random((d, d)) < 0.2, rng.uniform(0.85, 1, (d, d)),
+                            rng.uniform(0, 0.9, (d, d))))
+    options = {"n_samples": 200} if name in CORRECTED else {}
+    value = _value(name, Z, S, **options)
+    info = get_measure(name)
+    assert math.isnan(value) or info.lower - 1e-9 <= value <= info.upper + 1e-9
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_metadata(name):
+    info = get_measure(name)
+    assert info.input == "selection"
+    assert info.needs_similarity == (name != "unadjusted")
+    assert info.corrected == (name not in {"pogr", "zucknick"})
+    if name in CORRECTED:
+        assert info.options == {"threshold": 0.9, "n_samples": 10_000, "random_state": 0,
+                                "expectation": "monte_carlo"}
+
+
+# ------------------------------------------------------------------ undefined cases
+
+
+@pytest.mark.parametrize("name", ["pogr", "unadjusted", *CORRECTED[1:]])
+def test_empty_run_makes_its_pairs_undefined(name):
+    S = np.eye(6)
+    S[1, 2] = S[2, 1] = 0.95
+    runs = [[0, 1], [2, 3], []]
+    options = {"n_samples": 100} if name in CORRECTED else {}
+    kwargs = {"similarity": S} if name != "unadjusted" else {}
+    with pytest.warns(StabilityWarning, match="a run selected no feature"):
+        assert math.isnan(stability(name, runs, n_features=6, **kwargs, **options))
+    with pytest.warns(StabilityWarning, match="imputed"):
+        imputed = stability(name, runs, n_features=6, impute_nan=0.0, **kwargs, **options)
+    defined = stability(name, runs[:2], n_features=6, **kwargs, **options)
+    assert imputed == pytest.approx(defined / 3)
+
+
+def test_yu_undefined_only_for_two_empty_runs():
+    """stabm: SMY's maximum (n1 + n2)/2 is positive unless both runs are empty; a pair
+    with one empty run scores (0 − 0)/(n/2 − 0) = 0."""
+    S = np.eye(6)
+    S[1, 2] = S[2, 1] = 0.95
+    both = _value("yu", [[0, 1], [2, 3]], S, n_features=6, n_samples=100)
+    assert _value("yu", [[0, 1], [2, 3], []], S, n_features=6, n_samples=100) == (
+        pytest.approx(both / 3))
+    with pytest.warns(StabilityWarning, match="two runs selected no feature"):
+        assert math.isnan(stability("yu", [[], [], [0]], n_features=6, similarity=S))
+
+
+def test_zucknick_undefined_only_for_two_empty_runs():
+    S = np.eye(4)
+    assert stability("zucknick", [[0], []], n_features=4, similarity=S) == 0
+    with pytest.warns(StabilityWarning, match="two runs selected no feature"):
+        assert math.isnan(stability("zucknick", [[], []], n_features=4, similarity=S))
+
+
+def test_sechidis_undefined_cases():
+    with pytest.warns(StabilityWarning, match="k̄ = 0"):
+        assert math.isnan(stability("sechidis", [[], []], n_features=3, similarity=np.eye(3)))
+    with pytest.warns(StabilityWarning, match=r"tr\(C Σ⁰\) = 0"):
+        value = stability("sechidis", [[0], [1]], n_features=3, similarity=np.ones((3, 3)))
+    assert math.isnan(value)
+
+
+# ---------------------------------------------------------------------- bad input
+
+
+@pytest.mark.parametrize("name, options, message", [
+    ("pogr", {"threshold": 1.5}, r"threshold must be a number in \[0, 1\].*got 1\.5"),
+    ("zucknick", {"threshold": None}, r"threshold must be a number in \[0, 1\].*got None"),
+    ("yu", {"threshold": "0.9"}, r"threshold must be a number in \[0, 1\].*got '0\.9'"),
+    ("sechidis", {"threshold": -0.1},
+     r"threshold must be None \(the raw similarity\) or a number in \[0, 1\].*got -0\.1"),
+    ("sma_count", {"n_samples": 0}, r"n_samples must be an integer >= 1.*got 0"),
+    ("sma_mean", {"n_samples": 2.5}, r"n_samples must be an integer >= 1.*got 2\.5"),
+    ("sma_mbm", {"n_samples": True}, r"n_samples must be an integer >= 1.*got True"),
+    ("sma_greedy", {"expectation": "mc"},
+     r"expectation must be one of 'monte_carlo', 'exact'; got 'mc'"),
+    ("yu", {"random_state": -1}, r"random_state must be None, a non-negative integer.*got -1"),
+    ("yu", {"random_state": "seed"}, r"random_state must be None.*got 'seed'"),
+    ("sma_count", {"random_state": np.random.RandomState(0)}, r"random_state must be None"),
+])
+def test_bad_options_raise(name, options, message):
+    S = _symmetric(np.full((5, 5), 0.95))
+    with pytest.raises(InvalidInputError, match=message):
+        stability(name, [[0, 1], [1, 2]], n_features=5, similarity=S, **options)
+
+
+def test_exact_expectation_refuses_large_enumerations():
+    d = 30
+    S = _symmetric(np.full((d, d), 0.95))
+    runs = [list(range(10)), list(range(5, 15))]
+    count = math.comb(d, 10) ** 2
+    assert count > EXACT_LIMIT
+    with pytest.raises(InvalidInputError,
+                       match=rf"expectation='exact' would enumerate {count:,} pairs.*"
+                             r"limit of 1,000,000; use expectation='monte_carlo'"):
+        stability("sma_count", runs, n_features=d, similarity=S, expectation="exact")
