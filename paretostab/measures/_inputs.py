@@ -228,7 +228,7 @@ def pair_index(n_runs: int) -> tuple[np.ndarray, np.ndarray]:
 
 def pair_counts(Z: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Sizes ``k_i``, ``k_j`` and intersection sizes ``|F_i ∩ F_j|`` for every pair ``i < j``."""
-    Zf = Z.astype(np.float64)
+    Zf = Z[:, Z.any(axis=0)].astype(np.float64)  # features never selected add nothing
     inter = Zf @ Zf.T
     k = Z.sum(axis=1)
     i, j = pair_index(Z.shape[0])

@@ -77,12 +77,6 @@ reaches the maximum.
 """
 
 
-def _with_corrected_options(function: Callable) -> Callable:
-    """Append the options shared by the corrected adjusted measures to the docstring."""
-    function.__doc__ = inspect.cleandoc(function.__doc__) + "\n\n" + _CORRECTED_OPTIONS
-    return function
-
-
 # --------------------------------------------------------------------------- options
 
 
@@ -524,88 +518,77 @@ def zucknick(Z: np.ndarray, *, similarity: SimilarityView, threshold: float = 0.
     return _ratio(numerator, n1 + n2 - r, "two runs selected no feature")
 
 
-@register("yu", input="selection", bounds=(-math.inf, 1), corrected=True, needs_similarity=True,
-          reference="Yu et al. 2012; Zhang et al. 2009; 001 (SMY); stabm stabilityYu")
-@_with_corrected_options
-def yu(Z: np.ndarray, *, similarity: SimilarityView, threshold: float = 0.9,
-       n_samples: int = 10_000, random_state: object = 0,
-       expectation: str = "monte_carlo") -> PairScores:
-    """SMY: mean over pairs of (I − E)/((n1 + n2)/2 − E), I = r + (O_ij + O_ji)/2.
+def _register_corrected(name: str, statistic: Statistic,
+                        maximum: Callable[[np.ndarray, np.ndarray], np.ndarray], *,
+                        reference: str, doc: str,
+                        empty: str = "a run selected no feature") -> Callable:
+    """Define and register a corrected adjusted measure: (I − E)/(max − E) of ``statistic``."""
+
+    def measure(Z: np.ndarray, *, similarity: SimilarityView, threshold: float = 0.9,
+                n_samples: int = 10_000, random_state: object = 0,
+                expectation: str = "monte_carlo") -> PairScores:
+        return _corrected(Z, similarity, statistic, maximum, threshold=threshold,
+                          n_samples=n_samples, random_state=random_state,
+                          expectation=expectation, empty=empty)
+
+    measure.__name__ = measure.__qualname__ = name
+    measure.__doc__ = inspect.cleandoc(doc) + "\n\n" + _CORRECTED_OPTIONS
+    return register(name, input="selection", bounds=(-math.inf, 1), corrected=True,
+                    needs_similarity=True, reference=reference)(measure)
+
+
+yu = _register_corrected(
+    "yu", _yu_intersection, _half_sum, empty="two runs selected no feature",
+    reference="Yu et al. 2012; Zhang et al. 2009; 001 (SMY); stabm stabilityYu",
+    doc="""SMY: mean over pairs of (I − E)/((n1 + n2)/2 − E), I = r + (O_ij + O_ji)/2.
 
     ``O_ij`` counts the features of F_i \\ F_j with a similar feature in F_j \\ F_i (001
     §2.2; stabm). Several features of one set may count for the same feature of the other,
     which lets SMY reach 1 for sets that differ in redundancy (001's motivation for SMA).
-    """
-    return _corrected(Z, similarity, _yu_intersection, _half_sum, threshold=threshold,
-                      n_samples=n_samples, random_state=random_state, expectation=expectation,
-                      empty="two runs selected no feature")
+    """,
+)
 
-
-@register("sma_count", input="selection", bounds=(-math.inf, 1), corrected=True,
-          needs_similarity=True,
-          reference="001 (SMA-Count); stabm stabilityIntersectionCount")
-@_with_corrected_options
-def sma_count(Z: np.ndarray, *, similarity: SimilarityView, threshold: float = 0.9,
-              n_samples: int = 10_000, random_state: object = 0,
-              expectation: str = "monte_carlo") -> PairScores:
-    """SMA-Count: mean over pairs of (I − E)/(√(n1n2) − E), I = r + min(O_ij, O_ji).
+sma_count = _register_corrected(
+    "sma_count", _count_intersection, _geometric_mean,
+    reference="001 (SMA-Count); stabm stabilityIntersectionCount",
+    doc="""SMA-Count: mean over pairs of (I − E)/(√(n1n2) − E), I = r + min(O_ij, O_ji).
 
     ``O_ij`` as for ``yu``. 001's recommended adjusted measure (fastest of the SMA-*).
-    """
-    return _corrected(Z, similarity, _count_intersection, _geometric_mean, threshold=threshold,
-                      n_samples=n_samples, random_state=random_state, expectation=expectation)
+    """,
+)
 
-
-@register("sma_mean", input="selection", bounds=(-math.inf, 1), corrected=True,
-          needs_similarity=True,
-          reference="001 (SMA-Mean); stabm stabilityIntersectionMean")
-@_with_corrected_options
-def sma_mean(Z: np.ndarray, *, similarity: SimilarityView, threshold: float = 0.9,
-             n_samples: int = 10_000, random_state: object = 0,
-             expectation: str = "monte_carlo") -> PairScores:
-    """SMA-Mean: as SMA-Count, each similar feature weighted by its mean similarity.
+sma_mean = _register_corrected(
+    "sma_mean", _mean_intersection, _geometric_mean,
+    reference="001 (SMA-Mean); stabm stabilityIntersectionMean",
+    doc="""SMA-Mean: as SMA-Count, each similar feature weighted by its mean similarity.
 
     Mean over pairs of (I − E)/(√(n1n2) − E) with
     ``I = r + min(Σ_{x ∈ A} mean_{y ∈ G_x} S[x, y], Σ_{y ∈ B} mean_{x ∈ G'_y} S[x, y])``
     over the features whose set ``G_x`` of similar features across the cross block
     A × B (A = F_i \\ F_j, B = F_j \\ F_i) is not empty (001 §2.2; stabm).
-    """
-    return _corrected(Z, similarity, _mean_intersection, _geometric_mean, threshold=threshold,
-                      n_samples=n_samples, random_state=random_state, expectation=expectation)
+    """,
+)
 
-
-@register("sma_greedy", input="selection", bounds=(-math.inf, 1), corrected=True,
-          needs_similarity=True,
-          reference="001 (SMA-Greedy, Algorithm 1); stabm stabilityIntersectionGreedy")
-@_with_corrected_options
-def sma_greedy(Z: np.ndarray, *, similarity: SimilarityView, threshold: float = 0.9,
-               n_samples: int = 10_000, random_state: object = 0,
-               expectation: str = "monte_carlo") -> PairScores:
-    """SMA-Greedy: as SMA-Count, with a greedy matching of the similar features.
+sma_greedy = _register_corrected(
+    "sma_greedy", _greedy_intersection, _geometric_mean,
+    reference="001 (SMA-Greedy, Algorithm 1); stabm stabilityIntersectionGreedy",
+    doc="""SMA-Greedy: as SMA-Count, with a greedy matching of the similar features.
 
     Mean over pairs of (I − E)/(√(n1n2) − E) with I = r + the size of a greedy matching
     of the similar pairs of A × B (A = F_i \\ F_j, B = F_j \\ F_i). Edges by decreasing
-    similarity, accepted if both ends are still free (001 Algorithm
-    1); ties by the smaller, then the larger feature index of the edge (stabm breaks them
-    by its sparse-matrix storage order). Never above SMA-MBM's matching.
-    """
-    return _corrected(Z, similarity, _greedy_intersection, _geometric_mean,
-                      threshold=threshold, n_samples=n_samples, random_state=random_state,
-                      expectation=expectation)
+    similarity, accepted if both ends are still free (001 Algorithm 1); ties by the
+    smaller, then the larger feature index of the edge (stabm breaks them by its
+    sparse-matrix storage order). Never above SMA-MBM's matching.
+    """,
+)
 
-
-@register("sma_mbm", input="selection", bounds=(-math.inf, 1), corrected=True,
-          needs_similarity=True,
-          reference="001 (SMA-MBM); stabm stabilityIntersectionMBM")
-@_with_corrected_options
-def sma_mbm(Z: np.ndarray, *, similarity: SimilarityView, threshold: float = 0.9,
-            n_samples: int = 10_000, random_state: object = 0,
-            expectation: str = "monte_carlo") -> PairScores:
-    """SMA-MBM: as SMA-Count, with a maximum bipartite matching of the similar features.
+sma_mbm = _register_corrected(
+    "sma_mbm", _mbm_intersection, _geometric_mean,
+    reference="001 (SMA-MBM); stabm stabilityIntersectionMBM",
+    doc="""SMA-MBM: as SMA-Count, with a maximum bipartite matching of the similar features.
 
     Mean over pairs of (I − E)/(√(n1n2) − E) with I = r + the size of a maximum matching
     of the bipartite graph joining x ∈ F_i \\ F_j and y ∈ F_j \\ F_i when
     ``S[x, y] ≥ threshold`` (001 §2.2; Hopcroft–Karp via scipy).
-    """
-    return _corrected(Z, similarity, _mbm_intersection, _geometric_mean, threshold=threshold,
-                      n_samples=n_samples, random_state=random_state, expectation=expectation)
+    """,
+)
