@@ -13,9 +13,10 @@ the features form groups of five sharing a latent factor, so that similarities a
 the whole feature space (the sum and maximum of its off-diagonal entries, the list of
 pairs above 0.9) are cached on the similarity object: they are timed once, on their own
 line. Each measure's time is the median of ``--repeats`` calls. The baselines run in the
-same process on the same inputs: ``msi`` against a per-pair ``scipy.optimize.linprog`` formulation (000 eq. 8–12) and
-``iw`` against a direct double loop over pairs of runs (003 eq. 6); both references live
-in ``tests/reference``. Prints a Markdown table (the one in the README).
+same process on the same inputs: ``msi`` against a per-pair ``scipy.optimize.linprog``
+formulation (000 eq. 8–12) and ``iw`` against a direct double loop over pairs of runs
+(003 eq. 6); both references live in ``tests/reference``. Prints a Markdown table (the
+one in the README).
 """
 
 from __future__ import annotations
