@@ -1,0 +1,65 @@
+"""Feature selectors: scikit-learn estimators exposing ``support_``, ``importances_``,
+``ranking_``/``rank_order_`` and a fitted final model (``predict``/``score``).
+
+``SELECTORS`` is the registry: name → estimator class, and the hyperparameters a tuning
+study searches by default (plain data: ``(low, high, log)`` ranges; the tuning module
+turns them into Optuna distributions).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from paretostab.errors import UnknownNameError
+from paretostab.selectors.hybrid_rfe import BiasedRFE, HybridRFE, transfer_learning_rfe
+
+
+@dataclass(frozen=True)
+class Range:
+    """A hyperparameter range: integers when both bounds are ints; ``log`` scale optional."""
+
+    low: float
+    high: float
+    log: bool = False
+
+
+@dataclass(frozen=True)
+class SelectorInfo:
+    name: str
+    estimator: type
+    fixed: dict = field(default_factory=dict)
+    search_space: dict = field(default_factory=dict)
+
+    def make(self, **params):
+        """An estimator with the fixed parameters, overridden by ``params``."""
+        return self.estimator(**{**self.fixed, **params})
+
+
+_RFE_SPACE = {"reg": Range(1e-3, 1e3, log=True), "final_reg": Range(1e-3, 1e3, log=True)}
+
+SELECTORS = {
+    info.name: info
+    for info in [
+        SelectorInfo("hybrid_rfe", HybridRFE, search_space={
+            "n_stable": Range(0, 20), "epsilon": Range(1e-3, 1.0, log=True), **_RFE_SPACE,
+            "alpha": Range(0.0, 1.0)}),
+        SelectorInfo("logistic_rfe", HybridRFE, fixed={"n_stable": 0},
+                     search_space=dict(_RFE_SPACE)),
+        SelectorInfo("svm_rfe", HybridRFE, fixed={"n_stable": 0, "loss": "hinge"},
+                     search_space=dict(_RFE_SPACE)),
+        SelectorInfo("biased_rfe", BiasedRFE, search_space={
+            "shape": Range(1e-2, 1e2, log=True), **_RFE_SPACE}),
+    ]
+}
+
+
+def get_selector(name: str) -> SelectorInfo:
+    """The registry entry of ``name``; unknown names raise with the closest suggestion."""
+    try:
+        return SELECTORS[name]
+    except (KeyError, TypeError):
+        raise UnknownNameError.for_name("selector", name, SELECTORS) from None
+
+
+__all__ = ["SELECTORS", "BiasedRFE", "HybridRFE", "Range", "SelectorInfo", "get_selector",
+           "transfer_learning_rfe"]

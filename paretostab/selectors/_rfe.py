@@ -1,0 +1,286 @@
+"""Recursive feature elimination with differential shrinkage: the engine and base estimator.
+
+Every RFE of the package (hybrid, biased, plain logistic, SVM) runs the same elimination
+(003 Algorithm 1, 002 §4) and differs only in how it sets the shrinkage β and the
+protected (never dropped) features. Subclasses implement :meth:`_BaseRFE._shrinkage`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.feature_selection import SelectorMixin
+from sklearn.svm import LinearSVC
+from sklearn.utils.metaestimators import available_if
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+from threadpoolctl import threadpool_limits
+
+from paretostab.errors import InvalidInputError
+from paretostab.selectors._logistic import IncrementalL2Logistic
+
+LOSSES = ("logistic", "hinge")
+
+
+class _HingeModel:
+    """Linear SVM (hinge loss) refitted from scratch at each step, the interface of
+    :class:`IncrementalL2Logistic`. Penalty ``reg · ‖β ⊙ w‖²`` ↔ ``LinearSVC(C=1/(2 reg))``
+    on ``x_f / β_f``; liblinear also penalises the intercept (its ``intercept_scaling``)."""
+
+    def __init__(self, X, y, *, reg, beta=None, tol=1e-4, max_iter=None):
+        self._X = X / (1.0 if beta is None else np.asarray(beta))
+        self._scale = np.ones(X.shape[1]) if beta is None else 1.0 / np.asarray(beta)
+        self._y, self._reg, self._tol = y, reg, tol
+        self.features = np.arange(X.shape[1])
+
+    def fit(self) -> _HingeModel:
+        svm = LinearSVC(C=1 / (2 * self._reg), loss="hinge", dual=True, tol=self._tol,
+                        max_iter=100_000, random_state=0)
+        svm.fit(self._X[:, self.features], self._y)
+        self._w, self._b = svm.coef_[0], float(svm.intercept_[0])
+        return self
+
+    @property
+    def coef(self) -> np.ndarray:
+        return self._w * self._scale[self.features]
+
+    @property
+    def intercept(self) -> float:
+        return self._b
+
+    def drop(self, positions: np.ndarray) -> None:
+        self.features = np.delete(self.features, positions)
+
+
+def _model(loss: str, X, y, *, reg, beta=None, tol):
+    cls = IncrementalL2Logistic if loss == "logistic" else _HingeModel
+    return cls(X, y, reg=reg, beta=beta, tol=tol)
+
+
+@dataclass(frozen=True)
+class EliminationPath:
+    """What an elimination leaves: the kept features and how the others went.
+
+    ``kept``: the k kept features. ``dropped_at``: per feature, the pruning step (1-based)
+    at which it was dropped, 0 if kept. ``last_weight``: |w_f| in the last model that
+    contained f. ``frequency_score``: eq. 15 of 003 for the kept features (0 elsewhere).
+    """
+
+    kept: np.ndarray
+    dropped_at: np.ndarray
+    last_weight: np.ndarray
+    frequency_score: np.ndarray
+
+
+def eliminate(X: np.ndarray, y: np.ndarray, *, n_features: int, protected: np.ndarray,
+              beta: np.ndarray, reg: float, step: float, tol: float,
+              loss: str) -> EliminationPath:
+    """Run the elimination of 003 Algorithm 1 on standardised ``X``.
+
+    While more than ``n_features`` remain: fit the model with penalty ``reg ‖β ⊙ w‖²``,
+    rank the remaining features — the ``protected`` ones first, in their given order, then
+    the others by decreasing |w_f| (ties: lower feature index first) — and drop the last
+    ``min(max(1, ⌊step · |F|⌋), |F| − k)``, never a protected one. The ranks feed the
+    frequency score of 003 eq. 15, ``sc_f = (|F_0|/|F_#|) Π_s (|F_s| − r_f(s) + 1) /
+    (|F_{s−1}| − r_f(s) + 1)``.
+    """
+    d = X.shape[1]
+    model = _model(loss, X, y, reg=reg, beta=beta, tol=tol)
+    is_protected = np.zeros(d, dtype=bool)
+    is_protected[protected] = True
+    protected_rank = np.full(d, d)
+    protected_rank[protected] = np.arange(protected.size)
+    dropped_at = np.zeros(d, dtype=np.int64)
+    last_weight = np.zeros(d)
+    product = np.ones(d)
+    pruning = 0
+    while model.features.size > n_features:
+        features = model.features
+        weight = np.abs(model.fit().coef)
+        last_weight[features] = weight
+        # protected first (in their order), then by decreasing |w|, then by feature index
+        order = np.lexsort((features, -weight, protected_rank[features],
+                            ~is_protected[features]))
+        size = features.size
+        n_drop = min(max(1, math.floor(step * size)), size - n_features)
+        rank = np.empty(size)
+        rank[order] = np.arange(1, size + 1)
+        product[features] *= (size - n_drop - rank + 1) / (size - rank + 1)
+        pruning += 1
+        positions = order[size - n_drop:]
+        dropped_at[features[positions]] = pruning
+        model.drop(positions)
+    kept = model.features
+    score = np.zeros(d)
+    score[kept] = d / n_features * product[kept]
+    return EliminationPath(kept, dropped_at, last_weight, score)
+
+
+def linear_importance(coef: np.ndarray) -> np.ndarray:
+    """I_lin(f) = ‖w‖₀ |w_f| / ‖w‖₁ (003 eq. 7, 000 eq. 7), on standardised features.
+
+    All zero when every weight is zero (e.g. only constant features were kept).
+    """
+    total = np.abs(coef).sum()
+    if total == 0:
+        return np.zeros_like(coef, dtype=float)
+    return np.count_nonzero(coef) * np.abs(coef) / total
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, int | float | np.integer | np.floating) and not isinstance(
+        value, bool
+    )
+
+
+def check_positive(name: str, value: object) -> float:
+    if not _is_number(value) or not value > 0 or not math.isfinite(value):
+        raise InvalidInputError(f"{name} must be a finite number > 0; got {value!r}.")
+    return float(value)
+
+
+def check_int(name: str, value: object, low: int, high: int, meaning: str) -> int:
+    if not isinstance(value, int | np.integer) or isinstance(value, bool) or not (
+        low <= value <= high
+    ):
+        raise InvalidInputError(
+            f"{name} must be an integer in [{low}, {high}] ({meaning}); got {value!r}."
+        )
+    return int(value)
+
+
+class _BaseRFE(ClassifierMixin, SelectorMixin, BaseEstimator):
+    """Shared fit/predict machinery of the RFE selectors (see :func:`eliminate`).
+
+    Features are standardised on the training data (constant features become 0 and get
+    zero weight). Fitted attributes: ``support_``, ``ranking_`` (scikit-learn's RFE
+    convention: 1 = kept, larger = dropped earlier), ``rank_order_`` (a full ranking 1..d
+    without ties: kept features by decreasing final |w|, then the others by reverse
+    elimination order, within a step by decreasing |w| in its last model, then by
+    index), ``importances_`` (I_lin of the final model, 0 outside the support),
+    ``frequency_scores_`` (003 eq. 15, 0 outside the support), ``coef_`` and
+    ``intercept_`` of the final model on the selected standardised features, ``mean_``
+    and ``scale_`` of the standardisation, ``beta_`` (the shrinkage used), ``classes_``.
+    """
+
+    # Subclasses define ``_shrinkage(X_raw, signs, d) -> (β, protected features in order)``.
+
+    def _final_shrinkage(self, path: EliminationPath) -> np.ndarray | None:
+        """β of the final model on the kept features (None: no shrinkage)."""
+        return None
+
+    def _validate_common(self, d: int) -> None:
+        check_int("n_features", self.n_features, 1, d,
+                  f"the number of features to select, at most the {d} features of X")
+        check_positive("reg", self.reg)
+        check_positive("final_reg", self.final_reg)
+        check_positive("tol", self.tol)
+        if not _is_number(self.step) or not 0 < self.step < 1:
+            raise InvalidInputError(
+                f"step must be a fraction in (0, 1) of the remaining features dropped per "
+                f"iteration; got {self.step!r}."
+            )
+        if self.loss not in LOSSES:
+            raise InvalidInputError(
+                f"loss must be one of {', '.join(map(repr, LOSSES))}; got {self.loss!r}."
+            )
+
+    def fit(self, X, y):
+        """Select ``n_features`` features of ``X`` and fit the final model on them.
+
+        BLAS is limited to one thread during the fit: the core's many small (n × n)
+        solves stall for seconds when two BLAS threads compete on a small machine, and
+        parallelism belongs to the resampling runs, not to one fit.
+        """
+        with threadpool_limits(limits=1, user_api="blas"):
+            return self._fit(X, y)
+
+    def _fit(self, X, y):
+        name = type(self).__name__
+        if isinstance(X, np.ndarray | list) and np.size(X) and not np.all(
+            np.isfinite(np.asarray(X, dtype=float))
+        ):
+            bad = ~np.isfinite(np.asarray(X, dtype=float))
+            i, j = np.argwhere(bad)[0]
+            raise InvalidInputError(
+                f"Input X contains {int(bad.sum())} NaN or inf value(s), the first at row {i}, "
+                f"column {j}; {name} needs complete data: impute or drop them first."
+            )
+        X, y = validate_data(self, X, y, dtype=np.float64)
+        try:
+            check_classification_targets(y)
+        except ValueError as exc:
+            raise InvalidInputError(f"{name} is a classifier: {exc}") from None
+        self.classes_, y_index = np.unique(y, return_inverse=True)
+        if self.classes_.size < 2:
+            raise InvalidInputError(
+                f"{name} needs 2 classes in y; got 1 class ({self.classes_[0]!r})."
+            )
+        if self.classes_.size > 2:
+            raise InvalidInputError(
+                f"Only binary classification is supported. {name} needs 2 classes in y; "
+                f"got {self.classes_.size} classes: {self.classes_.tolist()[:10]}."
+            )
+        n, d = X.shape
+        self._validate_common(d)
+        signs = np.where(y_index == 1, 1.0, -1.0)
+        self.mean_ = X.mean(axis=0)
+        std = X.std(axis=0)
+        self.scale_ = np.where(std > 0, std, 1.0)
+        X_std = (X - self.mean_) / self.scale_
+        beta, protected = self._shrinkage(X, signs, d)
+        self.beta_ = beta
+        path = eliminate(X_std, signs, n_features=self.n_features, protected=protected,
+                         beta=beta, reg=self.reg, step=self.step, tol=self.tol, loss=self.loss)
+        final = _model(self.loss, X_std[:, path.kept], signs, reg=self.final_reg,
+                       beta=self._final_shrinkage(path), tol=self.tol).fit()
+        self.support_ = np.zeros(d, dtype=bool)
+        self.support_[path.kept] = True
+        self.coef_ = final.coef
+        self.intercept_ = final.intercept
+        self.importances_ = np.zeros(d)
+        self.importances_[path.kept] = linear_importance(self.coef_)
+        self.frequency_scores_ = path.frequency_score
+        last_step = path.dropped_at.max(initial=0)
+        self.ranking_ = np.where(self.support_, 1, last_step - path.dropped_at + 2)
+        weight = path.last_weight.copy()
+        weight[path.kept] = np.abs(self.coef_)
+        order = np.lexsort((np.arange(d), -weight, -np.where(self.support_, last_step + 1,
+                                                              path.dropped_at)))
+        self.rank_order_ = np.empty(d, dtype=np.int64)
+        self.rank_order_[order] = np.arange(1, d + 1)
+        self._selected = path.kept
+        return self
+
+    def _get_support_mask(self):
+        check_is_fitted(self, "support_")
+        return self.support_
+
+    def decision_function(self, X):
+        """Signed distance of the final model; positive means ``classes_[1]``."""
+        check_is_fitted(self, "support_")
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        kept = self._selected
+        return ((X[:, kept] - self.mean_[kept]) / self.scale_[kept]) @ self.coef_ + self.intercept_
+
+    def predict(self, X):
+        """Class labels of the final model on the selected features."""
+        decision = self.decision_function(X)
+        return self.classes_[(decision > 0).astype(int)]
+
+    def _is_logistic(self) -> bool:
+        return self.loss == "logistic"
+
+    @available_if(_is_logistic)
+    def predict_proba(self, X):
+        """Class probabilities of the final (logistic) model."""
+        p = 1.0 / (1.0 + np.exp(-self.decision_function(X)))
+        return np.column_stack([1 - p, p])
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        return tags

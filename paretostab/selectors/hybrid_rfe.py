@@ -1,0 +1,260 @@
+"""Hybrid RFE (003 Algorithm 1, eq. 15–16) and biased RFE (002 §4), on the fast core.
+
+Penalty convention of the whole package: ``reg=λ`` is the loss
+``Σ log(1 + e^{−y(w·x + b)}) + λ‖β ⊙ w‖²`` on standardised features with an unpenalised
+intercept — scikit-learn's ``LogisticRegression(C=1/(2λ))`` on the features ``x_f/β_f``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from scipy import stats
+from sklearn.utils import check_random_state
+
+from paretostab.errors import InvalidInputError
+from paretostab.selectors._rfe import (
+    EliminationPath,
+    _BaseRFE,
+    _is_number,
+    check_int,
+    check_positive,
+)
+
+CRITERIA = ("variance", "welch_t")
+
+
+def welch_t(X: np.ndarray, signs: np.ndarray) -> np.ndarray:
+    """|Welch's t| of each feature between the two classes (0 for constant features;
+    inf where both classes are constant but their means differ)."""
+    a, b = X[signs > 0], X[signs < 0]
+    difference = np.abs(a.mean(axis=0) - b.mean(axis=0))
+    spread = np.sqrt(a.var(axis=0, ddof=1) / len(a) + b.var(axis=0, ddof=1) / len(b)) if min(
+        len(a), len(b)) > 1 else np.zeros(X.shape[1])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = np.where(spread > 0, difference / np.where(spread > 0, spread, 1.0),
+                     np.where(difference > 0, np.inf, 0.0))
+    return t
+
+
+def univariate_order(X: np.ndarray, signs: np.ndarray, criterion: str | float) -> np.ndarray:
+    """Features by decreasing univariate criterion on the raw data (ties: lower index first).
+
+    ``"variance"``: sample variance (unsupervised); ``"welch_t"``: |Welch's t|
+    (supervised); a number w in [0, 1]: the mix ``w · q(t) + (1 − w) · q(variance)`` of
+    the two criteria's rank fractions q (average ranks / d), the linear combination of
+    003 §6.1 made scale-free.
+    """
+    if isinstance(criterion, str):
+        score = X.var(axis=0, ddof=1) if criterion == "variance" else welch_t(X, signs)
+    else:
+        d = X.shape[1]
+        score = (criterion * stats.rankdata(welch_t(X, signs)) / d
+                 + (1 - criterion) * stats.rankdata(X.var(axis=0, ddof=1)) / d)
+    return np.lexsort((np.arange(X.shape[1]), -score))
+
+
+def _check_criterion(criterion: object) -> None:
+    if isinstance(criterion, str) and criterion in CRITERIA:
+        return
+    if _is_number(criterion) and 0 <= criterion <= 1:
+        return
+    raise InvalidInputError(
+        "criterion must be 'variance', 'welch_t' or a weight w in [0, 1] of Welch's t in "
+        f"their rank mix; got {criterion!r}."
+    )
+
+
+class HybridRFE(_BaseRFE):
+    """Hybrid recursive feature elimination (003 Algorithm 1) with frequency shrinkage.
+
+    The top ``n_stable`` (N) features of a univariate ``criterion`` form the stable set
+    S_N; they get the differential shrinkage β = ``epsilon`` (ε, 1 elsewhere) and are never
+    dropped. The others are eliminated recursively with L2-logistic models of penalty
+    ``reg ‖β ⊙ w‖²`` (λ) until ``n_features`` (k) remain; the final model is fitted on
+    them with ``final_reg`` (λ_f), with the frequency-score shrinkage of 003 eq. 16,
+    ``λ_f Σ_f (1 + alpha (1 − sc_f)) w_f²``, when ``alpha`` (α) > 0. ``n_stable=0`` is the
+    plain logistic RFE, ``n_stable=n_features`` the univariate filter; ``loss="hinge"``
+    gives the SVM-RFE of 000/003 (linear SVMs refitted at each step).
+
+    Parameters
+    ----------
+    n_features : int
+        k, the number of features selected.
+    n_stable : int
+        N ≤ k, the size of the stable set S_N.
+    epsilon : float > 0
+        ε, the shrinkage of S_N during the elimination (ε < 1 favours S_N).
+    reg, final_reg : float > 0
+        λ during the elimination and λ_f of the final model (``C = 1/(2λ)``).
+    alpha : float ≥ 0
+        α of the frequency-score shrinkage of the final model (003 eq. 16).
+    step : float in (0, 1)
+        Fraction of the remaining features dropped per iteration (at least one, never
+        below k): ``min(max(1, ⌊step · |F|⌋), |F| − k)``.
+    criterion : {"variance", "welch_t"} or float in [0, 1]
+        The univariate criterion of S_N, computed on the raw features; a number w mixes
+        the two (see :func:`univariate_order`).
+    loss : {"logistic", "hinge"}
+    tol : float
+        Solver tolerance (gradient norm of the Newton core; liblinear's for hinge).
+
+    Notes
+    -----
+    Deterministic: ties are broken by feature index. Constant features are kept working
+    (standardised to 0, zero weight: they are dropped first). Attributes: see
+    :class:`paretostab.selectors._rfe._BaseRFE`.
+    """
+
+    def __init__(self, n_features=20, n_stable=0, epsilon=1.0, reg=1.0, final_reg=1.0,
+                 alpha=0.0, step=0.2, criterion="variance", loss="logistic", tol=1e-8):
+        self.n_features = n_features
+        self.n_stable = n_stable
+        self.epsilon = epsilon
+        self.reg = reg
+        self.final_reg = final_reg
+        self.alpha = alpha
+        self.step = step
+        self.criterion = criterion
+        self.loss = loss
+        self.tol = tol
+
+    def _shrinkage(self, X, signs, d):
+        check_int("n_stable", self.n_stable, 0, min(self.n_features, d),
+                  f"the stable set's size, at most n_features={self.n_features}")
+        check_positive("epsilon", self.epsilon)
+        if not _is_number(self.alpha) or self.alpha < 0:
+            raise InvalidInputError(f"alpha must be a number >= 0; got {self.alpha!r}.")
+        _check_criterion(self.criterion)
+        stable = univariate_order(X, signs, self.criterion)[: self.n_stable]
+        beta = np.ones(d)
+        beta[stable] = self.epsilon
+        return beta, stable
+
+    def _final_shrinkage(self, path: EliminationPath):
+        if self.alpha == 0:
+            return None
+        return np.sqrt(1 + self.alpha * (1 - path.frequency_score[path.kept]))
+
+
+#: Smallest shrinkage after re-centring: Γ(α, 1) with a small shape draws values down to
+#: 1e-30 and beyond, which would rescale features by as much; below this floor a feature
+#: is unpenalised for all practical purposes anyway.
+BETA_FLOOR = 1e-6
+
+
+def _gamma_beta(rng: np.random.RandomState, shape: float, d: int) -> np.ndarray:
+    """β ~ Γ(shape, 1) re-centred to mean 1 (002 §4), floored at :data:`BETA_FLOOR`."""
+    beta = rng.gamma(shape, 1.0, size=d)
+    return np.maximum(beta / beta.mean(), BETA_FLOOR)
+
+
+class BiasedRFE(_BaseRFE):
+    """Biased RFE (002 §4): logistic RFE with a random or prior differential shrinkage β.
+
+    ``β_f ~ Γ(shape, 1)``, re-centred to mean 1 (002 §4; floored at :data:`BETA_FLOOR`
+    for numerical safety): features with a small β_f are less penalised, so favoured.
+    ``shape → ∞`` is the plain RFE; a small shape biases strongly. With ``prior``, the
+    same draws are assigned by prior knowledge: for ``prior_type="ranking"``, ``prior``
+    lists features best first and they receive the smallest β in that order; for
+    ``prior_type="set"``, the features of ``prior`` receive the smallest β (in random
+    order). ``beta`` gives β explicitly (it overrides the draws; used by
+    :func:`transfer_learning_rfe`). The final model is the unbiased L2-logistic with
+    ``final_reg``.
+
+    Parameters
+    ----------
+    n_features : int
+    reg, final_reg : float > 0
+    shape : float > 0
+        α of the gamma distribution.
+    prior : sequence of int, optional
+    prior_type : {"ranking", "set"}
+    beta : array (d,) of float > 0, optional
+    step, loss, tol : as :class:`HybridRFE`
+    random_state : int, RandomState or None
+        Seeds the draws of β.
+    """
+
+    def __init__(self, n_features=20, reg=1.0, final_reg=1.0, shape=1.0, prior=None,
+                 prior_type="ranking", beta=None, step=0.2, loss="logistic", tol=1e-8,
+                 random_state=None):
+        self.n_features = n_features
+        self.reg = reg
+        self.final_reg = final_reg
+        self.shape = shape
+        self.prior = prior
+        self.prior_type = prior_type
+        self.beta = beta
+        self.step = step
+        self.loss = loss
+        self.tol = tol
+        self.random_state = random_state
+
+    def _shrinkage(self, X, signs, d):
+        protected = np.zeros(0, dtype=np.int64)
+        if self.beta is not None:
+            beta = np.asarray(self.beta, dtype=float)
+            if beta.shape != (d,) or not np.all(np.isfinite(beta)) or np.any(beta <= 0):
+                raise InvalidInputError(
+                    f"beta must hold {d} finite values > 0 (one per feature); got shape "
+                    f"{beta.shape}."
+                )
+            return beta, protected
+        check_positive("shape", self.shape)
+        rng = check_random_state(self.random_state)
+        beta = _gamma_beta(rng, self.shape, d)
+        if self.prior is None:
+            return beta, protected
+        if self.prior_type not in ("ranking", "set"):
+            raise InvalidInputError(
+                f"prior_type must be 'ranking' or 'set'; got {self.prior_type!r}."
+            )
+        prior = np.asarray(self.prior)
+        if (prior.ndim != 1 or not np.issubdtype(prior.dtype, np.integer) or prior.size == 0
+                or prior.min() < 0 or prior.max() >= d or np.unique(prior).size != prior.size):
+            raise InvalidInputError(
+                f"prior must list distinct feature indices in [0, {d}) (best first for a "
+                f"ranking); got {self.prior!r}."
+            )
+        smallest = np.sort(beta)
+        if self.prior_type == "set":
+            prior = rng.permutation(prior)
+        rest = np.setdiff1d(np.arange(d), prior)
+        assigned = np.empty(d)
+        assigned[prior] = smallest[: prior.size]
+        assigned[rest] = rng.permutation(smallest[prior.size:])
+        return assigned, protected
+
+
+def transfer_learning_rfe(tasks: Sequence[tuple[object, object]], *, transfer: float,
+                          **params) -> list[BiasedRFE]:
+    """Select features task after task, biased towards earlier tasks' selections (002 §4).
+
+    For task t, ``β_f = exp(−transfer · (2 p_f − 1))`` with p_f the fraction of the
+    earlier tasks that selected f (002 eq. 6–7, ``sc_f = 2p_f − 1``), re-centred to mean 1;
+    the first task is unbiased. ``transfer`` is 002's α_t (0: independent tasks).
+    ``params`` go to :class:`BiasedRFE` (``n_features``, ``reg``, ``final_reg`` …).
+    Returns the fitted selectors, one per task, in order.
+    """
+    if not _is_number(transfer) or transfer < 0:
+        raise InvalidInputError(f"transfer must be a number >= 0; got {transfer!r}.")
+    fitted: list[BiasedRFE] = []
+    counts = None
+    for X, y in tasks:
+        d = np.shape(X)[1]
+        if counts is None:
+            counts = np.zeros(d)
+            beta = np.ones(d)
+        else:
+            if counts.size != d:
+                raise InvalidInputError(
+                    f"every task must have the same {counts.size} features; a task has {d}."
+                )
+            beta = np.exp(-transfer * (2 * counts / len(fitted) - 1))
+            beta /= beta.mean()
+        selector = BiasedRFE(beta=beta, **params).fit(X, y)
+        counts += selector.support_
+        fitted.append(selector)
+    return fitted
