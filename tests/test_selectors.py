@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -296,3 +297,19 @@ def test_bad_data_raise_specific_errors():
         BiasedRFE(n_features=5, prior=[1, 1]).fit(X, y)
     with pytest.raises(InvalidInputError, match="transfer must be a number >= 0"):
         transfer_learning_rfe([(X, y)], transfer=-1, n_features=5)
+
+
+SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+
+
+@pytest.mark.skipif(not (SHARED_DATA / "alon.csv.gz").exists(),
+                    reason="../shared/data/alon.csv.gz (the shared benchmark data) is absent")
+def test_hybrid_rfe_on_the_alon_microarray():
+    import pandas as pd
+
+    data = pd.read_csv(SHARED_DATA / "alon.csv.gz")
+    X, y = data.drop(columns="label").to_numpy(), data["label"].to_numpy()
+    selector = HybridRFE(n_features=20, n_stable=5, epsilon=0.1).fit(X, y)
+    assert selector.support_.sum() == 20
+    assert set(selector.classes_) == {"n", "t"}
+    assert selector.score(X, y) > 0.9  # training accuracy of the final model
