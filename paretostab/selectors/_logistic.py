@@ -13,8 +13,8 @@ While the model has at least as many features as examples it is solved in the du
 representation ``w' = X'ᵀα`` (the optimum lies in the row space of X'): Newton steps on
 (α, b) cost O(n³) whatever d is, through the n×n Gram matrix ``K = X'X'ᵀ``, which is
 *downdated* as features are dropped (``K ← K − X'_D X'_Dᵀ``) instead of recomputed, and
-every fit is warm-started from the previous one. Below n features it switches to primal
-Newton steps, O(n m²) for m features.
+every fit is warm-started from the previous one (the weights of the kept features are
+kept). Below n features it switches to primal Newton steps, O(n m²) for m features.
 """
 
 from __future__ import annotations
@@ -22,8 +22,21 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
+from scipy.linalg import lapack
 from scipy.special import expit, log_expit
 from sklearn.exceptions import ConvergenceWarning
+
+_ARMIJO = 1e-4
+_MIN_CURVATURE = 1e-15  # floor of p(1 − p): saturated examples keep a finite 2λ/h
+
+
+def _cholesky_solve(matrix: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    """Solve ``matrix · x = rhs`` for a symmetric positive definite ``matrix`` (overwritten)."""
+    factor, info = lapack.dpotrf(matrix, lower=0, clean=0, overwrite_a=1)
+    if info != 0:
+        raise np.linalg.LinAlgError(f"Newton system not positive definite (dpotrf info {info})")
+    solution, _ = lapack.dpotrs(factor, rhs, lower=0)
+    return solution
 
 
 class IncrementalL2Logistic:
@@ -51,12 +64,15 @@ class IncrementalL2Logistic:
     def __init__(self, X: np.ndarray, y: np.ndarray, *, reg: float,
                  beta: np.ndarray | None = None, tol: float = 1e-8, max_iter: int = 100):
         n, d = X.shape
-        self._y = y.astype(float)
+        self._y = np.asarray(y, dtype=float)
         self._reg = float(reg)
-        self._tol = tol
         self._max_iter = max_iter
         self._scale = np.ones(d) if beta is None else 1.0 / np.asarray(beta, dtype=float)
-        self._X = np.asfortranarray(X * self._scale)  # X' = X / β, columns sliced often
+        # X' = X / β, Fortran-ordered; dropped columns stay stored (marked dead) until
+        # fewer than half are alive, so that each column is copied O(1) times in all
+        self._X = np.asfortranarray(X if beta is None else X * self._scale)
+        self._stored = np.arange(d)
+        self._alive = np.ones(d, dtype=bool)
         self.features = np.arange(d)
         self._b = 0.0
         gradient_at_zero = np.append(self._X.T @ self._y, self._y.sum()) / 2
@@ -73,16 +89,23 @@ class IncrementalL2Logistic:
 
     def fit(self) -> IncrementalL2Logistic:
         """Solve for the current features, warm-started from the previous solution."""
-        if self._K is not None:
-            self._newton(self._dual_state, self._dual_step, self._dual_update)
-        else:
-            self._newton(self._primal_state, self._primal_step, self._primal_update)
+        converged = self._fit_dual() if self._K is not None else self._fit_primal()
+        if not converged:
+            warnings.warn(
+                f"L2-logistic Newton did not reach gradient norm {self._stop:g} in "
+                f"{self._max_iter} iterations; raise max_iter or tol.",
+                ConvergenceWarning, stacklevel=3,
+            )
         return self
 
     @property
     def coef(self) -> np.ndarray:
         """Weights of the current features in the unscaled space, ``w_f = w'_f / β_f``."""
-        return self._scaled_coef() * self._scale[self.features]
+        if self._K is not None:
+            scaled = (self._X.T @ self._alpha)[self._alive]
+        else:
+            scaled = self._w
+        return scaled * self._scale[self.features]
 
     @property
     def intercept(self) -> float:
@@ -90,128 +113,134 @@ class IncrementalL2Logistic:
 
     def drop(self, positions: np.ndarray) -> None:
         """Remove the features at ``positions`` (indices into :attr:`features`)."""
-        keep = np.ones(self.features.size, dtype=bool)
-        keep[positions] = False
-        dropped, kept = self.features[~keep], self.features[keep]
+        alive = np.flatnonzero(self._alive)
+        dropped = alive[positions]
+        self._alive[dropped] = False
+        kept = int(self._alive.sum())
         n = self._X.shape[0]
         if self._K is not None:
-            if kept.size < n:  # switch to the primal: w' = X'ᵀα on the kept features
-                self._w = self._X[:, kept].T @ self._alpha
+            if kept < n:  # switch to the primal: w' = X'ᵀα on the kept features
+                self._w = self._X[:, self._alive].T @ self._alpha
                 self._K = self._alpha = None
-            elif dropped.size < kept.size:
+            elif dropped.size < kept:
                 block = self._X[:, dropped]
                 self._K -= block @ block.T
             else:
-                block = self._X[:, kept]
+                block = self._X[:, self._alive]
                 self._K = block @ block.T
         else:
+            keep = np.ones(alive.size, dtype=bool)
+            keep[positions] = False
             self._w = self._w[keep]
-        self.features = kept
+        if kept < self._alive.size / 2 or self._K is None:
+            self._X = np.asfortranarray(self._X[:, self._alive])
+            self._stored = self._stored[self._alive]
+            self._alive = np.ones(kept, dtype=bool)
+        self.features = self._stored[self._alive]
 
     # ------------------------------------------------------------- internals
 
-    def _scaled_coef(self) -> np.ndarray:
-        if self._K is not None:
-            return self._X[:, self.features].T @ self._alpha
-        return self._w
+    def _fit_dual(self) -> bool:
+        """Damped Newton on (α, b) with margins ``f = Kα + b``.
 
-    def _loss(self, margin: np.ndarray) -> float:
-        return float(-np.sum(log_expit(self._y * margin)))
+        Direction: ``(DK + 2λI)Δα + D1Δb = −r``, ``1ᵀΔα = −1ᵀα``, with ``r = g + 2λα``;
+        a solution solves the Newton system of (α, b), whose first block is K times the
+        first equation, and keeps Σα = 0 (the stationarity of b). Divided by D it is the
+        saddle-point system of the positive definite ``M = K + 2λD⁻¹``: one Cholesky
+        factorisation, ``Δα = u − vΔb`` with ``Mu = −D⁻¹r``, ``Mv = 1``,
+        ``Δb = (1ᵀu + 1ᵀα)/1ᵀv``. The gradient's norm in the primal is
+        ``√(rᵀKr + (1ᵀg)²)``.
+        """
+        K, y, lam = self._K, self._y, self._reg
+        n = y.size
+        diagonal = np.arange(n) * (n + 1)
+        alpha, b = self._alpha, self._b
+        Ka = K @ alpha
+        z = y * (Ka + b)
+        objective = -log_expit(z).sum() + lam * alpha @ Ka
+        converged = False
+        for _ in range(self._max_iter):
+            p = expit(z)
+            g = -y * (1 - p)
+            r = g + 2 * lam * alpha
+            Kr = K @ r
+            g_sum = g.sum()
+            if r @ Kr + g_sum * g_sum <= self._stop**2:
+                converged = True
+                break
+            h = np.maximum(p * (1 - p), _MIN_CURVATURE)
+            M = K.copy(order="F")
+            M.flat[diagonal] += 2 * lam / h
+            rhs = np.empty((n, 2), order="F")
+            rhs[:, 0] = -r / h
+            rhs[:, 1] = 1.0
+            u, v = _cholesky_solve(M, rhs).T
+            step_b = (u.sum() + alpha.sum()) / v.sum()
+            step_alpha = u - v * step_b
+            slope = Kr @ step_alpha + g_sum * step_b
+            K_step = K @ step_alpha
+            objective, alpha, b, Ka, z = self._line_search(
+                objective, slope, alpha, b, Ka, step_alpha, step_b, K_step,
+                lambda a, Ka_: lam * a @ Ka_)
+        self._alpha, self._b = alpha, b
+        return converged
 
-    def _newton(self, state, step, update) -> None:
-        """Damped Newton: Armijo backtracking on the objective, gradient-norm stopping.
+    def _fit_primal(self) -> bool:
+        """Damped Newton on (w', b) for the m < n current features (Cholesky of the
+        (m+1)-Hessian ``ZᵀDZ + 2λ diag(1, …, 1, 0)``, Z = [X', 1])."""
+        X = self._X  # compacted to the current features when in the primal
+        y, lam = self._y, self._reg
+        n, m = X.shape
+        diagonal = np.arange(m) * (m + 2)  # the w-block's diagonal in the (m+1)² Hessian
+        w, b = self._w, self._b
+        Xw = X @ w
+        z = y * (Xw + b)
+        objective = -log_expit(z).sum() + lam * w @ w
+        converged = False
+        for _ in range(self._max_iter):
+            p = expit(z)
+            g = -y * (1 - p)
+            gradient = np.empty(m + 1)
+            gradient[:m] = X.T @ g + 2 * lam * w
+            gradient[m] = g.sum()
+            if gradient @ gradient <= self._stop**2:
+                converged = True
+                break
+            h = p * (1 - p)
+            Xh = X * h[:, None]
+            H = np.empty((m + 1, m + 1), order="F")
+            H[:m, :m] = X.T @ Xh
+            H[:m, m] = H[m, :m] = Xh.sum(axis=0)
+            H[m, m] = max(h.sum(), _MIN_CURVATURE)
+            H.flat[diagonal] += 2 * lam
+            step = -_cholesky_solve(H, gradient)
+            slope = gradient @ step
+            objective, w, b, Xw, z = self._line_search(
+                objective, slope, w, b, Xw, step[:m], step[m], X @ step[:m],
+                lambda w_, _: lam * w_ @ w_)
+        self._w, self._b = w, b
+        return converged
+
+    def _line_search(self, objective, slope, params, b, linear, step, step_b, linear_step,
+                     penalty):
+        """Armijo backtracking along (step, step_b); ``linear`` is the margin part that is
+        linear in the parameters (Kα or X'w'), updated along ``linear_step``.
 
         Near the optimum the predicted decrease falls below the objective's rounding
         error and the Armijo test becomes noise; the full step is then taken (Newton's
         region of quadratic convergence).
         """
-        objective, gradient_norm, cache = state()
-        for _ in range(self._max_iter):
-            if gradient_norm <= self._stop:
-                return
-            direction, slope = step(cache)
-            resolution = 1e-13 * (1.0 + abs(objective))
-            t = 1.0
-            while True:
-                trial = update(direction, t)
-                trial_objective, trial_norm, trial_cache = state(trial)
-                if (trial_objective <= objective + 1e-4 * t * slope
-                        or -t * slope <= resolution or t < 1e-10):
-                    break
-                t /= 2
-            self._commit(trial)
-            objective, gradient_norm, cache = trial_objective, trial_norm, trial_cache
-        if gradient_norm > self._stop:
-            warnings.warn(
-                f"L2-logistic Newton did not reach gradient norm {self._stop:g} in "
-                f"{self._max_iter} iterations (reached {gradient_norm:.3g}); "
-                "raise max_iter or tol.", ConvergenceWarning, stacklevel=4,
-            )
-
-    def _commit(self, params: tuple) -> None:
-        if self._K is not None:
-            self._alpha, self._b = params
-        else:
-            self._w, self._b = params
-
-    # dual: w' = X'ᵀα, margins f = Kα + b
-    def _dual_state(self, params: tuple | None = None):
-        alpha, b = (self._alpha, self._b) if params is None else params
-        Ka = self._K @ alpha
-        margin = Ka + b
-        p = expit(self._y * margin)  # probability of the observed label
-        g = -self._y * (1 - p)  # d loss / d margin
-        r = g + 2 * self._reg * alpha
-        Kr = self._K @ r
-        objective = self._loss(margin) + self._reg * float(alpha @ Ka)
-        norm = float(np.sqrt(max(r @ Kr, 0.0) + g.sum() ** 2))  # ‖primal gradient‖
-        return objective, norm, (alpha, b, p, r, Kr, g)
-
-    def _dual_step(self, cache):
-        """Newton direction: (DK + 2λI)Δα + D1Δb = −r, 1ᵀΔα = −1ᵀα.
-
-        A solution of this (n+1)-system solves the Newton system of (α, b), whose first
-        block is K times the first equation; it keeps Σα = 0, the stationarity of b.
-        """
-        alpha, _, p, r, Kr, g = cache
-        n = alpha.size
-        h = p * (1 - p)
-        A = np.empty((n + 1, n + 1))
-        A[:n, :n] = h[:, None] * self._K
-        A[np.arange(n), np.arange(n)] += 2 * self._reg
-        A[:n, n] = h
-        A[n, :n] = 1.0
-        A[n, n] = 0.0
-        rhs = np.append(-r, -alpha.sum())
-        direction = np.linalg.solve(A, rhs)
-        slope = float(Kr @ direction[:n] + g.sum() * direction[n])
-        return direction, slope
-
-    def _dual_update(self, direction, t):
-        return self._alpha + t * direction[:-1], self._b + t * direction[-1]
-
-    # primal: margins f = X'_F w' + b
-    def _primal_state(self, params: tuple | None = None):
-        w, b = (self._w, self._b) if params is None else params
-        X = self._X[:, self.features]
-        margin = X @ w + b
-        p = expit(self._y * margin)
-        g = -self._y * (1 - p)
-        grad = np.append(X.T @ g + 2 * self._reg * w, g.sum())
-        objective = self._loss(margin) + self._reg * float(w @ w)
-        return objective, float(np.linalg.norm(grad)), (X, p, grad)
-
-    def _primal_step(self, cache):
-        X, p, grad = cache
-        Z = np.hstack([X, np.ones((X.shape[0], 1))])
-        H = (Z * (p * (1 - p))[:, None]).T @ Z
-        m = X.shape[1]
-        H[np.arange(m), np.arange(m)] += 2 * self._reg
-        direction = np.linalg.solve(H + 1e-12 * np.eye(m + 1), -grad)
-        return direction, float(grad @ direction)
-
-    def _primal_update(self, direction, t):
-        return self._w + t * direction[:-1], self._b + t * direction[-1]
+        resolution = 1e-13 * (1.0 + abs(objective))
+        t = 1.0
+        while True:
+            new_params = params + t * step
+            new_linear = linear + t * linear_step
+            new_b = b + t * step_b
+            z = self._y * (new_linear + new_b)
+            value = -log_expit(z).sum() + penalty(new_params, new_linear)
+            if value <= objective + _ARMIJO * t * slope or -t * slope <= resolution or t < 1e-10:
+                return value, new_params, new_b, new_linear, z
+            t /= 2
 
 
 def fit_l2_logistic(X: np.ndarray, y: np.ndarray, *, reg: float,

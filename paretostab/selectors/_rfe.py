@@ -7,6 +7,7 @@ protected (never dropped) features. Subclasses implement :meth:`_BaseRFE._shrink
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -17,12 +18,18 @@ from sklearn.svm import LinearSVC
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
-from threadpoolctl import threadpool_limits
+from threadpoolctl import ThreadpoolController
 
 from paretostab.errors import InvalidInputError
 from paretostab.selectors._logistic import IncrementalL2Logistic
 
 LOSSES = ("logistic", "hinge")
+
+
+@functools.cache
+def _threadpools() -> ThreadpoolController:
+    """The process's thread pools, inspected once (inspection costs a fraction of a fit)."""
+    return ThreadpoolController()
 
 
 class _HingeModel:
@@ -91,19 +98,21 @@ def eliminate(X: np.ndarray, y: np.ndarray, *, n_features: int, protected: np.nd
     model = _model(loss, X, y, reg=reg, beta=beta, tol=tol)
     is_protected = np.zeros(d, dtype=bool)
     is_protected[protected] = True
-    protected_rank = np.full(d, d)
-    protected_rank[protected] = np.arange(protected.size)
     dropped_at = np.zeros(d, dtype=np.int64)
     last_weight = np.zeros(d)
     product = np.ones(d)
     pruning = 0
     while model.features.size > n_features:
-        features = model.features
+        features = model.features  # increasing feature indices
         weight = np.abs(model.fit().coef)
         last_weight[features] = weight
-        # protected first (in their order), then by decreasing |w|, then by feature index
-        order = np.lexsort((features, -weight, protected_rank[features],
-                            ~is_protected[features]))
+        # protected first (in their given order), then by decreasing |w|; the stable sort
+        # keeps increasing feature indices among equal weights
+        free = np.flatnonzero(~is_protected[features])
+        position = np.empty(d, dtype=np.int64)
+        position[features] = np.arange(features.size)
+        order = np.concatenate([position[protected],
+                                free[np.argsort(-weight[free], kind="stable")]])
         size = features.size
         n_drop = min(max(1, math.floor(step * size)), size - n_features)
         rank = np.empty(size)
@@ -195,21 +204,19 @@ class _BaseRFE(ClassifierMixin, SelectorMixin, BaseEstimator):
         solves stall for seconds when two BLAS threads compete on a small machine, and
         parallelism belongs to the resampling runs, not to one fit.
         """
-        with threadpool_limits(limits=1, user_api="blas"):
+        with _threadpools().limit(limits=1, user_api="blas"):
             return self._fit(X, y)
 
     def _fit(self, X, y):
         name = type(self).__name__
-        if isinstance(X, np.ndarray | list) and np.size(X) and not np.all(
-            np.isfinite(np.asarray(X, dtype=float))
-        ):
-            bad = ~np.isfinite(np.asarray(X, dtype=float))
+        X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite=False)
+        if not np.all(np.isfinite(X)):
+            bad = ~np.isfinite(X)
             i, j = np.argwhere(bad)[0]
             raise InvalidInputError(
                 f"Input X contains {int(bad.sum())} NaN or inf value(s), the first at row {i}, "
                 f"column {j}; {name} needs complete data: impute or drop them first."
             )
-        X, y = validate_data(self, X, y, dtype=np.float64)
         try:
             check_classification_targets(y)
         except ValueError as exc:
@@ -228,9 +235,11 @@ class _BaseRFE(ClassifierMixin, SelectorMixin, BaseEstimator):
         self._validate_common(d)
         signs = np.where(y_index == 1, 1.0, -1.0)
         self.mean_ = X.mean(axis=0)
-        std = X.std(axis=0)
+        X_std = np.empty(X.shape, order="F")  # the core slices columns
+        np.subtract(X, self.mean_, out=X_std)
+        std = np.sqrt(np.einsum("ij,ij->j", X_std, X_std) / n)
         self.scale_ = np.where(std > 0, std, 1.0)
-        X_std = (X - self.mean_) / self.scale_
+        X_std /= self.scale_
         beta, protected = self._shrinkage(X, signs, d)
         self.beta_ = beta
         path = eliminate(X_std, signs, n_features=self.n_features, protected=protected,

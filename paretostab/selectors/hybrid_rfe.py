@@ -127,7 +127,8 @@ class HybridRFE(_BaseRFE):
         if not _is_number(self.alpha) or self.alpha < 0:
             raise InvalidInputError(f"alpha must be a number >= 0; got {self.alpha!r}.")
         _check_criterion(self.criterion)
-        stable = univariate_order(X, signs, self.criterion)[: self.n_stable]
+        stable = (univariate_order(X, signs, self.criterion)[: self.n_stable]
+                  if self.n_stable else np.zeros(0, dtype=np.int64))
         beta = np.ones(d)
         beta[stable] = self.epsilon
         return beta, stable
