@@ -313,3 +313,42 @@ def test_hybrid_rfe_on_the_alon_microarray():
     assert selector.support_.sum() == 20
     assert set(selector.classes_) == {"n", "t"}
     assert selector.score(X, y) > 0.9  # training accuracy of the final model
+
+
+def test_distinct_rows_are_exact():
+    from paretostab.selectors._rfe import distinct_rows
+
+    rng = np.random.default_rng(15)
+    X = rng.normal(size=(6, 20))
+    X[3] = X[0]  # duplicate of row 0
+    X[4] = X[0]
+    X[4, 15] += 1e-12  # same first values, differs later: distinct
+    X[5] = X[1]  # same row as 1 but another label: distinct
+    y = np.array([1.0, -1.0, 1.0, 1.0, 1.0, 1.0])
+    first, counts = distinct_rows(X, y)
+    np.testing.assert_array_equal(first, [0, 1, 2, 4, 5])
+    np.testing.assert_array_equal(counts, [2, 1, 1, 1, 1])
+
+
+def test_weighted_core_equals_scikit_learn_sample_weight():
+    rng = np.random.default_rng(16)
+    X = rng.normal(size=(30, 200))
+    y = np.where(X[:, 0] + rng.normal(size=30) > 0, 1.0, -1.0)
+    weights = rng.integers(1, 4, size=30).astype(float)
+    coef, intercept = fit_l2_logistic(X, y, reg=0.7, weights=weights, tol=1e-11)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref = LogisticRegression(C=1 / 1.4, tol=1e-12, max_iter=100_000).fit(
+            X, y, sample_weight=weights)
+    np.testing.assert_allclose(coef, ref.coef_[0], atol=1e-6)
+    assert intercept == pytest.approx(ref.intercept_[0], abs=1e-6)
+
+
+def test_bootstrap_duplicates_give_the_same_fit_as_distinct_weighted_rows():
+    X, y = problem(17, d=200)
+    idx = np.random.default_rng(0).integers(0, len(y), len(y))
+    boot = HybridRFE(n_features=10).fit(X[idx], y[idx])
+    reordered = np.argsort(idx, kind="stable")  # the same multiset of rows, another order
+    again = HybridRFE(n_features=10).fit(X[idx][reordered], y[idx][reordered])
+    np.testing.assert_array_equal(boot.support_, again.support_)
+    np.testing.assert_allclose(boot.coef_, again.coef_, atol=1e-8)

@@ -52,6 +52,9 @@ class IncrementalL2Logistic:
         λ > 0 of the penalty ``reg · ‖β ⊙ w‖²``.
     beta : array (d,), optional
         Differential shrinkage β_f > 0 (default 1).
+    weights : array (n,), optional
+        Multiplicity c_i ≥ 0 of each example in the loss ``Σ c_i log(1 + e^{−y_i f_i})``
+        (the RFE passes distinct bootstrap rows with their counts).
     tol : float
         Newton stops when the gradient's Euclidean norm is below ``tol`` times the
         problem's scale, ``max(1, ‖∇ at w = 0, b = 0‖)`` (strong shrinkage rescales the
@@ -62,20 +65,23 @@ class IncrementalL2Logistic:
     """
 
     def __init__(self, X: np.ndarray, y: np.ndarray, *, reg: float,
-                 beta: np.ndarray | None = None, tol: float = 1e-8, max_iter: int = 100):
+                 beta: np.ndarray | None = None, weights: np.ndarray | None = None,
+                 tol: float = 1e-8, max_iter: int = 100):
         n, d = X.shape
         self._y = np.asarray(y, dtype=float)
+        self._c = np.ones(n) if weights is None else np.asarray(weights, dtype=float)
         self._reg = float(reg)
         self._max_iter = max_iter
         self._scale = np.ones(d) if beta is None else 1.0 / np.asarray(beta, dtype=float)
-        # X' = X / β, Fortran-ordered; dropped columns stay stored (marked dead) until
-        # fewer than half are alive, so that each column is copied O(1) times in all
-        self._X = np.asfortranarray(X if beta is None else X * self._scale)
+        # X' = X / β; dropped columns stay stored (marked dead) until fewer than half are
+        # alive, so that each column is copied O(1) times in all
+        self._X = X if beta is None else X * self._scale
         self._stored = np.arange(d)
         self._alive = np.ones(d, dtype=bool)
         self.features = np.arange(d)
         self._b = 0.0
-        gradient_at_zero = np.append(self._X.T @ self._y, self._y.sum()) / 2
+        cy = self._c * self._y
+        gradient_at_zero = np.append(self._X.T @ cy, cy.sum()) / 2
         self._stop = tol * max(1.0, float(np.linalg.norm(gradient_at_zero)))
         if d >= n:
             self._alpha = np.zeros(n)
@@ -133,7 +139,7 @@ class IncrementalL2Logistic:
             keep[positions] = False
             self._w = self._w[keep]
         if kept < self._alive.size / 2 or self._K is None:
-            self._X = np.asfortranarray(self._X[:, self._alive])
+            self._X = self._X[:, self._alive]
             self._stored = self._stored[self._alive]
             self._alive = np.ones(kept, dtype=bool)
         self.features = self._stored[self._alive]
@@ -151,24 +157,24 @@ class IncrementalL2Logistic:
         ``Δb = (1ᵀu + 1ᵀα)/1ᵀv``. The gradient's norm in the primal is
         ``√(rᵀKr + (1ᵀg)²)``.
         """
-        K, y, lam = self._K, self._y, self._reg
+        K, y, c, lam = self._K, self._y, self._c, self._reg
         n = y.size
         diagonal = np.arange(n) * (n + 1)
         alpha, b = self._alpha, self._b
         Ka = K @ alpha
         z = y * (Ka + b)
-        objective = -log_expit(z).sum() + lam * alpha @ Ka
+        objective = -c @ log_expit(z) + lam * alpha @ Ka
         converged = False
         for _ in range(self._max_iter):
             p = expit(z)
-            g = -y * (1 - p)
+            g = -c * y * (1 - p)
             r = g + 2 * lam * alpha
             Kr = K @ r
             g_sum = g.sum()
             if r @ Kr + g_sum * g_sum <= self._stop**2:
                 converged = True
                 break
-            h = np.maximum(p * (1 - p), _MIN_CURVATURE)
+            h = np.maximum(c * p * (1 - p), _MIN_CURVATURE)
             M = K.copy(order="F")
             M.flat[diagonal] += 2 * lam / h
             rhs = np.empty((n, 2), order="F")
@@ -189,24 +195,24 @@ class IncrementalL2Logistic:
         """Damped Newton on (w', b) for the m < n current features (Cholesky of the
         (m+1)-Hessian ``ZᵀDZ + 2λ diag(1, …, 1, 0)``, Z = [X', 1])."""
         X = self._X  # compacted to the current features when in the primal
-        y, lam = self._y, self._reg
+        y, c, lam = self._y, self._c, self._reg
         n, m = X.shape
         diagonal = np.arange(m) * (m + 2)  # the w-block's diagonal in the (m+1)² Hessian
         w, b = self._w, self._b
         Xw = X @ w
         z = y * (Xw + b)
-        objective = -log_expit(z).sum() + lam * w @ w
+        objective = -c @ log_expit(z) + lam * w @ w
         converged = False
         for _ in range(self._max_iter):
             p = expit(z)
-            g = -y * (1 - p)
+            g = -c * y * (1 - p)
             gradient = np.empty(m + 1)
             gradient[:m] = X.T @ g + 2 * lam * w
             gradient[m] = g.sum()
             if gradient @ gradient <= self._stop**2:
                 converged = True
                 break
-            h = p * (1 - p)
+            h = c * p * (1 - p)
             Xh = X * h[:, None]
             H = np.empty((m + 1, m + 1), order="F")
             H[:m, :m] = X.T @ Xh
@@ -237,15 +243,16 @@ class IncrementalL2Logistic:
             new_linear = linear + t * linear_step
             new_b = b + t * step_b
             z = self._y * (new_linear + new_b)
-            value = -log_expit(z).sum() + penalty(new_params, new_linear)
+            value = -self._c @ log_expit(z) + penalty(new_params, new_linear)
             if value <= objective + _ARMIJO * t * slope or -t * slope <= resolution or t < 1e-10:
                 return value, new_params, new_b, new_linear, z
             t /= 2
 
 
 def fit_l2_logistic(X: np.ndarray, y: np.ndarray, *, reg: float,
-                    beta: np.ndarray | None = None, tol: float = 1e-8,
-                    max_iter: int = 100) -> tuple[np.ndarray, float]:
+                    beta: np.ndarray | None = None, weights: np.ndarray | None = None,
+                    tol: float = 1e-8, max_iter: int = 100) -> tuple[np.ndarray, float]:
     """Fit once: weights (unscaled space) and intercept of the L2-logistic model."""
-    model = IncrementalL2Logistic(X, y, reg=reg, beta=beta, tol=tol, max_iter=max_iter).fit()
+    model = IncrementalL2Logistic(X, y, reg=reg, beta=beta, weights=weights, tol=tol,
+                                  max_iter=max_iter).fit()
     return model.coef, model.intercept
