@@ -7,29 +7,24 @@ protected (never dropped) features. Subclasses implement :meth:`_BaseRFE._shrink
 
 from __future__ import annotations
 
-import functools
 import math
 from dataclasses import dataclass
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.feature_selection import SelectorMixin
 from sklearn.svm import LinearSVC
 from sklearn.utils.metaestimators import available_if
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
-from threadpoolctl import ThreadpoolController
 
 from paretostab.errors import InvalidInputError
+from paretostab.selectors._base import (
+    SelectorBase,
+    check_int,
+    check_positive,
+    is_number,
+    linear_importance,
+)
 from paretostab.selectors._logistic import IncrementalL2Logistic
 
 LOSSES = ("logistic", "hinge")
-
-
-@functools.cache
-def _threadpools() -> ThreadpoolController:
-    """The process's thread pools, inspected once (inspection costs a fraction of a fit)."""
-    return ThreadpoolController()
 
 
 class _HingeModel:
@@ -154,40 +149,7 @@ def eliminate(X: np.ndarray, y: np.ndarray, *, n_features: int, protected: np.nd
     return EliminationPath(kept, dropped_at, last_weight, score)
 
 
-def linear_importance(coef: np.ndarray) -> np.ndarray:
-    """I_lin(f) = ‖w‖₀ |w_f| / ‖w‖₁ (003 eq. 7, 000 eq. 7), on standardised features.
-
-    All zero when every weight is zero (e.g. only constant features were kept).
-    """
-    total = np.abs(coef).sum()
-    if total == 0:
-        return np.zeros_like(coef, dtype=float)
-    return np.count_nonzero(coef) * np.abs(coef) / total
-
-
-def _is_number(value: object) -> bool:
-    return isinstance(value, int | float | np.integer | np.floating) and not isinstance(
-        value, bool
-    )
-
-
-def check_positive(name: str, value: object) -> float:
-    if not _is_number(value) or not value > 0 or not math.isfinite(value):
-        raise InvalidInputError(f"{name} must be a finite number > 0; got {value!r}.")
-    return float(value)
-
-
-def check_int(name: str, value: object, low: int, high: int, meaning: str) -> int:
-    if not isinstance(value, int | np.integer) or isinstance(value, bool) or not (
-        low <= value <= high
-    ):
-        raise InvalidInputError(
-            f"{name} must be an integer in [{low}, {high}] ({meaning}); got {value!r}."
-        )
-    return int(value)
-
-
-class _BaseRFE(ClassifierMixin, SelectorMixin, BaseEstimator):
+class _BaseRFE(SelectorBase):
     """Shared fit/predict machinery of the RFE selectors (see :func:`eliminate`).
 
     Features are standardised on the training data (constant features become 0 and get
@@ -213,7 +175,7 @@ class _BaseRFE(ClassifierMixin, SelectorMixin, BaseEstimator):
         check_positive("reg", self.reg)
         check_positive("final_reg", self.final_reg)
         check_positive("tol", self.tol)
-        if not _is_number(self.step) or not 0 < self.step < 1:
+        if not is_number(self.step) or not 0 < self.step < 1:
             raise InvalidInputError(
                 f"step must be a fraction in (0, 1) of the remaining features dropped per "
                 f"iteration; got {self.step!r}."
@@ -223,48 +185,9 @@ class _BaseRFE(ClassifierMixin, SelectorMixin, BaseEstimator):
                 f"loss must be one of {', '.join(map(repr, LOSSES))}; got {self.loss!r}."
             )
 
-    def fit(self, X, y):
-        """Select ``n_features`` features of ``X`` and fit the final model on them.
-
-        BLAS is limited to one thread during the fit: the core's many small (n × n)
-        solves stall for seconds when two BLAS threads compete on a small machine, and
-        parallelism belongs to the resampling runs, not to one fit.
-        """
-        with _threadpools().limit(limits=1, user_api="blas"):
-            return self._fit(X, y)
-
-    def _fit(self, X, y):
-        name = type(self).__name__
-        X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite=False)
-        if not np.all(np.isfinite(X)):
-            bad = ~np.isfinite(X)
-            i, j = np.argwhere(bad)[0]
-            raise InvalidInputError(
-                f"Input X contains {int(bad.sum())} NaN or inf value(s), the first at row {i}, "
-                f"column {j}; {name} needs complete data: impute or drop them first."
-            )
-        try:
-            check_classification_targets(y)
-        except ValueError as exc:
-            raise InvalidInputError(f"{name} is a classifier: {exc}") from None
-        self.classes_, y_index = np.unique(y, return_inverse=True)
-        if self.classes_.size < 2:
-            raise InvalidInputError(
-                f"{name} needs 2 classes in y; got 1 class ({self.classes_[0]!r})."
-            )
-        if self.classes_.size > 2:
-            raise InvalidInputError(
-                f"Only binary classification is supported. {name} needs 2 classes in y; "
-                f"got {self.classes_.size} classes: {self.classes_.tolist()[:10]}."
-            )
-        n, d = X.shape
+    def _select(self, X_std, signs, X):
+        d = X.shape[1]
         self._validate_common(d)
-        signs = np.where(y_index == 1, 1.0, -1.0)
-        self.mean_ = X.mean(axis=0)
-        X_std = X - self.mean_
-        std = np.sqrt(np.einsum("ij,ij->j", X_std, X_std) / n)
-        self.scale_ = np.where(std > 0, std, 1.0)
-        X_std /= self.scale_
         beta, protected = self._shrinkage(X, signs, d)
         self.beta_ = beta
         rows, counts = distinct_rows(X, signs)
@@ -289,24 +212,9 @@ class _BaseRFE(ClassifierMixin, SelectorMixin, BaseEstimator):
                                                               path.dropped_at)))
         self.rank_order_ = np.empty(d, dtype=np.int64)
         self.rank_order_[order] = np.arange(1, d + 1)
-        self._selected = path.kept
-        return self
 
-    def _get_support_mask(self):
-        check_is_fitted(self, "support_")
-        return self.support_
-
-    def decision_function(self, X):
-        """Signed distance of the final model; positive means ``classes_[1]``."""
-        check_is_fitted(self, "support_")
-        X = validate_data(self, X, dtype=np.float64, reset=False)
-        kept = self._selected
-        return ((X[:, kept] - self.mean_[kept]) / self.scale_[kept]) @ self.coef_ + self.intercept_
-
-    def predict(self, X):
-        """Class labels of the final model on the selected features."""
-        decision = self.decision_function(X)
-        return self.classes_[(decision > 0).astype(int)]
+    def _decision(self, X_selected: np.ndarray) -> np.ndarray:
+        return X_selected @ self.coef_ + self.intercept_
 
     def _is_logistic(self) -> bool:
         return self.loss == "logistic"
@@ -316,8 +224,3 @@ class _BaseRFE(ClassifierMixin, SelectorMixin, BaseEstimator):
         """Class probabilities of the final (logistic) model."""
         p = 1.0 / (1.0 + np.exp(-self.decision_function(X)))
         return np.column_stack([1 - p, p])
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = False
-        return tags

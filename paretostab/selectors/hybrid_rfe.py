@@ -14,13 +14,8 @@ from scipy import stats
 from sklearn.utils import check_random_state
 
 from paretostab.errors import InvalidInputError
-from paretostab.selectors._rfe import (
-    EliminationPath,
-    _BaseRFE,
-    _is_number,
-    check_int,
-    check_positive,
-)
+from paretostab.selectors._base import check_int, check_positive, is_number
+from paretostab.selectors._rfe import EliminationPath, _BaseRFE
 
 CRITERIA = ("variance", "welch_t")
 
@@ -58,7 +53,7 @@ def univariate_order(X: np.ndarray, signs: np.ndarray, criterion: str | float) -
 def _check_criterion(criterion: object) -> None:
     if isinstance(criterion, str) and criterion in CRITERIA:
         return
-    if _is_number(criterion) and 0 <= criterion <= 1:
+    if is_number(criterion) and 0 <= criterion <= 1:
         return
     raise InvalidInputError(
         "criterion must be 'variance', 'welch_t' or a weight w in [0, 1] of Welch's t in "
@@ -124,7 +119,7 @@ class HybridRFE(_BaseRFE):
         check_int("n_stable", self.n_stable, 0, min(self.n_features, d),
                   f"the stable set's size, at most n_features={self.n_features}")
         check_positive("epsilon", self.epsilon)
-        if not _is_number(self.alpha) or self.alpha < 0:
+        if not is_number(self.alpha) or self.alpha < 0:
             raise InvalidInputError(f"alpha must be a number >= 0; got {self.alpha!r}.")
         _check_criterion(self.criterion)
         stable = (univariate_order(X, signs, self.criterion)[: self.n_stable]
@@ -239,7 +234,7 @@ def transfer_learning_rfe(tasks: Sequence[tuple[object, object]], *, transfer: f
     ``params`` go to :class:`BiasedRFE` (``n_features``, ``reg``, ``final_reg`` …).
     Returns the fitted selectors, one per task, in order.
     """
-    if not _is_number(transfer) or transfer < 0:
+    if not is_number(transfer) or transfer < 0:
         raise InvalidInputError(f"transfer must be a number >= 0; got {transfer!r}.")
     fitted: list[BiasedRFE] = []
     counts = None
