@@ -103,7 +103,7 @@ class SelectorBase(ClassifierMixin, SelectorMixin, BaseEstimator):
         self.classes_, y_index = np.unique(y, return_inverse=True)
         if self.classes_.size < 2:
             raise InvalidInputError(
-                f"{name} needs 2 classes in y; got 1 class ({self.classes_[0]!r})."
+                f"{name} needs 2 classes in y; got 1 class ('{self.classes_[0]}')."
             )
         if self.classes_.size > 2:
             raise InvalidInputError(

@@ -1,0 +1,286 @@
+"""Data sets: loaders, the simulated correlated groups of 000 §6.1, the variance pre-filter.
+
+Users bring their own data (a CSV, CSV.gz, parquet or npz file with a label column);
+scikit-learn's bundled data sets and the simulation need no file at all.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from paretostab.errors import InvalidInputError, UnknownNameError
+
+IMPUTE = ("mean", "median", "drop")
+
+
+@dataclass(frozen=True)
+class Dataset:
+    """A binary classification data set: ``X`` (n × d floats), ``y`` (n labels).
+
+    ``groups`` labels the features' groups where the data set has them (the simulated
+    correlated groups; -1 for features outside any group).
+    """
+
+    X: np.ndarray
+    y: np.ndarray
+    feature_names: tuple[str, ...]
+    name: str
+    groups: np.ndarray | None = field(default=None)
+
+    @property
+    def n_samples(self) -> int:
+        return self.X.shape[0]
+
+    @property
+    def n_features(self) -> int:
+        return self.X.shape[1]
+
+
+def _sklearn_dataset(name: str, spec: str | None) -> Dataset:
+    from sklearn import datasets
+
+    if name == "breast_cancer":
+        if spec:
+            raise InvalidInputError(f"'breast_cancer' takes no ':' option; got {spec!r}.")
+        bunch = datasets.load_breast_cancer()
+        return Dataset(bunch.data.astype(float), bunch.target_names[bunch.target],
+                       tuple(bunch.feature_names), "breast_cancer")
+    loader = {"digits": datasets.load_digits, "wine": datasets.load_wine,
+              "iris": datasets.load_iris}[name]
+    bunch = loader()
+    try:
+        first, second = (int(c) for c in (spec or "").split("-vs-"))
+    except ValueError:
+        raise InvalidInputError(
+            f"{name!r} has {len(bunch.target_names)} classes; choose two as "
+            f"'{name}:A-vs-B' (e.g. '{name}:0-vs-1'); got {spec!r}."
+        ) from None
+    keep = np.isin(bunch.target, [first, second])
+    if not {first, second} <= set(np.unique(bunch.target)) or first == second:
+        raise InvalidInputError(
+            f"{name!r} classes are {sorted(set(bunch.target.tolist()))}; got {spec!r}."
+        )
+    names = getattr(bunch, "feature_names", None) or [f"f{j}" for j in range(bunch.data.shape[1])]
+    return Dataset(bunch.data[keep].astype(float), bunch.target[keep], tuple(map(str, names)),
+                   f"{name}:{first}-vs-{second}")
+
+
+def _simulated(spec: str | None, random_state) -> Dataset:
+    params: dict[str, float | int] = {}
+    for item in filter(None, (spec or "").split(",")):
+        key, _, value = item.partition("=")
+        key = key.strip()
+        if key not in _SIMULATION_PARAMETERS:
+            raise UnknownNameError.for_name("simulation parameter", key, _SIMULATION_PARAMETERS)
+        try:
+            params[key] = _SIMULATION_PARAMETERS[key](value)
+        except ValueError:
+            raise InvalidInputError(f"simulation parameter {key} needs a number; got {value!r}.")\
+                from None
+    return simulate_correlated_groups(**params, random_state=random_state)
+
+
+def _read_table(path: Path, label: str) -> tuple[pd.DataFrame, pd.Series]:
+    suffixes = "".join(path.suffixes[-2:]).lower()
+    if suffixes.endswith((".csv", ".csv.gz")):
+        frame = pd.read_csv(path)
+    elif suffixes.endswith(".parquet"):
+        try:
+            frame = pd.read_parquet(path)
+        except ImportError as exc:
+            raise InvalidInputError(
+                f"Reading {path.name} needs a parquet engine: pip install pyarrow ({exc})."
+            ) from None
+    else:
+        raise InvalidInputError(
+            f"Unsupported file type {path.name!r}: expected .csv, .csv.gz, .parquet or .npz."
+        )
+    if label not in frame.columns:
+        shown = ", ".join(map(str, frame.columns[:8]))
+        raise InvalidInputError(
+            f"{path.name} has no label column {label!r} (its columns start: {shown}); pass "
+            "label= with the name of the class column."
+        )
+    return frame.drop(columns=label), frame[label]
+
+
+def _read_npz(path: Path) -> tuple[pd.DataFrame, pd.Series]:
+    with np.load(path, allow_pickle=False) as archive:
+        missing = {"X", "y"} - set(archive.files)
+        if missing:
+            raise InvalidInputError(
+                f"{path.name} must hold arrays 'X' (n × d) and 'y' (n); missing "
+                f"{', '.join(sorted(missing))} (it holds {', '.join(archive.files)})."
+            )
+        X, y = archive["X"], archive["y"]
+        names = archive["feature_names"] if "feature_names" in archive.files else None
+    if X.ndim != 2 or y.shape != (X.shape[0],):
+        raise InvalidInputError(
+            f"{path.name}: X must be 2-D and y have one label per row; got X {X.shape}, "
+            f"y {y.shape}."
+        )
+    columns = [str(c) for c in names] if names is not None else [f"f{j}" for j in range(X.shape[1])]
+    return pd.DataFrame(X, columns=columns), pd.Series(y)
+
+
+def _clean(features: pd.DataFrame, labels: pd.Series, name: str, impute: str | None):
+    non_numeric = [str(c) for c in features.columns
+                   if not pd.api.types.is_numeric_dtype(features[c])]
+    if non_numeric:
+        raise InvalidInputError(
+            f"{name}: feature columns must be numeric; {len(non_numeric)} are not: "
+            f"{', '.join(non_numeric[:10])}{' …' if len(non_numeric) > 10 else ''}."
+        )
+    X = features.to_numpy(dtype=float)
+    y = labels.to_numpy()
+    if y.dtype == object:  # text labels: a plain string array (storable without pickle)
+        y = y.astype(str)
+    if pd.isna(labels).any():
+        raise InvalidInputError(
+            f"{name}: {int(pd.isna(labels).sum())} example(s) have no label; remove them."
+        )
+    missing = np.isnan(X)
+    if missing.any():
+        if impute not in IMPUTE:
+            rows, cols = np.nonzero(missing)
+            where = ", ".join(f"row {r} column {features.columns[c]!s}"
+                              for r, c in zip(rows[:3], cols[:3], strict=True))
+            raise InvalidInputError(
+                f"{name}: {int(missing.sum())} missing value(s) in {np.unique(rows).size} "
+                f"row(s) (first at {where}); choose impute='mean', 'median' (per feature) "
+                "or 'drop' (the rows)."
+            )
+        if impute == "drop":
+            keep = ~missing.any(axis=1)
+            X, y = X[keep], y[keep]
+        else:
+            fill = np.nanmean(X, axis=0) if impute == "mean" else np.nanmedian(X, axis=0)
+            X = np.where(missing, np.nan_to_num(fill)[None, :], X)
+    if not np.all(np.isfinite(X)):
+        raise InvalidInputError(f"{name}: {int((~np.isfinite(X)).sum())} infinite value(s).")
+    return X, y, tuple(map(str, features.columns))
+
+
+def check_classes(y: np.ndarray, name: str) -> None:
+    """Binary labels with at least 2 examples per class, or a clear error."""
+    classes, counts = np.unique(y, return_counts=True)
+    if classes.size != 2:
+        raise InvalidInputError(
+            f"{name}: paretostab handles binary classification; the labels have "
+            f"{classes.size} class(es): {classes.tolist()[:10]}."
+        )
+    if counts.min() < 2:
+        small = classes[np.argmin(counts)]
+        raise InvalidInputError(
+            f"{name}: class '{small}' has {counts.min()} example(s); every class needs at "
+            "least 2 (for resampling)."
+        )
+
+
+def load_dataset(source: str | Path, *, label: str = "label", impute: str | None = None,
+                 random_state=None) -> Dataset:
+    """Load a binary classification data set.
+
+    Parameters
+    ----------
+    source : str or Path
+        A ``.csv``, ``.csv.gz`` or ``.parquet`` file with one column of class labels
+        (``label``) and numeric feature columns; an ``.npz`` file with arrays ``X``, ``y``
+        (and optionally ``feature_names``); a scikit-learn data set by name:
+        ``"breast_cancer"``, ``"digits:A-vs-B"``, ``"wine:A-vs-B"``, ``"iris:A-vs-B"``;
+        or ``"simulated"`` with optional parameters of
+        :func:`simulate_correlated_groups`, e.g. ``"simulated:group_size=5,rho=0.95"``.
+    label : str
+        The class column of a table.
+    impute : {"mean", "median", "drop"}, optional
+        What to do with missing feature values; by default they are an error.
+    random_state : int, optional
+        Seed of the simulation.
+    """
+    if impute is not None and impute not in IMPUTE:
+        raise InvalidInputError(f"impute must be None or one of {IMPUTE}; got {impute!r}.")
+    text = str(source)
+    head, _, spec = text.partition(":")
+    if head in ("breast_cancer", "digits", "wine", "iris"):
+        data = _sklearn_dataset(head, spec or None)
+    elif head == "simulated":
+        data = _simulated(spec or None, random_state)
+    else:
+        path = Path(source)
+        if not path.exists():
+            raise InvalidInputError(
+                f"No data set {text!r}: not a file, nor one of 'breast_cancer', "
+                "'digits:A-vs-B', 'wine:A-vs-B', 'iris:A-vs-B', 'simulated'."
+            )
+        frame, labels = (_read_npz(path) if path.suffix.lower() == ".npz"
+                         else _read_table(path, label))
+        X, y, names = _clean(frame, labels, path.name, impute)
+        data = Dataset(X, y, names, path.name.split(".")[0])
+    check_classes(data.y, data.name)
+    return data
+
+
+_SIMULATION_PARAMETERS = {
+    "n_groups": int, "group_size": int, "n_other": int, "mu_group": float,
+    "mu_other": float, "rho": float, "n_per_class": int,
+}
+
+
+def simulate_correlated_groups(n_groups: int = 5, group_size: int = 1, n_other: int = 1000,
+                               mu_group: float = 0.5, mu_other: float = 0.05,
+                               rho: float = 0.8, n_per_class: int = 100,
+                               random_state=None) -> Dataset:
+    """Correlated feature groups of 000 §6.1 (Table 2) and 003 §5.3 (SPEC §6).
+
+    ``n_groups`` groups of ``group_size`` features with intra-group correlation ``rho``
+    (a shared factor: ``x = √ρ z + √(1−ρ) e``), plus ``n_other`` independent features;
+    unit variances; class means ``±mu_group`` for the group features and ``±mu_other`` for
+    the others (+ for class 1, − for class 0); ``n_per_class`` examples per class. Group
+    features come first (names ``g{group}_{index}``, ``groups`` = group index), then the
+    others (``x{index}``, group −1).
+    """
+    for name, value in [("n_groups", n_groups), ("group_size", group_size),
+                        ("n_per_class", n_per_class)]:
+        if not isinstance(value, int | np.integer) or isinstance(value, bool) or value < 1:
+            raise InvalidInputError(f"{name} must be an integer >= 1; got {value!r}.")
+    if not isinstance(n_other, int | np.integer) or n_other < 0:
+        raise InvalidInputError(f"n_other must be an integer >= 0; got {n_other!r}.")
+    if not 0 <= rho <= 1:
+        raise InvalidInputError(f"rho must be in [0, 1]; got {rho!r}.")
+    rng = np.random.default_rng(random_state)
+    n = 2 * n_per_class
+    y = np.repeat([0, 1], n_per_class)
+    sign = np.where(y == 1, 1.0, -1.0)[:, None]
+    factor = rng.standard_normal((n, n_groups))
+    noise = rng.standard_normal((n, n_groups * group_size))
+    grouped = np.sqrt(rho) * np.repeat(factor, group_size, axis=1) + np.sqrt(1 - rho) * noise
+    X = np.hstack([grouped + sign * mu_group,
+                   rng.standard_normal((n, n_other)) + sign * mu_other])
+    names = [f"g{g}_{j}" for g in range(n_groups) for j in range(group_size)]
+    names += [f"x{j}" for j in range(n_other)]
+    groups = np.concatenate([np.repeat(np.arange(n_groups), group_size),
+                             np.full(n_other, -1)])
+    return Dataset(X, y, tuple(names), "simulated", groups)
+
+
+def variance_prefilter(X: np.ndarray, n_kept: int) -> np.ndarray:
+    """Indices (increasing) of the ``n_kept`` features of highest sample variance in ``X``.
+
+    000 §6.2 and 003 §7.1 pre-filter microarray data this way; the protocol computes it
+    on each run's training sample only (no leakage). Ties: lower index first.
+    """
+    d = X.shape[1]
+    if isinstance(n_kept, bool) or not isinstance(n_kept, int | np.integer) or not 1 <= n_kept <= d:
+        raise InvalidInputError(
+            f"prefilter must be an integer in [1, {d}] (the features kept); got {n_kept!r}."
+        )
+    order = np.argsort(-X.var(axis=0, ddof=1), kind="stable")
+    return np.sort(order[:n_kept])
+
+
+__all__ = ["Dataset", "load_dataset", "simulate_correlated_groups",
+                          "variance_prefilter", "check_classes"]

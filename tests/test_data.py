@@ -1,0 +1,147 @@
+"""Data loading, the simulated correlated groups, the variance pre-filter."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from paretostab.data import load_dataset, simulate_correlated_groups, variance_prefilter
+from paretostab.errors import InvalidInputError, UnknownNameError
+
+SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+
+
+def write_csv(path, frame):
+    frame.to_csv(path, index=False)
+    return path
+
+
+@pytest.fixture
+def table():
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame(rng.normal(size=(12, 4)), columns=["a", "b", "c", "d"])
+    frame.insert(0, "label", ["x", "y"] * 6)
+    return frame
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".csv.gz"])
+def test_csv_round_trip(tmp_path, table, suffix):
+    data = load_dataset(write_csv(tmp_path / f"t{suffix}", table))
+    np.testing.assert_allclose(data.X, table[["a", "b", "c", "d"]].to_numpy())
+    assert data.feature_names == ("a", "b", "c", "d")
+    assert list(data.y) == list(table["label"]) and data.name == "t"
+
+
+def test_label_column_is_configurable_and_npz_works(tmp_path, table):
+    data = load_dataset(write_csv(tmp_path / "t.csv", table.rename(columns={"label": "cls"})),
+                        label="cls")
+    assert data.n_features == 4
+    np.savez(tmp_path / "t.npz", X=data.X, y=data.y, feature_names=np.array(data.feature_names))
+    again = load_dataset(tmp_path / "t.npz")
+    np.testing.assert_array_equal(again.X, data.X)
+    assert again.feature_names == data.feature_names
+
+
+def test_parquet_reads_or_says_what_to_install(tmp_path, table):
+    path = tmp_path / "t.parquet"
+    try:
+        table.to_parquet(path)
+    except ImportError:
+        path.write_bytes(b"PAR1")
+        with pytest.raises(InvalidInputError, match="pip install pyarrow"):
+            load_dataset(path)
+        return
+    assert load_dataset(path).n_features == 4
+
+
+def test_table_errors(tmp_path, table):
+    with pytest.raises(InvalidInputError, match="no label column 'label'.*pass label="):
+        load_dataset(write_csv(tmp_path / "a.csv", table.drop(columns="label")))
+    text = table.assign(b=["u"] * 12, c=["v"] * 12)
+    with pytest.raises(InvalidInputError, match="2 are not: b, c"):
+        load_dataset(write_csv(tmp_path / "b.csv", text))
+    one = table.assign(label="x")
+    with pytest.raises(InvalidInputError, match="binary classification.*1 class"):
+        load_dataset(write_csv(tmp_path / "c.csv", one))
+    lonely = table.copy()
+    lonely.loc[0, "label"] = "z"
+    lonely.loc[1:, "label"] = "x"
+    lonely.loc[2, "label"] = "z"
+    lonely.loc[3:, "label"] = ["x", "w"] * 4 + ["x"]
+    with pytest.raises(InvalidInputError, match="3 class"):
+        load_dataset(write_csv(tmp_path / "d.csv", lonely))
+    single = table.copy()
+    single["label"] = ["x"] * 11 + ["y"]
+    with pytest.raises(InvalidInputError, match="class 'y' has 1 example"):
+        load_dataset(write_csv(tmp_path / "e.csv", single))
+    with pytest.raises(InvalidInputError, match="Unsupported file type"):
+        load_dataset(write_csv(tmp_path / "f.txt", table))
+    with pytest.raises(InvalidInputError, match="No data set 'nowhere.csv'"):
+        load_dataset("nowhere.csv")
+
+
+def test_missing_values_are_an_error_unless_imputation_is_chosen(tmp_path, table):
+    holes = table.copy()
+    holes.loc[2, "b"] = np.nan
+    holes.loc[5, "d"] = np.nan
+    path = write_csv(tmp_path / "h.csv", holes)
+    with pytest.raises(InvalidInputError, match=r"2 missing value\(s\) in 2 row\(s\) \(first at row 2 column b"):
+        load_dataset(path)
+    mean = load_dataset(path, impute="mean")
+    assert mean.X[2, 1] == pytest.approx(holes["b"].mean())
+    median = load_dataset(path, impute="median")
+    assert median.X[5, 3] == pytest.approx(holes["d"].median())
+    assert load_dataset(path, impute="drop").n_samples == 10
+    with pytest.raises(InvalidInputError, match="impute must be None or one of"):
+        load_dataset(path, impute="zero")
+
+
+def test_scikit_learn_and_simulated_sources():
+    cancer = load_dataset("breast_cancer")
+    assert cancer.X.shape == (569, 30)
+    digits = load_dataset("digits:4-vs-9")
+    assert set(digits.y) == {4, 9} and digits.name == "digits:4-vs-9"
+    with pytest.raises(InvalidInputError, match="choose two as 'digits:A-vs-B'"):
+        load_dataset("digits")
+    sim = load_dataset("simulated:group_size=3,n_other=20", random_state=1)
+    assert sim.X.shape == (200, 35) and list(sim.groups[:6]) == [0, 0, 0, 1, 1, 1]
+    with pytest.raises(UnknownNameError, match="Did you mean 'group_size'"):
+        load_dataset("simulated:group_sise=3")
+
+
+def test_simulated_groups_have_the_requested_means_and_correlations():
+    q, rho = 4, 0.8
+    data = simulate_correlated_groups(group_size=q, n_other=200, mu_group=0.5, mu_other=0.05,
+                                      rho=rho, n_per_class=3000, random_state=0)
+    grouped = data.groups >= 0
+    positive, negative = data.X[data.y == 1], data.X[data.y == 0]
+    assert positive[:, grouped].mean() == pytest.approx(0.5, abs=0.02)
+    assert negative[:, grouped].mean() == pytest.approx(-0.5, abs=0.02)
+    assert positive[:, ~grouped].mean() == pytest.approx(0.05, abs=0.01)
+    within = []
+    for g in range(5):
+        members = np.flatnonzero(data.groups == g)
+        corr = np.corrcoef(positive[:, members].T)  # within a class: the noise correlation
+        within.append(corr[np.triu_indices(q, 1)].mean())
+    assert np.mean(within) == pytest.approx(rho, abs=0.02)
+    between = np.corrcoef(positive[:, ~grouped][:, :20].T)[np.triu_indices(20, 1)]
+    assert np.abs(between).mean() < 0.03
+    assert positive[:, grouped].std(axis=0).mean() == pytest.approx(1.0, abs=0.02)
+
+
+def test_variance_prefilter():
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(50, 10)) * np.arange(1, 11)
+    np.testing.assert_array_equal(variance_prefilter(X, 3), [7, 8, 9])
+    with pytest.raises(InvalidInputError, match=r"prefilter must be an integer in \[1, 10\]"):
+        variance_prefilter(X, 11)
+
+
+@pytest.mark.skipif(not (SHARED_DATA / "singh.csv.gz").exists(),
+                    reason="../shared/data (the shared benchmark data) is absent")
+def test_shared_microarray_data_load():
+    singh = load_dataset(SHARED_DATA / "singh.csv.gz")
+    assert singh.X.shape == (102, 12600) and set(singh.y) == {"Normal", "Tumor"}

@@ -1,0 +1,202 @@
+"""The resampling protocol and RunSet."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+from paretostab import InvalidInputError, StabilityWarning, stability
+from paretostab.data import simulate_correlated_groups, variance_prefilter
+from paretostab.protocol import (
+    RunSet,
+    _resample,
+    replicates,
+    run_protocol,
+    run_transfer_protocol,
+)
+from paretostab.selectors import BiasedRFE, HybridRFE
+from paretostab.selectors._base import SelectorBase, linear_importance
+from paretostab.selectors._logistic import fit_l2_logistic
+
+
+@pytest.fixture(scope="module")
+def data():
+    sim = simulate_correlated_groups(group_size=2, n_other=60, n_per_class=30, random_state=0)
+    return sim.X, sim.y
+
+
+@pytest.fixture(scope="module")
+def runset(data):
+    X, y = data
+    return run_protocol(HybridRFE(n_features=6, n_stable=2), X, y, runs=8, random_state=3)
+
+
+class CalibratedTopVariance(SelectorBase):
+    """A minimal selector for the protocol's hooks: keeps the ``n_features`` of highest
+    variance (no ranking), with a calibration that sets ``final_reg``."""
+
+    def __init__(self, n_features=3, final_reg=1.0, target=None):
+        self.n_features = n_features
+        self.final_reg = final_reg
+        self.target = target
+
+    def calibrate(self, X, y, samples):
+        return {"final_reg": float(len(samples))} if self.target else {}
+
+    def _select(self, X_std, signs, X):
+        keep = variance_prefilter(X, self.n_features)
+        self.support_ = np.zeros(X.shape[1], dtype=bool)
+        self.support_[keep] = True
+        self.coef_, self.intercept_ = fit_l2_logistic(X_std[:, keep], signs, reg=self.final_reg)
+        self.importances_ = np.zeros(X.shape[1])
+        self.importances_[keep] = linear_importance(self.coef_)
+
+    def _decision(self, X_selected):
+        return X_selected @ self.coef_ + self.intercept_
+
+
+def test_runset_contents(runset, data):
+    X, y = data
+    assert runset.runs == 8 and runset.n_features == X.shape[1]
+    assert np.all(runset.selection_matrix.sum(axis=1) == 6)
+    assert np.all((runset.importance_matrix > 0) <= runset.selection_matrix)
+    assert np.all(np.sort(runset.rank_matrix, axis=1) == np.arange(1, X.shape[1] + 1))
+    assert np.all(runset.rank_matrix[runset.selection_matrix] <= 6)
+    assert 0.5 < runset.accuracy <= 1 and runset.mean_selected == 6
+    assert runset.stability("nogueira") == stability("nogueira", runset.selection_matrix)
+    assert runset.stability("iw") == stability("iw", runset.importance_matrix)
+    assert runset.stability("canberra", k=6) == stability("canberra", runset.rank_matrix, k=6)
+    assert runset.params["n_stable"] == 2 and runset.params["protocol"]["runs"] == 8
+    assert runset.selector == "HybridRFE"
+
+
+def test_runs_are_the_selector_on_stratified_resamples(runset, data):
+    X, y = data
+    for i in (0, 5):
+        train, oob = _resample(y, int(runset.seeds[i]), "bootstrap", 0.9)
+        assert np.array_equal(np.bincount(y[train]), np.bincount(y))  # stratified
+        assert np.intersect1d(train, oob).size == 0
+        alone = HybridRFE(n_features=6, n_stable=2).fit(X[train], y[train])
+        np.testing.assert_array_equal(alone.support_, runset.selection_matrix[i])
+        assert runset.scores[i] == pytest.approx(alone.score(X[oob], y[oob]))
+
+
+def test_n_jobs_does_not_change_the_runset(runset, data):
+    X, y = data
+    parallel = run_protocol(HybridRFE(n_features=6, n_stable=2), X, y, runs=8, random_state=3,
+                            n_jobs=2)
+    assert runset.same_runs(parallel)
+    other = run_protocol(HybridRFE(n_features=6, n_stable=2), X, y, runs=8, random_state=4)
+    assert not runset.same_runs(other)
+
+
+def test_save_and_load_round_trip(runset, tmp_path):
+    path = runset.save(tmp_path / "runs.npz")
+    again = RunSet.load(path)
+    assert runset.same_runs(again)
+    np.testing.assert_array_equal(again.fit_seconds, runset.fit_seconds)
+    np.savez(tmp_path / "other.npz", x=np.zeros(2))
+    with pytest.raises(InvalidInputError, match="not a paretostab RunSet"):
+        RunSet.load(tmp_path / "other.npz")
+
+
+def test_prefilter_is_computed_on_each_training_sample(data):
+    X, y = data
+    runs = run_protocol(HybridRFE(n_features=4), X, y, runs=4, prefilter=10, random_state=5)
+    for i in range(4):
+        train, _ = _resample(y, int(runs.seeds[i]), "bootstrap", 0.9)
+        allowed = variance_prefilter(X[train], 10)
+        assert set(np.flatnonzero(runs.selection_matrix[i])) <= set(allowed)
+        assert set(np.flatnonzero(runs.rank_matrix[i] <= 10)) == set(allowed)
+
+
+@pytest.mark.parametrize("metric", ["balanced_accuracy", "roc_auc"])
+def test_metrics_and_subsampling(data, metric):
+    X, y = data
+    runs = run_protocol(HybridRFE(n_features=4), X, y, runs=3, metric=metric,
+                        resampling="subsample", sample_fraction=0.7, random_state=1)
+    assert runs.metric == metric and 0.4 < runs.accuracy <= 1
+    train, oob = _resample(y, int(runs.seeds[0]), "subsample", 0.7)
+    assert train.size == 42 and oob.size == 18
+
+
+def test_empty_out_of_bag_sets_are_skipped_with_a_warning():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(4, 6))
+    y = np.array([0, 0, 1, 1])
+    with pytest.warns(StabilityWarning, match=r"\d+ of 12 runs have no out-of-bag score"):
+        runs = run_protocol(HybridRFE(n_features=2), X, y, runs=12, random_state=0)
+    assert np.isnan(runs.scores).any() and not np.isnan(runs.scores).all()
+    assert runs.accuracy == pytest.approx(np.nanmean(runs.scores))
+
+
+def test_calibration_hook_and_selectors_without_rankings(data):
+    X, y = data
+    runs = run_protocol(CalibratedTopVariance(target=True), X, y, runs=3, random_state=0)
+    assert runs.params["calibrated"] == {"final_reg": 3.0} and runs.params["final_reg"] == 3.0
+    assert runs.rank_matrix is None
+    with pytest.raises(InvalidInputError, match="needs rankings; selector CalibratedTopVariance"):
+        runs.stability("js")
+
+
+def test_replicates_draw_fresh_resamples_and_fresh_beta(data):
+    X, y = data
+    reps = replicates(BiasedRFE(n_features=4, shape=0.5), X, y, 3, random_state=2, runs=3)
+    assert len(reps) == 3
+    assert len({r.params["random_state"] for r in reps}) == 3
+    assert len({tuple(r.seeds) for r in reps}) == 3
+    again = replicates(BiasedRFE(n_features=4, shape=0.5), X, y, 3, random_state=2, runs=3)
+    assert all(a.same_runs(b) for a, b in zip(reps, again, strict=True))
+
+
+def test_transfer_protocol_rows_are_tasks():
+    tasks = [simulate_correlated_groups(n_other=40, n_per_class=20, random_state=s)
+             for s in range(4)]
+    runs = run_transfer_protocol([(t.X, t.y) for t in tasks], transfer=2.0, n_features=5,
+                                 random_state=0)
+    assert runs.runs == 4 and np.all(runs.selection_matrix.sum(axis=1) == 5)
+    assert runs.params["transfer"] == 2.0
+    independent = run_transfer_protocol([(t.X, t.y) for t in tasks], transfer=0.0,
+                                        n_features=5, random_state=0)
+    assert runs.stability("nogueira") >= independent.stability("nogueira")
+
+
+def test_progress_bar_only_when_asked(data, capsys):
+    X, y = data
+    run_protocol(HybridRFE(n_features=3), X, y, runs=2, random_state=0, progress=True)
+    assert "HybridRFE" in capsys.readouterr().err
+    run_protocol(HybridRFE(n_features=3), X, y, runs=2, random_state=0, progress=False)
+    assert capsys.readouterr().err == ""
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"runs": 1}, "runs must be an integer >= 2"),
+        ({"resampling": "jackknife"}, "resampling must be one of"),
+        ({"metric": "f1"}, "metric must be one of"),
+        ({"prefilter": 1000}, r"prefilter must be an integer in \[1, 70\]"),
+        ({"n_jobs": 0}, "n_jobs must be a non-zero integer"),
+        ({"resampling": "subsample", "sample_fraction": 1.5}, r"sample_fraction must be in \(0, 1\)"),
+    ],
+)
+def test_bad_protocol_arguments(data, kwargs, message):
+    X, y = data
+    with pytest.raises(InvalidInputError, match=message):
+        run_protocol(HybridRFE(n_features=3), X, y, **kwargs)
+
+
+def test_bad_data(data):
+    X, y = data
+    bad = X.copy()
+    bad[0, 0] = np.nan
+    with pytest.raises(InvalidInputError, match="1 NaN or infinite value"):
+        run_protocol(HybridRFE(n_features=3), bad, y)
+    with pytest.raises(InvalidInputError, match="binary classification"):
+        run_protocol(HybridRFE(n_features=3), X, np.arange(len(y)) % 3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(InvalidInputError, match="one label per row"):
+            run_protocol(HybridRFE(n_features=3), X, y[:-1])
