@@ -9,6 +9,7 @@ import pytest
 
 from paretostab import InvalidInputError, StabilityWarning, stability
 from paretostab.data import simulate_correlated_groups, variance_prefilter
+from paretostab.importance import linear_importance
 from paretostab.protocol import (
     RunSet,
     _resample,
@@ -17,7 +18,7 @@ from paretostab.protocol import (
     run_transfer_protocol,
 )
 from paretostab.selectors import BiasedRFE, HybridRFE
-from paretostab.selectors._base import SelectorBase, linear_importance
+from paretostab.selectors._base import SelectorBase
 from paretostab.selectors._logistic import fit_l2_logistic
 
 

@@ -12,6 +12,13 @@ from dataclasses import dataclass, field
 
 from paretostab.errors import UnknownNameError
 from paretostab.selectors.hybrid_rfe import BiasedRFE, HybridRFE, transfer_learning_rfe
+from paretostab.selectors.other import (
+    MIMSelector,
+    MRMRSelector,
+    RandomForestSelector,
+    ReliefSelector,
+    TTestSelector,
+)
 
 
 @dataclass(frozen=True)
@@ -35,7 +42,8 @@ class SelectorInfo:
         return self.estimator(**{**self.fixed, **params})
 
 
-_RFE_SPACE = {"reg": Range(1e-3, 1e3, log=True), "final_reg": Range(1e-3, 1e3, log=True)}
+_FINAL_SPACE = {"final_reg": Range(1e-3, 1e3, log=True)}
+_RFE_SPACE = {"reg": Range(1e-3, 1e3, log=True), **_FINAL_SPACE}
 
 SELECTORS = {
     info.name: info
@@ -49,6 +57,12 @@ SELECTORS = {
                      search_space=dict(_RFE_SPACE)),
         SelectorInfo("biased_rfe", BiasedRFE, search_space={
             "shape": Range(1e-2, 1e2, log=True), **_RFE_SPACE}),
+        SelectorInfo("random_forest", RandomForestSelector,
+                     search_space={"n_trees": Range(3, 3000, log=True)}),
+        SelectorInfo("relief", ReliefSelector, search_space={"n_neighbors": Range(1, 40)}),
+        SelectorInfo("t_test", TTestSelector, search_space=dict(_FINAL_SPACE)),
+        SelectorInfo("mim", MIMSelector, search_space=dict(_FINAL_SPACE)),
+        SelectorInfo("mrmr", MRMRSelector, search_space=dict(_FINAL_SPACE)),
     ]
 }
 
@@ -61,5 +75,6 @@ def get_selector(name: str) -> SelectorInfo:
         raise UnknownNameError.for_name("selector", name, SELECTORS) from None
 
 
-__all__ = ["SELECTORS", "BiasedRFE", "HybridRFE", "Range", "SelectorInfo", "get_selector",
-           "transfer_learning_rfe"]
+__all__ = ["SELECTORS", "BiasedRFE", "HybridRFE", "MIMSelector", "MRMRSelector",
+           "RandomForestSelector", "Range", "ReliefSelector", "SelectorInfo", "TTestSelector",
+           "get_selector", "transfer_learning_rfe"]

@@ -30,12 +30,21 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import ThreadpoolController
 
 from paretostab.errors import InvalidInputError
+from paretostab.importance import linear_importance  # noqa: F401  (the selectors' I_lin)
 
 
 @functools.cache
 def _threadpools() -> ThreadpoolController:
     """The process's thread pools, inspected once (inspection costs a fraction of a fit)."""
     return ThreadpoolController()
+
+
+def single_threaded():
+    """Limit BLAS and OpenMP to one thread: on the small dense solves and neighbour searches
+    of a selector, competing threads cost far more than they gain (a small solve or a k-NN
+    query runs up to 40 times slower with two threads on a busy 2-core machine), and
+    parallelism belongs to the resampling runs, not to one fit."""
+    return _threadpools().limit(limits=1)
 
 
 def is_number(value: object) -> bool:
@@ -60,28 +69,15 @@ def check_int(name: str, value: object, low: int, high: int, meaning: str) -> in
     return int(value)
 
 
-def linear_importance(coef: np.ndarray) -> np.ndarray:
-    """I_lin(f) = ‖w‖₀ |w_f| / ‖w‖₁ (003 eq. 7, 000 eq. 7), on standardised features.
-
-    All zero when every weight is zero (e.g. only constant features were kept).
-    """
-    total = np.abs(coef).sum()
-    if total == 0:
-        return np.zeros_like(coef, dtype=float)
-    return np.count_nonzero(coef) * np.abs(coef) / total
-
-
 class SelectorBase(ClassifierMixin, SelectorMixin, BaseEstimator):
     """Validation, standardisation, the single-thread BLAS limit and prediction.
 
-    ``fit`` runs with BLAS limited to one thread: small dense solves stall for seconds
-    when two BLAS threads compete on a small machine, and parallelism belongs to the
-    resampling runs, not to one fit.
+    ``fit`` and the predictions run :func:`single_threaded`.
     """
 
     def fit(self, X, y):
         """Select features of ``X`` and fit the final model on them."""
-        with _threadpools().limit(limits=1, user_api="blas"):
+        with single_threaded():
             X_raw, X_std, signs = self._validate_training_data(X, y)
             self._select(X_std, signs, X_raw)
         return self
@@ -130,7 +126,9 @@ class SelectorBase(ClassifierMixin, SelectorMixin, BaseEstimator):
 
     def decision_function(self, X):
         """Decision values of the final model; positive means ``classes_[1]``."""
-        return self._decision(self._selected_standardised(X))
+        selected = self._selected_standardised(X)
+        with single_threaded():
+            return self._decision(selected)
 
     def predict(self, X):
         """Class labels of the final model on the selected features."""

@@ -15,13 +15,8 @@ from sklearn.svm import LinearSVC
 from sklearn.utils.metaestimators import available_if
 
 from paretostab.errors import InvalidInputError
-from paretostab.selectors._base import (
-    SelectorBase,
-    check_int,
-    check_positive,
-    is_number,
-    linear_importance,
-)
+from paretostab.importance import linear_importance
+from paretostab.selectors._base import SelectorBase, check_int, check_positive, is_number
 from paretostab.selectors._logistic import IncrementalL2Logistic
 
 LOSSES = ("logistic", "hinge")

@@ -1,0 +1,247 @@
+"""Feature importance of any classifier: the decision-flip importance (000 eq. 6, 003 eq. 9).
+
+For a classifier P on k_P features and n examples x_l,
+
+    I(f) = (1/n) Σ_l k_P · I(f, x_l) / Σ_{f'} I(f', x_l),     I(f, x_l) = σ_f / δ(x_l, f),
+
+with δ(x_l, f) "the smallest additive change (in absolute value) required to feature f such
+that the decision of the predictive model P on example x_l changes" (003 §5.1). For a
+linear model on unit-variance features it equals I_lin(f) = ‖w‖₀ |w_f| / ‖w‖₁ (003
+Theorem 1; :func:`linear_importance`).
+
+Pure numpy: the classifier enters only through a ``predict`` callable.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+import numpy as np
+
+from paretostab.errors import InvalidInputError
+
+
+def linear_importance(coef: np.ndarray) -> np.ndarray:
+    """I_lin(f) = ‖w‖₀ |w_f| / ‖w‖₁ (003 eq. 7, 000 eq. 7), on standardised features.
+
+    All zero when every weight is zero (e.g. only constant features were kept).
+    """
+    total = np.abs(coef).sum()
+    if total == 0:
+        return np.zeros_like(coef, dtype=float)
+    return np.count_nonzero(coef) * np.abs(coef) / total
+
+
+def _check_fraction(name: str, value: object, meaning: str) -> float:
+    if (not isinstance(value, int | float | np.integer | np.floating) or isinstance(value, bool)
+            or not 0 < value < 1):
+        raise InvalidInputError(f"{name} must be a number in (0, 1) ({meaning}); got {value!r}.")
+    return float(value)
+
+
+def _check_bound(name: str, value: object, meaning: str) -> float:
+    if (not isinstance(value, int | float | np.integer | np.floating) or isinstance(value, bool)
+            or not 0 < value < math.inf):
+        raise InvalidInputError(f"{name} must be a finite number > 0 ({meaning}); got {value!r}.")
+    return float(value)
+
+
+def _predict_labels(predict: Callable, points: np.ndarray) -> np.ndarray:
+    labels = np.asarray(predict(points))
+    if labels.shape != (points.shape[0],):
+        raise InvalidInputError(
+            f"predict must return one label per row: shape ({points.shape[0]},) for "
+            f"{points.shape[0]} rows; got shape {labels.shape}."
+        )
+    return labels
+
+
+def flip_distances(predict: Callable, X, *, scale=None, rtol: float = 1e-3,
+                   max_change: float = 1e3, min_change: float = 1e-9,
+                   growth: float = 2.0) -> np.ndarray:
+    """δ(x_l, f): the smallest |additive change| of feature f that flips the decision on x_l.
+
+    The δ of 000 eq. 6 and 003 eq. 9, searched along the feature axis in both directions,
+    in units of ``σ_f`` (``scale``): probes at ``u = 1, g, g², …`` standard deviations
+    (``g = growth``) until the decision changes (or ``1/g, 1/g², …`` while it already
+    changes at 1), then
+    bisection of the last bracket ``[lo, hi]`` (decision unchanged at ``lo``, changed at
+    ``hi``) until ``hi − lo ≤ rtol · hi``; ``δ = hi``, the smallest change found to flip
+    the decision. A direction stops early once the other one has flipped at a smaller
+    change.
+
+    Parameters
+    ----------
+    predict : callable
+        ``predict(Z)`` returns one class label per row of ``Z`` (an array of shape
+        ``(m, k)``, the examples with one feature changed); a decision flip is a change of
+        label. Pass ``lambda Z: decision(Z) > 0`` to use decision values. Called with many
+        rows at once (up to ``2 n k``), about ``log2(max_change) + log2(1/rtol)`` times.
+    X : array (n, k)
+        The examples x_l (e.g. the model's training data, as the papers do).
+    scale : array (k,) of float ≥ 0, optional
+        σ_f, the unit of the search and of eq. 9's numerator; default the standard
+        deviation of each column of ``X`` (ddof 0). A feature with σ_f = 0 is not searched
+        (δ = inf; its I(f, x_l) = 0).
+    rtol : float in (0, 1)
+        Relative tolerance of the bisection, which stops when ``hi − lo ≤ rtol · hi``:
+        where the decision changes once along the direction, δ lies within a relative
+        ``rtol`` above the exact value.
+    max_change : float > 0
+        Search bound, in units of σ_f: no flip within ``max_change · σ_f`` in either
+        direction ⇒ δ = inf (the contribution I(f, x_l) is then 0).
+    min_change : float > 0
+        Smallest change probed, in units of σ_f: an example whose decision flips for every
+        change down to it (it lies on the decision boundary) gets δ ≈ ``min_change · σ_f``.
+    growth : float > 1
+        Ratio between successive probes before the bisection. Irrelevant when the decision
+        changes once along the axis (a linear model); for other classifiers a smaller
+        ratio misses fewer narrow flip regions (see Notes), at more probes.
+
+    Returns
+    -------
+    delta : array (n, k)
+        δ(x_l, f) in the units of ``X`` (inf: no flip within the bound, or σ_f = 0).
+
+    Notes
+    -----
+    Exact to ``rtol`` when the decision changes at most once along each direction of the
+    axis (linear models, 003 Theorem 1). Otherwise the search returns a flip inside the
+    first probe bracket that contains one: a flip region narrower than the gap between two
+    probes (``u`` to ``g·u``) can be missed. The returned δ is always a change that was
+    seen to flip the decision, hence never below the true smallest change. Measured on a
+    10-NN on 150 examples and 20 features (3 informative), against a 1.02 ratio: with
+    ``growth=2``, 15 % of the δ exceed the reference by more than 1 % and importances
+    differ by up to 0.20 (they sum to 20); with 1.25, 6.5 % and 0.05 at 1.5 times the
+    predictions; with 1.1, 3 % and 0.03 at 2.7 times.
+    """
+    X = np.asarray(X, dtype=float)
+    if X.ndim != 2 or X.shape[0] == 0 or X.shape[1] == 0:
+        raise InvalidInputError(
+            f"X must be a non-empty 2-D array (examples × features); got shape {X.shape}."
+        )
+    if not np.all(np.isfinite(X)):
+        raise InvalidInputError("X must contain only finite values; it has NaN or inf.")
+    if not callable(predict):
+        raise InvalidInputError(f"predict must be a callable returning labels; got {predict!r}.")
+    rtol = _check_fraction("rtol", rtol, "the bisection's relative tolerance")
+    max_change = _check_bound("max_change", max_change, "the search bound, in units of σ_f")
+    min_change = _check_bound("min_change", min_change, "the smallest change probed")
+    if (not isinstance(growth, int | float | np.integer | np.floating)
+            or isinstance(growth, bool) or not 1 < growth < math.inf):
+        raise InvalidInputError(
+            f"growth must be a finite number > 1 (the ratio between successive probes); got "
+            f"{growth!r}."
+        )
+    if min_change >= max_change:
+        raise InvalidInputError(
+            f"min_change must be smaller than max_change; got min_change={min_change!r} and "
+            f"max_change={max_change!r}."
+        )
+    growth = float(growth)
+    n, k = X.shape
+    if scale is None:
+        sigma = X.std(axis=0)
+    else:
+        sigma = np.asarray(scale, dtype=float)
+        if sigma.shape != (k,) or not np.all(np.isfinite(sigma)) or np.any(sigma < 0):
+            raise InvalidInputError(
+                f"scale must hold {k} finite values >= 0 (σ_f of each feature); got "
+                f"{np.shape(scale)!r} {scale!r:.80}."
+            )
+    base = _predict_labels(predict, X)
+    searched = np.flatnonzero(sigma > 0)
+    # one search per (example, feature, direction), in units of σ_f
+    example = np.tile(np.repeat(np.arange(n), searched.size), 2)
+    feature = np.tile(np.tile(searched, n), 2)
+    sign = np.repeat([1.0, -1.0], n * searched.size)
+    pair = np.tile(np.arange(n * searched.size), 2)  # the (example, feature) of each search
+    lo = np.zeros(sign.size)
+    hi = np.full(sign.size, np.inf)
+    best = np.full(n * searched.size, np.inf)  # smallest flip found per pair, both directions
+    start = min(1.0, max_change)
+    active = np.arange(sign.size)
+    while active.size:
+        a_lo, a_hi = lo[active], hi[active]
+        probe = np.where(
+            np.isinf(a_hi), np.where(a_lo > 0, np.minimum(a_lo * growth, max_change), start),
+            np.where(a_lo > 0, (a_lo + a_hi) / 2, a_hi / growth))
+        points = X[example[active]]
+        points[np.arange(active.size), feature[active]] += (
+            sign[active] * probe * sigma[feature[active]])
+        flipped = _predict_labels(predict, points) != base[example[active]]
+        hi[active] = np.where(flipped, probe, a_hi)
+        lo[active] = np.where(flipped, a_lo, probe)
+        np.minimum.at(best, pair[active[flipped]], probe[flipped])
+        a_lo, a_hi = lo[active], hi[active]
+        done = (
+            (np.isinf(a_hi) & (a_lo >= max_change))  # no flip within the bound
+            | ((a_lo == 0) & (a_hi / growth < min_change))  # flips at the smallest change
+            | ((a_lo > 0) & np.isfinite(a_hi) & (a_hi - a_lo <= rtol * a_hi))  # bisection done
+            | (a_lo >= best[pair[active]])  # the other direction flipped sooner
+        )
+        active = active[~done]
+    delta = np.full((n, k), np.inf)
+    delta[:, searched] = best.reshape(n, searched.size) * sigma[searched]
+    return delta
+
+
+def decision_flip_importance(predict: Callable, X, *, scale=None, rtol: float = 1e-3,
+                             max_change: float = 1e3, min_change: float = 1e-9,
+                             growth: float = 2.0) -> np.ndarray:
+    """Decision-flip importance of each feature of a classifier (000 eq. 6, 003 eq. 9).
+
+    ``I(f) = (1/n) Σ_l k_P · I(f, x_l) / Σ_{f'} I(f', x_l)`` with ``I(f, x_l) = σ_f /
+    δ(x_l, f)`` and δ the smallest |additive change| of feature f that flips the
+    classifier's decision on x_l (searched by :func:`flip_distances`; δ = inf ⇒
+    I(f, x_l) = 0). For a linear model on unit-variance features this is
+    ``‖w‖₀ |w_f| / ‖w‖₁`` (003 Theorem 1), to the bisection tolerance.
+
+    Parameters
+    ----------
+    predict : callable
+        ``predict(Z)`` returns one class label per row of ``Z`` (shape ``(m, k)``); see
+        :func:`flip_distances`.
+    X : array (n, k)
+        The examples x_l, typically the model's training data.
+    scale : array (k,), optional
+        σ_f; default the standard deviation of each column of ``X`` (1 on standardised
+        data).
+    rtol, max_change, min_change, growth : float
+        The search's tolerance, bounds (units of σ_f) and probe ratio, see
+        :func:`flip_distances`.
+
+    Returns
+    -------
+    importance : array (k,) of float ≥ 0
+        Sums to k_P whenever some decision flips, else all zero.
+
+    Notes
+    -----
+    Two cases eq. 9 leaves open are decided so that the result behaves like I_lin:
+
+    * k_P, "the number of features used by model P", is the number of features whose
+      change flips at least one decision within the bound (the features with I(f) > 0).
+      For a linear model these are the non-zero weights, so k_P = ‖w‖₀ as in Theorem 1,
+      even when some weights are zero; the result sums to k_P like I_lin does.
+    * An example whose decision no change of a single feature flips has Σ_f' I(f', x_l) =
+      0 and an undefined (0/0) term: it is left out of the mean (n counts the examples
+      with a defined term).
+    """
+    delta = flip_distances(predict, X, scale=scale, rtol=rtol, max_change=max_change,
+                           min_change=min_change, growth=growth)
+    X = np.asarray(X, dtype=float)
+    sigma = X.std(axis=0) if scale is None else np.asarray(scale, dtype=float)
+    with np.errstate(divide="ignore"):
+        local = sigma / delta  # I(f, x_l); 0 where δ = inf
+    total = local.sum(axis=1)
+    defined = total > 0
+    if not defined.any():
+        return np.zeros(X.shape[1])
+    share = local[defined] / total[defined, None]
+    k_used = np.count_nonzero(local[defined].max(axis=0) > 0)
+    return k_used * share.mean(axis=0)
+
+
+__all__ = ["decision_flip_importance", "flip_distances"]
