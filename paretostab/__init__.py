@@ -3,6 +3,7 @@
 from importlib.metadata import PackageNotFoundError, version
 
 from paretostab.errors import (
+    CalibrationWarning,
     InvalidInputError,
     ParetostabError,
     StabilityWarning,
@@ -16,6 +17,7 @@ except PackageNotFoundError:  # pragma: no cover - running from a source tree
     __version__ = "0+unknown"
 
 __all__ = [
+    "CalibrationWarning",
     "InvalidInputError",
     "ParetostabError",
     "StabilityWarning",

@@ -33,3 +33,8 @@ class UnknownNameError(ParetostabError, ValueError):
 
 class StabilityWarning(UserWarning):
     """A stability value is undefined (NaN) or was imputed; the message names the cause."""
+
+
+class CalibrationWarning(UserWarning):
+    """A regularisation could not be set to select the requested number of features
+    exactly; the closest count is used (the message says which)."""

@@ -176,6 +176,15 @@ def _jsonable(value):
     return repr(value)
 
 
+def _needs_calibration(selector) -> bool:
+    """The calibration contract: a selector with ``calibrate(X, y, samples) -> params``, a
+    ``target_features`` and no ``reg`` of its own is calibrated once before the runs;
+    ``samples`` are the runs' training rows, or (rows, columns) pairs with a pre-filter."""
+    params = selector.get_params()
+    return (callable(getattr(selector, "calibrate", None))
+            and params.get("target_features") is not None and params.get("reg") is None)
+
+
 def _resample(y: np.ndarray, seed: int, resampling: str, sample_fraction: float):
     """Stratified training indices and out-of-bag indices of one run."""
     rng = np.random.default_rng(seed)
@@ -210,6 +219,9 @@ def _run_one(selector, X, y, train, out_of_bag, prefilter, metric):
     X_train = X[train]
     features = np.arange(d) if prefilter is None else variance_prefilter(X_train, prefilter)
     estimator = clone(selector)
+    groups = estimator.get_params().get("groups")
+    if groups is not None and features.size < d:  # feature groups follow the pre-filter
+        estimator.set_params(groups=np.asarray(groups)[features])
     start = time.perf_counter()
     estimator.fit(X_train[:, features], y[train])
     seconds = time.perf_counter() - start
@@ -278,8 +290,10 @@ def run_protocol(selector, X, y, *, runs: int = 100, resampling: str = "bootstra
         Cloned for every run. If it has a ``random_state`` parameter, it is set to one
         seed drawn for this call — the same for every run (a BiasedRFE's β is drawn once
         per protocol, as in 002 §5; :func:`replicates` draws fresh ones). A selector with
-        ``calibrate(X, y, samples) -> params`` (e.g. an elastic net given a target number
-        of features) is calibrated once on the runs' training samples before the runs.
+        ``calibrate(X, y, samples) -> params``, a ``target_features`` and no ``reg`` (the
+        lasso, elastic net, group lasso) is calibrated once on the runs' training samples
+        (after their pre-filter) so that the mean number of selected features is on
+        target; the calibrated values are in ``RunSet.params["calibrated"]``.
     runs : int
         M.
     resampling : {"bootstrap", "subsample"}
@@ -306,9 +320,11 @@ def run_protocol(selector, X, y, *, runs: int = 100, resampling: str = "bootstra
         selector.set_params(random_state=selector_seed)
     samples = [_resample(y, int(seed), resampling, sample_fraction) for seed in seeds]
     calibrated = {}
-    if callable(getattr(selector, "calibrate", None)):
-        columns = slice(None) if prefilter is None else variance_prefilter(X, prefilter)
-        calibrated = selector.calibrate(X[:, columns], y, [train for train, _ in samples]) or {}
+    if _needs_calibration(selector):
+        runs_data = [train if prefilter is None
+                     else (train, variance_prefilter(X[train], prefilter))
+                     for train, _ in samples]
+        calibrated = selector.calibrate(X, y, runs_data)
         selector.set_params(**calibrated)
     jobs = (delayed(_run_one)(selector, X, y, train, oob, prefilter, metric)
             for train, oob in samples)

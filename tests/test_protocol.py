@@ -17,7 +17,7 @@ from paretostab.protocol import (
     run_protocol,
     run_transfer_protocol,
 )
-from paretostab.selectors import BiasedRFE, HybridRFE
+from paretostab.selectors import SELECTORS, BiasedRFE, HybridRFE, get_selector
 from paretostab.selectors._base import SelectorBase
 from paretostab.selectors._logistic import fit_l2_logistic
 
@@ -38,13 +38,13 @@ class CalibratedTopVariance(SelectorBase):
     """A minimal selector for the protocol's hooks: keeps the ``n_features`` of highest
     variance (no ranking), with a calibration that sets ``final_reg``."""
 
-    def __init__(self, n_features=3, final_reg=1.0, target=None):
+    def __init__(self, n_features=3, final_reg=1.0, target_features=None):
         self.n_features = n_features
         self.final_reg = final_reg
-        self.target = target
+        self.target_features = target_features
 
     def calibrate(self, X, y, samples):
-        return {"final_reg": float(len(samples))} if self.target else {}
+        return {"final_reg": float(len(samples))}
 
     def _select(self, X_std, signs, X):
         keep = variance_prefilter(X, self.n_features)
@@ -135,7 +135,7 @@ def test_empty_out_of_bag_sets_are_skipped_with_a_warning():
 
 def test_calibration_hook_and_selectors_without_rankings(data):
     X, y = data
-    runs = run_protocol(CalibratedTopVariance(target=True), X, y, runs=3, random_state=0)
+    runs = run_protocol(CalibratedTopVariance(target_features=3), X, y, runs=3, random_state=0)
     assert runs.params["calibrated"] == {"final_reg": 3.0} and runs.params["final_reg"] == 3.0
     assert runs.rank_matrix is None
     with pytest.raises(InvalidInputError, match="needs rankings; selector CalibratedTopVariance"):
@@ -201,3 +201,19 @@ def test_bad_data(data):
         warnings.simplefilter("error")
         with pytest.raises(InvalidInputError, match="one label per row"):
             run_protocol(HybridRFE(n_features=3), X, y[:-1])
+
+
+@pytest.mark.parametrize("name", sorted(SELECTORS))
+def test_every_registered_selector_runs_through_the_protocol(name, data):
+    X, y = data
+    info = get_selector(name)
+    params = info.estimator().get_params()
+    small = {"n_features": 4, "target_features": 4, "n_trees": 25}
+    runs = run_protocol(info.make(**{k: v for k, v in small.items() if k in params}), X, y,
+                        runs=4, random_state=0)
+    assert runs.runs == 4 and runs.selector == info.estimator.__name__
+    assert 2 <= runs.mean_selected <= 6 and 0.5 < runs.accuracy <= 1
+    assert np.all((runs.importance_matrix > 0) <= runs.selection_matrix)
+    assert -1 <= runs.stability("nogueira") <= 1 and -1 <= runs.stability("iw") <= 1
+    if "target_features" in params:
+        assert runs.params["calibrated"]["reg"] == runs.params["reg"] > 0

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from paretostab.errors import UnknownNameError
 from paretostab.selectors.hybrid_rfe import BiasedRFE, HybridRFE, transfer_learning_rfe
+from paretostab.selectors.linear import ElasticNetSelector, GroupLassoSelector
 from paretostab.selectors.other import (
     MIMSelector,
     MRMRSelector,
@@ -57,6 +58,12 @@ SELECTORS = {
                      search_space=dict(_RFE_SPACE)),
         SelectorInfo("biased_rfe", BiasedRFE, search_space={
             "shape": Range(1e-2, 1e2, log=True), **_RFE_SPACE}),
+        SelectorInfo("lasso", ElasticNetSelector, fixed={"l1_ratio": 1.0},
+                     search_space={"target_features": Range(5, 50)}),
+        SelectorInfo("elastic_net", ElasticNetSelector, search_space={
+            "target_features": Range(5, 50), "l1_ratio": Range(0.05, 1.0)}),
+        SelectorInfo("group_lasso", GroupLassoSelector,
+                     search_space={"target_features": Range(5, 60)}),
         SelectorInfo("random_forest", RandomForestSelector,
                      search_space={"n_trees": Range(3, 3000, log=True)}),
         SelectorInfo("relief", ReliefSelector, search_space={"n_neighbors": Range(1, 40)}),
@@ -75,6 +82,7 @@ def get_selector(name: str) -> SelectorInfo:
         raise UnknownNameError.for_name("selector", name, SELECTORS) from None
 
 
-__all__ = ["SELECTORS", "BiasedRFE", "HybridRFE", "MIMSelector", "MRMRSelector",
+__all__ = ["SELECTORS", "BiasedRFE", "ElasticNetSelector", "GroupLassoSelector", "HybridRFE",
+           "MIMSelector", "MRMRSelector",
            "RandomForestSelector", "Range", "ReliefSelector", "SelectorInfo", "TTestSelector",
            "get_selector", "transfer_learning_rfe"]
