@@ -1,0 +1,237 @@
+"""Feature stability maps: their data (003 §3) and the drawer."""
+
+from __future__ import annotations
+
+import io
+
+import matplotlib
+import numpy as np
+import pytest
+
+from paretostab import InvalidInputError
+from paretostab.measures._inputs import normalise_importances
+from paretostab.protocol import RunSet
+from paretostab.report import StabilityMap, feature_color, stability_map
+
+matplotlib.use("Agg", force=True)
+from matplotlib.figure import Figure  # noqa: E402
+from matplotlib.patches import Rectangle  # noqa: E402
+
+from paretostab.report.plot import draw_stability_map  # noqa: E402
+
+
+def make_runset(Z, I=None, names=None) -> RunSet:
+    Z = np.asarray(Z, dtype=bool)
+    I = Z.astype(float) if I is None else np.asarray(I, dtype=float)
+    M = Z.shape[0]
+    return RunSet(Z, I, None, np.full(M, 0.8), np.arange(M, dtype=np.uint32), np.zeros(M),
+                  "accuracy", "bootstrap", "Test", {}, names)
+
+
+def random_runset(seed, M=12, d=30, k=(2, 8), names=None) -> RunSet:
+    rng = np.random.default_rng(seed)
+    popularity = rng.dirichlet(np.full(d, 0.3))
+    Z = np.zeros((M, d), dtype=bool)
+    for i in range(M):
+        Z[i, rng.choice(d, size=rng.integers(*k), replace=False, p=popularity)] = True
+    I = np.where(Z, rng.exponential(size=(M, d)), 0.0)
+    return make_runset(Z, I, names)
+
+
+def row_sums(m: StabilityMap) -> np.ndarray:
+    return np.bincount(m.row, weights=m.width, minlength=m.runs)
+
+
+# --------------------------------------------------------------------------- data
+
+
+def test_small_map_by_hand():
+    Z = [[1, 1, 0, 0], [1, 0, 1, 0], [0, 0, 0, 0], [1, 1, 1, 0]]
+    I = [[2.0, 1.0, 0, 0], [3.0, 0, 1.0, 0], [0, 0, 0, 0], [1.0, 1.0, 2.0, 0]]
+    m = stability_map(make_runset(Z, I, ("a", "b", "c", "d")))
+    assert (m.runs, m.n_features, m.mean_selected) == (4, 4, 1.75)
+    # p = (.75, .5, .5, 0); b and c tie on p, c has more total importance
+    assert m.features.tolist() == [0, 2, 1]
+    assert m.names == ("a", "c", "b")
+    np.testing.assert_allclose(m.frequency, [0.75, 0.5, 0.5])
+    assert m.row.tolist() == [0, 0, 1, 1, 3, 3, 3]
+    assert m.feature.tolist() == [0, 1, 0, 2, 0, 2, 1]  # left to right in map order
+    k = 1.75
+    np.testing.assert_allclose(m.width, [2 / 3 * k, 1 / 3 * k, 3 / 4 * k, 1 / 4 * k,
+                                         k / 4, k / 2, k / 4])
+    np.testing.assert_allclose(m.left, [0, 2 / 3 * k, 0, 3 / 4 * k, 0, k / 4, 3 * k / 4])
+    np.testing.assert_allclose(m.cumulative_importance, [k * (2 / 3 + 3 / 4 + 1 / 4),
+                                                         k * (1 / 4 + 1 / 2), k * (1 / 3 + 1 / 4)])
+    np.testing.assert_allclose(m.mean_importance, m.cumulative_importance / [3, 2, 2])
+    assert m.colors == tuple(feature_color(f) for f in (0, 2, 1))
+    assert m.legend.tolist() == [0, 2, 1]
+    summary = m.summary()
+    assert summary["name"].tolist() == ["a", "c", "b"]
+    np.testing.assert_allclose(summary["frequency"], m.frequency)
+
+
+def test_ties_on_frequency_and_importance_broken_by_index():
+    Z = np.array([[0, 1, 1, 0, 1], [0, 1, 1, 0, 1]])
+    m = stability_map(make_runset(Z))  # equal importances: everything ties but the index
+    assert m.features.tolist() == [1, 2, 4]
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_order_widths_and_layout(seed):
+    rs = random_runset(seed)
+    m = stability_map(rs)
+    Z = rs.selection_matrix
+    p = Z.mean(axis=0)
+    # decreasing p_f; ties by decreasing cumulative importance
+    freq, cum = m.frequency, m.cumulative_importance
+    assert np.all(np.diff(freq) <= 0)
+    same = np.diff(freq) == 0
+    assert np.all(np.diff(cum)[same] <= 1e-12)
+    np.testing.assert_allclose(freq, p[m.features])
+    assert set(m.features.tolist()) == set(np.flatnonzero(Z.any(axis=0)).tolist())
+    # one rectangle per selected (run, feature); non-empty rows sum to k̄
+    assert m.row.size == Z.sum()
+    assert m.mean_selected == pytest.approx(rs.mean_selected)
+    sums = row_sums(m)
+    np.testing.assert_allclose(sums[Z.any(axis=1)], rs.mean_selected)
+    # widths are the normalised importances of SPEC §0
+    np.testing.assert_allclose(m.width, normalise_importances(rs.importance_matrix)[m.row, m.feature])
+    # rectangles are contiguous from 0 and left to right in map order within each row
+    position = {f: i for i, f in enumerate(m.features.tolist())}
+    for r in range(m.runs):
+        sel = m.row == r
+        np.testing.assert_allclose(m.left[sel], np.concatenate(([0], np.cumsum(m.width[sel])[:-1])))
+        assert [position[f] for f in m.feature[sel]] == sorted(position[f] for f in m.feature[sel])
+    assert np.all(np.diff(m.row) >= 0)
+
+
+def test_colours_are_stable_across_maps():
+    names = tuple(f"gene{j}" for j in range(30))
+    first = stability_map(random_runset(0, names=names))
+    second = stability_map(random_runset(1, M=7, names=names))
+    colours = {}
+    for m in (first, second):
+        for f, c in zip(m.features.tolist(), m.colors, strict=True):
+            assert colours.setdefault(f, c) == c
+        for f, c in zip(m.feature, m.rectangle_colors, strict=True):
+            assert tuple(c) == colours[int(f)]
+    assert set(first.features.tolist()) & set(second.features.tolist())  # the test compares some
+    assert set(first.features.tolist()) != set(second.features.tolist())  # orders differ
+
+
+def test_feature_colours_are_valid_and_distinct():
+    colours = np.array([feature_color(f) for f in range(2000)])
+    assert np.all((colours >= 0) & (colours <= 1))
+    assert np.unique(colours, axis=0).shape[0] == 2000
+    # neither white nor black, and neighbouring features far apart
+    assert np.all(colours.max(axis=1) > 0.3) and np.all(colours.min(axis=1) < 0.8)
+    assert np.all(np.abs(np.diff(colours[:200], axis=0)).sum(axis=1) > 0.1)
+    assert feature_color(np.int64(7)) == feature_color(7)
+    with pytest.raises(InvalidInputError):
+        feature_color(-1)
+
+
+def test_empty_runs():
+    Z = np.array([[0, 0, 0], [1, 0, 1], [0, 0, 0]])
+    m = stability_map(make_runset(Z, Z * [1.0, 0, 3.0]))
+    assert m.runs == 3 and set(m.row.tolist()) == {1}
+    np.testing.assert_allclose(m.width, [0.5, 1 / 6])  # k̄ = 2/3; feature 2 (more important) first
+    assert m.feature.tolist() == [2, 0]
+    empty = stability_map(make_runset(np.zeros((4, 3))))
+    assert empty.runs == 4 and empty.mean_selected == 0
+    assert empty.row.size == empty.features.size == empty.legend.size == 0
+    assert empty.rectangle_colors.shape == (0, 3)
+    assert empty.summary().shape == (0, 5)
+
+
+def test_importances_outside_the_contract():
+    Z = np.array([[1, 1, 0], [1, 0, 1]], dtype=bool)
+    # an unselected feature's importance is ignored; a row of zero importances gets
+    # equal widths; a selected feature of importance 0 has a zero-width rectangle
+    I = np.array([[0.0, 0.0, 5.0], [2.0, 0.0, 0.0]])
+    m = stability_map(make_runset(Z, I))
+    np.testing.assert_allclose(row_sums(m), [2.0, 2.0])
+    widths = {(int(r), int(f)): w for r, f, w in zip(m.row, m.feature, m.width, strict=True)}
+    assert widths == pytest.approx({(0, 0): 1.0, (0, 1): 1.0, (1, 0): 2.0, (1, 2): 0.0})
+    with pytest.raises(InvalidInputError, match="run 1, feature 0"):
+        stability_map(make_runset(Z, [[1.0, 1.0, 0.0], [-1.0, 0.0, 1.0]]))
+    with pytest.raises(InvalidInputError, match="finite"):
+        stability_map(make_runset(Z, [[1.0, np.nan, 0.0], [1.0, 0.0, 1.0]]))
+
+
+def test_names_top_and_validation():
+    rs = random_runset(2, names=tuple(f"n{j}" for j in range(30)))
+    m = stability_map(rs, top=3)
+    assert m.legend.tolist() == m.features[:3].tolist()
+    assert m.legend_names == tuple(f"n{f}" for f in m.features[:3])
+    assert m.names == tuple(f"n{f}" for f in m.features)
+    assert stability_map(rs, top=0).legend.size == 0
+    assert stability_map(rs, top=1000).legend.size == m.features.size
+    other = stability_map(rs, feature_names=[f"x{j}" for j in range(30)])
+    assert other.names[0] == f"x{other.features[0]}"
+    plain = stability_map(random_runset(2))
+    assert plain.names == tuple(f"f{f}" for f in plain.features)
+    for bad in (-1, 1.5, True):
+        with pytest.raises(InvalidInputError, match="top"):
+            stability_map(rs, top=bad)
+    with pytest.raises(InvalidInputError, match="feature_names"):
+        stability_map(rs, feature_names=["a", "b"])
+    with pytest.raises(InvalidInputError, match="feature_names"):
+        stability_map(rs, feature_names="abc")
+    with pytest.raises(InvalidInputError, match="RunSet"):
+        stability_map(np.zeros((3, 3)))
+    with pytest.raises(InvalidInputError, match="0/1"):
+        stability_map(RunSet(np.array([[2, 0], [1, 1]]), np.ones((2, 2)), None, np.zeros(2),
+                             np.zeros(2), np.zeros(2), "accuracy", "bootstrap", "Test"))
+
+
+def test_map_is_read_only_and_input_untouched():
+    rs = random_runset(3)
+    Z, I = rs.selection_matrix.copy(), rs.importance_matrix.copy()
+    m = stability_map(rs)
+    np.testing.assert_array_equal(rs.selection_matrix, Z)
+    np.testing.assert_array_equal(rs.importance_matrix, I)
+    with pytest.raises(ValueError):
+        m.width[0] = 1.0
+    with pytest.raises(AttributeError):
+        m.runs = 3  # frozen
+
+
+# --------------------------------------------------------------------------- drawer
+
+
+def test_draw_stability_map_on_given_axes():
+    before = dict(matplotlib.rcParams)
+    m = stability_map(random_runset(4, names=tuple(f"gene{j}" for j in range(30))), top=5)
+    fig = Figure()
+    ax = fig.add_subplot()
+    out = draw_stability_map(m, ax=ax)
+    assert out is ax
+    rectangles = [p for p in ax.patches if isinstance(p, Rectangle)]
+    assert len(rectangles) == m.row.size
+    np.testing.assert_allclose([r.get_facecolor()[:3] for r in rectangles], m.rectangle_colors)
+    np.testing.assert_allclose([r.get_x() for r in rectangles], m.left)
+    legend = ax.get_legend()
+    assert [t.get_text().split(" (")[0] for t in legend.get_texts()] == list(m.legend_names)
+    assert ax.get_xlabel() == "cumulative importance" and ax.get_ylabel() == "run"
+    assert ax.get_ylim() == (m.runs - 0.5, -0.5)  # run 0 on top
+    fig.savefig(io.BytesIO(), format="png")
+    assert dict(matplotlib.rcParams) == before
+
+
+def test_draw_stability_map_options():
+    import matplotlib.pyplot as plt
+
+    before = dict(matplotlib.rcParams)
+    m = stability_map(random_runset(5))
+    ax = draw_stability_map(m, ax=Figure().add_subplot(), legend=False)
+    assert ax.get_legend() is None
+    empty = stability_map(make_runset(np.zeros((3, 4))))
+    ax = draw_stability_map(empty, ax=Figure().add_subplot())
+    assert not ax.patches and ax.get_legend() is None
+    ax = draw_stability_map(m)  # a new figure
+    assert len(ax.patches) == m.row.size
+    plt.close(ax.figure)
+    with pytest.raises(InvalidInputError, match="StabilityMap"):
+        draw_stability_map(random_runset(5), ax=Figure().add_subplot())
+    assert dict(matplotlib.rcParams) == before
