@@ -1,9 +1,14 @@
 """Command line: ``python -m paretostab <command>``.
 
-A thin layer over the library. Commands so far:
+A thin layer over the library:
 
+``tune [SPEC]``
+    Run or resume an Optuna study maximising accuracy and stability (default: the
+    quickstart spec, into a local SQLite file); print the Pareto front.
+``dashboard``
+    Serve optuna-dashboard on a study storage with its artifact store.
 ``measures``
-    Compute every registered stability measure on the bundled example (bootstrap runs
+    Compute every registered stability measure on a bundled example (bootstrap runs
     of a top-k Welch-t filter on scikit-learn's breast-cancer data) and print a table.
 """
 
@@ -16,6 +21,7 @@ import warnings
 
 import pandas as pd
 
+from paretostab.errors import ParetostabError
 from paretostab.measures import get_measure, list_measures, stability
 from paretostab.similarity import FeatureSimilarity
 
@@ -55,10 +61,74 @@ def _measures_table(runs: int, k: int, seed: int, threshold: float) -> pd.DataFr
     return pd.DataFrame(rows).set_index("measure")
 
 
+def _tune(args) -> int:
+    from paretostab.spec import builtin_spec_path, load_spec
+    from paretostab.tuning import DEFAULT_STORAGE, front_table, tune
+
+    spec = load_spec(args.spec or builtin_spec_path("quickstart"))
+    storage = args.storage or spec.storage or DEFAULT_STORAGE
+    start = time.perf_counter()
+    try:
+        study = tune(spec, storage=storage, study_name=args.study_name, n_trials=args.n_trials,
+                     timeout=args.timeout, n_jobs=args.n_jobs, workers=args.workers,
+                     artifacts=args.artifacts)
+    except KeyboardInterrupt:
+        print("\nInterrupted: completed trials are kept; run the same command to resume.",
+              file=sys.stderr)
+        return 130
+    seconds = time.perf_counter() - start
+    trials = study.get_trials(deepcopy=False)
+    states = pd.Series([t.state.name for t in trials]).value_counts().to_dict()
+    print(f"Study {study.study_name!r} in {storage}: {len(trials)} trials "
+          f"({', '.join(f'{n} {s.lower()}' for s, n in states.items())}); this run took "
+          f"{seconds:.1f} s.")
+    table = front_table(study)
+    with pd.option_context("display.max_columns", None, "display.width", 120,
+                           "display.float_format", "{:.4g}".format):
+        print(f"\nPareto front ({len(table)} trials):")
+        print(table.to_string(index=False))
+    extra = f" --study-name {args.study_name}" if args.study_name else ""
+    print(f"\nNext: python -m paretostab dashboard --storage {storage}"
+          f"{' --artifacts ' + args.artifacts if args.artifacts else ''}"
+          f"   (the study{extra} with each trial's stability map)")
+    return 0
+
+
+def _dashboard(args) -> int:
+    from paretostab.tuning import DEFAULT_STORAGE, artifact_store, open_storage
+
+    try:
+        import optuna_dashboard
+    except ImportError:
+        print("The dashboard needs optuna-dashboard: pip install 'paretostab[dashboard]'.",
+              file=sys.stderr)
+        return 1
+    storage = args.storage or DEFAULT_STORAGE
+    print(f"Serving {storage} at http://{args.host}:{args.port}/ (Ctrl-C stops).")
+    optuna_dashboard.run_server(open_storage(storage), host=args.host, port=args.port,
+                                artifact_store=artifact_store(storage, args.artifacts))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m paretostab", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     commands = parser.add_subparsers(dest="command", required=True)
+    tune = commands.add_parser("tune", help="run or resume a study (default: quickstart)")
+    tune.add_argument("spec", nargs="?", help="study spec (TOML); default studies/quickstart.toml")
+    tune.add_argument("--storage", help="Optuna storage URL (default sqlite:///paretostab.db; "
+                      "journal:PATH for a journal file)")
+    tune.add_argument("--study-name", help="default: the spec's name")
+    tune.add_argument("--n-trials", type=int, help="finished trials wanted in total")
+    tune.add_argument("--timeout", type=float, help="seconds; stops starting new trials")
+    tune.add_argument("--n-jobs", type=int, help="processes for the runs inside a trial")
+    tune.add_argument("--workers", type=int, default=1, help="processes running trials")
+    tune.add_argument("--artifacts", help="artifact folder (default: beside the storage)")
+    dashboard = commands.add_parser("dashboard", help="optuna-dashboard on a study storage")
+    dashboard.add_argument("--storage", help="Optuna storage URL (default sqlite:///paretostab.db)")
+    dashboard.add_argument("--artifacts", help="artifact folder (default: beside the storage)")
+    dashboard.add_argument("--host", default="127.0.0.1")
+    dashboard.add_argument("--port", type=int, default=8080)
     measures = commands.add_parser(
         "measures",
         help="every stability measure on the bundled example, as a table",
@@ -72,6 +142,11 @@ def main(argv: list[str] | None = None) -> int:
     measures.add_argument("--threshold", type=float, default=0.9,
                           help="similarity threshold of the adjusted measures (default 0.9)")
     args = parser.parse_args(argv)
+    if args.command in ("tune", "dashboard"):
+        try:
+            return _tune(args) if args.command == "tune" else _dashboard(args)
+        except ParetostabError as exc:
+            parser.exit(2, f"error: {exc}\n")
     if args.runs < 2 or not 1 <= args.k <= 30:
         parser.error("--runs must be >= 2 and --k in [1, 30]")
     table = _measures_table(args.runs, args.k, args.seed, args.threshold)

@@ -1,0 +1,339 @@
+"""Optuna multi-objective tuning: maximise accuracy and a chosen stability measure.
+
+A study is defined by a spec (:mod:`paretostab.spec`). Each trial draws the selector's
+hyperparameters from the spec's search space, runs the resampling protocol
+(:func:`paretostab.protocol.run_protocol`), returns ``(accuracy, stability)`` and records
+every requested measure in the trial's user attributes. The trial's RunSet (``.npz``) and
+its feature stability map (``.png``) are uploaded to an Optuna artifact store beside the
+storage, so that reports can recompute any measure and the Optuna dashboard shows the map.
+
+Optuna appears only here, in the CLI and in the report's loader.
+"""
+
+from __future__ import annotations
+
+import math
+import multiprocessing
+import sys
+import tempfile
+import time
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import optuna
+from optuna.artifacts import FileSystemArtifactStore, get_all_artifact_meta, upload_artifact
+from optuna.trial import TrialState
+
+from paretostab.data import load_dataset
+from paretostab.errors import InvalidInputError, StabilityWarning
+from paretostab.measures import get_measure
+from paretostab.protocol import RunSet, run_protocol
+from paretostab.selectors import get_selector
+from paretostab.similarity import FeatureSimilarity
+from paretostab.spec import SAMPLERS, Param, StudySpec
+
+DEFAULT_STORAGE = "sqlite:///paretostab.db"
+
+
+# ----------------------------------------------------------------- storage & artifacts
+
+
+def open_storage(url: str) -> optuna.storages.BaseStorage:
+    """An Optuna storage from a URL: any RDB URL Optuna accepts (``sqlite:///file.db``,
+    ``postgresql://…``, ``mysql://…``) or ``journal:PATH`` for a journal file (the
+    multi-process-safe local choice)."""
+    if url.startswith("journal:"):
+        path = url.removeprefix("journal:")
+        from optuna.storages.journal import JournalFileBackend
+
+        return optuna.storages.JournalStorage(JournalFileBackend(path))
+    if "://" not in url:
+        raise InvalidInputError(
+            f"storage must be an Optuna RDB URL (e.g. 'sqlite:///study.db', "
+            f"'postgresql://user@host/db') or 'journal:PATH'; got {url!r}."
+        )
+    kwargs = {"connect_args": {"timeout": 60}} if url.startswith("sqlite") else {}
+    return optuna.storages.RDBStorage(url, engine_kwargs=kwargs)
+
+
+def default_artifact_dir(url: str) -> Path:
+    """Where a storage keeps its artifacts: ``<file>-artifacts`` beside a SQLite or journal
+    file, ``paretostab-artifacts`` in the working folder for a database server."""
+    if url.startswith("sqlite:///"):
+        path = Path(url.removeprefix("sqlite:///"))
+    elif url.startswith("journal:"):
+        path = Path(url.removeprefix("journal:"))
+    else:
+        return Path("paretostab-artifacts")
+    return path.with_name(f"{path.stem}-artifacts")
+
+
+def artifact_store(url: str, directory: str | Path | None = None) -> FileSystemArtifactStore:
+    folder = Path(directory) if directory is not None else default_artifact_dir(url)
+    folder.mkdir(parents=True, exist_ok=True)
+    return FileSystemArtifactStore(str(folder))
+
+
+def load_runset(trial: optuna.trial.FrozenTrial, *, storage, store) -> RunSet:
+    """The RunSet uploaded by ``trial`` (see :func:`make_objective`)."""
+    from optuna.artifacts import download_artifact
+
+    metas = [m for m in get_all_artifact_meta(trial, storage=storage)
+             if m.filename.endswith(".npz")]
+    if not metas:
+        raise InvalidInputError(f"Trial {trial.number} has no RunSet artifact.")
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / metas[-1].filename
+        download_artifact(artifact_store=store, file_path=str(path),
+                          artifact_id=metas[-1].artifact_id)
+        return RunSet.load(path)
+
+
+# ------------------------------------------------------------------------- the study
+
+
+def make_sampler(name: str, seed: int | None) -> optuna.samplers.BaseSampler:
+    if name == "tpe":
+        return optuna.samplers.TPESampler(seed=seed)
+    if name == "nsga2":
+        return optuna.samplers.NSGAIISampler(seed=seed)
+    if name == "random":
+        return optuna.samplers.RandomSampler(seed=seed)
+    if name == "gp":
+        try:
+            return optuna.samplers.GPSampler(seed=seed)
+        except ImportError as exc:
+            raise InvalidInputError(
+                f"The GP sampler needs extra packages ({exc}): pip install torch."
+            ) from None
+    raise InvalidInputError(f"sampler must be one of {SAMPLERS}; got {name!r}.")
+
+
+def create_or_load_study(spec: StudySpec, *, storage, study_name: str | None = None,
+                         seed_offset: int = 0) -> optuna.Study:
+    """The spec's study in ``storage``, created on first use and resumed afterwards.
+
+    A study resumed under another spec (different content hash) is refused: its trials
+    would not be comparable.
+    """
+    name = study_name or spec.name
+    seed = None if spec.seed is None else spec.seed + seed_offset
+    study = optuna.create_study(storage=storage, study_name=name, load_if_exists=True,
+                                directions=["maximize", "maximize"],
+                                sampler=make_sampler(spec.sampler, seed))
+    known = study.user_attrs.get("spec_hash")
+    if known is None:
+        study.set_user_attr("spec_hash", spec.content_hash())
+        study.set_user_attr("objective", spec.objective.stability)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
+            study.set_metric_names([spec.protocol.metric, spec.objective.stability])
+    elif known != spec.content_hash():
+        raise InvalidInputError(
+            f"Study {name!r} in this storage was made from another spec (hash {known[:12]}, "
+            f"this spec {spec.content_hash()[:12]}); choose another --study-name."
+        )
+    return study
+
+
+def suggest(trial: optuna.Trial, param: Param):
+    """Draw one hyperparameter from its spec range."""
+    if param.choices is not None:
+        return trial.suggest_categorical(param.name, list(param.choices))
+    if param.integer:
+        return trial.suggest_int(param.name, int(param.low), int(param.high), log=param.log)
+    return trial.suggest_float(param.name, float(param.low), float(param.high), log=param.log)
+
+
+@dataclass
+class _Problem:
+    """What every trial of a study shares: the data and, if needed, the similarity."""
+
+    X: np.ndarray
+    y: np.ndarray
+    feature_names: tuple[str, ...]
+    similarity: FeatureSimilarity | None
+
+    @classmethod
+    def from_spec(cls, spec: StudySpec) -> _Problem:
+        data = load_dataset(spec.data.source, label=spec.data.label, impute=spec.data.impute)
+        similarity = (FeatureSimilarity(data.X, spec.objective.similarity)
+                      if spec.objective.similarity else None)
+        return cls(data.X, data.y, data.feature_names, similarity)
+
+
+def measure_values(runs: RunSet, spec: StudySpec, similarity) -> dict[str, float]:
+    """The objective's measure and every recorded one, with their applicable options."""
+    values = {}
+    for name in spec.objective.measures:
+        info = get_measure(name)
+        options = {k: v for k, v in spec.objective.options.items() if k in info.options}
+        if info.input == "ranking" and runs.rank_matrix is None:
+            continue
+        extra = {"similarity": similarity} if info.needs_similarity else {}
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", StabilityWarning)
+            values[name] = runs.stability(name, **extra, **options)
+    return values
+
+
+def make_objective(spec: StudySpec, problem: _Problem, *, store, n_jobs: int | None = None):
+    """The trial function: protocol → (accuracy, stability), attributes and artifacts."""
+    info = get_selector(spec.selector.name)
+
+    def objective(trial: optuna.Trial) -> tuple[float, float]:
+        params = {p.name: suggest(trial, p) for p in spec.selector.search}
+        start = time.perf_counter()
+        try:
+            runs = run_protocol(
+                info.make(**{**spec.selector.fixed, **params}), problem.X, problem.y,
+                runs=spec.protocol.runs, resampling=spec.protocol.resampling,
+                sample_fraction=spec.protocol.sample_fraction,
+                prefilter=spec.data.prefilter, metric=spec.protocol.metric,
+                random_state=[spec.seed or 0, trial.number],
+                n_jobs=n_jobs or spec.protocol.n_jobs, progress=False)
+            values = measure_values(runs, spec, problem.similarity)
+        except Exception as exc:
+            trial.set_user_attr("fail_reason", f"{type(exc).__name__}: {exc}")
+            raise
+        trial.set_user_attr("measures", values)
+        trial.set_user_attr("mean_selected", runs.mean_selected)
+        trial.set_user_attr("runs", runs.runs)
+        trial.set_user_attr("seconds", time.perf_counter() - start)
+        trial.set_user_attr("spec_hash", spec.content_hash())
+        if runs.params.get("calibrated"):
+            trial.set_user_attr("calibrated", runs.params["calibrated"])
+        _upload_artifacts(trial, runs, problem.feature_names, store)
+        accuracy, stability = runs.accuracy, values[spec.objective.stability]
+        if math.isnan(accuracy) or math.isnan(stability):
+            trial.set_user_attr("fail_reason", "accuracy or stability is undefined (NaN)")
+        return accuracy, stability
+
+    return objective
+
+
+def _upload_artifacts(trial, runs: RunSet, feature_names, store) -> None:
+    from paretostab.report.maps import stability_map
+    from paretostab.report.plot import draw_stability_map
+
+    with tempfile.TemporaryDirectory() as folder:
+        runset_path = runs.save(Path(folder) / f"runset-trial-{trial.number}.npz")
+        upload_artifact(artifact_store=store, file_path=str(runset_path), study_or_trial=trial,
+                        mimetype="application/octet-stream")
+        from matplotlib.figure import Figure  # no pyplot: no backend or global state
+
+        figure = Figure(figsize=(8, 5))
+        draw_stability_map(stability_map(runs, feature_names=feature_names, top=10),
+                           ax=figure.add_subplot())
+        map_path = Path(folder) / f"stability-map-trial-{trial.number}.png"
+        figure.savefig(map_path, dpi=80, bbox_inches="tight")
+        upload_artifact(artifact_store=store, file_path=str(map_path), study_or_trial=trial,
+                        mimetype="image/png")
+
+
+def finished_trials(study: optuna.Study) -> int:
+    """Trials that count towards ``n_trials``: completed or failed (not running)."""
+    return len(study.get_trials(deepcopy=False, states=(TrialState.COMPLETE, TrialState.FAIL)))
+
+
+def _worker(spec: StudySpec, storage_url: str, artifacts: str | None, study_name: str | None,
+            n_trials: int, timeout: float | None, n_jobs: int | None, index: int) -> None:
+    """One tuning process (``--workers``): its own storage connection and sampler seed."""
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    storage = open_storage(storage_url)
+    study = create_or_load_study(spec, storage=storage, study_name=study_name,
+                                 seed_offset=index)
+    objective = make_objective(spec, _Problem.from_spec(spec),
+                               store=artifact_store(storage_url, artifacts), n_jobs=n_jobs)
+    try:
+        study.optimize(objective, n_trials=n_trials, timeout=timeout, catch=(Exception,))
+    except KeyboardInterrupt:  # the parent reports; the running trial is marked failed
+        pass
+
+
+def tune(spec: StudySpec, *, storage: str | None = None, study_name: str | None = None,
+         n_trials: int | None = None, timeout: float | None = None, n_jobs: int | None = None,
+         workers: int = 1, artifacts: str | None = None,
+         progress: bool | None = None) -> optuna.Study:
+    """Run (or resume) the spec's study until it has ``n_trials`` finished trials.
+
+    Re-running adds only the missing trials. ``workers`` processes share the study through
+    the storage (each with its own share of the missing trials, so none is duplicated or
+    lost); ``n_jobs`` parallelises the runs inside a trial. A trial that raises is recorded
+    as failed with its reason (user attribute ``fail_reason``) and the study goes on.
+    Ctrl-C stops cleanly: completed trials are kept, running ones are marked failed.
+    """
+    url = storage or spec.storage or DEFAULT_STORAGE
+    total = spec.trials if n_trials is None else n_trials
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise InvalidInputError(f"workers must be an integer >= 1; got {workers!r}.")
+    if isinstance(total, bool) or not isinstance(total, int) or total < 1:
+        raise InvalidInputError(f"n_trials must be an integer >= 1; got {total!r}.")
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    study = create_or_load_study(spec, storage=open_storage(url), study_name=study_name)
+    missing = max(0, total - finished_trials(study))
+    if missing == 0:
+        return study
+    shares = [missing // workers + (i < missing % workers) for i in range(workers)]
+    shares = [share for share in shares if share]
+    enabled = sys.stderr.isatty() if progress is None else progress
+    from tqdm.auto import tqdm
+
+    bar = tqdm(total=missing, desc=f"study {study.study_name}", disable=not enabled)
+    start = finished_trials(study)
+    try:
+        if len(shares) == 1:
+            objective = make_objective(spec, _Problem.from_spec(spec),
+                                       store=artifact_store(url, artifacts), n_jobs=n_jobs)
+            study.optimize(objective, n_trials=shares[0], timeout=timeout, catch=(Exception,),
+                           callbacks=[lambda s, t: _advance(bar, s, start)])
+        else:
+            context = multiprocessing.get_context("spawn")
+            processes = [context.Process(target=_worker, args=(
+                spec, url, artifacts, study_name, share, timeout, n_jobs, index))
+                for index, share in enumerate(shares)]
+            for process in processes:
+                process.start()
+            while any(p.is_alive() for p in processes):
+                time.sleep(1.0)
+                _advance(bar, study, start)
+            _advance(bar, study, start)
+    finally:
+        bar.close()
+    return study
+
+
+def _advance(bar, study: optuna.Study, start: int) -> None:
+    """Move the progress bar to the finished trials; show the front's size and area."""
+    from paretostab.report.front import dominance_area, pareto_front
+
+    bar.n = min(bar.total, finished_trials(study) - start)
+    points = front_points(study)[1]
+    if len(points):
+        bar.set_postfix(front=len(pareto_front(points)), area=f"{dominance_area(points):.3f}")
+    bar.refresh()
+
+
+def front_points(study: optuna.Study) -> tuple[list[optuna.trial.FrozenTrial], np.ndarray]:
+    """The completed trials and their (accuracy, stability) values."""
+    trials = study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
+    points = np.array([t.values for t in trials], dtype=float).reshape(-1, 2)
+    return trials, points
+
+
+def front_table(study: optuna.Study):
+    """The Pareto-optimal trials as a table (pandas DataFrame), by increasing accuracy."""
+    import pandas as pd
+
+    from paretostab.report.front import pareto_front
+
+    trials, points = front_points(study)
+    names = study.metric_names or ["accuracy", "stability"]
+    rows = []
+    for index in pareto_front(points) if len(points) else []:
+        trial = trials[index]
+        rows.append({"trial": trial.number, names[0]: trial.values[0], names[1]: trial.values[1],
+                     "k̄": trial.user_attrs.get("mean_selected"), **trial.params})
+    return pd.DataFrame(rows)

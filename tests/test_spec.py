@@ -1,0 +1,653 @@
+"""Study specs: every file in studies/ parses; tables round-trip; every error names the key,
+what is allowed and what was given; the content hash; relative data paths."""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import gzip
+import pickle
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from paretostab.errors import InvalidInputError, ParetostabError, UnknownNameError
+from paretostab.measures import get_measure
+from paretostab.selectors import SELECTORS
+from paretostab.spec import (
+    DataSpec,
+    ObjectiveSpec,
+    Param,
+    ProtocolSpec,
+    SelectorSpec,
+    StudySpec,
+    builtin_spec_names,
+    builtin_spec_path,
+    load_spec,
+    parse_spec,
+)
+
+STUDIES = Path(__file__).resolve().parents[1] / "studies"
+STUDY_FILES = sorted(STUDIES.glob("*.toml"))
+SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+
+
+def minimal() -> dict:
+    return {"study": {"name": "t"}, "data": {"source": "breast_cancer"},
+            "selector": {"name": "hybrid_rfe", "fixed": {"n_features": 5}}}
+
+
+def full() -> dict:
+    """Every key of every table given, every HybridRFE search parameter written out."""
+    return {
+        "study": {"name": "full", "trials": 7, "seed": 3, "sampler": "nsga2",
+                  "storage": "sqlite:///full.db"},
+        "data": {"source": "simulated:group_size=3", "label": "y", "impute": "median",
+                 "prefilter": 100},
+        "protocol": {"runs": 12, "resampling": "subsample", "sample_fraction": 0.5,
+                     "metric": "roc_auc", "replicates": 4, "n_jobs": -1},
+        "selector": {"name": "hybrid_rfe",
+                     "fixed": {"n_features": 10, "criterion": "welch_t"},
+                     "search": {"n_stable": [0, 10],
+                                "epsilon": {"low": 1e-3, "high": 1.0, "log": True},
+                                "reg": {"low": 1e-2, "high": 1e2, "log": True},
+                                "final_reg": [0.5, 2.0],
+                                "alpha": {"choices": [0.0, 0.1, 0.5]}}},
+        "objective": {"stability": "sma_count", "similarity": "spearman",
+                      "options": {"threshold": 0.8, "n_samples": 500},
+                      "record": ["nogueira", "msi", "iw"]},
+    }
+
+
+def with_value(spec: dict, dotted: str, value: object) -> dict:
+    """A copy of ``spec`` with ``dotted`` (table.key or table.sub.key) set to ``value``."""
+    out = copy.deepcopy(spec)
+    *tables, key = dotted.split(".")
+    node = out
+    for table in tables:
+        node = node.setdefault(table, {})
+    node[key] = value
+    return out
+
+
+def without(spec: dict, dotted: str) -> dict:
+    out = copy.deepcopy(spec)
+    *tables, key = dotted.split(".")
+    node = out
+    for table in tables:
+        node = node[table]
+    del node[key]
+    return out
+
+
+def raises(spec: dict, error: type, *fragments: str) -> str:
+    with pytest.raises(error) as info:
+        parse_spec(spec, source="spec.toml")
+    message = str(info.value)
+    assert message.startswith("spec.toml: ")
+    for fragment in fragments:
+        assert fragment in message, f"{fragment!r} not in {message!r}"
+    return message
+
+
+def search(spec: StudySpec) -> dict[str, Param]:
+    return {p.name: p for p in spec.selector.search}
+
+
+# ----------------------------------------------------------------------- the studies folder
+
+
+@pytest.mark.parametrize("path", STUDY_FILES, ids=[p.stem for p in STUDY_FILES])
+def test_every_study_file_parses_and_round_trips(path):
+    spec = load_spec(path)
+    assert spec.name == path.stem
+    assert spec.path == path
+    assert spec.selector.name in SELECTORS
+    assert spec.objective.stability in spec.objective.measures
+    again = parse_spec(spec.to_dict(), base=path.parent, source=str(path))
+    assert dataclasses.replace(again, path=path) == spec
+    assert again.content_hash() == spec.content_hash()
+
+
+def test_the_studies_folder_holds_what_the_cli_relies_on():
+    assert {"quickstart", "singh_elastic_net"} <= set(builtin_spec_names())
+    for name in ("alon", "singh", "gravier", "golub", "sonar", "ionosphere"):
+        assert f"{name}_hybrid_rfe" in builtin_spec_names()
+    assert builtin_spec_path() == STUDIES / "quickstart.toml"
+    assert builtin_spec_path("quickstart.toml") == STUDIES / "quickstart.toml"
+
+
+def test_quickstart_is_small_hybrid_rfe_on_breast_cancer():
+    spec = load_spec(builtin_spec_path())
+    assert spec.data == DataSpec("breast_cancer")
+    assert spec.selector.name == "hybrid_rfe" and spec.selector.fixed["n_features"] == 5
+    assert set(search(spec)) == {"n_stable", "epsilon", "reg", "final_reg", "alpha"}
+    assert (search(spec)["n_stable"].low, search(spec)["n_stable"].high) == (0, 5)
+    assert spec.objective.stability == "iw"
+    assert set(spec.objective.record) == {"nogueira", "pearson", "iw"}
+    assert spec.protocol.runs <= 15 and spec.trials <= 30 and spec.protocol.n_jobs == 1
+
+
+@pytest.mark.parametrize("path", [p for p in STUDY_FILES if "shared" in p.read_text()],
+                         ids=lambda p: p.stem)
+def test_real_data_studies_point_at_the_shared_data(path):
+    spec = load_spec(path)
+    source = Path(spec.data.source)
+    name = path.stem.split("_")[0]
+    assert source == SHARED_DATA / f"{name}.csv.gz"
+    if not source.exists():
+        pytest.skip("../shared/data (the shared benchmark data) is absent")
+    with gzip.open(source, "rt") as handle:  # the header only: the data are not loaded
+        d = len(handle.readline().split(",")) - 1
+    assert spec.data.prefilter is None or spec.data.prefilter < d
+    if spec.selector.name == "hybrid_rfe":
+        k = spec.selector.fixed["n_features"]
+        assert k == round(min(20, d ** 0.5))
+        assert spec.protocol.runs == 100
+        assert search(spec)["n_stable"].high == k
+        assert search(spec)["epsilon"].log and search(spec)["reg"].log
+        assert search(spec)["final_reg"].log and not search(spec)["alpha"].log
+
+
+def test_unknown_builtin_study_suggests_the_closest():
+    with pytest.raises(UnknownNameError, match="Unknown built-in study 'quickstrat'. Did you "
+                                               "mean 'quickstart'"):
+        builtin_spec_path("quickstrat")
+
+
+# ----------------------------------------------------------------------- round trips
+
+
+def test_defaults_of_a_minimal_spec():
+    spec = parse_spec(minimal())
+    assert (spec.name, spec.trials, spec.seed, spec.sampler, spec.storage, spec.path) == (
+        "t", 50, 0, "tpe", None, None)
+    assert spec.protocol == ProtocolSpec()
+    assert spec.objective == ObjectiveSpec()
+    assert spec.objective.measures == ("iw", "nogueira", "pearson")
+    assert spec.data == DataSpec("breast_cancer", "label", None, None)
+
+
+def test_every_table_round_trips():
+    spec = parse_spec(full())
+    assert (spec.name, spec.trials, spec.seed, spec.sampler, spec.storage) == (
+        "full", 7, 3, "nsga2", "sqlite:///full.db")
+    assert spec.data == DataSpec("simulated:group_size=3", "y", "median", 100)
+    assert spec.protocol == ProtocolSpec(runs=12, resampling="subsample", metric="roc_auc",
+                                         replicates=4, n_jobs=-1, sample_fraction=0.5)
+    assert spec.selector.name == "hybrid_rfe"
+    assert dict(spec.selector.fixed) == {"n_features": 10, "criterion": "welch_t"}
+    assert spec.selector.search == (
+        Param("alpha", choices=(0.0, 0.1, 0.5)),
+        Param("epsilon", 1e-3, 1.0, log=True),
+        Param("final_reg", 0.5, 2.0),
+        Param("n_stable", 0, 10, integer=True),
+        Param("reg", 1e-2, 1e2, log=True),
+    )
+    assert spec.objective == ObjectiveSpec("sma_count", {"n_samples": 500, "threshold": 0.8},
+                                           "spearman", ("nogueira", "msi", "iw"))
+    assert spec.objective.measures == ("sma_count", "nogueira", "msi", "iw")
+    assert parse_spec(spec.to_dict()) == spec
+
+
+def test_toml_file_round_trips(tmp_path):
+    text = """
+[study]
+name = "file"
+trials = 3
+[data]
+source = "wine:0-vs-1"
+[protocol]
+runs = 5
+[selector]
+name = "elastic_net"
+[selector.search]
+l1_ratio = { low = 0.5, high = 1.0 }
+[objective]
+stability = "js"
+record = ["nogueira", "nogueira", "spearman"]
+[objective.options]
+k = 4
+ranked = false
+"""
+    (tmp_path / "file.toml").write_text(text)
+    spec = load_spec(tmp_path / "file.toml")
+    assert spec.path == tmp_path / "file.toml"
+    assert spec.data.source == "wine:0-vs-1" and spec.protocol.runs == 5
+    assert search(spec) == {"l1_ratio": Param("l1_ratio", 0.5, 1.0),
+                            "target_features": Param("target_features", 5, 50, integer=True)}
+    assert dict(spec.objective.options) == {"k": 4, "ranked": False}
+    assert spec.objective.record == ("nogueira", "spearman")  # repeated names once
+
+
+def test_specs_are_frozen_hashable_and_picklable():
+    spec = parse_spec(full())
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        spec.trials = 3
+    with pytest.raises(TypeError):
+        spec.selector.fixed["n_features"] = 3
+    assert pickle.loads(pickle.dumps(spec)) == spec
+    assert hash(spec) == hash(parse_spec(full()))
+    direct = SelectorSpec("hybrid_rfe", {"prior": [3, 1]}, [Param("reg", 1.0, 2.0)])
+    assert direct.fixed["prior"] == (3, 1) and isinstance(direct.search, tuple)
+
+
+def test_parse_never_mutates_its_input():
+    mapping = full()
+    parse_spec(mapping)
+    assert mapping == full()
+
+
+# ----------------------------------------------------------------------- the search space
+
+
+def test_registry_space_fixed_parameters_and_overrides():
+    spec = parse_spec(with_value(minimal(), "selector.fixed.reg", 1))
+    assert spec.selector.fixed["reg"] == 1.0 and isinstance(spec.selector.fixed["reg"], float)
+    assert set(search(spec)) == {"n_stable", "epsilon", "final_reg", "alpha"}
+    assert search(spec)["epsilon"] == Param("epsilon", 1e-3, 1.0, log=True)  # the registry's
+    lasso = parse_spec({**minimal(), "selector": {"name": "lasso"}})
+    assert lasso.selector.fixed == {"l1_ratio": 1.0}
+    assert set(search(lasso)) == {"target_features"}
+    svm = parse_spec({**minimal(), "selector": {"name": "svm_rfe"}})
+    assert dict(svm.selector.fixed) == {"n_stable": 0, "loss": "hinge"}
+    same = parse_spec({**minimal(), "selector": {"name": "svm_rfe", "fixed": {"loss": "hinge"}}})
+    assert same == svm
+
+
+def test_new_search_parameters_extend_the_registry_space():
+    spec = parse_spec(with_value(minimal(), "selector.search.criterion",
+                                 {"choices": ["variance", "welch_t", 0.5]}))
+    assert search(spec)["criterion"] == Param("criterion", choices=("variance", "welch_t", 0.5))
+    assert len(search(spec)) == 6
+
+
+@pytest.mark.parametrize(("selector", "name", "value", "expected"), [
+    ("hybrid_rfe", "n_stable", [0, 5], Param("n_stable", 0, 5, integer=True)),
+    ("hybrid_rfe", "reg", [1, 100], Param("reg", 1.0, 100.0)),  # a float parameter: floats
+    ("hybrid_rfe", "reg", {"low": 1, "high": 100, "log": True}, Param("reg", 1.0, 100.0, log=True)),
+    ("elastic_net", "target_features", [5, 30], Param("target_features", 5, 30, integer=True)),
+    ("elastic_net", "target_features", [5.0, 30.0], Param("target_features", 5.0, 30.0)),
+    ("random_forest", "n_trees", {"low": 10, "high": 100, "log": True},
+     Param("n_trees", 10, 100, log=True, integer=True)),
+])
+def test_integer_ranges_follow_the_estimator_default_then_the_bounds(selector, name, value,
+                                                                     expected):
+    spec = parse_spec({**minimal(), "selector": {"name": selector, "search": {name: value}}})
+    assert search(spec)[name] == expected
+    assert type(search(spec)[name].low) is type(expected.low)
+
+
+def test_registry_ranges_with_integer_bounds_are_integer():
+    assert search(parse_spec({**minimal(), "selector": {"name": "random_forest"}}))[
+        "n_trees"] == Param("n_trees", 3, 3000, log=True, integer=True)
+    enet = search(parse_spec({**minimal(), "selector": {"name": "elastic_net"}}))
+    assert enet["target_features"].integer and not enet["l1_ratio"].integer
+
+
+def test_registry_n_stable_range_is_clipped_to_n_features():
+    spec = parse_spec(minimal())  # the registry's n_stable range is [0, 20]; k = 5
+    assert search(spec)["n_stable"] == Param("n_stable", 0, 5, integer=True)
+    searched_k = with_value(without(minimal(), "selector.fixed.n_features"),
+                            "selector.search.n_features", [8, 12])
+    assert search(parse_spec(searched_k))["n_stable"].high == 8
+    default_k = parse_spec({**minimal(), "selector": {"name": "hybrid_rfe"}})  # k = 20
+    assert search(default_k)["n_stable"].high == 20
+
+
+# ----------------------------------------------------------------------- errors
+
+
+@pytest.mark.parametrize(("dotted", "value", "fragments"), [
+    ("study.trails", 3, ["study.trails: unknown key in [study]. Did you mean 'trials'?",
+                         "Allowed keys: name, sampler, seed, storage, trials."]),
+    ("data.sorce", "x", ["data.sorce: unknown key in [data]. Did you mean 'source'?",
+                         "Allowed keys: impute, label, prefilter, source."]),
+    ("protocol.run", 3, ["protocol.run: unknown key in [protocol]. Did you mean 'runs'?",
+                         "Allowed keys: metric, n_jobs, replicates, resampling, runs, "
+                         "sample_fraction."]),
+    ("selector.nme", "x", ["selector.nme: unknown key in [selector]. Did you mean 'name'?",
+                           "Allowed keys: fixed, name, search."]),
+    ("objective.stabilty", "iw", ["objective.stabilty: unknown key in [objective]. Did you "
+                                  "mean 'stability'?", "Allowed keys: options, record, "
+                                  "similarity, stability."]),
+    ("selector.search.epsilom", [0.1, 1.0],
+     ["selector.search.epsilom: not a parameter of hybrid_rfe (HybridRFE). Did you mean "
+      "'epsilon'?", "Allowed keys: alpha, criterion, epsilon, final_reg, loss, n_features, "
+      "n_stable, reg, step, tol."]),
+    ("selector.fixed.n_feature", 5, ["selector.fixed.n_feature: not a parameter of hybrid_rfe "
+                                     "(HybridRFE). Did you mean 'n_features'?"]),
+    ("selector.search.reg", {"lo": 1.0, "high": 2.0},
+     ["selector.search.reg.lo: unknown key in [selector.search.reg]. Did you mean 'low'?",
+      "Allowed keys: choices, high, log, low."]),
+    ("objective.options", {"k": 3}, ["objective.options.k: not an option of measure 'iw'.",
+                                     "Allowed keys: none."]),
+])
+def test_unknown_keys_at_every_level(dotted, value, fragments):
+    raises(with_value(minimal(), dotted, value), UnknownNameError, *fragments)
+
+
+def test_unknown_tables_and_shapes():
+    raises({**minimal(), "studdy": {}}, UnknownNameError,
+           "unknown table [studdy]. Did you mean 'study'?",
+           "Allowed tables: [data], [objective], [protocol], [selector], [study].")
+    raises(without(minimal(), "data"), InvalidInputError, "[data]: missing table")
+    raises({**minimal(), "data": "breast_cancer"}, InvalidInputError,
+           "data: must be a table ([data]); got 'breast_cancer'.")
+    with pytest.raises(InvalidInputError, match="a spec must be a mapping of tables"):
+        parse_spec([("study", {})])
+
+
+@pytest.mark.parametrize(("dotted", "value", "fragments"), [
+    ("study.trials", 0, ["study.trials: must be an integer >= 1; got 0."]),
+    ("study.trials", True, ["study.trials: must be an integer >= 1; got True."]),
+    ("study.trials", 2.0, ["study.trials: must be an integer >= 1; got 2.0."]),
+    ("study.seed", -1, ["study.seed: must be an integer >= 0; got -1."]),
+    ("study.name", "  ", ["study.name: must be a non-empty string; got '  '."]),
+    ("study.storage", 5, ["study.storage: must be an Optuna storage URL"]),
+    ("data.source", "", ["data.source: must be a non-empty string; got ''."]),
+    ("data.prefilter", 0, ["data.prefilter: must be an integer >= 1 (the number of "
+                           "highest-variance features kept); got 0."]),
+    ("data.label", 3, ["data.label: must be a non-empty string; got 3."]),
+    ("protocol.runs", 1, ["protocol.runs: must be an integer >= 2; got 1."]),
+    ("protocol.replicates", 2, ["protocol.replicates: must be an integer >= 3 (Hotelling's "
+                                "confidence ellipses need B >= 3); got 2."]),
+    ("protocol.n_jobs", 0, ["protocol.n_jobs: must be a non-zero integer (-1: all cores); "
+                            "got 0."]),
+    ("protocol.sample_fraction", 0.5, ["protocol.sample_fraction: only used with "
+                                       "resampling = 'subsample'"]),
+    ("selector.fixed.n_features", 5.5, ["selector.fixed.n_features: must be an integer (the "
+                                        "estimator's default is an integer); got 5.5."]),
+    ("selector.fixed.reg", "big", ["selector.fixed.reg: must be a number; got 'big'."]),
+    ("selector.fixed.criterion", {"a": 1}, ["selector.fixed.criterion: must be a number, "
+                                            "string, boolean or array; got a table"]),
+    ("selector.search.reg", [1.0, 1.0], ["selector.search.reg: needs low < high; got low = "
+                                         "1.0, high = 1.0"]),
+    ("selector.search.reg", [2.0, 1.0], ["needs low < high; got low = 2.0, high = 1.0"]),
+    ("selector.search.reg", {"low": 0.0, "high": 1.0, "log": True},
+     ["selector.search.reg: a log-scale range needs low > 0; got low = 0.0."]),
+    ("selector.search.reg", {"low": -1.0, "high": 1.0, "log": True},
+     ["a log-scale range needs low > 0; got low = -1.0."]),
+    ("selector.search.n_stable", {"low": 0, "high": 5, "log": True},
+     ["selector.search.n_stable: an integer log-scale range needs low >= 1; got low = 0."]),
+    ("selector.search.n_stable", [0.0, 5.0], ["selector.search.n_stable: n_stable is an "
+                                              "integer parameter: write integer bounds; got "
+                                              "[0.0, 5.0]."]),
+    ("selector.search.reg", "wide", ["selector.search.reg: must be [low, high], "
+                                     "{ low = …, high = …, log = true } or "
+                                     "{ choices = [...] }; got 'wide'."]),
+    ("selector.search.reg", [1.0, 2.0, 3.0], ["selector.search.reg: must be [low, high]"]),
+    ("selector.search.reg", {"low": 1.0}, ["selector.search.reg: missing high"]),
+    ("selector.search.reg", {"low": 1.0, "high": 2.0, "log": "yes"},
+     ["selector.search.reg.log: must be true or false; got 'yes'."]),
+    ("selector.search.reg", [0.0, float("inf")], ["selector.search.reg: high must be a finite "
+                                                  "number; got inf."]),
+    ("selector.search.reg", ["a", 2.0], ["low must be a finite number; got 'a'."]),
+    ("selector.search.criterion", {"choices": []},
+     ["selector.search.criterion.choices: must be a non-empty array of values; got []."]),
+    ("selector.search.criterion", {"choices": ["variance", "variance"]},
+     ["selector.search.criterion.choices: has repeated values"]),
+    ("selector.search.criterion", {"choices": [[1, 2]]},
+     ["each choice must be a string, number or boolean"]),
+    ("selector.search.criterion", {"choices": ["variance"], "log": True},
+     ["selector.search.criterion: choices cannot be combined with log"]),
+    ("selector.search.n_stable", [0, 10], ["selector.search.n_stable: n_stable must be <= "
+                                           "n_features = 5 (the stable set lies within the "
+                                           "selected features); the range reaches 10."]),
+    ("selector.fixed.n_stable", 8, ["selector.fixed.n_stable: n_stable must be <= "
+                                    "n_features = 5"]),
+])
+def test_bad_values(dotted, value, fragments):
+    raises(with_value(minimal(), dotted, value), InvalidInputError, *fragments)
+
+
+@pytest.mark.parametrize(("dotted", "value", "kind", "given", "suggestion", "known"), [
+    ("study.sampler", "tpee", "sampler", "tpee", "tpe", "gp, nsga2, random, tpe"),
+    ("data.impute", "medain", "impute", "medain", "median", "drop, mean, median"),
+    ("protocol.resampling", "boot", "resampling", "boot", "bootstrap", "bootstrap, subsample"),
+    ("protocol.metric", "acuracy", "metric", "acuracy", "accuracy",
+     "accuracy, balanced_accuracy, roc_auc"),
+    ("selector.name", "hybrd_rfe", "selector", "hybrd_rfe", "hybrid_rfe", "biased_rfe"),
+    ("objective.stability", "nogeira", "measure", "nogeira", "nogueira", "canberra"),
+])
+def test_unknown_names_suggest_the_closest(dotted, value, kind, given, suggestion, known):
+    raises(with_value(minimal(), dotted, value), UnknownNameError,
+           f"{dotted}: Unknown {kind} {given!r}. Did you mean {suggestion!r}? Known: ", known)
+
+
+def test_missing_required_keys():
+    raises(without(minimal(), "study.name"), InvalidInputError, "study.name: missing")
+    raises(without(minimal(), "data.source"), InvalidInputError, "data.source: missing",
+           "breast_cancer")
+    raises(without(minimal(), "selector.name"), InvalidInputError, "selector.name: missing",
+           "hybrid_rfe")
+
+
+def test_subsample_fraction_bounds():
+    spec = with_value(minimal(), "protocol.resampling", "subsample")
+    assert parse_spec(spec).protocol.sample_fraction == 0.9
+    raises(with_value(spec, "protocol.sample_fraction", 1.0), InvalidInputError,
+           "protocol.sample_fraction: must be a number in (0, 1); got 1.0.")
+
+
+def test_fixed_and_searched_conflicts():
+    both = with_value(with_value(minimal(), "selector.fixed.reg", 1.0),
+                      "selector.search.reg", [0.1, 1.0])
+    raises(both, InvalidInputError, "selector.search.reg: reg is also in [selector.fixed]")
+    rfe = {**minimal(), "selector": {"name": "logistic_rfe", "fixed": {"n_stable": 3}}}
+    raises(rfe, InvalidInputError, "selector.fixed.n_stable: logistic_rfe (HybridRFE) fixes "
+           "n_stable = 0", "got 3", "hybrid_rfe")
+    rfe = {**minimal(), "selector": {"name": "logistic_rfe", "search": {"n_stable": [0, 5]}}}
+    raises(rfe, InvalidInputError, "selector.search.n_stable: logistic_rfe (HybridRFE) fixes "
+           "n_stable = 0", "cannot be searched")
+
+
+def test_measures_and_their_options():
+    spec = with_value(minimal(), "objective.record", ["nogueira", "jacard"])
+    raises(spec, UnknownNameError, "objective.record[1]: Unknown measure 'jacard'. Did you "
+           "mean 'jaccard'?")
+    raises(with_value(minimal(), "objective.record", "iw"), InvalidInputError,
+           "objective.record: must be an array of measure names; got 'iw'.")
+    js = with_value(minimal(), "objective.stability", "js")
+    raises(with_value(js, "objective.options", {"k": 0}), InvalidInputError,
+           "objective.options.k: must be an integer >= 1 (the top-k features compared); got 0.")
+    raises(with_value(js, "objective.options", {"k": 2.5}), InvalidInputError,
+           "objective.options.k: must be an integer >= 1 (the top-k features compared); got 2.5.")
+    raises(with_value(js, "objective.options", {"ranked": "no"}), InvalidInputError,
+           "objective.options.ranked: must be true or false (default True); got 'no'.")
+    raises(with_value(js, "objective.options", {"ranked": False}), InvalidInputError,
+           "objective.options: ranked=False (top-k sets, 004 eq. 15) needs k=")
+    pogr = with_value(with_value(minimal(), "objective.stability", "pogr"),
+                      "objective.similarity", "spearman")
+    raises(with_value(pogr, "objective.options", {"threshold": 1.5}), InvalidInputError,
+           "objective.options: threshold must be", "got 1.5")
+    raises(with_value(pogr, "objective.options", {"treshold": 0.5}), UnknownNameError,
+           "objective.options.treshold: not an option of measure 'pogr'. Did you mean "
+           "'threshold'?", "Allowed keys: threshold.")
+    sma = with_value(with_value(minimal(), "objective.stability", "sma_count"),
+                     "objective.similarity", "pearson")
+    raises(with_value(sma, "objective.options", {"expectation": "exactly"}), InvalidInputError,
+           "objective.options: expectation must be one of", "got 'exactly'")
+    raises(with_value(sma, "objective.options", {"n_samples": 0}), InvalidInputError,
+           "objective.options: n_samples must be an integer >= 1")
+    assert parse_spec(with_value(sma, "objective.options", {"n_samples": 10**9})).objective \
+        .options["n_samples"] == 10**9  # checked on a tiny run, not computed
+
+
+def test_similarity_is_required_exactly_when_a_measure_needs_one():
+    msi = with_value(minimal(), "objective.stability", "msi")
+    raises(msi, InvalidInputError, "objective.similarity: missing: msi needs a feature "
+           "similarity; add similarity = one of pearson, spearman, nmi to [objective].")
+    recorded = with_value(minimal(), "objective.record", ["nogueira", "yu"])
+    raises(recorded, InvalidInputError, "objective.similarity: missing: yu needs")
+    both = with_value(recorded, "objective.stability", "msi")
+    raises(both, InvalidInputError, "objective.similarity: missing: msi and yu need a feature")
+    raises(with_value(minimal(), "objective.similarity", "spearman"), InvalidInputError,
+           "objective.similarity: no measure of this spec uses a similarity (given 'spearman')",
+           "msi", "sechidis")
+    raises(with_value(msi, "objective.similarity", "kendall"), UnknownNameError,
+           "objective.similarity: Unknown similarity method 'kendall'.",
+           "Known: nmi, pearson, spearman.")
+    for method in ("spearman", "pearson", "nmi"):
+        assert parse_spec(with_value(msi, "objective.similarity", method)).objective \
+            .similarity == method
+    assert get_measure("msi").needs_similarity and get_measure("yu").needs_similarity
+
+
+def test_file_errors_name_the_file(tmp_path):
+    with pytest.raises(InvalidInputError, match="No study spec .*: the file does not exist"):
+        load_spec(tmp_path / "absent.toml")
+    (tmp_path / "broken.toml").write_text("[study\nname = 1\n")
+    with pytest.raises(InvalidInputError, match="broken.toml: not valid TOML"):
+        load_spec(tmp_path / "broken.toml")
+    (tmp_path / "bad.toml").write_text('[study]\nname = "b"\ntrials = 0\n[data]\n'
+                                       'source = "breast_cancer"\n[selector]\nname = "lasso"\n')
+    with pytest.raises(InvalidInputError) as info:
+        load_spec(tmp_path / "bad.toml")
+    assert str(info.value).startswith(f"{tmp_path / 'bad.toml'}: study.trials: ")
+
+
+def test_every_error_is_a_paretostab_value_error():
+    for spec in (with_value(minimal(), "study.trials", 0),
+                 with_value(minimal(), "selector.name", "x")):
+        with pytest.raises(ParetostabError) as info:
+            parse_spec(spec)
+        assert isinstance(info.value, ValueError)
+
+
+# ----------------------------------------------------------------------- content hash
+
+
+def test_content_hash_is_pinned():
+    """The canonical form of a spec that writes out every parameter; a deliberate change of
+    that form must bump ``_HASH_VERSION`` (and this value)."""
+    digest = parse_spec(full()).content_hash()
+    assert len(digest) == 64 and int(digest, 16) >= 0
+    assert digest == parse_spec(copy.deepcopy(full())).content_hash()
+    assert digest == "2f33525770fa88dc336311401f61a2d01034036984ec64904e9fecb2eaa1c4a6"
+
+
+@pytest.mark.parametrize(("dotted", "value"), [
+    ("study.name", "other"), ("study.trials", 999), ("study.seed", 12345),
+    ("study.sampler", "random"), ("study.storage", "sqlite:///elsewhere.db"),
+    ("protocol.n_jobs", 1),  # results do not depend on n_jobs
+    ("objective.record", ["iw", "msi", "nogueira"]),  # order only
+    ("selector.search.n_stable", {"low": 0, "high": 10}),  # same range, other spelling
+])
+def test_content_hash_ignores_what_does_not_change_the_trials(dotted, value):
+    assert parse_spec(with_value(full(), dotted, value)).content_hash() == \
+        parse_spec(full()).content_hash()
+
+
+def test_content_hash_ignores_the_order_of_search_entries():
+    reordered = full()
+    reordered["selector"]["search"] = dict(reversed(list(reordered["selector"]["search"].items())))
+    assert parse_spec(reordered).content_hash() == parse_spec(full()).content_hash()
+
+
+@pytest.mark.parametrize(("dotted", "value"), [
+    ("selector.search.reg", {"low": 1e-2, "high": 1e3, "log": True}),  # a search range
+    ("selector.search.final_reg", {"low": 0.5, "high": 2.0, "log": True}),
+    ("selector.search.alpha", {"choices": [0.0, 0.1]}),
+    ("selector.fixed.n_features", 11),
+    ("data.prefilter", 200), ("data.source", "simulated:group_size=4"),
+    ("protocol.runs", 13), ("protocol.metric", "accuracy"), ("protocol.replicates", 5),
+    ("objective.stability", "yu"), ("objective.options", {"threshold": 0.7}),
+    ("objective.record", ["nogueira"]),
+])
+def test_content_hash_follows_what_the_trials_compute(dotted, value):
+    assert parse_spec(with_value(full(), dotted, value)).content_hash() != \
+        parse_spec(full()).content_hash()
+
+
+def test_content_hash_ignores_the_file_it_came_from(tmp_path):
+    text = STUDIES.joinpath("quickstart.toml").read_text()
+    (tmp_path / "a.toml").write_text(text)
+    (tmp_path / "b.toml").write_text(text.replace('name = "quickstart"', 'name = "b"'))
+    assert load_spec(tmp_path / "a.toml").content_hash() == \
+        load_spec(tmp_path / "b.toml").content_hash() == \
+        load_spec(builtin_spec_path()).content_hash()
+
+
+# ----------------------------------------------------------------------- data sources
+
+
+def test_relative_data_paths_resolve_against_the_spec_folder(tmp_path):
+    folder = tmp_path / "studies"
+    folder.mkdir()
+    (folder / "s.toml").write_text('[study]\nname = "s"\n[data]\n'
+                                   'source = "../data/x.csv.gz"\n[selector]\nname = "lasso"\n')
+    spec = load_spec(folder / "s.toml")
+    assert spec.data.source == str(tmp_path / "data" / "x.csv.gz")
+    mapping = with_value(minimal(), "data.source", "../data/x.csv")
+    assert parse_spec(mapping, base=folder).data.source == str(tmp_path / "data" / "x.csv")
+    assert parse_spec(mapping).data.source == str(Path("../data/x.csv"))  # no base: as given
+    absolute = with_value(minimal(), "data.source", str(tmp_path / "y.npz"))
+    assert parse_spec(absolute, base=folder).data.source == str(tmp_path / "y.npz")
+
+
+@pytest.mark.parametrize("source", ["breast_cancer", "digits:4-vs-9", "wine:0-vs-1",
+                                    "iris:1-vs-2", "simulated", "simulated:group_size=3"])
+def test_builtin_sources_are_not_paths(source, tmp_path):
+    assert parse_spec(with_value(minimal(), "data.source", source),
+                      base=tmp_path).data.source == source
+
+
+# ----------------------------------------------------------------------- odds and ends
+
+
+def test_numpy_scalars_in_a_mapping_become_plain_values():
+    spec = with_value(with_value(minimal(), "study.trials", np.int64(3)),
+                      "selector.search.n_stable", [np.int64(0), np.int64(3)])
+    spec = with_value(with_value(spec, "selector.fixed.reg", np.float32(2.0)),
+                      "selector.search.criterion", {"choices": [np.float64(0.5), np.int64(1)]})
+    spec = with_value(with_value(spec, "objective.stability", "js"), "objective.options",
+                      {"k": np.int64(3)})
+    parsed = parse_spec(spec)
+    assert type(parsed.trials) is int and type(parsed.selector.fixed["reg"]) is float
+    assert search(parsed)["n_stable"] == Param("n_stable", 0, 3, integer=True)
+    assert [type(v) for v in search(parsed)["criterion"].choices] == [float, int]
+    assert type(parsed.objective.options["k"]) is int
+    assert parsed.content_hash() == parse_spec(parsed.to_dict()).content_hash()
+
+
+def test_seed_none_and_optional_none_values_in_a_mapping():
+    spec = with_value(with_value(minimal(), "study.seed", None), "data.prefilter", None)
+    parsed = parse_spec(with_value(spec, "objective.similarity", None))
+    assert parsed.seed is None and parsed.data.prefilter is None
+    assert parse_spec(parsed.to_dict()) == parsed
+
+
+def test_missing_studies_folder_is_a_clear_error(monkeypatch, tmp_path):
+    import paretostab.spec as spec_module
+
+    monkeypatch.setattr(spec_module, "_studies_folder", lambda: tmp_path / "absent")
+    with pytest.raises(InvalidInputError, match="No built-in study 'quickstart': the studies/ "
+                                                "folder .* is missing"):
+        builtin_spec_path()
+    assert builtin_spec_names() == ()
+
+
+def as_distribution(param: Param):
+    """The Optuna distribution the tuning module makes of ``param`` (Optuna validates it)."""
+    distributions = pytest.importorskip("optuna.distributions")
+    if param.choices is not None:
+        return distributions.CategoricalDistribution(param.choices)
+    if param.integer:
+        return distributions.IntDistribution(param.low, param.high, log=param.log)
+    return distributions.FloatDistribution(param.low, param.high, log=param.log)
+
+
+@pytest.mark.parametrize("path", STUDY_FILES, ids=[p.stem for p in STUDY_FILES])
+def test_search_spaces_are_valid_optuna_distributions(path):
+    for param in load_spec(path).selector.search:
+        as_distribution(param)
+
+
+@pytest.mark.parametrize("name", sorted(SELECTORS))
+def test_every_registry_search_space_parses_with_its_defaults(name):
+    spec = parse_spec({**minimal(), "selector": {"name": name}})
+    assert spec.selector.name == name and spec.selector.search
+    for param in spec.selector.search:
+        as_distribution(param)

@@ -1,0 +1,170 @@
+"""Optuna tuning end to end: trials, resume, workers, failures, artifacts, dashboard, CLI."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+from wsgiref.util import setup_testing_defaults
+
+import numpy as np
+import optuna
+import pytest
+from optuna.artifacts import get_all_artifact_meta
+from optuna.trial import TrialState
+
+from paretostab.errors import InvalidInputError
+from paretostab.protocol import RunSet
+from paretostab.spec import parse_spec
+from paretostab.tuning import artifact_store, load_runset, open_storage, tune
+
+ROOT = Path(__file__).resolve().parents[1]
+
+TINY = {
+    "study": {"name": "tiny", "trials": 3, "seed": 0, "sampler": "random"},
+    "data": {"source": "simulated:n_other=30,n_per_class=20"},
+    "protocol": {"runs": 3},
+    "selector": {"name": "hybrid_rfe", "fixed": {"n_features": 4},
+                 "search": {"n_stable": [0, 4], "epsilon": {"low": 0.01, "high": 1.0, "log": True}}},
+    "objective": {"stability": "iw", "record": ["nogueira", "pearson"]},
+}
+
+
+def tiny(**changes):
+    spec = json.loads(json.dumps(TINY))
+    for table, values in changes.items():
+        spec[table].update(values)
+    return parse_spec(spec)
+
+
+def storage_url(tmp_path, name="study.db"):
+    return f"sqlite:///{tmp_path / name}"
+
+
+def states(study):
+    return [t.state for t in study.get_trials(deepcopy=False)]
+
+
+def test_a_study_records_objectives_measures_and_artifacts(tmp_path):
+    url = storage_url(tmp_path)
+    study = tune(tiny(), storage=url, progress=False)
+    assert states(study) == [TrialState.COMPLETE] * 3
+    assert study.metric_names == ["accuracy", "iw"]
+    trial = study.trials[0]
+    assert set(trial.user_attrs["measures"]) == {"iw", "nogueira", "pearson"}
+    assert trial.values[1] == trial.user_attrs["measures"]["iw"]
+    assert trial.user_attrs["runs"] == 3 and trial.user_attrs["mean_selected"] == 4
+    assert trial.user_attrs["spec_hash"] == tiny().content_hash()
+    storage = open_storage(url)
+    runs = load_runset(trial, storage=storage, store=artifact_store(url))
+    assert isinstance(runs, RunSet) and runs.runs == 3
+    assert runs.accuracy == pytest.approx(trial.values[0])
+    assert runs.stability("iw") == pytest.approx(trial.values[1])
+    names = {m.filename for m in get_all_artifact_meta(trial, storage=storage)}
+    assert names == {"runset-trial-0.npz", "stability-map-trial-0.png"}
+    assert (tmp_path / "study-artifacts").is_dir()
+
+
+def test_rerunning_resumes_and_adds_exactly_the_missing_trials(tmp_path):
+    url = storage_url(tmp_path)
+    tune(tiny(), storage=url, n_trials=2, progress=False)
+    study = tune(tiny(), storage=url, n_trials=5, progress=False)
+    assert len(study.trials) == 5
+    study = tune(tiny(), storage=url, n_trials=5, progress=False)
+    assert len(study.trials) == 5
+
+
+def test_a_study_refuses_another_spec(tmp_path):
+    url = storage_url(tmp_path)
+    tune(tiny(), storage=url, n_trials=1, progress=False)
+    with pytest.raises(InvalidInputError, match="made from another spec"):
+        tune(tiny(protocol={"runs": 4}), storage=url, n_trials=2, progress=False)
+
+
+def test_a_failing_trial_is_recorded_and_the_study_goes_on(tmp_path):
+    spec = tiny(selector={"search": {"n_stable": [0, 4], "epsilon": [-1.0, 1.0]}},
+                study={"trials": 8, "seed": 1})
+    study = tune(spec, storage=storage_url(tmp_path), progress=False)
+    failed = [t for t in study.trials if t.state == TrialState.FAIL]
+    complete = [t for t in study.trials if t.state == TrialState.COMPLETE]
+    assert len(study.trials) == 8 and failed and complete
+    assert all("epsilon must be a finite number > 0" in t.user_attrs["fail_reason"]
+               for t in failed)
+    assert all(t.params["epsilon"] <= 0 for t in failed)
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "journal"])
+def test_two_worker_processes_lose_and_duplicate_no_trial(tmp_path, kind):
+    url = storage_url(tmp_path) if kind == "sqlite" else f"journal:{tmp_path / 'study.log'}"
+    study = tune(tiny(study={"trials": 6}), storage=url, workers=2, progress=False)
+    trials = study.get_trials(deepcopy=False)
+    assert len(trials) == 6 and all(t.state == TrialState.COMPLETE for t in trials)
+    assert sorted(t.number for t in trials) == list(range(6))
+    params = {tuple(sorted(t.params.items())) for t in trials}
+    assert len(params) == 6  # the two workers' samplers are seeded differently
+
+
+def test_the_dashboard_serves_the_study_with_metric_names_and_artifacts(tmp_path):
+    optuna_dashboard = pytest.importorskip("optuna_dashboard")
+    url = storage_url(tmp_path)
+    tune(tiny(study={"trials": 2}), storage=url, progress=False)
+    app = optuna_dashboard.wsgi(open_storage(url), artifact_store=artifact_store(url))
+
+    def get(path):
+        environ = {"PATH_INFO": path, "REQUEST_METHOD": "GET", "wsgi.input": io.BytesIO()}
+        setup_testing_defaults(environ)
+        status = []
+        body = b"".join(app(environ, lambda s, h, *a: status.append(s)))
+        return status[0], body
+
+    status, body = get("/api/studies")
+    assert status.startswith("200")
+    studies = json.loads(body)["study_summaries"]
+    study_id = studies[0]["study_id"]
+    status, body = get(f"/api/studies/{study_id}")
+    detail = json.loads(body)
+    assert detail["objective_names"] == ["accuracy", "iw"]  # the study's metric names
+    trial = detail["trials"][0]
+    artifacts = {a["filename"]: a for a in trial["artifacts"]}
+    assert set(artifacts) == {"runset-trial-0.npz", "stability-map-trial-0.png"}
+    png = artifacts["stability-map-trial-0.png"]
+    status, body = get(f"/artifacts/{study_id}/{trial['trial_id']}/{png['artifact_id']}")
+    assert status.startswith("200") and body[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_cli_tune_prints_the_front_and_resumes(tmp_path):
+    spec_path = tmp_path / "tiny.toml"
+    spec_path.write_text(
+        '[study]\nname = "tiny"\ntrials = 2\nseed = 0\nsampler = "random"\n'
+        '[data]\nsource = "simulated:n_other=30,n_per_class=20"\n'
+        '[protocol]\nruns = 3\n'
+        '[selector]\nname = "hybrid_rfe"\n[selector.fixed]\nn_features = 4\n'
+        '[selector.search]\nn_stable = [0, 4]\n'
+        '[objective]\nstability = "iw"\n', encoding="utf-8")
+    url = storage_url(tmp_path)
+    command = [sys.executable, "-m", "paretostab", "tune", str(spec_path), "--storage", url]
+    first = subprocess.run(command, capture_output=True, text=True, cwd=tmp_path, check=True)
+    assert "2 trials (2 complete)" in first.stdout and "Pareto front" in first.stdout
+    assert "python -m paretostab dashboard --storage" in first.stdout
+    again = subprocess.run([*command, "--n-trials", "3"], capture_output=True, text=True,
+                           cwd=tmp_path, check=True)
+    assert "3 trials (3 complete)" in again.stdout
+    bad = subprocess.run([sys.executable, "-m", "paretostab", "tune", str(tmp_path / "no.toml")],
+                         capture_output=True, text=True, cwd=tmp_path)
+    assert bad.returncode == 2 and "error:" in bad.stderr
+
+
+def test_front_points_are_the_completed_trials(tmp_path):
+    from paretostab.report.front import pareto_front
+    from paretostab.tuning import front_points, front_table
+
+    study = tune(tiny(study={"trials": 4}), storage=storage_url(tmp_path), progress=False)
+    trials, points = front_points(study)
+    assert points.shape == (4, 2)
+    table = front_table(study)
+    assert sorted(table["trial"]) == sorted(trials[i].number for i in pareto_front(points))
+    assert np.all(np.isfinite(points))
+    assert isinstance(optuna.load_study(study_name="tiny", storage=storage_url(tmp_path)),
+                      optuna.Study)
