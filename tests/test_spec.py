@@ -126,7 +126,7 @@ def test_quickstart_is_small_hybrid_rfe_on_breast_cancer():
     assert (search(spec)["n_stable"].low, search(spec)["n_stable"].high) == (0, 5)
     assert spec.objective.stability == "iw"
     assert set(spec.objective.record) == {"nogueira", "pearson", "iw"}
-    assert spec.protocol.runs <= 15 and spec.trials <= 30 and spec.protocol.n_jobs == 1
+    assert spec.protocol.runs <= 30 and spec.trials <= 60 and spec.protocol.n_jobs == 1
 
 
 @pytest.mark.parametrize("path", [p for p in STUDY_FILES if "shared" in p.read_text()],
