@@ -168,3 +168,40 @@ def test_front_points_are_the_completed_trials(tmp_path):
     assert np.all(np.isfinite(points))
     assert isinstance(optuna.load_study(study_name="tiny", storage=storage_url(tmp_path)),
                       optuna.Study)
+
+
+def test_ctrl_c_keeps_completed_trials_and_fails_the_running_one(tmp_path):
+    import signal
+    import time
+
+    spec_path = tmp_path / "long.toml"
+    spec_path.write_text(
+        '[study]\nname = "long"\ntrials = 500\nseed = 0\nsampler = "random"\n'
+        '[data]\nsource = "simulated:n_other=30,n_per_class=20"\n'
+        '[protocol]\nruns = 3\n'
+        '[selector]\nname = "hybrid_rfe"\n[selector.fixed]\nn_features = 4\n'
+        '[selector.search]\nn_stable = [0, 4]\n'
+        '[objective]\nstability = "iw"\n', encoding="utf-8")
+    url = storage_url(tmp_path)
+    process = subprocess.Popen([sys.executable, "-m", "paretostab", "tune", str(spec_path),
+                                "--storage", url], cwd=tmp_path, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+    storage = None
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        time.sleep(0.5)
+        try:
+            storage = storage or open_storage(url)
+            done = optuna.load_study(study_name="long", storage=storage).get_trials(
+                deepcopy=False, states=(TrialState.COMPLETE,))
+        except (KeyError, ValueError):  # the study does not exist yet
+            continue
+        if len(done) >= 3:
+            break
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 130 and "Interrupted" in err
+    trials = optuna.load_study(study_name="long", storage=open_storage(url)).trials
+    assert sum(t.state == TrialState.COMPLETE for t in trials) >= 3
+    assert not any(t.state == TrialState.RUNNING for t in trials)
+    assert len(trials) < 500
