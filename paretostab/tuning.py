@@ -127,6 +127,7 @@ def create_or_load_study(spec: StudySpec, *, storage, study_name: str | None = N
     if known is None:
         study.set_user_attr("spec_hash", spec.content_hash())
         study.set_user_attr("objective", spec.objective.stability)
+        study.set_user_attr("spec", spec.to_dict())  # the report re-runs front trials
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
             study.set_metric_names([spec.protocol.metric, spec.objective.stability])
