@@ -5,6 +5,11 @@ A thin layer over the library:
 ``tune [SPEC]``
     Run or resume an Optuna study maximising accuracy and stability (default: the
     quickstart spec, into a local SQLite file); print the Pareto front.
+``report``
+    The report of a tuned study: fronts, dominance area with confidence interval, γ
+    choice, stability maps (index.html, front.csv, summary.json).
+``choose --gamma G``
+    The front trial chosen by γ, its parameters and selected features.
 ``dashboard``
     Serve optuna-dashboard on a study storage with its artifact store.
 ``measures``
@@ -88,9 +93,12 @@ def _tune(args) -> int:
         print(f"\nPareto front ({len(table)} trials):")
         print(table.to_string(index=False))
     extra = f" --study-name {args.study_name}" if args.study_name else ""
-    print(f"\nNext: python -m paretostab dashboard --storage {storage}"
-          f"{' --artifacts ' + args.artifacts if args.artifacts else ''}"
-          f"   (the study{extra} with each trial's stability map)")
+    artifacts = f" --artifacts {args.artifacts}" if args.artifacts else ""
+    print(f"\nNext:\n  python -m paretostab report --storage {storage}{extra}{artifacts}"
+          "   (fronts, confidence, γ choice, maps → report/index.html)\n"
+          f"  python -m paretostab choose --gamma 0.5 --storage {storage}{extra}{artifacts}\n"
+          f"  python -m paretostab dashboard --storage {storage}{artifacts}"
+          "   (each trial's stability map)")
     return 0
 
 
@@ -107,6 +115,37 @@ def _dashboard(args) -> int:
     print(f"Serving {storage} at http://{args.host}:{args.port}/ (Ctrl-C stops).")
     optuna_dashboard.run_server(open_storage(storage), host=args.host, port=args.port,
                                 artifact_store=artifact_store(storage, args.artifacts))
+    return 0
+
+
+def _report(args) -> int:
+    from paretostab.report.study import build_report
+    from paretostab.tuning import DEFAULT_STORAGE
+
+    measures = [m.strip() for m in args.measures.split(",")] if args.measures else None
+    folder = build_report(args.storage or DEFAULT_STORAGE, study_name=args.study_name,
+                          measures=measures, replicates=args.replicates, weight=args.weight,
+                          gamma=args.gamma, level=args.level, out=args.out,
+                          artifacts=args.artifacts)
+    print(f"Report written to {folder / 'index.html'} (with front.csv and summary.json).")
+    return 0
+
+
+def _choose(args) -> int:
+    from paretostab.report.study import choose_trial
+    from paretostab.tuning import DEFAULT_STORAGE
+
+    result = choose_trial(args.storage or DEFAULT_STORAGE, args.gamma,
+                          study_name=args.study_name, measure=args.measure,
+                          artifacts=args.artifacts)
+    features = result.pop("selected_features")
+    params = result.pop("params")
+    print(", ".join(f"{k} = {v:.4g}" if isinstance(v, float) else f"{k} = {v}"
+                    for k, v in result.items()))
+    print("parameters: " + ", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}"
+                                     for k, v in params.items()))
+    print(f"selected features ({len(features)}, by decreasing importance on the whole data): "
+          + ", ".join(features))
     return 0
 
 
@@ -129,6 +168,24 @@ def main(argv: list[str] | None = None) -> int:
     dashboard.add_argument("--artifacts", help="artifact folder (default: beside the storage)")
     dashboard.add_argument("--host", default="127.0.0.1")
     dashboard.add_argument("--port", type=int, default=8080)
+    report = commands.add_parser("report", help="the report of a tuned study (HTML, CSV, JSON)")
+    report.add_argument("--storage", help="Optuna storage URL (default sqlite:///paretostab.db)")
+    report.add_argument("--study-name", help="default: the storage's only study")
+    report.add_argument("--measures", help="comma-separated stability measures to show "
+                        "(default: the objective and the recorded ones; aliases phi, pears)")
+    report.add_argument("--replicates", type=int,
+                        help="B re-runs of each front trial (default: the spec's; 0: none)")
+    report.add_argument("--weight", help="uniform (default), accuracy:A or stability:A")
+    report.add_argument("--gamma", type=float, help="circle the choice maximising γA+(1−γ)φ")
+    report.add_argument("--level", type=float, default=0.95, help="confidence level")
+    report.add_argument("--out", default="report", help="output folder (default: report)")
+    report.add_argument("--artifacts", help="artifact folder (default: beside the storage)")
+    choose = commands.add_parser("choose", help="the front trial chosen by γ, and its features")
+    choose.add_argument("--gamma", type=float, required=True, help="γ in [0, 1]")
+    choose.add_argument("--storage", help="Optuna storage URL (default sqlite:///paretostab.db)")
+    choose.add_argument("--study-name", help="default: the storage's only study")
+    choose.add_argument("--measure", help="stability measure (default: the objective)")
+    choose.add_argument("--artifacts", help="artifact folder (default: beside the storage)")
     measures = commands.add_parser(
         "measures",
         help="every stability measure on the bundled example, as a table",
@@ -142,9 +199,10 @@ def main(argv: list[str] | None = None) -> int:
     measures.add_argument("--threshold", type=float, default=0.9,
                           help="similarity threshold of the adjusted measures (default 0.9)")
     args = parser.parse_args(argv)
-    if args.command in ("tune", "dashboard"):
+    handlers = {"tune": _tune, "dashboard": _dashboard, "report": _report, "choose": _choose}
+    if args.command in handlers:
         try:
-            return _tune(args) if args.command == "tune" else _dashboard(args)
+            return handlers[args.command](args)
         except ParetostabError as exc:
             parser.exit(2, f"error: {exc}\n")
     if args.runs < 2 or not 1 <= args.k <= 30:

@@ -239,6 +239,20 @@ def finished_trials(study: optuna.Study) -> int:
     return len(study.get_trials(deepcopy=False, states=(TrialState.COMPLETE, TrialState.FAIL)))
 
 
+def _optimize(study: optuna.Study, objective, **kwargs) -> None:
+    """``study.optimize`` that, when interrupted (Ctrl-C), marks the trials this process
+    started and left running as failed — an interrupt can land between Optuna's creation
+    of a trial and the objective — and re-raises."""
+    before = {t._trial_id for t in study.get_trials(deepcopy=False, states=(TrialState.RUNNING,))}
+    try:
+        study.optimize(objective, catch=(Exception,), **kwargs)
+    except KeyboardInterrupt:
+        for trial in study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)):
+            if trial._trial_id not in before:
+                study._storage.set_trial_state_values(trial._trial_id, state=TrialState.FAIL)
+        raise
+
+
 def _worker(spec: StudySpec, storage_url: str, artifacts: str | None, study_name: str | None,
             n_trials: int, timeout: float | None, n_jobs: int | None, index: int) -> None:
     """One tuning process (``--workers``): its own storage connection and sampler seed."""
@@ -249,7 +263,7 @@ def _worker(spec: StudySpec, storage_url: str, artifacts: str | None, study_name
     objective = make_objective(spec, _Problem.from_spec(spec),
                                store=artifact_store(storage_url, artifacts), n_jobs=n_jobs)
     try:
-        study.optimize(objective, n_trials=n_trials, timeout=timeout, catch=(Exception,))
+        _optimize(study, objective, n_trials=n_trials, timeout=timeout)
     except KeyboardInterrupt:  # the parent reports; the running trial is marked failed
         pass
 
@@ -288,8 +302,8 @@ def tune(spec: StudySpec, *, storage: str | None = None, study_name: str | None 
         if len(shares) == 1:
             objective = make_objective(spec, _Problem.from_spec(spec),
                                        store=artifact_store(url, artifacts), n_jobs=n_jobs)
-            study.optimize(objective, n_trials=shares[0], timeout=timeout, catch=(Exception,),
-                           callbacks=[lambda s, t: _advance(bar, s, start)])
+            _optimize(study, objective, n_trials=shares[0], timeout=timeout,
+                      callbacks=[lambda s, t: _advance(bar, s, start)])
         else:
             context = multiprocessing.get_context("spawn")
             processes = [context.Process(target=_worker, args=(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import math
 import subprocess
 import sys
 
@@ -12,9 +13,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
+from scipy.integrate import dblquad, nquad
 
 from paretostab import InvalidInputError
-from paretostab.report import dominance_area, pareto_front, staircase
+from paretostab.report import (
+    GammaChoice,
+    choose,
+    dominance_area,
+    gamma_table,
+    pareto_front,
+    staircase,
+)
 
 matplotlib.use("Agg", force=True)
 from matplotlib.figure import Figure  # noqa: E402
@@ -256,6 +265,335 @@ def test_against_moocore(seed, reference):
     assert dominance_area(p, reference=reference) == pytest.approx(expected, abs=1e-12)
     mask = moocore.is_nondominated(p, maximise=True, keep_weakly=True)
     assert set(pareto_front(p).tolist()) == set(np.flatnonzero(mask).tolist())
+
+
+# --------------------------------------------------------------------------- weighted DA
+
+
+def exp_cdf(x: float, A: float) -> float:
+    """The primitive of A e^{Ax}/(e^A − 1) from 0, by hand."""
+    return (math.exp(A * x) - 1.0) / (math.exp(A) - 1.0)
+
+
+def quad_area(points, w, reference=(0.0, 0.0)) -> float:
+    """∫∫_{[r, 1]²} w · 1[dominated] by plain nested adaptive quadrature (scipy nquad): for
+    each accuracy a, φ runs up to the highest stability of a point with accuracy ≥ a (the
+    outer integrand jumps at the points' accuracies, given to quad as break points)."""
+    p = np.minimum(np.asarray(points, dtype=float), 1.0)
+    p = p[~np.isnan(p).any(axis=1)]
+
+    def top(a):
+        ok = p[:, 0] >= a
+        return max(reference[1], p[ok, 1].max()) if ok.any() else reference[1]
+
+    jumps = sorted({float(x) for x in p[:, 0] if reference[0] < x < 1.0})
+    tight = {"epsabs": 1e-13, "epsrel": 1e-12}
+    value, _ = nquad(lambda phi, a: w(a, phi), [lambda a: (reference[1], top(a)),
+                                                 (reference[0], 1.0)],
+                     opts=[tight, {**tight, "points": jumps, "limit": 200}])
+    return value
+
+
+def accuracy_density(A):
+    return lambda a, phi: A * np.exp(A * a) / np.expm1(A) + 0.0 * phi
+
+
+def stability_density(A):
+    return lambda a, phi: A * np.exp(A * phi) / np.expm1(A) + 0.0 * a
+
+
+STAIRS = [[0.8, 0.5], [0.5, 0.8]]
+
+
+def test_weighted_area_by_hand():
+    # strips [0, 0.5] × [0, 0.8] and [0.5, 0.8] × [0, 0.5]
+    for A in (2.0, -1.5, 0.3):
+        acc = exp_cdf(0.5, A) * 0.8 + (exp_cdf(0.8, A) - exp_cdf(0.5, A)) * 0.5
+        stab = 0.5 * exp_cdf(0.8, A) + 0.3 * exp_cdf(0.5, A)
+        assert dominance_area(STAIRS, weight=("accuracy", A)) == pytest.approx(acc, rel=1e-13)
+        assert dominance_area(STAIRS, weight=("stability", A)) == pytest.approx(stab, rel=1e-13)
+    # with a reference: [0.2, 0.5] × [0.1, 0.8] and [0.5, 0.8] × [0.1, 0.5]
+    A = 3.0
+    expected = ((exp_cdf(0.5, A) - exp_cdf(0.2, A)) * 0.7
+                + (exp_cdf(0.8, A) - exp_cdf(0.5, A)) * 0.4)
+    assert dominance_area(STAIRS, weight=("accuracy", A), reference=(0.2, 0.1)) == \
+        pytest.approx(expected, rel=1e-13)
+    expected = 0.3 * (exp_cdf(0.8, A) - exp_cdf(0.1, A)) + 0.3 * (exp_cdf(0.5, A) - exp_cdf(0.1, A))
+    assert dominance_area(STAIRS, weight=("stability", A), reference=(0.2, 0.1)) == \
+        pytest.approx(expected, rel=1e-13)
+    # uniform, and A = 0 (its limit)
+    assert dominance_area(STAIRS, weight="uniform") == pytest.approx(0.55)
+    assert dominance_area(STAIRS, weight=("accuracy", 0)) == pytest.approx(0.55)
+    assert dominance_area(STAIRS, weight=("stability", 1e-12)) == pytest.approx(0.55)
+    # weight on high accuracy (002 Figure 2): the accurate point overtakes the stable one
+    accurate, stable = [[0.9, 0.2]], [[0.3, 0.9]]
+    assert dominance_area(accurate) < dominance_area(stable)
+    assert dominance_area(accurate, weight=("accuracy", 5)) > \
+        dominance_area(stable, weight=("accuracy", 5))
+    assert dominance_area(accurate, weight=("stability", 5)) < \
+        dominance_area(stable, weight=("stability", 5))
+
+
+def test_weighted_area_extreme_strengths():
+    # no overflow: A = 1000 puts (almost) all the weight at a = 1
+    assert dominance_area([[1.0, 0.5]], weight=("accuracy", 1000)) == pytest.approx(0.5)
+    assert dominance_area([[0.99, 1.0]], weight=("accuracy", 1000)) == pytest.approx(
+        math.exp(-10), rel=1e-9)
+    assert dominance_area([[0.01, 0.5]], weight=("stability", -1000)) == pytest.approx(
+        0.01 * (1 - math.exp(-500)), rel=1e-9)
+    assert dominance_area([[0.5, 0.5]], weight=("stability", 1e6)) == 0.0
+
+
+@pytest.mark.parametrize("weight", ["uniform", ("accuracy", 2.5), ("stability", -3.0),
+                                    ("accuracy", 0.0), lambda a, phi: 1.2 * (a + phi ** 2)])
+def test_weight_integrating_to_one_gives_one_for_the_ideal_point(weight):
+    assert dominance_area([[1.0, 1.0]], weight=weight) == pytest.approx(1.0, abs=1e-9)
+    # beyond the objective space counts as its edge
+    assert dominance_area([[3.0, 1.5], [0.2, 0.2]], weight=weight) == pytest.approx(1.0, abs=1e-9)
+    assert dominance_area([[0.0, 1.0]], weight=weight) == 0.0
+    assert 0.0 <= dominance_area(STAIRS, weight=weight) <= 1.0
+
+
+def test_uniform_weight_vs_none():
+    p = np.random.default_rng(4).random((30, 2))
+    assert dominance_area(p, weight="uniform") == pytest.approx(dominance_area(p), abs=1e-14)
+    # None is the plain hypervolume; a weight lives on [0, 1]²
+    assert dominance_area([[1.2, 0.5]]) == pytest.approx(0.6)
+    assert dominance_area([[1.2, 0.5]], weight="uniform") == pytest.approx(0.5)
+    assert dominance_area([[np.inf, 0.5]], weight="uniform") == pytest.approx(0.5)
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("reference", [(0.0, 0.0), (0.25, 0.1)])
+def test_exponential_weights_against_quadrature(seed, reference):
+    rng = np.random.default_rng(seed)
+    p = rng.random((8, 2))
+    A = rng.uniform(-4, 6)
+    for axis, density in (("accuracy", accuracy_density(A)), ("stability", stability_density(A))):
+        assert dominance_area(p, weight=(axis, A), reference=reference) == pytest.approx(
+            quad_area(p, density, reference), abs=1e-10)
+
+
+def _peak(a, phi):
+    return np.exp(-((a - 0.8) ** 2 + (phi - 0.6) ** 2) / 0.02)
+
+
+PEAK_MASS = dblquad(lambda phi, a: _peak(a, phi), 0, 1, 0, 1, epsabs=1e-14, epsrel=1e-13)[0]
+
+
+@pytest.mark.parametrize("weight", [
+    lambda a, phi: 1.2 * (a + phi ** 2),                      # polynomial, not separable
+    lambda a, phi: _peak(a, phi) / PEAK_MASS,                 # a bump at (0.8, 0.6)
+    lambda a, phi: 1.0,                                       # a scalar broadcasts
+])
+@pytest.mark.parametrize("seed", range(3))
+def test_callable_weight_against_quadrature(weight, seed):
+    rng = np.random.default_rng(10 + seed)
+    p = np.vstack([rng.random((6, 2)), [[np.nan, 0.5]]])
+    for reference in [(0.0, 0.0), (0.1, 0.3)]:
+        assert dominance_area(p, weight=weight, reference=reference) == pytest.approx(
+            quad_area(p, weight, reference), abs=1e-9)
+
+
+def test_callable_weight_equal_to_closed_form():
+    p = np.random.default_rng(5).random((12, 2))
+    assert dominance_area(p, weight=accuracy_density(2.0)) == pytest.approx(
+        dominance_area(p, weight=("accuracy", 2.0)), abs=1e-10)
+    assert dominance_area(p, weight=stability_density(-1.0)) == pytest.approx(
+        dominance_area(p, weight=("stability", -1.0)), abs=1e-10)
+    assert dominance_area(np.empty((0, 2)), weight=lambda a, phi: 1.0 + 0 * a) == 0.0
+
+
+def test_trivial_point():
+    # (a_rand, 1): a fixed arbitrary subset, perfectly stable (002 §3)
+    p = [[0.8, 0.5]]
+    assert dominance_area(p, trivial_point=(0.3, 1.0)) == pytest.approx(0.3 * 1.0 + 0.5 * 0.5)
+    assert dominance_area(p, trivial_point=0.3) == pytest.approx(0.55)  # a number: (a, 1)
+    assert dominance_area(p, trivial_point=(0.9, 1.0)) == pytest.approx(0.9)  # dominates all
+    assert dominance_area([[0.5, 1.0]], trivial_point=(0.3, 1.0)) == pytest.approx(0.5)
+    assert dominance_area(np.empty((0, 2)), trivial_point=(0.5, 1.0)) == pytest.approx(0.5)
+    assert dominance_area(p, trivial_point=(0.3, 1.0), weight=("accuracy", 2)) == \
+        pytest.approx(exp_cdf(0.3, 2) + (exp_cdf(0.8, 2) - exp_cdf(0.3, 2)) * 0.5)
+    for bad in [(0.3,), (np.nan, 1.0), "x", (0.3, np.inf), [[0.3, 1.0]]]:
+        with pytest.raises(InvalidInputError, match="trivial_point"):
+            dominance_area(p, trivial_point=bad)
+
+
+@pytest.mark.parametrize("weight, match", [
+    ("exponential", "weight must be None, 'uniform'"),
+    (("size", 2.0), "axis must be 'accuracy' or 'stability'"),
+    (("accuracy", np.nan), "finite real number"),
+    (("accuracy", np.inf), "finite real number"),
+    (("accuracy", "2"), "finite real number"),
+    (("accuracy", True), "finite real number"),
+    (("accuracy", 1.0, 2.0), "weight must be"),
+    (2.0, "weight must be"),
+    (lambda a, phi: a + phi, "integrate to 1 over"),              # integrates to 1
+    (lambda a, phi: 2.0 * (a + phi), r"integrates to 2\.0"),
+    (lambda a, phi: 4.0 * a - 1.0, "non-negative"),
+    (lambda a, phi: np.where(a > 0.99, np.nan, 1.0), "finite, non-negative"),
+    (lambda a: a, "calling it failed"),
+    (lambda a, phi: np.ones(7), "calling it failed"),
+])
+def test_bad_weights(weight, match):
+    if match == "integrate to 1 over":  # a + φ does integrate to 1: it is valid
+        assert dominance_area([[1.0, 1.0]], weight=weight) == pytest.approx(1.0)
+        return
+    with pytest.raises(InvalidInputError, match=match):
+        dominance_area(STAIRS, weight=weight)
+
+
+def test_weight_needs_reference_in_unit_square():
+    with pytest.raises(InvalidInputError, match=r"reference must lie in \[0, 1\]²"):
+        dominance_area(STAIRS, weight="uniform", reference=(-0.1, 0.0))
+    with pytest.raises(InvalidInputError, match="reference must lie"):
+        dominance_area(STAIRS, weight=("accuracy", 1.0), reference=(0.0, 1.5))
+    assert dominance_area(STAIRS, weight="uniform", reference=(1.0, 1.0)) == 0.0
+
+
+def test_discontinuous_callable_weight_warns(monkeypatch):
+    import paretostab.report.front as front_module
+
+    monkeypatch.setattr(front_module, "_CUBATURE_MAX_SUBDIVISIONS", 300)  # fail fast
+
+    def left_third(a, phi):  # jumps at a = 1/3, inside a strip
+        return (a < 1 / 3) * 3.0
+
+    with pytest.warns(RuntimeWarning, match="did not converge"):
+        area = dominance_area([[0.5, 0.8]], weight=left_third)
+    assert area == pytest.approx(0.8, abs=1e-3)
+
+
+def test_weighted_inputs_not_mutated():
+    p = np.random.default_rng(6).random((20, 2))
+    copy = p.copy()
+    p.flags.writeable = False
+    dominance_area(p, weight=("accuracy", 2), trivial_point=(0.4, 1))
+    dominance_area(p, weight=lambda a, phi: 1.0 + 0 * a)
+    gamma_table(p)
+    choose(p, 0.5)
+    np.testing.assert_array_equal(p, copy)
+
+
+# --------------------------------------------------------------------------- γ choice
+
+
+def as_rows(table):
+    return [(c.index, c.accuracy, c.stability, c.gamma_low, c.gamma_high) for c in table]
+
+
+def test_gamma_table_by_hand():
+    p = [[0.5, 0.9], [0.7, 0.8], [0.9, 0.5],
+         [0.6, 0.85],   # on the segment (0.5, 0.9)–(0.7, 0.8): never the only winner
+         [0.8, 0.6],    # on the front, inside the hull
+         [0.4, 0.4]]    # dominated
+    table = gamma_table(p)
+    assert all(isinstance(c, GammaChoice) for c in table)
+    # segment slopes |Δφ/ΔA|: 0.1/0.2 = 0.5 and 0.3/0.2 = 1.5 → γ = s/(1+s) = 1/3 and 0.6
+    assert [c.index for c in table] == [0, 1, 2]
+    np.testing.assert_allclose([c.gamma_low for c in table], [0, 1 / 3, 0.6])
+    np.testing.assert_allclose([c.gamma_high for c in table], [1 / 3, 0.6, 1])
+    np.testing.assert_allclose([c.willingness_low for c in table], [0, 0.5, 1.5])
+    np.testing.assert_allclose([c.willingness_high for c in table], [0.5, 1.5, np.inf])
+    assert [(c.accuracy, c.stability) for c in table] == [(0.5, 0.9), (0.7, 0.8), (0.9, 0.5)]
+    assert choose(p, 0.0) == 0 and choose(p, 0.3) == 0
+    assert choose(p, 0.5) == 1
+    assert choose(p, 0.7) == 2 and choose(p, 1.0) == 2
+    # at a breakpoint the more accurate point wins (intervals read as [low, high))
+    assert choose(p, table[1].gamma_low) == 1
+    assert choose(p, table[2].gamma_low) == 2
+
+
+def test_gamma_willingness_is_the_exchange_rate():
+    table = gamma_table(np.random.default_rng(7).random((200, 2)))
+    for c in table:
+        for g, w in ((c.gamma_low, c.willingness_low), (c.gamma_high, c.willingness_high)):
+            assert w == pytest.approx(g / (1 - g) if g < 1 else np.inf)
+    for left, right in zip(table[:-1], table[1:], strict=True):
+        assert left.gamma_high == right.gamma_low
+        assert left.willingness_high == right.willingness_low
+        # moving to the more stable choice gives up Δa accuracy for Δφ stability
+        d_a = right.accuracy - left.accuracy
+        d_phi = left.stability - right.stability
+        assert right.willingness_low == pytest.approx(d_phi / d_a)
+
+
+def test_gamma_collinear_front():
+    # all on the line a + φ = 1: only the endpoints win, switching at γ = 1/2
+    p = np.column_stack([np.linspace(0.1, 0.9, 9), 1.0 - np.linspace(0.1, 0.9, 9)])
+    table = gamma_table(p[::-1])  # order of the rows does not matter
+    assert [c.index for c in table] == [8, 0]
+    assert table[0].gamma_high == pytest.approx(0.5) and table[0].willingness_high == \
+        pytest.approx(1.0)
+    assert choose(p, 0.49) == 0 and choose(p, 0.51) == 8
+    assert choose(p, table[1].gamma_low) == 8  # tie: the more accurate
+
+
+def test_gamma_single_point_duplicates_and_nan():
+    (only,) = gamma_table([[0.6, 0.4]])
+    assert (only.index, only.gamma_low, only.gamma_high) == (0, 0.0, 1.0)
+    assert (only.willingness_low, only.willingness_high) == (0.0, np.inf)
+    for g in (0.0, 0.5, 1.0):
+        assert choose([[0.6, 0.4]], g) == 0
+    # duplicates: listed once, lowest index; dominated and NaN rows never chosen
+    p = [[np.nan, 1.0], [0.3, 0.3], [0.8, 0.4], [0.5, 0.9], [0.8, 0.4], [0.5, 0.9], [0.2, 0.9]]
+    table = gamma_table(p)
+    assert [c.index for c in table] == [3, 2]
+    assert choose(p, 0.0) == 3  # (0.2, 0.9) is as stable but dominated
+    assert choose(p, 1.0) == 2
+    assert gamma_table([[0.5, 0.5]] * 3)[0].index == 0
+    assert gamma_table(np.empty((0, 2))) == ()
+    assert gamma_table([[np.nan, 0.5]]) == ()
+
+
+def test_gamma_bad_inputs():
+    for bad in (-0.1, 1.1, np.nan, "0.5", True, None):
+        with pytest.raises(InvalidInputError, match="gamma must be a number in"):
+            choose([[0.5, 0.5]], bad)
+    with pytest.raises(InvalidInputError, match="at least one"):
+        choose([[np.nan, 0.5]], 0.5)
+    with pytest.raises(InvalidInputError, match="finite"):
+        gamma_table([[np.inf, 0.5], [0.2, 0.9]])
+    with pytest.raises(InvalidInputError, match="points"):
+        gamma_table(np.zeros((3, 3)))
+    assert choose([[0.5, 0.5]], np.float32(0.25)) == 0 and choose([[0.5, 0.5]], 1) == 0
+
+
+GAMMAS = np.linspace(0.0, 1.0, 401)
+
+
+@settings(max_examples=60, deadline=None)
+@given(point_sets(max_size=30))
+def test_choose_matches_brute_force(points):
+    valid = points[~np.isnan(points).any(axis=1)]
+    table = gamma_table(points)
+    if valid.size == 0:
+        assert table == ()
+        return
+    front = points[pareto_front(points)]
+    indices = {c.index for c in table}
+    lows = np.array([c.gamma_low for c in table])
+    assert lows[0] == 0.0 and table[-1].gamma_high == 1.0
+    assert np.all(np.diff(lows) > 0)
+    assert np.all(np.diff([c.accuracy for c in table]) > 0)
+    assert np.all(np.diff([c.stability for c in table]) < 0)
+    assert set(indices) <= set(pareto_front(points).tolist())
+    near_ties = np.clip(np.concatenate([lows - 1e-7, lows + 1e-7]), 0.0, 1.0)
+    for g in np.concatenate([GAMMAS, lows, near_ties]):
+        best = np.max(g * valid[:, 0] + (1 - g) * valid[:, 1])
+        i = choose(points, g)
+        assert i in indices
+        assert g * points[i, 0] + (1 - g) * points[i, 1] >= best - 1e-12
+        if np.min(np.abs(lows - g)) > 1e-9:  # away from a tie: the front's unique maximiser
+            scores = g * front[:, 0] + (1 - g) * front[:, 1]
+            winners = np.unique(front[scores >= best - 1e-13], axis=0)
+            assert winners.shape[0] == 1
+            np.testing.assert_array_equal(winners[0], points[i])
+    # every listed point is the sole maximiser in the middle of its interval
+    for c in table:
+        g = 0.5 * (c.gamma_low + c.gamma_high)
+        scores = g * valid[:, 0] + (1 - g) * valid[:, 1]
+        assert g * c.accuracy + (1 - g) * c.stability >= scores.max() - 1e-12
 
 
 # --------------------------------------------------------------------------- draw_front

@@ -200,7 +200,7 @@ def test_ctrl_c_keeps_completed_trials_and_fails_the_running_one(tmp_path):
             break
     process.send_signal(signal.SIGINT)
     _, err = process.communicate(timeout=60)
-    assert process.returncode == 130 and "Interrupted" in err
+    assert process.returncode == 130 and "Interrupted" in err, err[-3000:]
     trials = optuna.load_study(study_name="long", storage=open_storage(url)).trials
     assert sum(t.state == TrialState.COMPLETE for t in trials) >= 3
     assert not any(t.state == TrialState.RUNNING for t in trials)

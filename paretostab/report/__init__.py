@@ -1,28 +1,49 @@
-"""Pareto fronts, dominance areas and feature stability maps (SPEC §5; 002 §3, 003 §3).
+"""Pareto fronts, dominance areas, confidence regions, the γ choice and feature stability
+maps (SPEC §5; 002 §3, 003 §3, §7.1).
 
-The computations (:mod:`~paretostab.report.front`, :mod:`~paretostab.report.maps`) are
-pure numpy and never import matplotlib; the drawers live in
-:mod:`paretostab.report.plot` (``draw_front``, ``draw_stability_map``), which is imported
-only when one of them is first used (``paretostab.report.draw_front`` works; they are
-left out of ``__all__`` so that ``from paretostab.report import *`` does not load
-matplotlib).
+The computations (:mod:`~paretostab.report.front`, :mod:`~paretostab.report.confidence`,
+:mod:`~paretostab.report.maps`) are pure numpy and scipy and never import matplotlib; the
+drawers live in :mod:`paretostab.report.plot` (``draw_front``, ``draw_fronts``,
+``draw_stability_map``), which is imported only when one of them is first used
+(``paretostab.report.draw_front`` works; they are left out of ``__all__`` so that
+``from paretostab.report import *`` does not load matplotlib).
 """
 
 from __future__ import annotations
 
-from paretostab.report.front import dominance_area, pareto_front, staircase
+from paretostab.report.confidence import (
+    DominanceAreaInterval,
+    Ellipse,
+    confidence_regions,
+    dominance_area_interval,
+)
+from paretostab.report.front import (
+    GammaChoice,
+    choose,
+    dominance_area,
+    gamma_table,
+    pareto_front,
+    staircase,
+)
 from paretostab.report.maps import StabilityMap, feature_color, stability_map
 
 __all__ = [
+    "DominanceAreaInterval",
+    "Ellipse",
+    "GammaChoice",
     "StabilityMap",
+    "choose",
+    "confidence_regions",
     "dominance_area",
+    "dominance_area_interval",
     "feature_color",
+    "gamma_table",
     "pareto_front",
     "stability_map",
     "staircase",
 ]
 
-_DRAWERS = ("draw_front", "draw_stability_map")
+_DRAWERS = ("draw_front", "draw_fronts", "draw_stability_map")
 
 
 def __getattr__(name: str):

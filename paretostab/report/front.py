@@ -12,16 +12,24 @@ The area is computed from the staircase *strips* of the front (:func:`_strips`):
 vertical strip ``[x_lo, x_hi] × [r_φ, y_hi]`` under each front point. A separable weight
 ``w(a, φ) = w_a(a) w_φ(φ)`` (the weighted DA, SPEC §5) integrates exactly over each strip
 as ``(W_a(x_hi) − W_a(x_lo)) (W_φ(y_hi) − W_φ(r_φ))`` with ``W`` the primitives, which is
-where a ``weight=`` option of :func:`dominance_area` plugs in.
+where the ``weight=`` of :func:`dominance_area` plugs in (a non-separable weight is
+integrated numerically over each strip).
+
+:func:`gamma_table` and :func:`choose` are the trade-off by γ of 003 §7.1: the front
+points maximising ``γA + (1 − γ)φ`` — the vertices of the front's upper-right convex hull
+— and the γ interval over which each wins.
 """
 
 from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
 
 import numpy as np
 
 from paretostab.errors import InvalidInputError
 
-__all__ = ["dominance_area", "pareto_front", "staircase"]
+__all__ = ["GammaChoice", "choose", "dominance_area", "gamma_table", "pareto_front", "staircase"]
 
 
 def _as_points(points: object) -> np.ndarray:
@@ -117,33 +125,207 @@ def _strips(points: np.ndarray, reference: np.ndarray):
     front = arr[_front_mask(arr)]
     front = np.unique(front, axis=0)  # sorted by a; on the front φ then decreases
     x_hi, y_hi = front[:, 0], front[:, 1]
-    x_lo = np.concatenate(([reference[0]], x_hi[:-1]))
+    x_lo = np.concatenate(([reference[0]], x_hi[:-1]))[: x_hi.size]
     return x_lo, x_hi, y_hi
 
 
-def dominance_area(points: object, /, *, reference: object = (0.0, 0.0)) -> float:
-    """Dominance area of ``points``: the area dominated by their front in
-    ``[reference, ∞)²`` (002 §3 eq. 2 with uniform weight; SPEC §5).
+_CUBATURE_RTOL = 1e-10
+_CUBATURE_ATOL = 1e-12
+_CUBATURE_MAX_SUBDIVISIONS = 10_000  # scipy's default: a few seconds at most
+_NORMALISATION_TOL = 1e-6
+
+_WEIGHT_FORMS = ("None, 'uniform', ('accuracy', A), ('stability', A) with a finite real "
+                 "number A, or a callable w(a, phi)")
+
+
+def _exponential_cdf(x: np.ndarray, strength: float) -> np.ndarray:
+    """``W(x) = (e^{Ax} − 1)/(e^A − 1)`` on [0, 1]: the primitive of the density
+    ``A e^{Ax}/(e^A − 1)`` with ``W(0) = 0``, ``W(1) = 1``; overflow-free for any A."""
+    if strength == 0.0:
+        return np.asarray(x, dtype=float)
+    if strength > 0.0:  # e^{A(x−1)} (1 − e^{−Ax}) / (1 − e^{−A}): no overflow for large A
+        return np.exp(strength * (x - 1.0)) * np.expm1(-strength * x) / np.expm1(-strength)
+    return np.expm1(strength * x) / np.expm1(strength)
+
+
+def _parse_weight(weight: object):
+    """``None`` | ``("separable", W_a, W_φ)`` (the two marginal primitives) |
+    ``("callable", w)``."""
+    if weight is None:
+        return None
+    if isinstance(weight, str):
+        if weight == "uniform":
+            return ("separable", _exponential_cdf_factory(0.0), _exponential_cdf_factory(0.0))
+        raise InvalidInputError(f"weight must be {_WEIGHT_FORMS}; got the string {weight!r}.")
+    if callable(weight):
+        return ("callable", weight)
+    if isinstance(weight, tuple | list) and len(weight) == 2 and isinstance(weight[0], str):
+        axis, strength = weight
+        if axis not in ("accuracy", "stability"):
+            raise InvalidInputError(
+                f"weight axis must be 'accuracy' or 'stability'; got {axis!r} (weight must "
+                f"be {_WEIGHT_FORMS}).")
+        if (isinstance(strength, bool) or not isinstance(strength, int | float | np.integer
+                                                          | np.floating)
+                or not np.isfinite(strength)):
+            raise InvalidInputError(
+                f"the strength A of the {axis} weight must be a finite real number; got "
+                f"{strength!r}.")
+        exponential = _exponential_cdf_factory(float(strength))
+        uniform = _exponential_cdf_factory(0.0)
+        if axis == "accuracy":
+            return ("separable", exponential, uniform)
+        return ("separable", uniform, exponential)
+    raise InvalidInputError(f"weight must be {_WEIGHT_FORMS}; got {weight!r}.")
+
+
+def _exponential_cdf_factory(strength: float):
+    return lambda x: _exponential_cdf(x, strength)
+
+
+def _as_trivial_point(trivial_point: object) -> np.ndarray:
+    """``(a_rand, φ)`` or a number ``a_rand`` (meaning ``(a_rand, 1)``) as a (1, 2) array."""
+    try:
+        arr = np.asarray(trivial_point, dtype=float)
+    except (TypeError, ValueError):
+        arr = None
+    if arr is not None and arr.shape == ():
+        arr = np.array([arr, 1.0])
+    if arr is None or arr.shape != (2,) or not np.all(np.isfinite(arr)):
+        raise InvalidInputError(
+            "trivial_point must be a finite (accuracy, stability) pair — (a_rand, 1) for a "
+            f"fixed arbitrary subset (002 §3) — or the number a_rand; got {trivial_point!r}.")
+    return arr.reshape(1, 2)
+
+
+def _with_trivial_point(points: object, trivial_point: object) -> np.ndarray:
+    arr = _as_points(points)
+    if trivial_point is None:
+        return arr
+    return np.vstack([arr, _as_trivial_point(trivial_point)])
+
+
+def _callable_integrals(weight, x_lo, x_hi, y_lo, y_hi) -> tuple[np.ndarray, np.ndarray]:
+    """∫∫ w over each rectangle ``[x_lo, x_hi] × [y_lo, y_hi]`` (vectors), and as the last
+    entry over the unit square, by one adaptive vector-valued cubature
+    (:func:`scipy.integrate.cubature`, Gauss–Kronrod 21² rule) of ``w`` pulled back to
+    the unit square: (estimates, error estimates). Checks every value of ``w`` it
+    sees."""
+    from scipy.integrate import cubature
+
+    x0 = np.append(x_lo, 0.0)
+    y0 = np.append(y_lo, 0.0)
+    width = np.append(x_hi, 1.0) - x0
+    height = np.append(y_hi, 1.0) - y0
+
+    def integrand(u: np.ndarray) -> np.ndarray:  # u: (n, 2) in [0, 1]² → (n, R)
+        shape = (u.shape[0], x0.size)
+        a = (x0[None, :] + u[:, :1] * width[None, :]).ravel()
+        phi = (y0[None, :] + u[:, 1:] * height[None, :]).ravel()
+        try:
+            values = np.asarray(weight(a, phi), dtype=float)
+            values = np.broadcast_to(values, a.shape).reshape(shape)
+        except InvalidInputError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - report any failure of the user's weight
+            raise InvalidInputError(
+                "a callable weight must take two float arrays a, phi of the same shape and "
+                f"return the density w(a, phi) of that shape; calling it failed "
+                f"({type(exc).__name__}: {exc}).") from exc
+        bad = ~np.isfinite(values) | (values < 0)
+        if bad.any():
+            i = np.argmax(bad.ravel())
+            raise InvalidInputError(
+                "a callable weight must be a finite, non-negative density on [0, 1]²; "
+                f"w({float(a.ravel()[i])!r}, {float(phi.ravel()[i])!r}) = "
+                f"{float(values.ravel()[i])!r}.")
+        return values * (width * height)[None, :]
+
+    res = cubature(integrand, [0.0, 0.0], [1.0, 1.0], rtol=_CUBATURE_RTOL,
+                   atol=_CUBATURE_ATOL, max_subdivisions=_CUBATURE_MAX_SUBDIVISIONS)
+    if res.status != "converged":
+        warnings.warn(
+            "the adaptive quadrature of the callable weight did not converge; the dominance "
+            f"area may be off by up to about {float(np.sum(res.error[:-1])):.2g} "
+            "(is the weight smooth?).", RuntimeWarning, stacklevel=3)
+    return np.asarray(res.estimate, dtype=float), np.asarray(res.error, dtype=float)
+
+
+def dominance_area(points: object, /, *, weight: object = None,
+                   reference: object = (0.0, 0.0), trivial_point: object = None) -> float:
+    """Dominance area of ``points``: the (weighted) area dominated by their front
+    (002 §3 eq. 2; SPEC §5).
 
     Parameters
     ----------
     points : array-like (n, 2)
         (accuracy, stability) pairs, both maximised. Rows with a NaN are ignored; a point
         that does not strictly dominate ``reference`` in both objectives adds nothing.
+    weight : None, "uniform", ("accuracy", A), ("stability", A) or callable
+        ``None`` (default): the plain area dominated in ``[reference, ∞)²`` — the
+        hypervolume with respect to ``reference``, not bounded by 1.
+
+        Any other value is a density ``w`` on the objective space ``[0, 1]²``, integrating
+        to 1 there, and the DA is 002 eq. 2, ``∫∫_{[r_a, 1] × [r_φ, 1]} w(a, φ) f_P(a, φ)
+        da dφ`` with ``f_P`` the indicator of the dominated region: coordinates above 1
+        count as 1 (a point beyond the space dominates the part of it a point on its edge
+        would), ``reference`` must lie in ``[0, 1]²``, and the DA lies in ``[0, 1]``
+        (exactly 1 for the point ``(1, 1)`` with the default reference):
+
+        - ``"uniform"``: ``w = 1`` — the same as ``None`` for points in ``[0, 1]²``.
+        - ``("accuracy", A)``: ``w(a, φ) = A e^{A a}/(e^A − 1)`` (SPEC §5; 002 prints
+          ``e^{A+a}``, a typo: that does not integrate to 1). ``A > 0`` favours high
+          accuracy (002: the blue method of its Figure 2 wins for ``A > 2.5``); any finite
+          ``A`` is accepted: ``A < 0`` favours low accuracy, ``A = 0`` is the uniform
+          weight (the limit ``A → 0``).
+        - ``("stability", A)``: the same along the stability axis.
+        - a callable ``w(a, phi)``: vectorised — called with two float arrays of the
+          same shape, returns the density at those points (an array of that shape, or
+          anything broadcastable to it). It must be finite and non-negative wherever it
+          is evaluated and integrate to 1 over ``[0, 1]²`` (checked to within 1e-6).
+
+        The uniform and exponential weights are separable, ``w = w_a(a) w_φ(φ)``, and
+        integrate exactly over the staircase strips of the front (closed form). A callable
+        is integrated numerically over each strip by adaptive Gauss–Kronrod cubature
+        (:func:`scipy.integrate.cubature`) to an estimated error of at most
+        ``1e-12 + 1e-10 ×`` the strip's integral (for a smooth ``w``; a discontinuous one
+        may exhaust the 10 000 subdivisions — a few seconds — and a ``RuntimeWarning``
+        then gives the estimated error).
     reference : (float, float)
-        The lower-left corner of the measured region; ``(0, 0)`` in the papers, where
-        points in ``[0, 1]²`` give a DA in ``[0, 1]``.
+        The lower-left corner of the measured region; ``(0, 0)`` in the papers.
+    trivial_point : (float, float) or float, optional
+        A point added to ``points`` before the front is formed: ``(a_rand, 1)`` — a fixed
+        arbitrary feature subset is perfectly stable, at the accuracy ``a_rand`` of such a
+        model (002 §3). A number ``a_rand`` means ``(a_rand, 1)``.
 
     Returns
     -------
     float
-        The exact hypervolume (maximisation) of the front with respect to ``reference``:
-        the sum of its staircase strips. 0.0 when no point dominates the reference;
-        ``inf`` if a dominating point has an infinite coordinate.
+        0.0 when no point dominates the reference; with ``weight=None``, ``inf`` if a
+        dominating point has an infinite coordinate.
     """
     ref = _as_reference(reference)
-    x_lo, x_hi, y_hi = _strips(points, ref)
-    return float(np.sum((x_hi - x_lo) * (y_hi - ref[1])))
+    arr = _with_trivial_point(points, trivial_point)
+    parsed = _parse_weight(weight)
+    if parsed is None:
+        x_lo, x_hi, y_hi = _strips(arr, ref)
+        return float(np.sum((x_hi - x_lo) * (y_hi - ref[1])))
+    if not np.all((ref >= 0.0) & (ref <= 1.0)):
+        raise InvalidInputError(
+            "with a weight, the dominance area is measured in [reference, 1]² inside the "
+            f"objective space [0, 1]²: reference must lie in [0, 1]²; got {reference!r}.")
+    x_lo, x_hi, y_hi = _strips(np.minimum(arr, 1.0), ref)  # NaN rows stay NaN
+    if parsed[0] == "separable":
+        _, cdf_a, cdf_phi = parsed
+        return float(np.sum((cdf_a(x_hi) - cdf_a(x_lo)) * (cdf_phi(y_hi) - cdf_phi(ref[1]))))
+    integrals, errors = _callable_integrals(parsed[1], x_lo, x_hi,
+                                            np.full_like(x_lo, ref[1]), y_hi)
+    total = float(integrals[-1])
+    if not abs(total - 1.0) <= _NORMALISATION_TOL + errors[-1]:
+        raise InvalidInputError(
+            f"a callable weight must integrate to 1 over [0, 1]² (to within "
+            f"{_NORMALISATION_TOL:g}); it integrates to {total!r}. Divide it by that value.")
+    return float(np.sum(integrals[:-1]))
 
 
 def staircase(points: object, /, *, reference: object = (0.0, 0.0)) -> np.ndarray:
@@ -165,3 +347,143 @@ def staircase(points: object, /, *, reference: object = (0.0, 0.0)) -> np.ndarra
     # each strip contributes its top-left and top-right corners
     corners = np.stack([np.column_stack((x_lo, y_hi)), np.column_stack((x_hi, y_hi))], axis=1)
     return np.vstack([corners.reshape(-1, 2), [[x_hi[-1], ref[1]]]])
+
+
+# --------------------------------------------------------------------------- γ choice
+
+_COLLINEAR_RTOL = 1e-12
+
+
+@dataclass(frozen=True)
+class GammaChoice:
+    """A front point that maximises ``γA + (1 − γ)φ`` for the γ in
+    ``[gamma_low, gamma_high]`` (003 §7.1): a vertex of the upper-right convex hull.
+
+    ``willingness_low``, ``willingness_high`` are the same interval on the scale
+    ``γ/(1 − γ)`` (``γ = w/(1 + w)``): the stability a user demands in exchange for each
+    unit of accuracy given up — 003: "a willingness to sacrifice a point in accuracy if
+    stability can be increased by more than γ/(1−γ)". They are the slopes ``|Δφ/ΔA|`` of
+    the two hull segments that meet at this point: ``willingness_low`` that of the segment
+    towards the next more stable choice (0 for the most stable choice), ``willingness_high``
+    that of the segment towards the next more accurate choice (``inf`` for the most
+    accurate one).
+    """
+
+    index: int
+    accuracy: float
+    stability: float
+    gamma_low: float
+    gamma_high: float
+    willingness_low: float
+    willingness_high: float
+
+
+def _hull_vertices(points: object) -> tuple[np.ndarray, np.ndarray]:
+    """(indices, coordinates) of the upper-right convex hull vertices of the front of
+    ``points``, by increasing accuracy; the lowest index stands for duplicates."""
+    arr = _as_points(points)
+    front = pareto_front(arr)  # by increasing accuracy, then index
+    if front.size and not np.all(np.isfinite(arr[front])):
+        raise InvalidInputError(
+            "the γ trade-off needs finite (accuracy, stability) points; the front holds "
+            f"{arr[front][~np.all(np.isfinite(arr[front]), axis=1)][0].tolist()}.")
+    f = arr[front]
+    first = np.ones(front.size, dtype=bool)  # equal front points are adjacent
+    first[1:] = np.any(f[1:] != f[:-1], axis=1)
+    front, f = front[first], f[first]
+    hull: list[int] = []
+    for k in range(front.size):  # Andrew's monotone chain, upper hull, left to right
+        while len(hull) >= 2:
+            o, m = f[hull[-2]], f[hull[-1]]
+            u, v = m - o, f[k] - o
+            cross = u[0] * v[1] - u[1] * v[0]
+            # m is dropped unless it lies strictly above the chord o–k (a right turn)
+            if cross >= -_COLLINEAR_RTOL * np.hypot(*u) * np.hypot(*v):
+                hull.pop()
+            else:
+                break
+        hull.append(k)
+    return front[hull], f[hull]
+
+
+def gamma_table(points: object, /) -> tuple[GammaChoice, ...]:
+    """The front points a user maximising ``γA + (1 − γ)φ`` for some ``γ ∈ [0, 1]`` can
+    choose (003 §7.1), with the γ interval over which each wins.
+
+    Only vertices of the upper-right convex hull of the front win (003: the objective
+    "restricts our analysis to the convex hull of the Pareto-optimal curve"). With hull
+    vertices ``v_0, …, v_m`` by increasing accuracy (so decreasing stability) and the
+    slopes ``s_j = (φ_{j−1} − φ_j)/(a_j − a_{j−1})`` of the hull segments (increasing in
+    ``j``), ``v_j`` wins exactly when ``s_j ≤ γ/(1 − γ) ≤ s_{j+1}`` (``s_0 = 0``,
+    ``s_{m+1} = ∞``), i.e. for ``γ ∈ [s_j/(1 + s_j), s_{j+1}/(1 + s_{j+1})]``.
+
+    Rules: a front point on a hull segment between two vertices (collinear, to a
+    relative tolerance of 1e-12 on the cross product) ties with them at a single γ but is
+    never the only maximiser: it is not listed. Duplicates of a point are listed once,
+    with the lowest index. Rows with a NaN are ignored (they are never on the front).
+
+    Parameters
+    ----------
+    points : array-like (n, 2)
+        (accuracy, stability) pairs — e.g. every trial, or just the front.
+
+    Returns
+    -------
+    tuple of GammaChoice
+        By increasing γ, i.e. from the most stable choice (``gamma_low = 0``) to the most
+        accurate (``gamma_high = 1``); consecutive intervals share their end. A single
+        front point wins on ``[0, 1]``. Empty when no row is free of NaN.
+
+    Raises
+    ------
+    InvalidInputError
+        When a front point has an infinite coordinate.
+    """
+    index, v = _hull_vertices(points)
+    d_a = np.diff(v[:, 0])  # > 0
+    d_phi = -np.diff(v[:, 1])  # > 0
+    with np.errstate(divide="ignore", over="ignore"):
+        slope = d_phi / d_a
+    gamma = d_phi / (d_a + d_phi)  # = s/(1 + s), without overflow
+    gamma_low = np.concatenate(([0.0], gamma))
+    gamma_high = np.concatenate((gamma, [1.0]))
+    will_low = np.concatenate(([0.0], slope))
+    will_high = np.concatenate((slope, [np.inf]))
+    return tuple(
+        GammaChoice(index=int(index[j]), accuracy=float(v[j, 0]), stability=float(v[j, 1]),
+                    gamma_low=float(gamma_low[j]), gamma_high=float(gamma_high[j]),
+                    willingness_low=float(will_low[j]), willingness_high=float(will_high[j]))
+        for j in range(index.size))
+
+
+def choose(points: object, /, gamma: float) -> int:
+    """Index (into ``points``) of the point maximising ``γA + (1 − γ)φ`` (003 §7.1).
+
+    The winner is the :func:`gamma_table` row whose interval holds ``gamma``, the
+    intervals read as half-open ``[gamma_low, gamma_high)`` except the last, which holds
+    ``γ = 1``: at a breakpoint, where two hull vertices (and any point on the segment
+    between them) tie, the **more accurate** one is chosen. Duplicates resolve to the
+    lowest index. Deterministic, and always one of :func:`gamma_table`'s indices.
+
+    Parameters
+    ----------
+    points : array-like (n, 2)
+        (accuracy, stability) pairs; rows with a NaN are ignored.
+    gamma : float in [0, 1]
+        The weight of accuracy: 0 picks the most stable point, 1 the most accurate.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``gamma`` is not a number in [0, 1] or no row is free of NaN.
+    """
+    if (isinstance(gamma, bool) or not isinstance(gamma, int | float | np.integer | np.floating)
+            or not 0.0 <= gamma <= 1.0):
+        raise InvalidInputError(f"gamma must be a number in [0, 1]; got {gamma!r}.")
+    table = gamma_table(points)
+    if not table:
+        raise InvalidInputError("choose needs at least one (accuracy, stability) point "
+                                "without NaN; got none.")
+    lows = np.array([c.gamma_low for c in table])
+    row = int(np.searchsorted(lows, float(gamma), side="right")) - 1
+    return table[row].index

@@ -1,25 +1,36 @@
-"""Matplotlib drawers for the report (003 §3 maps, 002 §3 fronts).
+"""Matplotlib drawers for the report (003 §3 maps, 002 §3 fronts, 003 §7.1 Fig. 11).
 
-Each drawer takes an ``ax=`` to draw on and returns it; it creates a figure (through
-``matplotlib.pyplot``) only when ``ax`` is None. Drawers never set a style or touch
-``matplotlib.rcParams``; they only draw what the pure functions of
-:mod:`paretostab.report` computed.
+Each drawer takes an ``ax=`` (or ``axes=``) to draw on and returns it; it creates a
+figure (through ``matplotlib.pyplot``) only when none is given — pass axes of a
+``matplotlib.figure.Figure`` to keep pyplot's global state out. Drawers never set a
+style or touch ``matplotlib.rcParams``; they only draw what the pure functions of
+:mod:`paretostab.report` computed (the one evaluation done here is that of the weight's
+density, to shade the dominated area by it).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import math
+from collections.abc import Callable, Sequence
 
 import numpy as np
 from matplotlib.axes import Axes
+from matplotlib.colors import to_rgba
+from matplotlib.image import AxesImage
+from matplotlib.patches import Ellipse as EllipsePatch
 from matplotlib.patches import Patch
 from matplotlib.ticker import MaxNLocator
 
 from paretostab.errors import InvalidInputError
-from paretostab.report.front import _as_points, dominance_area, pareto_front, staircase
+from paretostab.report import front as _front
+from paretostab.report.front import _as_points, pareto_front, staircase
 from paretostab.report.maps import StabilityMap
 
-__all__ = ["draw_front", "draw_stability_map"]
+__all__ = ["draw_front", "draw_fronts", "draw_stability_map"]
+
+_SHADE_ALPHA = 0.18        # uniform shading of the dominated area
+_WEIGHT_ALPHA = (0.10, 0.50)  # weighted shading: the patch's alpha, the image's maximum
+_GRID = 200                # resolution of the weighted shading
 
 
 def _new_axes(figsize: tuple[float, float]) -> Axes:
@@ -76,10 +87,151 @@ def draw_stability_map(stability_map: StabilityMap, *, ax: Axes | None = None,
     return ax
 
 
-def draw_front(points: object, *, ax: Axes | None = None, front: bool = True,
+# --------------------------------------------------------------------------- weights
+
+
+def _exponential_density(x: np.ndarray, strength: float) -> np.ndarray:
+    """``A e^{A x} / (e^A − 1)`` (SPEC §5; 002 §3 with its typo fixed), without overflow;
+    1 for ``A = 0``."""
+    if strength == 0.0:
+        return np.ones_like(x)
+    if strength > 0:
+        return strength * np.exp(strength * (x - 1.0)) / -np.expm1(-strength)
+    return strength * np.exp(strength * x) / np.expm1(strength)
+
+
+def _weight_density(weight: object) -> tuple[Callable | None, str]:
+    """The density ``w(a, φ)`` of a dominance-area ``weight`` (None when uniform) and a
+    short description of it for the legend."""
+    if weight is None or (isinstance(weight, str) and weight == "uniform"):
+        return None, "uniform"
+    if callable(weight):
+        return weight, getattr(weight, "__name__", "custom")
+    if (isinstance(weight, tuple | list) and len(weight) == 2
+            and weight[0] in ("accuracy", "stability")):
+        axis, raw = weight
+        try:
+            strength = float(raw)
+        except (TypeError, ValueError):
+            strength = math.nan
+        if math.isfinite(strength):
+            def density(a, phi, _axis=axis, _a=strength):
+                return _exponential_density(np.asarray(a if _axis == "accuracy" else phi,
+                                                       dtype=float), _a)
+            return density, f"{axis}, A = {strength:g}"
+    raise InvalidInputError(
+        "weight must be None, 'uniform', ('accuracy', A), ('stability', A) with a finite "
+        f"number A, or a callable w(accuracy, stability); got {weight!r}.")
+
+
+def _evaluate_density(density: Callable, a: np.ndarray, phi: np.ndarray) -> np.ndarray:
+    """``density`` on the grid ``(a, φ)``, vectorised when it allows, else point by point;
+    NaN and negative values read as 0 (they are only shaded)."""
+    try:
+        values = np.broadcast_to(np.asarray(density(a, phi), dtype=float), a.shape)
+    except Exception:  # a density written for scalars
+        values = np.vectorize(lambda x, y: float(density(x, y)), otypes=[float])(a, phi)
+    return np.where(np.isfinite(values) & (values > 0), values, 0.0)
+
+
+def _shade_by_density(ax: Axes, polygon: np.ndarray, clip: Patch, density: Callable,
+                      color: object) -> AxesImage:
+    """An image of ``density`` over the bounding box of ``polygon``, in ``color`` with
+    alpha growing with the density, clipped to the patch ``clip``."""
+    (x0, y0), (x1, y1) = polygon.min(axis=0), polygon.max(axis=0)
+    xs = np.linspace(x0, x1, _GRID)
+    ys = np.linspace(y0, y1, _GRID)
+    a, phi = np.meshgrid(xs, ys)
+    values = _evaluate_density(density, a, phi)
+    top = values.max()
+    scaled = values / top if top > 0 else values
+    rgba = np.empty(values.shape + (4,))
+    rgba[..., :3] = to_rgba(color)[:3]
+    rgba[..., 3] = _WEIGHT_ALPHA[1] * scaled  # over the patch's uniform alpha
+    image = AxesImage(ax, origin="lower", interpolation="bilinear", zorder=1)
+    image.set_data(rgba)
+    image.set_extent((x0, x1, y0, y1))
+    image.sticky_edges.x.clear()  # keep the axes' margins, as for the uniform shading
+    image.sticky_edges.y.clear()
+    image.set_clip_path(clip)
+    ax.add_image(image)
+    return image
+
+
+# --------------------------------------------------------------------------- fronts
+
+
+def _indices(values: object, n: int, name: str) -> np.ndarray:
+    """Row indices from ints or objects with an ``index`` (e.g. GammaChoice)."""
+    if values is None:
+        return np.empty(0, dtype=np.intp)
+    if hasattr(values, "index") and not isinstance(values, Sequence | np.ndarray):
+        values = [values]
+    out = []
+    for value in values:
+        value = getattr(value, "index", value)
+        if isinstance(value, bool) or not isinstance(value, int | np.integer) \
+                or not 0 <= value < n:
+            raise InvalidInputError(
+                f"{name} must hold row indices of points (integers in [0, {n})) or objects "
+                f"with an index (GammaChoice); got {value!r}.")
+        out.append(int(value))
+    return np.asarray(out, dtype=np.intp)
+
+
+def _trivial(trivial_point: object) -> np.ndarray:
+    """``(a_rand, φ)`` or the number ``a_rand`` (meaning ``(a_rand, 1)``, 002 §3) as a
+    (1, 2) array."""
+    try:
+        arr = np.asarray(trivial_point, dtype=float)
+    except (TypeError, ValueError):
+        arr = None
+    if arr is not None and arr.shape == ():
+        arr = np.array([arr, 1.0])
+    if arr is None or arr.shape != (2,) or not np.all(np.isfinite(arr)):
+        raise InvalidInputError(
+            "trivial_point must be a finite (accuracy, stability) pair — (a_rand, 1) for a "
+            f"fixed arbitrary subset (002 §3) — or the number a_rand; got {trivial_point!r}.")
+    return arr.reshape(1, 2)
+
+
+def _draw_ellipses(ax: Axes, ellipses: Sequence[object], color: object) -> list:
+    patches = []
+    for k, region in enumerate(ellipses):
+        try:
+            center = np.asarray(region.center, dtype=float).reshape(2)
+            semi = np.asarray(region.semi_axes, dtype=float).reshape(2)
+            angle = float(region.angle)
+        except (AttributeError, TypeError, ValueError):
+            raise InvalidInputError(
+                "ellipses must hold Ellipse objects (paretostab.report.confidence) with "
+                f"center, semi_axes and angle; item {k} is {type(region).__name__}."
+            ) from None
+        if not (np.all(np.isfinite(center)) and np.all(np.isfinite(semi))
+                and math.isfinite(angle)):
+            continue  # an undefined region (too few replicates) is not drawn
+        level = getattr(region, "level", None)
+        label = "_nolegend_"
+        if not patches:
+            label = (f"{level:.0%} confidence regions" if isinstance(level, float | int)
+                     else "confidence regions")
+        # the angle is that of the major axis: the width goes along it
+        patch = EllipsePatch(center, width=2 * semi.max(), height=2 * semi.min(),
+                             angle=math.degrees(angle), fill=False, edgecolor=color,
+                             linewidth=1.0, zorder=3.5, label=label)
+        ax.add_patch(patch)
+        patches.append(patch)
+    return patches
+
+
+def draw_front(points: object, *, ax: Axes | None = None, front: bool | object = True,
                area: bool = True, labels: Sequence[str] | None = None,
-               reference: object = (0.0, 0.0)) -> Axes:
-    """Draw (accuracy, stability) points, their Pareto front and dominance area (002 §3).
+               reference: object = (0.0, 0.0), weight: object = None,
+               trivial_point: object = None, ellipses: Sequence[object] | None = None,
+               chosen: object = None, chosen_label: str = "γ choice",
+               legend: bool = False) -> Axes:
+    """Draw (accuracy, stability) points, their Pareto front, dominance area, confidence
+    regions and chosen points (002 §3 Fig. 2–3; 003 §7.1 Fig. 11).
 
     Parameters
     ----------
@@ -87,9 +239,10 @@ def draw_front(points: object, *, ax: Axes | None = None, front: bool = True,
         (accuracy, stability) pairs, both maximised; rows with a NaN are not drawn.
     ax : matplotlib Axes, optional
         Where to draw; a new figure is created only when None.
-    front : bool
-        Draw the front (:func:`paretostab.report.pareto_front`) as a staircase through
-        its points, which are outlined.
+    front : bool or sequence of int
+        True: draw the front (:func:`paretostab.report.pareto_front`) as a staircase
+        through its points, which are outlined. A sequence of row indices: draw those
+        points as the front instead (e.g. the front of another measure, 003 Fig. 11).
     area : bool
         Shade the dominated region inside ``[reference, ∞)²`` whose area is
         :func:`paretostab.report.dominance_area` (the value is in its legend label).
@@ -97,37 +250,85 @@ def draw_front(points: object, *, ax: Axes | None = None, front: bool = True,
         One annotation per point (e.g. trial numbers).
     reference : (float, float)
         The reference point of the area.
+    weight : None, "uniform", ("accuracy", A), ("stability", A) or callable
+        The dominance area's weight (SPEC §5, :func:`paretostab.report.dominance_area`):
+        the legend label carries the weighted area (measured inside ``[0, 1]²``); a
+        non-uniform weight shades the area by its density ``w(a, φ)`` (darker = more
+        weight; a callable gets grid arrays of accuracies and stabilities).
+    trivial_point : (float, float) or float, optional
+        ``(a_rand, 1)`` (002 §3; a number means ``(a_rand, 1)``): drawn as a cross and
+        counted in the front and the area.
+    ellipses : sequence of Ellipse, optional
+        Confidence regions (:func:`paretostab.report.confidence_regions`), drawn as
+        outlines; regions with non-finite parameters are skipped.
+    chosen : sequence of int or of GammaChoice, optional
+        Rows to circle (e.g. the γ choices), labelled ``chosen_label``.
+    legend : bool
+        Call ``ax.legend`` (small font, best location).
 
     Returns
     -------
     matplotlib Axes
-        The artists carry labels ("points", "Pareto front", "dominance area = …"): call
-        ``ax.legend()`` to show them. Axis labels "accuracy" / "stability" are set only
+        The artists carry labels ("points", "Pareto front", "dominance area = …",
+        "95% confidence regions", ``chosen_label``): call ``ax.legend()`` (or pass
+        ``legend=True``) to show them. Axis labels "accuracy" / "stability" are set only
         where the axes have none.
     """
     arr = _as_points(points)
-    if labels is not None and len(labels) != arr.shape[0]:
+    n = arr.shape[0]
+    if labels is not None and len(labels) != n:
         raise InvalidInputError(
-            f"labels must hold one label per point ({arr.shape[0]}); got {len(labels)}.")
+            f"labels must hold one label per point ({n}); got {len(labels)}.")
+    density, weight_name = _weight_density(weight)
+    chosen_idx = _indices(chosen, n, "chosen")
+    front_idx = None if isinstance(front, bool) else _indices(front, n, "front")
+    everything = arr if trivial_point is None else np.vstack([arr, _trivial(trivial_point)])
+    polygon = None
+    if area:  # computed first: a bad weight or reference fails before anything is drawn
+        weighted = weight is not None
+        # with a weight the area is measured inside the objective space [0, 1]²
+        corners = staircase(np.minimum(everything, 1.0) if weighted else everything,
+                            reference=reference)
+        if corners.size:
+            value = (_front.dominance_area(everything, weight=weight, reference=reference)
+                     if weighted else _front.dominance_area(everything, reference=reference))
+            polygon = np.vstack([corners, np.asarray(reference, dtype=float)[None, :]])
+            area_label = f"dominance area = {value:.3f}"
+            if density is not None:
+                area_label += f" ({weight_name})"
     if ax is None:
         ax = _new_axes((5.0, 4.0))
     dots = ax.scatter(arr[:, 0], arr[:, 1], s=18, zorder=3, label="points")
     color = dots.get_facecolor()[0] if len(dots.get_facecolor()) else "C0"
-    if front:
-        idx = pareto_front(arr)
-        if idx.size:
-            ax.step(arr[idx, 0], arr[idx, 1], where="pre", color=color, linewidth=1.5,
+    if trivial_point is not None:
+        ax.scatter(everything[-1:, 0], everything[-1:, 1], marker="x", s=40, color=color,
+                   zorder=3, label="trivial point")
+    if front is not False:
+        if front_idx is None:
+            drawn = everything[pareto_front(everything)]
+        else:
+            drawn = arr[front_idx]
+            drawn = drawn[~np.isnan(drawn).any(axis=1)]
+            drawn = drawn[np.lexsort((-drawn[:, 1], drawn[:, 0]))]
+        if drawn.size:
+            ax.step(drawn[:, 0], drawn[:, 1], where="pre", color=color, linewidth=1.5,
                     zorder=2, label="Pareto front")
-            ax.scatter(arr[idx, 0], arr[idx, 1], s=30, facecolors="none",
+            ax.scatter(drawn[:, 0], drawn[:, 1], s=30, facecolors="none",
                        edgecolors="black", linewidths=0.8, zorder=4)
-    if area:
-        corners = staircase(arr, reference=reference)
-        if corners.size:
-            ref = np.asarray(reference, dtype=float)
-            polygon = np.vstack([corners, ref[None, :]])
-            value = dominance_area(arr, reference=reference)
-            ax.fill(polygon[:, 0], polygon[:, 1], color=color, alpha=0.18, linewidth=0,
-                    zorder=1, label=f"dominance area = {value:.3f}")
+    if polygon is not None:
+        if density is None:
+            ax.fill(polygon[:, 0], polygon[:, 1], color=color, alpha=_SHADE_ALPHA,
+                    linewidth=0, zorder=1, label=area_label)
+        else:  # the patch carries the legend entry and clips the density image
+            (patch,) = ax.fill(polygon[:, 0], polygon[:, 1], facecolor=color,
+                               alpha=_WEIGHT_ALPHA[0], linewidth=0, zorder=1,
+                               label=area_label)
+            _shade_by_density(ax, polygon, patch, density, color)
+    if ellipses is not None:
+        _draw_ellipses(ax, ellipses, "0.25")
+    if chosen_idx.size:
+        ax.scatter(arr[chosen_idx, 0], arr[chosen_idx, 1], s=140, facecolors="none",
+                   edgecolors="C3", linewidths=1.6, zorder=5, label=chosen_label)
     if labels is not None:
         for (x, y), text in zip(arr, labels, strict=True):
             if np.isfinite(x) and np.isfinite(y):
@@ -137,4 +338,80 @@ def draw_front(points: object, *, ax: Axes | None = None, front: bool = True,
         ax.set_xlabel("accuracy")
     if not ax.get_ylabel():
         ax.set_ylabel("stability")
+    if legend:
+        ax.legend(fontsize="small", loc="best")
     return ax
+
+
+def _panel(panel: object, k: int) -> tuple[str, object, object, object]:
+    if isinstance(panel, str) or not isinstance(panel, Sequence) or not 2 <= len(panel) <= 4:
+        raise InvalidInputError(
+            "each panel must be a (title, points, front indices or None, chosen indices or "
+            f"None) tuple; panel {k} is {panel!r:.80}.")
+    title, points, front, chosen = (*panel, None, None)[:4]
+    return str(title), points, front, chosen
+
+
+def draw_fronts(panels: Sequence[object], *, axes: Sequence[Axes] | None = None,
+                area: bool = False, weight: object = None, reference: object = (0.0, 0.0),
+                chosen_label: str = "γ choice", legend: bool = True,
+                sharey: bool = True) -> list[Axes]:
+    """Draw fronts under several stability measures side by side (003 §7.1, Fig. 11).
+
+    Parameters
+    ----------
+    panels : sequence of (title, points, front, chosen)
+        One panel each: its title (the measure), its (accuracy, stability) points, the
+        row indices to draw as its front (None: its own Pareto front) and the rows to
+        circle (None: none). The last two may be left out.
+    axes : sequence of Axes, optional
+        One per panel (any shape; flattened); a row of new axes (through pyplot, sharing
+        the x axis and, with ``sharey``, the y axis) is created only when None.
+    area : bool
+        Shade each panel's dominance area (off by default: the axes then zoom on the
+        points, as in 003 Fig. 11).
+    weight, reference, chosen_label
+        As for :func:`draw_front`, for every panel.
+    legend : bool
+        A small legend in each panel.
+    sharey : bool
+        With new axes, share the stability axis (the measures' ranges compare at a
+        glance).
+
+    Returns
+    -------
+    list of matplotlib Axes
+        One per panel, in order. Each has the panel's title; the y label "stability" is
+        set only on the first of axes sharing their y axis (and where none is set).
+    """
+    if isinstance(panels, str) or not isinstance(panels, Sequence | np.ndarray):
+        raise InvalidInputError(
+            f"panels must be a sequence of (title, points, front, chosen); got "
+            f"{type(panels).__name__}.")
+    parsed = [_panel(panel, k) for k, panel in enumerate(panels)]
+    if axes is None:
+        import matplotlib.pyplot as plt
+
+        width = max(len(parsed), 1)
+        _, grid = plt.subplots(1, width, squeeze=False, sharex=True, sharey=sharey,
+                               figsize=(4.5 * width, 4.0))
+        axes_list = list(grid[0])
+    else:
+        axes_list = list(np.asarray(axes, dtype=object).ravel())
+        if len(axes_list) != len(parsed) or not all(isinstance(ax, Axes) for ax in axes_list):
+            raise InvalidInputError(
+                f"axes must hold one matplotlib Axes per panel ({len(parsed)}); got "
+                f"{len(axes_list)} item(s).")
+    for k, (ax, (title, points, front, chosen)) in enumerate(
+            zip(axes_list, parsed, strict=True)):
+        shares = any(ax.get_shared_y_axes().joined(ax, other) for other in axes_list[:k])
+        unlabelled = not ax.get_ylabel()
+        draw_front(points, ax=ax, front=True if front is None else front, area=area,
+                   weight=weight, reference=reference, chosen=chosen,
+                   chosen_label=chosen_label)
+        if shares and unlabelled:  # the first of the shared axes says "stability"
+            ax.set_ylabel("")
+        ax.set_title(title)
+        if legend:
+            ax.legend(fontsize="x-small", loc="best")
+    return axes_list

@@ -1,0 +1,414 @@
+"""The report page: one self-contained HTML5 file of sections (text, key/value fields,
+figures, tables), written to a folder (SPEC §5; DESIGN: report/html.py).
+
+``index.html`` needs nothing else to display — no external CSS, script, font or image:
+figures are embedded as base64 ``data:`` images (PNG, or SVG), the style sheet is inline
+— so it opens offline and can be mailed or archived as one file. Every figure is also
+written beside it (``figures/NN-<section>.png`` and ``.svg``) for reuse in papers. All text
+is escaped; tables go through :meth:`pandas.DataFrame.to_html` with escaping on.
+
+This module renders what it is given; it computes nothing. Figures are matplotlib
+``Figure`` objects (build them with ``matplotlib.figure.Figure`` and the drawers of
+:mod:`paretostab.report.plot` to keep pyplot's global state out); rendering them does not
+touch ``matplotlib.rcParams``.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+import math
+import re
+import struct
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from paretostab.errors import InvalidInputError
+
+__all__ = ["Section", "figure_to_png", "figure_to_svg", "write_report"]
+
+_FORMATS = ("png", "svg")
+
+_STYLE = """
+:root { color-scheme: light; }
+body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial,
+       sans-serif; line-height: 1.5; color: #1f2328; background: #fff;
+       max-width: 72rem; margin: 0 auto; padding: 1.5rem 1.5rem 3rem; }
+h1 { font-size: 1.7rem; margin: 0 0 .5rem; padding-bottom: .3rem;
+     border-bottom: 1px solid #d0d7de; }
+h2 { font-size: 1.3rem; margin: 2.2rem 0 .6rem; padding-bottom: .2rem;
+     border-bottom: 1px solid #eaeef2; }
+h3 { font-size: 1.1rem; margin: 1.6rem 0 .5rem; }
+h4 { font-size: 1rem; margin: 1.2rem 0 .4rem; }
+p { max-width: 52rem; }
+p.summary { font-size: 1.05rem; }
+nav { background: #f6f8fa; border: 1px solid #d0d7de; border-radius: 6px;
+      padding: .5rem 1rem; margin: 1rem 0; font-size: .95rem; }
+nav ol { margin: .3rem 0; padding-left: 1.4rem; }
+a { color: #0969da; text-decoration: none; }
+a:hover { text-decoration: underline; }
+figure { margin: 1rem 0 1.5rem; }
+figure img { display: block; max-width: 100%; height: auto; }
+figcaption, caption { font-size: .9rem; color: #57606a; max-width: 52rem; }
+figcaption { margin-top: .4rem; }
+caption { caption-side: bottom; text-align: left; padding-top: .4rem; }
+.table-wrap { overflow-x: auto; margin: 1rem 0 1.5rem; }
+table { border-collapse: collapse; font-size: .875rem; font-variant-numeric: tabular-nums; }
+th, td { padding: .25rem .65rem; border-bottom: 1px solid #d0d7de; text-align: right;
+         vertical-align: top; }
+thead th { background: #f6f8fa; border-bottom: 2px solid #d0d7de; }
+tbody tr:nth-child(even) { background: #fbfcfd; }
+table.fields th { text-align: left; font-weight: 600; background: none; }
+table.fields td { text-align: left; }
+footer { margin-top: 3rem; padding-top: .5rem; border-top: 1px solid #eaeef2;
+         font-size: .8rem; color: #57606a; }
+""".strip()
+
+
+@dataclass(frozen=True, eq=False)
+class Section:
+    """One section of the report page, rendered in this order: ``text``, ``fields``,
+    ``figure`` (with ``caption``), ``table``, then the ``subsections``.
+
+    Attributes
+    ----------
+    title : str
+        The heading (``<h2>``; ``<h3>`` for a subsection, …), listed in the contents.
+    text : str or sequence of str, optional
+        Paragraphs of plain text (escaped): a sequence gives one paragraph per item; in a
+        string, blank lines separate paragraphs.
+    fields : mapping, optional
+        Key → value pairs shown as a two-column table (e.g. the study summary). Values
+        are formatted for reading: floats to 4 significant digits, ``(low, high)`` pairs
+        as ``[low, high]``, an interval object (``low``, ``high``, optional ``estimate``,
+        ``level``, ``simultaneous``: a ``DominanceAreaInterval``) as
+        ``estimate [low, high] (95%, simultaneous)``, None and NaN as "–".
+    table : pandas.DataFrame, optional
+        Rendered with ``to_html`` (escaped; floats to 4 significant digits; the index
+        only when it is not the default 0, 1, …).
+    figure : matplotlib Figure, optional
+        Embedded in the page (see :func:`write_report`'s ``figure_format``).
+    caption : str, optional
+        The figure's caption; without a figure, the table's.
+    subsections : sequence of Section
+        Nested sections (e.g. one feature stability map per front point).
+    """
+
+    title: str
+    text: str | Sequence[str] | None = None
+    fields: Mapping[str, object] | None = None
+    table: object = None
+    figure: object = None
+    caption: str | None = None
+    subsections: Sequence[Section] = field(default=())
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.title, str):
+            raise InvalidInputError(
+                f"Section title must be a str; got {type(self.title).__name__}.")
+        text = self.text
+        if not (text is None or isinstance(text, str) or (
+                isinstance(text, Sequence) and all(isinstance(t, str) for t in text))):
+            raise InvalidInputError(
+                f"Section {self.title!r}: text must be a str or a sequence of str; got "
+                f"{type(text).__name__}.")
+        if self.fields is not None and not isinstance(self.fields, Mapping):
+            raise InvalidInputError(
+                f"Section {self.title!r}: fields must be a mapping (key → value); got "
+                f"{type(self.fields).__name__}.")
+        if self.table is not None and not hasattr(self.table, "to_html"):
+            raise InvalidInputError(
+                f"Section {self.title!r}: table must be a pandas DataFrame; got "
+                f"{type(self.table).__name__}.")
+        if self.figure is not None and not hasattr(self.figure, "savefig"):
+            raise InvalidInputError(
+                f"Section {self.title!r}: figure must be a matplotlib Figure; got "
+                f"{type(self.figure).__name__}.")
+        if self.caption is not None and not isinstance(self.caption, str):
+            raise InvalidInputError(
+                f"Section {self.title!r}: caption must be a str; got "
+                f"{type(self.caption).__name__}.")
+        subsections = tuple(self.subsections)
+        if not all(isinstance(s, Section) for s in subsections):
+            raise InvalidInputError(
+                f"Section {self.title!r}: subsections must all be Section objects.")
+        object.__setattr__(self, "subsections", subsections)
+
+
+# --------------------------------------------------------------------------- figures
+
+
+def figure_to_png(figure: object, *, dpi: float = 150) -> bytes:
+    """The PNG bytes of a matplotlib figure (tight bounding box, so that legends outside
+    the axes are kept); the figure and ``rcParams`` are left as they were."""
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", dpi=dpi, bbox_inches="tight")
+    return buffer.getvalue()
+
+
+def figure_to_svg(figure: object) -> str:
+    """The SVG text of a matplotlib figure (tight bounding box, text as paths, no date in
+    its metadata so that the same figure gives the same file)."""
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="svg", bbox_inches="tight", metadata={"Date": None})
+    return buffer.getvalue().decode("utf-8")
+
+
+def _png_css_size(png: bytes, dpi: float) -> tuple[int, int] | None:
+    """Display size in CSS pixels (96 per inch) of a PNG rendered at ``dpi``."""
+    if len(png) < 24 or png[:8] != b"\x89PNG\r\n\x1a\n":
+        return None
+    width, height = struct.unpack(">II", png[16:24])
+    return round(width * 96 / dpi), round(height * 96 / dpi)
+
+
+def _svg_css_size(svg: str) -> tuple[int, int] | None:
+    match = re.search(r'<svg[^>]*?\swidth="([\d.]+)pt"[^>]*?\sheight="([\d.]+)pt"', svg)
+    if match is None:
+        return None
+    return round(float(match[1]) * 96 / 72), round(float(match[2]) * 96 / 72)
+
+
+# --------------------------------------------------------------------------- formatting
+
+
+def _format_number(value: float) -> str:
+    if not math.isfinite(value):
+        return "–" if math.isnan(value) else ("∞" if value > 0 else "−∞")
+    return f"{value:.4g}"
+
+
+def format_value(value: object) -> str:
+    """A value of :attr:`Section.fields` as (unescaped) text."""
+    if value is None:
+        return "–"
+    if isinstance(value, bool | np.bool_):
+        return "yes" if value else "no"
+    if isinstance(value, int | np.integer):
+        return str(int(value))
+    if isinstance(value, float | np.floating):
+        return _format_number(float(value))
+    if hasattr(value, "low") and hasattr(value, "high"):  # DominanceAreaInterval
+        text = f"[{format_value(value.low)}, {format_value(value.high)}]"
+        estimate = getattr(value, "estimate", None)
+        if estimate is not None:
+            text = f"{format_value(estimate)} {text}"
+        notes = []
+        level = getattr(value, "level", None)
+        if isinstance(level, float | int) and 0 < level < 1:
+            notes.append(f"{level:.0%}")
+        if getattr(value, "simultaneous", False):
+            notes.append("simultaneous")
+        return f"{text} ({', '.join(notes)})" if notes else text
+    if isinstance(value, Mapping):
+        return ", ".join(f"{k} = {format_value(v)}" for k, v in value.items())
+    if isinstance(value, tuple | list | np.ndarray):
+        items = [format_value(v) for v in value]
+        if len(items) == 2 and all(isinstance(v, float | int | np.number) and
+                                   not isinstance(v, bool) for v in value):
+            return f"[{items[0]}, {items[1]}]"
+        return ", ".join(items)
+    return str(value)
+
+
+def _paragraphs(text: str | Sequence[str] | None) -> list[str]:
+    if text is None:
+        return []
+    items = re.split(r"\n\s*\n", text) if isinstance(text, str) else list(text)
+    return [" ".join(item.split()) for item in items if item.strip()]
+
+
+def _float_format(value: float) -> str:
+    return _format_number(float(value))
+
+
+def _table_html(table: object, caption: str | None) -> str:
+    import pandas as pd
+
+    index = table.index
+    default_index = (isinstance(index, pd.RangeIndex) and index.name is None
+                     and index.start == 0 and index.step == 1)
+    body = table.to_html(escape=True, index=not default_index, border=0, na_rep="–",
+                         float_format=_float_format, classes="data", render_links=False)
+    if caption:
+        body = re.sub(r"<table[^>]*>", lambda m: f"{m[0]}\n  <caption>{html.escape(caption)}"
+                      "</caption>", body, count=1)
+    return f'<div class="table-wrap">\n{body}\n</div>'
+
+
+def _fields_html(fields: Mapping[str, object]) -> str:
+    rows = "\n".join(
+        f"    <tr><th scope=\"row\">{html.escape(str(key))}</th>"
+        f"<td>{html.escape(format_value(value))}</td></tr>"
+        for key, value in fields.items())
+    return (f'<div class="table-wrap">\n<table class="fields">\n  <tbody>\n{rows}\n'
+            f"  </tbody>\n</table>\n</div>")
+
+
+# --------------------------------------------------------------------------- the page
+
+
+def _slug(title: str, taken: set[str]) -> str:
+    base = re.sub(r"[\W_]+", "-", title.lower()).strip("-") or "section"
+    slug, k = base, 2
+    while slug in taken:
+        slug, k = f"{base}-{k}", k + 1
+    taken.add(slug)
+    return slug
+
+
+class _Renderer:
+    def __init__(self, folder: Path, figure_format: str, figure_files: tuple[str, ...],
+                 dpi: float) -> None:
+        self.folder = folder
+        self.figure_format = figure_format
+        self.figure_files = figure_files
+        self.dpi = dpi
+        self.slugs: set[str] = set()
+        self.count = 0
+
+    def figure(self, figure: object, slug: str, alt: str, caption: str | None) -> str:
+        rendered: dict[str, bytes] = {}
+        for fmt in {self.figure_format, *self.figure_files}:
+            rendered[fmt] = (figure_to_png(figure, dpi=self.dpi) if fmt == "png"
+                             else figure_to_svg(figure).encode("utf-8"))
+        if self.figure_files:
+            self.count += 1
+            name = f"{self.count:02d}-" + (re.sub(r"[^a-z0-9-]+", "", slug) or "figure")
+            (self.folder / "figures").mkdir(exist_ok=True)
+            for fmt in self.figure_files:
+                (self.folder / "figures" / f"{name}.{fmt}").write_bytes(rendered[fmt])
+        data = rendered[self.figure_format]
+        if self.figure_format == "png":
+            size, mime = _png_css_size(data, self.dpi), "image/png"
+        else:
+            size, mime = _svg_css_size(data.decode("utf-8")), "image/svg+xml"
+        dims = f' width="{size[0]}" height="{size[1]}"' if size else ""
+        source = base64.b64encode(data).decode("ascii")
+        lines = ["<figure>",
+                 f'  <img src="data:{mime};base64,{source}" alt="{html.escape(alt)}"{dims}>']
+        if caption:
+            lines.append(f"  <figcaption>{html.escape(caption)}</figcaption>")
+        lines.append("</figure>")
+        return "\n".join(lines)
+
+    def section(self, section: Section, depth: int, toc: list) -> str:
+        slug = _slug(section.title, self.slugs)
+        entry: list = [section.title, slug, []]
+        toc.append(entry)
+        level = min(depth + 2, 6)
+        parts = [f'<section id="{slug}">',
+                 f"<h{level}>{html.escape(section.title)}</h{level}>"]
+        parts += [f"<p>{html.escape(p)}</p>" for p in _paragraphs(section.text)]
+        if section.fields:
+            parts.append(_fields_html(section.fields))
+        if section.figure is not None:
+            parts.append(self.figure(section.figure, slug, section.caption or section.title,
+                                     section.caption))
+        if section.table is not None:
+            parts.append(_table_html(section.table,
+                                     section.caption if section.figure is None else None))
+        for sub in section.subsections:
+            parts.append(self.section(sub, depth + 1, entry[2]))
+        parts.append("</section>")
+        return "\n".join(parts)
+
+
+def _toc_html(entries: list, depth: int = 0) -> str:
+    if not entries:
+        return ""
+    items = []
+    for title, slug, children in entries:
+        inner = _toc_html(children, depth + 1) if depth < 1 else ""
+        items.append(f'<li><a href="#{slug}">{html.escape(title)}</a>{inner}</li>')
+    return "<ol>" + "".join(items) + "</ol>"
+
+
+def write_report(folder: str | Path, *, title: str, sections: Sequence[Section],
+                 summary: str | Sequence[str] | None = None, figure_format: str = "png",
+                 figure_files: Sequence[str] = ("png", "svg"), dpi: float = 150) -> Path:
+    """Write ``folder/index.html``: a self-contained HTML5 report page.
+
+    Parameters
+    ----------
+    folder : str or Path
+        Created if needed; ``index.html`` in it is overwritten.
+    title : str
+        The page title and ``<h1>``.
+    sections : sequence of Section
+        The page's sections, in order (with a table of contents when there are three or
+        more).
+    summary : str or sequence of str, optional
+        The paragraph(s) under the title.
+    figure_format : "png" or "svg"
+        How figures are embedded in the page (base64 ``data:`` images either way).
+    figure_files : sequence of "png" / "svg"
+        Also write each figure beside the page, as ``figures/NN-<section-id>.<format>``
+        with ``NN`` its number in page order (``()``: none).
+    dpi : float
+        Resolution of the PNG renderings (shown at their size in inches).
+
+    Returns
+    -------
+    Path
+        The path of ``index.html``.
+    """
+    if not isinstance(title, str):
+        raise InvalidInputError(f"title must be a str; got {type(title).__name__}.")
+    if figure_format not in _FORMATS:
+        raise InvalidInputError(
+            f"figure_format must be one of {', '.join(map(repr, _FORMATS))}; got "
+            f"{figure_format!r}.")
+    if isinstance(figure_files, str):
+        figure_files = (figure_files,)
+    figure_files = tuple(dict.fromkeys(figure_files))
+    bad = [f for f in figure_files if f not in _FORMATS]
+    if bad:
+        raise InvalidInputError(
+            f"figure_files must hold formats among {', '.join(map(repr, _FORMATS))}; got "
+            f"{bad[0]!r}.")
+    if isinstance(sections, Section):
+        sections = [sections]
+    sections = list(sections)
+    if not all(isinstance(s, Section) for s in sections):
+        raise InvalidInputError("sections must all be Section objects "
+                                "(paretostab.report.html.Section).")
+    if not (isinstance(dpi, int | float) and dpi > 0):
+        raise InvalidInputError(f"dpi must be a positive number; got {dpi!r}.")
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+
+    renderer = _Renderer(folder, figure_format, figure_files, dpi)
+    toc: list = []
+    body = [renderer.section(section, 0, toc) for section in sections]
+    from paretostab import __version__
+
+    head = [
+        "<!DOCTYPE html>",
+        '<html lang="en">',
+        "<head>",
+        '<meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        f'<meta name="generator" content="paretostab {html.escape(__version__)}">',
+        f"<title>{html.escape(title)}</title>",
+        f"<style>\n{_STYLE}\n</style>",
+        "</head>",
+        "<body>",
+        "<header>",
+        f"<h1>{html.escape(title)}</h1>",
+        *[f'<p class="summary">{html.escape(p)}</p>' for p in _paragraphs(summary)],
+        "</header>",
+    ]
+    if len(toc) >= 3:
+        head.append(f'<nav aria-label="Contents"><strong>Contents</strong>{_toc_html(toc)}'
+                    "</nav>")
+    page = [*head, "<main>", *body, "</main>",
+            f"<footer>Written by paretostab {html.escape(__version__)}.</footer>",
+            "</body>", "</html>", ""]
+    path = folder / "index.html"
+    path.write_text("\n".join(page), encoding="utf-8")
+    return path

@@ -1,0 +1,279 @@
+"""Hotelling confidence regions and the dominance-area interval (SPEC §5, 002 §3)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from paretostab import InvalidInputError
+from paretostab.report import (
+    DominanceAreaInterval,
+    Ellipse,
+    confidence_regions,
+    dominance_area,
+    dominance_area_interval,
+)
+
+MEAN = np.array([0.7, 0.5])
+COV = np.array([[0.010, 0.006],
+                [0.006, 0.020]])  # correlation 0.42
+
+
+def draws(rng, n, b, mean=MEAN, cov=COV):
+    return rng.multivariate_normal(mean, cov, size=(n, b))
+
+
+# --------------------------------------------------------------------------- regions
+
+
+@pytest.mark.parametrize("b", [10, 30])
+def test_coverage_of_the_expected_point(b):
+    # 4 000 samples of B replicates: the 95 % region covers the mean 95 % of the time
+    # (binomial standard error 0.34 percentage point; tolerance ±2 points)
+    rng = np.random.default_rng(b)
+    regions = confidence_regions(draws(rng, 4000, b), level=0.95)
+    coverage = np.mean([r.contains(MEAN) for r in regions])
+    assert abs(coverage - 0.95) <= 0.02
+
+
+def test_simultaneous_coverage():
+    # P = 4 regions at the Bonferroni level hold their 4 means together ≥ 95 %
+    rng = np.random.default_rng(11)
+    means = np.array([[0.6, 0.8], [0.7, 0.6], [0.8, 0.4], [0.85, 0.3]])
+    hits = []
+    for _ in range(600):
+        reps = [rng.multivariate_normal(m, COV, size=10) for m in means]
+        regions = confidence_regions(reps, level=0.95, simultaneous=True)
+        hits.append(all(r.contains(m) for r, m in zip(regions, means, strict=True)))
+    assert np.mean(hits) >= 0.95 - 0.02
+
+
+def test_region_geometry():
+    rng = np.random.default_rng(0)
+    x = draws(rng, 1, 12)[0]
+    (e,) = confidence_regions([x], level=0.9)
+    b = 12
+    assert isinstance(e, Ellipse)
+    np.testing.assert_allclose(e.center, x.mean(axis=0))
+    np.testing.assert_allclose(e.covariance, np.cov(x.T, ddof=1))
+    assert (e.replicates, e.level, e.family_level, e.simultaneous) == (12, 0.9, 0.9, False)
+    # Hotelling: B (p̄ − μ)ᵀ C⁻¹ (p̄ − μ) ≤ 2(B−1)/(B−2) F_{2,B−2}(0.9)
+    assert e.radius2 == pytest.approx(2 * (b - 1) / (b - 2) * stats.f.ppf(0.9, 2, b - 2) / b)
+    # the same bound from the T² distribution: T² = (p(B−1)/(B−p)) F_{p, B−p}, p = 2
+    assert e.radius2 * b == pytest.approx(
+        stats.f.ppf(0.9, 2, b - 2) * 2 * (b - 1) / (b - 2), rel=1e-12)
+    eigenvalues, vectors = np.linalg.eigh(e.covariance)
+    np.testing.assert_allclose(e.semi_axes, np.sqrt(e.radius2 * eigenvalues[::-1]))
+    assert e.semi_axes[0] >= e.semi_axes[1] > 0 and not e.degenerate
+    major = np.array([math.cos(e.angle), math.sin(e.angle)])
+    assert abs(major @ vectors[:, 1]) == pytest.approx(1.0)
+    assert -math.pi / 2 < e.angle <= math.pi / 2
+    # the boundary is the level set (μ − p̄)ᵀ C⁻¹ (μ − p̄) = radius2
+    ring = e.boundary(64)
+    assert ring.shape == (64, 2)
+    d = ring - e.center
+    np.testing.assert_allclose(np.einsum("ij,jk,ik->i", d, np.linalg.inv(e.covariance), d),
+                               e.radius2, rtol=1e-10)
+    np.testing.assert_allclose(ring[0], e.center + e.semi_axes[0] * major)
+    assert all(e.contains(p) for p in ring)
+    assert not any(e.contains(e.center + 1.001 * (p - e.center)) for p in ring)
+    assert e.contains(e.center) and not e.contains((np.nan, 0.5))
+    # bounding box: the extreme coordinates of the ellipse
+    h = np.sqrt(e.radius2 * np.diag(e.covariance))
+    np.testing.assert_allclose(e.half_widths, h)
+    np.testing.assert_allclose(e.most_dominant, e.center + h)
+    np.testing.assert_allclose(e.most_dominated, e.center - h)
+    dense = e.boundary(20_000)
+    np.testing.assert_allclose(dense.max(axis=0), e.most_dominant, atol=1e-7)
+    np.testing.assert_allclose(dense.min(axis=0), e.most_dominated, atol=1e-7)
+
+
+def test_axis_aligned_region():
+    # uncorrelated with more spread in stability: the major axis is vertical
+    x = np.array([[0.5, 0.2], [0.5, 0.8], [0.6, 0.5], [0.4, 0.5]])
+    (e,) = confidence_regions([x])
+    assert e.angle == pytest.approx(math.pi / 2)
+    assert e.semi_axes[0] > e.semi_axes[1]
+    np.testing.assert_allclose(e.half_widths[::-1], e.semi_axes)
+
+
+def test_bonferroni_widens():
+    rng = np.random.default_rng(1)
+    reps = [draws(rng, 1, 10, mean=m)[0] for m in ([0.6, 0.8], [0.7, 0.6], [0.8, 0.4])]
+    single = confidence_regions(reps, level=0.9)
+    joint = confidence_regions(reps, level=0.9, simultaneous=True)
+    for s, j in zip(single, joint, strict=True):
+        assert j.level == pytest.approx(1 - 0.1 / 3) and j.family_level == 0.9 and j.simultaneous
+        assert s.level == 0.9 and not s.simultaneous
+        assert np.all(j.semi_axes > s.semi_axes) and j.radius2 > s.radius2
+        np.testing.assert_array_equal(j.center, s.center)
+    a, b = dominance_area_interval(single), dominance_area_interval(joint)
+    assert b.low < a.low and b.high > a.high and a.estimate == b.estimate
+    assert (a.level, a.simultaneous, b.level, b.simultaneous) == (0.9, False, 0.9, True)
+    # one point: Bonferroni changes nothing
+    (s,), (j,) = confidence_regions(reps[:1]), confidence_regions(reps[:1], simultaneous=True)
+    assert s.radius2 == j.radius2
+
+
+def test_different_replicate_counts_and_3d_input():
+    rng = np.random.default_rng(2)
+    regions = confidence_regions([draws(rng, 1, 5)[0], draws(rng, 1, 40)[0]])
+    assert [r.replicates for r in regions] == [5, 40]
+    stacked = draws(rng, 3, 8)
+    assert len(confidence_regions(stacked)) == 3
+    assert confidence_regions([]) == ()
+
+
+# --------------------------------------------------------------------------- degenerate
+
+
+def test_zero_variance_gives_a_segment():
+    # perfectly stable in every replicate: the region is a horizontal segment
+    x = np.array([[0.5, 1.0], [0.6, 1.0], [0.7, 1.0], [0.55, 1.0]])
+    (e,) = confidence_regions([x])
+    assert e.degenerate and e.semi_axes[1] == 0.0 and e.semi_axes[0] > 0
+    assert e.angle == 0.0
+    half = math.sqrt(e.radius2 * np.var(x[:, 0], ddof=1))
+    assert e.semi_axes[0] == pytest.approx(half)
+    assert e.contains(e.center + [0.99 * half, 0.0])
+    assert not e.contains(e.center + [1.01 * half, 0.0])
+    assert not e.contains(e.center + [0.0, 1e-6])
+    ring = e.boundary(8)
+    np.testing.assert_allclose(ring[:, 1], 1.0)
+    assert all(e.contains(p) for p in ring)
+    np.testing.assert_allclose(e.most_dominant, e.center + [half, 0.0])
+
+
+def test_collinear_replicates_give_a_tilted_segment():
+    t = np.array([0.0, 0.1, 0.3, 0.2, 0.05])
+    x = np.column_stack([0.6 + t, 0.4 + 2 * t])  # on a line of slope 2
+    (e,) = confidence_regions([x])
+    assert e.degenerate
+    assert e.angle == pytest.approx(math.atan(2.0))
+    assert e.contains(e.center + 0.5 * e.semi_axes[0] * np.array([1, 2]) / math.sqrt(5))
+    assert not e.contains(e.center + [0.01, 0.0])
+
+
+def test_constant_replicates_give_a_point():
+    (e,) = confidence_regions([[[0.1, 0.9]] * 4])
+    assert e.degenerate and np.all(e.semi_axes == 0.0)
+    np.testing.assert_allclose(e.center, [0.1, 0.9])
+    assert e.contains((0.1, 0.9)) and not e.contains((0.1, 0.9 + 1e-6))
+    np.testing.assert_allclose(e.boundary(5), [[0.1, 0.9]] * 5)
+    interval = dominance_area_interval([e])
+    assert interval.low == pytest.approx(0.09) and interval.high == pytest.approx(0.09)
+
+
+@pytest.mark.parametrize("replicates, match", [
+    ([np.zeros((5, 2)), np.zeros((2, 2))], r"front point 1: .*B >= 3 .*B = 2"),
+    ([np.zeros((5, 3))], r"front point 0: .*\(B, 2\).*shape \(5, 3\)"),
+    ([np.zeros(6)], r"front point 0: .*shape \(6,\)"),
+    ([[[0.5, 0.5], [0.6, np.nan], [0.7, 0.4]]], r"front point 0: replicate 1 is not finite"),
+    ([[[0.5, 0.5], [0.6, np.inf], [0.7, 0.4]]], "not finite"),
+    ([[["a", "b"]] * 3], "front point 0: .*numeric"),
+    ("abc", "sequence"),
+    (3.0, "sequence"),
+])
+def test_bad_replicates(replicates, match):
+    with pytest.raises(InvalidInputError, match=match):
+        confidence_regions(replicates)
+
+
+@pytest.mark.parametrize("level", [0.0, 1.0, 1.5, -0.1, np.nan, "0.95", True])
+def test_bad_level(level):
+    with pytest.raises(InvalidInputError, match="level must be a number strictly between"):
+        confidence_regions([np.random.default_rng(0).random((5, 2))], level=level)
+
+
+def test_ellipse_argument_checks():
+    (e,) = confidence_regions([np.random.default_rng(0).random((5, 2))])
+    with pytest.raises(InvalidInputError, match="one .accuracy, stability. pair"):
+        e.contains((0.5, 0.5, 0.5))
+    for n in (2, 0, 3.5, True):
+        with pytest.raises(InvalidInputError, match="n >= 3"):
+            e.boundary(n)
+    with pytest.raises(AttributeError):
+        e.level = 0.5  # frozen
+    assert not e.center.flags.writeable
+
+
+# --------------------------------------------------------------------------- DA interval
+
+
+def test_interval_by_hand():
+    # two regions with known centres and diagonal covariances: the interval's fronts are
+    # the bounding-box corners centre ± sqrt(radius2 · C_ii)
+    rng = np.random.default_rng(3)
+    reps = [draws(rng, 1, 15, mean=m)[0] for m in ([0.5, 0.8], [0.8, 0.5])]
+    regions = confidence_regions(reps)
+    centers = np.array([r.center for r in regions])
+    h = np.array([np.sqrt(r.radius2 * np.diag(r.covariance)) for r in regions])
+    interval = dominance_area_interval(regions)
+    assert isinstance(interval, DominanceAreaInterval)
+    assert interval.estimate == pytest.approx(dominance_area(centers))
+    assert interval.low == pytest.approx(dominance_area(centers - h))
+    assert interval.high == pytest.approx(dominance_area(np.minimum(centers + h, 1.0)))
+    assert interval.low <= interval.estimate <= interval.high
+    assert (interval.level, interval.simultaneous) == (0.95, False)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_interval_contains_estimate(seed):
+    rng = np.random.default_rng(seed)
+    p = rng.integers(2, 7)
+    means = np.column_stack([np.sort(rng.uniform(0.5, 0.95, p)),
+                             np.sort(rng.uniform(0.2, 0.98, p))[::-1]])
+    reps = [rng.multivariate_normal(m, COV / 4, size=rng.integers(3, 30)) for m in means]
+    for simultaneous in (False, True):
+        regions = confidence_regions(reps, simultaneous=simultaneous)
+        for kwargs in ({}, {"weight": ("accuracy", 3.0)}, {"weight": "uniform"},
+                       {"trivial_point": (0.5, 1.0)}, {"reference": (0.1, 0.2)}):
+            iv = dominance_area_interval(regions, **kwargs)
+            assert iv.low <= iv.estimate <= iv.high
+            if "weight" in kwargs:
+                assert 0.0 <= iv.low and iv.high <= 1.0
+            # points anywhere in the regions (and, as expected values are, ≤ 1) give a DA
+            # inside the interval
+            inside = np.minimum([r.center + 0.9 * (r.boundary(7)[rng.integers(7)] - r.center)
+                                 for r in regions], 1.0)
+            assert iv.low - 1e-12 <= dominance_area(inside, **kwargs) <= iv.high + 1e-12
+
+
+def test_interval_caps_at_one():
+    # stability near 1: the most dominant corner would leave [0, 1]², the cap keeps it
+    x = np.array([[0.7, 0.99], [0.72, 0.97], [0.69, 1.0], [0.71, 0.96]])
+    regions = confidence_regions([x])
+    assert regions[0].most_dominant[1] > 1.0
+    iv = dominance_area_interval(regions)
+    assert iv.high == pytest.approx(min(regions[0].most_dominant[0], 1.0) * 1.0)
+    assert iv.high <= 1.0
+
+
+def test_interval_covers_the_expected_area():
+    # simultaneous regions: the DA of the expected front is inside ≥ 95 % of the time
+    rng = np.random.default_rng(5)
+    means = np.array([[0.6, 0.8], [0.7, 0.65], [0.8, 0.5]])
+    truth = dominance_area(means)
+    hits = []
+    for _ in range(300):
+        reps = [rng.multivariate_normal(m, COV / 4, size=10) for m in means]
+        iv = dominance_area_interval(confidence_regions(reps, simultaneous=True))
+        hits.append(iv.low <= truth <= iv.high)
+    assert np.mean(hits) >= 0.95
+
+
+def test_interval_bad_inputs():
+    rng = np.random.default_rng(6)
+    a = confidence_regions([rng.random((5, 2))], level=0.9)
+    b = confidence_regions([rng.random((5, 2))], level=0.95)
+    with pytest.raises(InvalidInputError, match="at least one confidence region"):
+        dominance_area_interval([])
+    with pytest.raises(InvalidInputError, match="region 1 is a tuple"):
+        dominance_area_interval([a[0], (0.5, 0.5)])
+    with pytest.raises(InvalidInputError, match="one confidence_regions call"):
+        dominance_area_interval([a[0], b[0]])
+    with pytest.raises(InvalidInputError, match="weight"):
+        dominance_area_interval(a, weight="exponential")

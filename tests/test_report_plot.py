@@ -1,0 +1,340 @@
+"""The report's drawers (fronts with weights, confidence regions, γ choices; fronts under
+several measures, 003 Fig. 11) and the self-contained HTML page."""
+
+from __future__ import annotations
+
+import base64
+import io
+import re
+import subprocess
+import sys
+from dataclasses import dataclass
+
+import matplotlib
+import numpy as np
+import pandas as pd
+import pytest
+
+from paretostab import InvalidInputError
+from paretostab.report import dominance_area, pareto_front
+
+matplotlib.use("Agg", force=True)
+from matplotlib.collections import PathCollection  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
+from matplotlib.patches import Ellipse as EllipsePatch  # noqa: E402
+
+from paretostab.report.html import (  # noqa: E402
+    Section,
+    figure_to_png,
+    figure_to_svg,
+    format_value,
+    write_report,
+)
+from paretostab.report.plot import draw_front, draw_fronts  # noqa: E402
+
+# --------------------------------------------------------------------------- stand-ins
+# The fields of paretostab.report.confidence.Ellipse / DominanceAreaInterval and of
+# paretostab.report.front.GammaChoice: the drawers and the page only read these.
+
+
+@dataclass(frozen=True)
+class StandInEllipse:
+    center: np.ndarray
+    semi_axes: np.ndarray
+    angle: float
+    level: float = 0.95
+
+
+@dataclass(frozen=True)
+class StandInChoice:
+    index: int
+    gamma_low: float = 0.0
+    gamma_high: float = 1.0
+
+
+@dataclass(frozen=True)
+class StandInInterval:
+    low: float
+    high: float
+    estimate: float
+    level: float
+    simultaneous: bool
+
+
+POINTS = np.array([[0.62, 0.70], [0.70, 0.64], [0.78, 0.55], [0.86, 0.45], [0.93, 0.30],
+                   [0.70, 0.50], [0.80, 0.40], [0.65, 0.35], [np.nan, 0.5]])
+FRONT = pareto_front(POINTS)  # rows 0..4
+
+
+@pytest.fixture
+def rc_unchanged():
+    before = dict(matplotlib.rcParams)
+    yield
+    assert dict(matplotlib.rcParams) == before
+
+
+def circles(ax, size=140):
+    """The offsets of the open circles of the γ choices."""
+    found = [c for c in ax.collections if isinstance(c, PathCollection)
+             and np.allclose(c.get_sizes(), size) and len(c.get_facecolor()) == 0]
+    return np.vstack([c.get_offsets() for c in found]) if found else np.empty((0, 2))
+
+
+def labels_of(ax):
+    return ax.get_legend_handles_labels()[1]
+
+
+def assert_saves(figure):
+    png, svg = figure_to_png(figure, dpi=50), figure_to_svg(figure)
+    assert png.startswith(b"\x89PNG\r\n\x1a\n")
+    assert "<svg" in svg and "<dc:date>" not in svg
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="svg")
+    figure.savefig(io.BytesIO(), format="png")
+
+
+# --------------------------------------------------------------------------- draw_front
+
+
+def test_front_with_weight_ellipses_and_choices(rc_unchanged):
+    fig = Figure(figsize=(5, 4))
+    ax = fig.add_subplot()
+    ellipses = [StandInEllipse(POINTS[i], np.array([0.01, 0.03]), 0.3) for i in FRONT]
+    ellipses.append(StandInEllipse(np.array([np.nan, 0.5]), np.array([0.1, 0.1]), 0.0))
+    points = POINTS.copy()
+    out = draw_front(points, ax=ax, weight=("accuracy", 3), ellipses=ellipses,
+                     chosen=[1, 3], legend=True)
+    assert out is ax
+    np.testing.assert_array_equal(points, POINTS)  # not mutated
+    # the confidence regions: one outline per finite ellipse, major axis along the angle
+    patches = [p for p in ax.patches if isinstance(p, EllipsePatch)]
+    assert len(patches) == len(FRONT)
+    assert patches[0].width == pytest.approx(0.06) and patches[0].height == pytest.approx(0.02)
+    assert patches[0].angle == pytest.approx(np.degrees(0.3))
+    np.testing.assert_allclose(patches[0].center, POINTS[FRONT[0]])
+    assert not patches[0].get_fill()
+    # the γ choices circled
+    np.testing.assert_allclose(circles(ax), POINTS[[1, 3]])
+    # the dominated area shaded by the density: darker towards high accuracy
+    assert len(ax.images) == 1
+    image = ax.images[0]
+    assert image.get_clip_path() is not None
+    alpha = image.get_array()[..., 3]
+    assert np.all(np.diff(alpha, axis=1) > 0) and np.allclose(alpha, alpha[:1])
+    value = dominance_area(POINTS, weight=("accuracy", 3))
+    labels = labels_of(ax)
+    assert f"dominance area = {value:.3f} (accuracy, A = 3)" in labels
+    assert "95% confidence regions" in labels and "γ choice" in labels
+    assert ax.get_legend() is not None
+    assert ax.get_xlim()[1] > 0.93 and ax.get_ylim()[1] > 0.70  # margins kept
+    assert_saves(fig)
+
+
+def test_stability_and_callable_weights_shade_along_their_axis(rc_unchanged):
+    ax = draw_front(POINTS, ax=Figure().add_subplot(), weight=("stability", -2))
+    alpha = ax.images[0].get_array()[..., 3]
+    assert np.all(np.diff(alpha, axis=0) < 0) and np.allclose(alpha, alpha[:, :1])
+
+    def density(a, phi):  # integrates to 1 over [0, 1]², grows with a + φ
+        return a + phi
+
+    ax = draw_front(POINTS, ax=Figure().add_subplot(), weight=density)
+    alpha = ax.images[0].get_array()[..., 3]
+    assert alpha[-1, -1] > alpha[0, -1] and alpha[-1, -1] > alpha[-1, 0]
+    value = dominance_area(POINTS, weight=density)
+    assert f"dominance area = {value:.3f} (density)" in labels_of(ax)
+
+
+def test_uniform_weight_and_trivial_point(rc_unchanged):
+    ax = draw_front(POINTS, ax=Figure().add_subplot(), weight="uniform", trivial_point=0.5)
+    assert not ax.images and len(ax.patches) == 1  # one flat shading
+    with_trivial = np.vstack([POINTS, [[0.5, 1.0]]])
+    value = dominance_area(with_trivial, weight="uniform")
+    assert f"dominance area = {value:.3f}" in labels_of(ax)
+    assert "trivial point" in labels_of(ax)
+    # the trivial point starts the staircase
+    np.testing.assert_allclose(ax.lines[0].get_xydata()[0], [0.5, 1.0])
+
+
+def test_front_given_as_indices_and_choices_as_objects(rc_unchanged):
+    ax = draw_front(POINTS, ax=Figure().add_subplot(), front=[6, 5, 7], area=False,
+                    chosen=(StandInChoice(2), StandInChoice(4)))
+    np.testing.assert_allclose(ax.lines[0].get_xydata()[[0, -1]], [[0.65, 0.35], [0.80, 0.40]])
+    np.testing.assert_allclose(circles(ax), POINTS[[2, 4]])
+    ax = draw_front(POINTS, ax=Figure().add_subplot(), chosen=StandInChoice(0))
+    np.testing.assert_allclose(circles(ax), POINTS[[0]])
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({"weight": ("accuracy", "strong")}, "weight"),
+    ({"weight": "heavy"}, "weight"),
+    ({"chosen": [len(POINTS)]}, "chosen"),
+    ({"chosen": [True]}, "chosen"),
+    ({"front": [-1]}, "front"),
+    ({"ellipses": [object()]}, "ellipses"),
+    ({"trivial_point": (0.5, 1.0, 2.0)}, "trivial_point"),
+])
+def test_draw_front_rejects_bad_options(kwargs, match, rc_unchanged):
+    ax = Figure().add_subplot()
+    with pytest.raises(InvalidInputError, match=match):
+        draw_front(POINTS, ax=ax, **kwargs)
+    if "ellipses" not in kwargs:  # validated before anything is drawn
+        assert not ax.collections and not ax.patches
+
+
+# --------------------------------------------------------------------------- draw_fronts
+
+
+def panels():
+    other = POINTS * [1.0, 0.6]
+    return [("nogueira", POINTS, None, [2]), ("iw", other, FRONT, None), ("pearson", other)]
+
+
+def test_draw_fronts_on_given_axes(rc_unchanged):
+    fig = Figure(figsize=(12, 4))
+    axes = fig.subplots(1, 3, sharey=True)
+    out = draw_fronts(panels(), axes=axes)
+    assert out == list(axes)
+    assert [ax.get_title() for ax in out] == ["nogueira", "iw", "pearson"]
+    assert [ax.get_ylabel() for ax in out] == ["stability", "", ""]
+    assert [ax.get_xlabel() for ax in out] == ["accuracy"] * 3
+    np.testing.assert_allclose(circles(out[0]), POINTS[[2]])
+    assert circles(out[1]).size == 0
+    # the given front (the first measure's) drawn in the second measure's space
+    np.testing.assert_allclose(out[1].lines[0].get_ydata(), 0.6 * POINTS[FRONT, 1])
+    assert all(not ax.patches and ax.get_legend() is not None for ax in out)  # no area
+    assert_saves(fig)
+
+
+def test_draw_fronts_options_and_new_figure(rc_unchanged):
+    import matplotlib.pyplot as plt
+
+    fig = Figure()
+    axes = fig.subplots(2, 1)  # any shape, not shared: each labelled
+    out = draw_fronts(panels()[:2], axes=axes, area=True, weight=("accuracy", 1),
+                      legend=False)
+    assert [ax.get_ylabel() for ax in out] == ["stability", "stability"]
+    assert all(len(ax.images) == 1 and ax.get_legend() is None for ax in out)
+    out = draw_fronts(panels())  # a new row of axes
+    assert len(out) == 3 and len({id(ax.figure) for ax in out}) == 1
+    plt.close(out[0].figure)
+    with pytest.raises(InvalidInputError, match="one matplotlib Axes per panel"):
+        draw_fronts(panels(), axes=Figure().subplots(1, 2))
+    with pytest.raises(InvalidInputError, match="panel 0"):
+        draw_fronts([("only a title",)], axes=[Figure().add_subplot()])
+    with pytest.raises(InvalidInputError, match="panels"):
+        draw_fronts("nogueira", axes=[Figure().add_subplot()])
+
+
+# --------------------------------------------------------------------------- html
+
+
+def front_figure():
+    fig = Figure(figsize=(5, 4))
+    ellipses = [StandInEllipse(POINTS[i], np.array([0.02, 0.01]), 0.0) for i in FRONT]
+    draw_front(POINTS, ax=fig.add_subplot(), ellipses=ellipses, chosen=[2], legend=True)
+    return fig
+
+
+def sections():
+    table = pd.DataFrame({"trial": [3, 7], "accuracy": [0.81234, 0.9],
+                          "params": ["{'reg': 0.5}", "<b>bold</b>"]})
+    interval = StandInInterval(0.41, 0.45, 0.43, 0.95, False)
+    simultaneous = StandInInterval(0.40, 0.46, 0.43, 0.95, True)
+    maps = [Section(f"Trial {k}", figure=front_figure(), caption=f"map {k}") for k in (3, 7)]
+    return [
+        Section("Summary", text="First paragraph.\n\nSecond & last.",
+                fields={"study": "tiny", "trials": 5, "dominance area": 0.43219,
+                        "interval": interval, "simultaneous interval": simultaneous,
+                        "weight": "accuracy:2", "gamma": None, "pair": (0.1, 0.2)}),
+        Section("Pareto front", figure=front_figure(), table=table,
+                caption="The front <with> regions."),
+        Section("γ table", table=table.set_index("trial"), caption="By γ."),
+        Section("Maps", subsections=maps),
+    ]
+
+
+def test_write_report_is_a_self_contained_escaped_page(tmp_path, rc_unchanged):
+    title = "Report <script>alert('x')</script> & co"
+    path = write_report(tmp_path / "out", title=title, sections=sections(),
+                        summary="Objective: accuracy <and> iw.")
+    assert path == tmp_path / "out" / "index.html"
+    page = path.read_text(encoding="utf-8")
+    assert page.startswith("<!DOCTYPE html>") and page.rstrip().endswith("</html>")
+    # escaped text, no script, no external resource
+    assert "<script" not in page and "&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt;" in page
+    assert "Objective: accuracy &lt;and&gt; iw." in page
+    assert "&lt;b&gt;bold&lt;/b&gt;" in page and "<b>" not in page
+    assert "The front &lt;with&gt; regions." in page
+    assert "http://" not in page and "https://" not in page
+    assert not re.search(r"""(src|href)=["'](?!data:|#)""", page)
+    assert "<link" not in page and "@import" not in page
+    # the tables' values, the fields formatted, the paragraphs
+    assert "<td>0.8123</td>" in page and "<td>0.9</td>" in page
+    assert "<td>0.43 [0.41, 0.45] (95%)</td>" in page
+    assert "<td>0.43 [0.4, 0.46] (95%, simultaneous)</td>" in page
+    assert "<td>0.4322</td>" in page and "<td>[0.1, 0.2]</td>" in page
+    assert "<p>First paragraph.</p>" in page and "<p>Second &amp; last.</p>" in page
+    assert '<th scope="row">gamma</th><td>–</td>' in page
+    # the table without a figure carries the caption; an index other than 0..n-1 is shown
+    assert "<caption>By γ.</caption>" in page and "<th>trial</th>" in page
+    # the figures: embedded PNGs that decode, and files beside the page
+    images = re.findall(r'<img src="data:image/png;base64,([A-Za-z0-9+/=]+)"', page)
+    assert len(images) == 3
+    assert all(base64.b64decode(data).startswith(b"\x89PNG") for data in images)
+    assert page.count("<figcaption>") == 3
+    files = sorted(p.name for p in (tmp_path / "out" / "figures").iterdir())
+    assert files == ["01-pareto-front.png", "01-pareto-front.svg", "02-trial-3.png",
+                     "02-trial-3.svg", "03-trial-7.png", "03-trial-7.svg"]
+    # the contents, with the subsections, and unique anchors
+    assert '<a href="#summary">Summary</a>' in page and '<a href="#trial-7">' in page
+    ids = re.findall(r'<section id="([^"]+)"', page)
+    assert len(ids) == len(set(ids)) == 6
+    assert "<h3>Trial 3</h3>" in page
+
+
+def test_write_report_svg_and_no_files(tmp_path, rc_unchanged):
+    path = write_report(tmp_path, title="t", figure_format="svg", figure_files=(),
+                        sections=[Section("Front", figure=front_figure())])
+    page = path.read_text(encoding="utf-8")
+    data = re.findall(r'<img src="data:image/svg\+xml;base64,([A-Za-z0-9+/=]+)"', page)
+    assert len(data) == 1 and b"<svg" in base64.b64decode(data[0])
+    assert not (tmp_path / "figures").exists()
+    assert "<nav" not in page  # fewer than three sections: no contents
+    assert "http://" not in page and "https://" not in page
+
+
+def test_write_report_rejects_bad_input(tmp_path):
+    with pytest.raises(InvalidInputError, match="title"):
+        Section(3)
+    with pytest.raises(InvalidInputError, match="table must be a pandas DataFrame"):
+        Section("t", table=[[1, 2]])
+    with pytest.raises(InvalidInputError, match="figure must be a matplotlib Figure"):
+        Section("t", figure="front.png")
+    with pytest.raises(InvalidInputError, match="fields"):
+        Section("t", fields=[("a", 1)])
+    with pytest.raises(InvalidInputError, match="figure_format"):
+        write_report(tmp_path, title="t", sections=[], figure_format="jpg")
+    with pytest.raises(InvalidInputError, match="figure_files"):
+        write_report(tmp_path, title="t", sections=[], figure_files=("pdf",))
+    with pytest.raises(InvalidInputError, match="sections"):
+        write_report(tmp_path, title="t", sections=["text"])
+    section = Section("t", subsections=[Section("u")])
+    assert isinstance(section.subsections, tuple)
+    with pytest.raises(AttributeError):
+        section.title = "v"  # frozen
+
+
+def test_format_value():
+    assert format_value(None) == "–" and format_value(float("nan")) == "–"
+    assert format_value(True) == "yes" and format_value(np.int64(3)) == "3"
+    assert format_value(0.123456) == "0.1235" and format_value(float("inf")) == "∞"
+    assert format_value({"reg": 0.5, "n": 3}) == "reg = 0.5, n = 3"
+    assert format_value(["a", "b", "c"]) == "a, b, c"
+    assert format_value(StandInInterval(0.1, 0.2, None, 0.9, True)) == "[0.1, 0.2] (90%, simultaneous)"
+
+
+def test_html_module_does_not_load_matplotlib():
+    code = ("import sys; import paretostab.report.html; "
+            "assert 'matplotlib' not in sys.modules, 'matplotlib imported'")
+    subprocess.run([sys.executable, "-c", code], check=True)

@@ -1,0 +1,99 @@
+"""The report of a tuned study, end to end: HTML, CSV, JSON, cached replicates, γ choice."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pandas as pd
+import pytest
+
+from paretostab.errors import InvalidInputError, UnknownNameError
+from paretostab.report.front import pareto_front
+from paretostab.report.study import build_report, choose_trial, parse_weight
+from paretostab.spec import parse_spec
+from paretostab.tuning import tune
+
+SPEC = {
+    "study": {"name": "tiny", "trials": 5, "seed": 0, "sampler": "random"},
+    "data": {"source": "simulated:n_other=30,n_per_class=20"},
+    "protocol": {"runs": 4, "replicates": 3},
+    "selector": {"name": "hybrid_rfe", "fixed": {"n_features": 4},
+                 "search": {"n_stable": [0, 4], "reg": {"low": 0.01, "high": 100.0, "log": True}}},
+    "objective": {"stability": "iw", "record": ["nogueira", "pearson"]},
+}
+
+
+@pytest.fixture(scope="module")
+def study_url(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("study")
+    url = f"sqlite:///{folder / 'study.db'}"
+    tune(parse_spec(SPEC), storage=url, progress=False)
+    return url
+
+
+def test_report_writes_html_csv_and_json(study_url, tmp_path, monkeypatch):
+    out = build_report(study_url, out=tmp_path / "report", weight="accuracy:2", gamma=0.5,
+                       progress=False)
+    front = pd.read_csv(out / "front.csv")
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["study"] == "tiny" and summary["objective"] == "iw"
+    assert summary["trials"] == 5 and summary["front"] == list(front["trial"])
+    assert summary["weight"] == "accuracy:2" and summary["replicates"] == 3
+    low, high = summary["dominance_area_interval"]
+    s_low, s_high = summary["simultaneous_interval"]
+    assert s_low <= low <= high <= s_high
+    assert summary["chosen"][0] in summary["front"]
+    assert {"accuracy", "iw", "nogueira", "pearson", "n_stable", "reg"} <= set(front.columns)
+    points = front[["accuracy", "iw"]].to_numpy()
+    assert len(pareto_front(points)) == len(points)  # the front table is a front
+    page = (out / "index.html").read_text()
+    assert "paretostab report: tiny" in page and "data:image/png;base64," in page
+    assert "Feature stability map, trial" in page
+    # a second report reuses the replicates cached as trial artifacts
+    import paretostab.protocol
+
+    monkeypatch.setattr(paretostab.protocol, "replicates",
+                        lambda *a, **k: pytest.fail("replicates were re-run"))
+    again = build_report(study_url, out=tmp_path / "again", gamma=0.5, progress=False)
+    assert json.loads((again / "summary.json").read_text())["dominance_area_interval"] is not None
+
+
+def test_other_measures_and_no_replicates(study_url, tmp_path):
+    out = build_report(study_url, out=tmp_path / "r", measures=["phi", "pears", "jaccard"],
+                       replicates=0, progress=False)
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["dominance_area_interval"] is None
+    front = pd.read_csv(out / "front.csv")
+    assert {"nogueira", "pearson", "jaccard"} <= set(front.columns)  # jaccard recomputed
+    assert front["jaccard"].between(0, 1).all()
+
+
+def test_choose_returns_a_front_trial_with_its_features(study_url):
+    result = choose_trial(study_url, 0.9)
+    assert 0 <= result["accuracy"] <= 1 and len(result["selected_features"]) == 4
+    assert {"n_stable", "reg"} <= set(result["params"])
+    assert choose_trial(study_url, 0.0)["iw"] >= choose_trial(study_url, 1.0)["iw"]
+
+
+def test_bad_report_arguments(study_url, tmp_path):
+    with pytest.raises(InvalidInputError, match="weight must be 'uniform', 'accuracy:A'"):
+        parse_weight("accuracy:two")
+    with pytest.raises(InvalidInputError, match=r"gamma must be a number in \[0, 1\]"):
+        build_report(study_url, out=tmp_path, gamma=1.5)
+    with pytest.raises(UnknownNameError, match="Did you mean 'tiny'"):
+        build_report(study_url, study_name="tine", out=tmp_path)
+    with pytest.raises(UnknownNameError, match="Did you mean 'nogueira'"):
+        build_report(study_url, measures=["nogeira"], out=tmp_path)
+
+
+def test_cli_report_and_choose(study_url, tmp_path):
+    run = subprocess.run([sys.executable, "-m", "paretostab", "report", "--storage", study_url,
+                          "--out", str(tmp_path / "cli"), "--gamma", "0.6"],
+                         capture_output=True, text=True, cwd=tmp_path, check=True)
+    assert "index.html" in run.stdout and (tmp_path / "cli" / "index.html").exists()
+    run = subprocess.run([sys.executable, "-m", "paretostab", "choose", "--gamma", "0.6",
+                          "--storage", study_url], capture_output=True, text=True,
+                         cwd=tmp_path, check=True)
+    assert "selected features (4" in run.stdout and "parameters:" in run.stdout
