@@ -144,8 +144,11 @@ def _choose(args) -> int:
                     for k, v in result.items()))
     print("parameters: " + ", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}"
                                      for k, v in params.items()))
-    print(f"selected features ({len(features)}, by decreasing importance on the whole data): "
-          + ", ".join(features))
+    if features:
+        print(f"selected features ({len(features)}, by decreasing importance on the whole "
+              "data): " + ", ".join(features))
+    else:
+        print("selected features: unavailable (the study holds no spec to refit the selector)")
     return 0
 
 

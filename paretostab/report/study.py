@@ -267,6 +267,7 @@ def build_report(storage_url: str, *, study_name: str | None = None,
         "trials": len(table), "front": [int(t) for t in front_table["trial"]],
         "weight": weight or "uniform", "dominance_area": area, "level": level,
         "replicates": n_replicates,
+        "dominance_area_of_replicate_means": None if interval is None else interval.estimate,
         "dominance_area_interval": None if interval is None else [interval.low, interval.high],
         "simultaneous_interval": (None if simultaneous_interval is None
                                   else [simultaneous_interval.low, simultaneous_interval.high]),
@@ -377,9 +378,13 @@ def _sections(summary: dict, front_table: pd.DataFrame, gamma_frame: pd.DataFram
     text = (f"Objective: out-of-bag accuracy and {summary['objective']}; "
             f"{summary['trials']} completed trials, {len(summary['front'])} on the Pareto "
             f"front. Dominance area ({summary['weight']} weight): "
-            f"{summary['dominance_area']:.4f}; {summary['level']:.0%} interval from "
-            f"{summary['replicates']} replicates per front point: {fmt(interval)}; "
-            f"simultaneous (Bonferroni over the front points): {fmt(simultaneous_interval)}.")
+            f"{summary['dominance_area']:.4f} for the trials' values")
+    if interval is not None:
+        text += (f", {interval.estimate:.4f} for the means of {summary['replicates']} "
+                 f"replicates per front point, with {summary['level']:.0%} interval "
+                 f"{fmt(interval)} and simultaneous (Bonferroni over the front points) "
+                 f"interval {fmt(simultaneous_interval)}")
+    text += "."
     if summary["chosen"]:
         text += f" γ = {summary['gamma']} chooses trial {summary['chosen'][0]}."
     sections = [
