@@ -51,6 +51,7 @@ def test_report_writes_html_csv_and_json(study_url, tmp_path, monkeypatch):
     page = (out / "index.html").read_text()
     assert "paretostab report: tiny" in page and "data:image/png;base64," in page
     assert "Feature stability map, trial" in page
+    assert f"trial {summary['chosen'][0]} (the γ = 0.5 choice)" in page
     # a second report reuses the replicates cached as trial artifacts
     import paretostab.protocol
 

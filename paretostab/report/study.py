@@ -405,6 +405,8 @@ def _sections(summary: dict, front_table: pd.DataFrame, gamma_frame: pd.DataFram
         "Feature stability maps of the front",
         text="One row per run; rectangle widths are the importances; features by decreasing "
              "selection frequency, one colour per feature (003 §3).",
-        subsections=tuple(Section(f"Feature stability map, trial {number}", figure=figure)
-                          for number, figure in figures["maps"])))
+        subsections=tuple(Section(
+            f"Feature stability map, trial {number}"
+            + (f" (the γ = {summary['gamma']} choice)" if number in summary["chosen"] else ""),
+            figure=figure) for number, figure in figures["maps"])))
     return sections
