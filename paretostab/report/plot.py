@@ -23,7 +23,7 @@ from matplotlib.ticker import MaxNLocator
 
 from paretostab.errors import InvalidInputError
 from paretostab.report import front as _front
-from paretostab.report.front import _as_points, pareto_front, staircase
+from paretostab.report.front import _as_points, _with_trivial_point, pareto_front, staircase
 from paretostab.report.maps import StabilityMap
 
 __all__ = ["draw_front", "draw_fronts", "draw_stability_map"]
@@ -179,22 +179,6 @@ def _indices(values: object, n: int, name: str) -> np.ndarray:
     return np.asarray(out, dtype=np.intp)
 
 
-def _trivial(trivial_point: object) -> np.ndarray:
-    """``(a_rand, φ)`` or the number ``a_rand`` (meaning ``(a_rand, 1)``, 002 §3) as a
-    (1, 2) array."""
-    try:
-        arr = np.asarray(trivial_point, dtype=float)
-    except (TypeError, ValueError):
-        arr = None
-    if arr is not None and arr.shape == ():
-        arr = np.array([arr, 1.0])
-    if arr is None or arr.shape != (2,) or not np.all(np.isfinite(arr)):
-        raise InvalidInputError(
-            "trivial_point must be a finite (accuracy, stability) pair — (a_rand, 1) for a "
-            f"fixed arbitrary subset (002 §3) — or the number a_rand; got {trivial_point!r}.")
-    return arr.reshape(1, 2)
-
-
 def _draw_ellipses(ax: Axes, ellipses: Sequence[object], color: object) -> list:
     patches = []
     for k, region in enumerate(ellipses):
@@ -282,7 +266,7 @@ def draw_front(points: object, *, ax: Axes | None = None, front: bool | object =
     density, weight_name = _weight_density(weight)
     chosen_idx = _indices(chosen, n, "chosen")
     front_idx = None if isinstance(front, bool) else _indices(front, n, "front")
-    everything = arr if trivial_point is None else np.vstack([arr, _trivial(trivial_point)])
+    everything = _with_trivial_point(arr, trivial_point)
     polygon = None
     if area:  # computed first: a bad weight or reference fails before anything is drawn
         weighted = weight is not None

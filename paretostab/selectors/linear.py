@@ -41,6 +41,7 @@ features over the M resampling runs is k̄ ± 1 (000 §6.2, 003 §7.2), see
 
 from __future__ import annotations
 
+import abc
 import functools
 import math
 import warnings
@@ -166,7 +167,7 @@ class _Solution:
 # ----------------------------------------------------------------------------- penalty
 
 
-class _Penalty:
+class _Penalty(abc.ABC):
     """The penalty ``reg Σ_g u_g ‖w_g‖`` over units g (plus the elastic net's L2 part) and
     the inner solver of a working set. ``labels[f]`` is the unit of feature f, ``sizes``
     the unit sizes, ``unit_weights`` the u_g."""
@@ -188,10 +189,10 @@ class _Penalty:
                                        problem.null_intercept)
         return float(np.max(self.unit_norms(gradient) / self.unit_weights, initial=0.0))
 
+    @abc.abstractmethod
     def inner(self, problem: _Problem, features: np.ndarray, reg: float, start: np.ndarray,
               b: float, warm: bool) -> tuple[np.ndarray, float, int]:
         """Weights, intercept and iterations of the working set ``features``' problem."""
-        raise NotImplementedError
 
 
 class _ElasticNetPenalty(_Penalty):
