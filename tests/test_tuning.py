@@ -39,6 +39,19 @@ def tiny(**changes):
     return parse_spec(spec)
 
 
+def write_spec(folder, name, *, trials):
+    """A TOML spec of a small study, as a user would write it."""
+    path = folder / f"{name}.toml"
+    path.write_text(
+        f'[study]\nname = "{name}"\ntrials = {trials}\nseed = 0\nsampler = "random"\n'
+        '[data]\nsource = "simulated:n_other=30,n_per_class=20"\n'
+        '[protocol]\nruns = 3\n'
+        '[selector]\nname = "hybrid_rfe"\n[selector.fixed]\nn_features = 4\n'
+        '[selector.search]\nn_stable = [0, 4]\n'
+        '[objective]\nstability = "iw"\n', encoding="utf-8")
+    return path
+
+
 def storage_url(tmp_path, name="study.db"):
     return f"sqlite:///{tmp_path / name}"
 
@@ -135,14 +148,7 @@ def test_the_dashboard_serves_the_study_with_metric_names_and_artifacts(tmp_path
 
 
 def test_cli_tune_prints_the_front_and_resumes(tmp_path):
-    spec_path = tmp_path / "tiny.toml"
-    spec_path.write_text(
-        '[study]\nname = "tiny"\ntrials = 2\nseed = 0\nsampler = "random"\n'
-        '[data]\nsource = "simulated:n_other=30,n_per_class=20"\n'
-        '[protocol]\nruns = 3\n'
-        '[selector]\nname = "hybrid_rfe"\n[selector.fixed]\nn_features = 4\n'
-        '[selector.search]\nn_stable = [0, 4]\n'
-        '[objective]\nstability = "iw"\n', encoding="utf-8")
+    spec_path = write_spec(tmp_path, "tiny", trials=2)
     url = storage_url(tmp_path)
     command = [sys.executable, "-m", "paretostab", "tune", str(spec_path), "--storage", url]
     first = subprocess.run(command, capture_output=True, text=True, cwd=tmp_path, check=True)
@@ -176,14 +182,7 @@ def test_ctrl_c_keeps_completed_trials_and_fails_the_running_one(tmp_path):
     import time
     from contextlib import closing
 
-    spec_path = tmp_path / "long.toml"
-    spec_path.write_text(
-        '[study]\nname = "long"\ntrials = 500\nseed = 0\nsampler = "random"\n'
-        '[data]\nsource = "simulated:n_other=30,n_per_class=20"\n'
-        '[protocol]\nruns = 3\n'
-        '[selector]\nname = "hybrid_rfe"\n[selector.fixed]\nn_features = 4\n'
-        '[selector.search]\nn_stable = [0, 4]\n'
-        '[objective]\nstability = "iw"\n', encoding="utf-8")
+    spec_path = write_spec(tmp_path, "long", trials=500)
     url = storage_url(tmp_path)
     process = subprocess.Popen([sys.executable, "-m", "paretostab", "tune", str(spec_path),
                                 "--storage", url], cwd=tmp_path, stdout=subprocess.PIPE,

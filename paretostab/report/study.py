@@ -290,6 +290,7 @@ def choose_trial(storage_url: str, gamma: float, *, study_name: str | None = Non
     """The front trial maximising γA + (1−γ)φ (003 §7.1), its parameters, and the features
     its selector selects when fitted on the whole data set."""
     from paretostab.selectors import get_selector
+    from paretostab.spec import parse_spec
     from paretostab.tuning import artifact_store, open_storage
 
     if not (isinstance(gamma, int | float) and 0 <= gamma <= 1):
@@ -306,7 +307,7 @@ def choose_trial(storage_url: str, gamma: float, *, study_name: str | None = Non
     front = pareto_front(points)
     row = table.iloc[front[choose(points[front], gamma)]]
     trial = study.trials[int(row["trial"])]
-    spec = _context(study, storage, None).spec if "spec" in study.user_attrs else None
+    spec = parse_spec(study.user_attrs["spec"]) if "spec" in study.user_attrs else None
     features: list[str] = []
     if spec is not None:
         from paretostab.data import load_dataset

@@ -23,6 +23,7 @@ import functools
 import math
 
 import numpy as np
+from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.multiclass import check_classification_targets
@@ -30,7 +31,6 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import ThreadpoolController
 
 from paretostab.errors import InvalidInputError
-from paretostab.importance import linear_importance  # noqa: F401  (the selectors' I_lin)
 
 
 @functools.cache
@@ -139,3 +139,23 @@ class SelectorBase(ClassifierMixin, SelectorMixin, BaseEstimator):
         tags = super().__sklearn_tags__()
         tags.classifier_tags.multi_class = False
         return tags
+
+
+class LinearModelMixin:
+    """A linear final model ``w·x + b`` (``coef_``, ``intercept_``) on the selected
+    standardised features; ``_logistic_proba`` gives its logistic class probabilities."""
+
+    def _decision(self, X_selected: np.ndarray) -> np.ndarray:
+        return X_selected @ self.coef_ + self.intercept_
+
+    def _logistic_proba(self, X) -> np.ndarray:
+        p = expit(self.decision_function(X))
+        return np.column_stack([1 - p, p])
+
+
+class LogisticModelMixin(LinearModelMixin):
+    """A final L2- or L1-penalised logistic model: ``predict_proba`` = σ(w·x + b)."""
+
+    def predict_proba(self, X):
+        """Class probabilities of the final logistic model."""
+        return self._logistic_proba(X)

@@ -16,7 +16,13 @@ from sklearn.utils.metaestimators import available_if
 
 from paretostab.errors import InvalidInputError
 from paretostab.importance import linear_importance
-from paretostab.selectors._base import SelectorBase, check_int, check_positive, is_number
+from paretostab.selectors._base import (
+    LinearModelMixin,
+    SelectorBase,
+    check_int,
+    check_positive,
+    is_number,
+)
 from paretostab.selectors._logistic import IncrementalL2Logistic
 
 LOSSES = ("logistic", "hinge")
@@ -144,7 +150,7 @@ def eliminate(X: np.ndarray, y: np.ndarray, *, n_features: int, protected: np.nd
     return EliminationPath(kept, dropped_at, last_weight, score)
 
 
-class _BaseRFE(SelectorBase):
+class _BaseRFE(LinearModelMixin, SelectorBase):
     """Shared fit/predict machinery of the RFE selectors (see :func:`eliminate`).
 
     Features are standardised on the training data (constant features become 0 and get
@@ -208,14 +214,10 @@ class _BaseRFE(SelectorBase):
         self.rank_order_ = np.empty(d, dtype=np.int64)
         self.rank_order_[order] = np.arange(1, d + 1)
 
-    def _decision(self, X_selected: np.ndarray) -> np.ndarray:
-        return X_selected @ self.coef_ + self.intercept_
-
     def _is_logistic(self) -> bool:
         return self.loss == "logistic"
 
     @available_if(_is_logistic)
     def predict_proba(self, X):
         """Class probabilities of the final (logistic) model."""
-        p = 1.0 / (1.0 + np.exp(-self.decision_function(X)))
-        return np.column_stack([1 - p, p])
+        return self._logistic_proba(X)

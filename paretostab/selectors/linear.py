@@ -57,6 +57,7 @@ from sklearn.utils.validation import check_array
 from paretostab.errors import CalibrationWarning, InvalidInputError
 from paretostab.importance import linear_importance
 from paretostab.selectors._base import (
+    LogisticModelMixin,
     SelectorBase,
     check_int,
     check_positive,
@@ -670,7 +671,7 @@ def _describe(array: np.ndarray) -> str:
 # ----------------------------------------------------------------------------- selectors
 
 
-class _SparseLogisticBase(SelectorBase):
+class _SparseLogisticBase(LogisticModelMixin, SelectorBase):
     """Shared fit/predict/calibration of the sparse logistic selectors.
 
     Subclasses define ``_penalty(d, columns=None) -> _Penalty`` (validating their own
@@ -766,13 +767,6 @@ class _SparseLogisticBase(SelectorBase):
         return {"reg": calibrate_runs(self, X, y, samples, tolerance=tolerance,
                                       n_subset=n_subset).reg}
 
-    def _decision(self, X_selected: np.ndarray) -> np.ndarray:
-        return X_selected @ self.coef_ + self.intercept_
-
-    def predict_proba(self, X):
-        """Class probabilities of the final (logistic) model."""
-        p = expit(self.decision_function(X))
-        return np.column_stack([1 - p, p])
 
 
 class ElasticNetSelector(_SparseLogisticBase):

@@ -31,6 +31,7 @@ from sklearn.utils import check_random_state
 from paretostab.errors import InvalidInputError
 from paretostab.importance import decision_flip_importance, linear_importance
 from paretostab.selectors._base import (
+    LogisticModelMixin,
     SelectorBase,
     check_int,
     check_positive,
@@ -101,7 +102,7 @@ class _ProbabilisticDecision:
 # ----------------------------------------------------------------------------- filters
 
 
-class _FilterSelector(SelectorBase):
+class _FilterSelector(LogisticModelMixin, SelectorBase):
     """A univariate or greedy filter ranking, top k, then an L2-logistic final model.
 
     Subclasses implement ``_rank(X_std, signs, X_raw, k) -> (order, scores)``: all d
@@ -123,13 +124,6 @@ class _FilterSelector(SelectorBase):
         self.importances_ = np.zeros(d)
         self.importances_[kept] = linear_importance(self.coef_)
 
-    def _decision(self, X_selected):
-        return X_selected @ self.coef_ + self.intercept_
-
-    def predict_proba(self, X):
-        """Class probabilities of the final L2-logistic model."""
-        p = 1.0 / (1.0 + np.exp(-self.decision_function(X)))
-        return np.column_stack([1 - p, p])
 
 
 class TTestSelector(_FilterSelector):
