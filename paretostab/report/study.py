@@ -60,6 +60,11 @@ def parse_weight(text: str | None):
     return (axis, strength)
 
 
+def _trial(study: optuna.Study, number: int) -> optuna.trial.FrozenTrial:
+    """Trial ``number`` without copying every trial (``study.trials`` deep-copies them all)."""
+    return study.get_trials(deepcopy=False)[int(number)]
+
+
 def open_study(storage, study_name: str | None) -> optuna.Study:
     """The study ``study_name`` of ``storage``, or its only study when no name is given."""
     names = [s.study_name for s in optuna.get_all_study_summaries(storage)]
@@ -119,7 +124,7 @@ def _fill_measures(table: pd.DataFrame, study, measures, context_factory) -> pd.
     context = context_factory()
     similarity = context.problem.similarity
     for index, number in enumerate(table["trial"]):
-        runs = load_runset(study.trials[number], storage=context.storage, store=context.store)
+        runs = load_runset(_trial(study, number), storage=context.storage, store=context.store)
         for name in missing:
             extra = {}
             if get_measure(name).needs_similarity:
@@ -245,7 +250,7 @@ def build_report(storage_url: str, *, study_name: str | None = None,
         values = []
         with tqdm(total=len(front), desc="replicates", disable=not enabled, leave=False) as bar:
             for number in front_table["trial"]:
-                values.append(_replicates(study, study.trials[int(number)], context(),
+                values.append(_replicates(study, _trial(study, number), context(),
                                           n_replicates, names))
                 bar.update()
         samples = [np.column_stack([v["accuracy"], v[objective]]) for v in values]
@@ -306,7 +311,7 @@ def choose_trial(storage_url: str, gamma: float, *, study_name: str | None = Non
     points = table[["accuracy", objective]].to_numpy(dtype=float)
     front = pareto_front(points)
     row = table.iloc[front[choose(points[front], gamma)]]
-    trial = study.trials[int(row["trial"])]
+    trial = _trial(study, row["trial"])
     spec = parse_spec(study.user_attrs["spec"]) if "spec" in study.user_attrs else None
     features: list[str] = []
     if spec is not None:
@@ -358,7 +363,7 @@ def _figures(study, table, names, objective, front, regions, chosen, weight, loa
     names_of_features = context().problem.feature_names if spec is not None else None
     for index in front:
         number = int(table["trial"].iloc[index])
-        runs = load_runset(study.trials[number], storage=storage, store=store)
+        runs = load_runset(_trial(study, number), storage=storage, store=store)
         figure = Figure(figsize=(8, 4))
         draw_stability_map(stability_map(runs, feature_names=names_of_features, top=10),
                            ax=figure.add_subplot())
