@@ -386,7 +386,7 @@ def test_bad_data_and_bad_calibration_inputs():
     with pytest.raises(InvalidInputError, match=r"samples\[0\] columns must be"):
         selector.calibrate(X, y, [(samples[0], np.array([-1, 2]))])
     one_class = np.flatnonzero(y == 1)
-    with pytest.raises(InvalidInputError, match="needs both classes"):
+    with pytest.raises(InvalidInputError, match="calibration sample needs 2 classes"):
         selector.calibrate(X, y, [one_class])
     with pytest.raises(InvalidInputError, match="y must be 1-D with one label per row"):
         selector.calibrate(X, y[:-1], samples)

@@ -46,12 +46,13 @@ class CalibratedTopVariance(SelectorBase):
     def calibrate(self, X, y, samples):
         return {"final_reg": float(len(samples))}
 
-    def _select(self, X_std, signs, X):
-        keep = variance_prefilter(X, self.n_features)
-        self.support_ = np.zeros(X.shape[1], dtype=bool)
+    def _select(self, sample):
+        keep = variance_prefilter(sample.X, self.n_features)
+        self.support_ = np.zeros(sample.n_features, dtype=bool)
         self.support_[keep] = True
-        self.coef_, self.intercept_ = fit_l2_logistic(X_std[:, keep], signs, reg=self.final_reg)
-        self.importances_ = np.zeros(X.shape[1])
+        self.coef_, self.intercept_ = fit_l2_logistic(sample.X_std[:, keep], sample.signs,
+                                                      reg=self.final_reg)
+        self.importances_ = np.zeros(sample.n_features)
         self.importances_[keep] = linear_importance(self.coef_)
 
     def _decision(self, X_selected):

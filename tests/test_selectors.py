@@ -316,7 +316,7 @@ def test_hybrid_rfe_on_the_alon_microarray():
 
 
 def test_distinct_rows_are_exact():
-    from paretostab.selectors._rfe import distinct_rows
+    from paretostab.selectors._base import distinct_rows
 
     rng = np.random.default_rng(15)
     X = rng.normal(size=(6, 20))

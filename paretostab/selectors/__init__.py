@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from paretostab.errors import UnknownNameError
+from paretostab.selectors._base import TrainingSample
 from paretostab.selectors.hybrid_rfe import BiasedRFE, HybridRFE, transfer_learning_rfe
 from paretostab.selectors.linear import ElasticNetSelector, GroupLassoSelector
 from paretostab.selectors.other import (
@@ -85,4 +86,5 @@ def get_selector(name: str) -> SelectorInfo:
 __all__ = ["SELECTORS", "BiasedRFE", "ElasticNetSelector", "GroupLassoSelector", "HybridRFE",
            "MIMSelector", "MRMRSelector",
            "RandomForestSelector", "Range", "ReliefSelector", "SelectorInfo", "TTestSelector",
+           "TrainingSample",
            "get_selector", "transfer_learning_rfe"]

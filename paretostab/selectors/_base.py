@@ -12,15 +12,21 @@ features become 0) and fits a final model on them. Fitted attributes of every se
 * ``classes_``, ``mean_``, ``scale_``, ``n_features_in_``;
 
 and ``predict``, ``decision_function``, ``score`` (and ``predict_proba`` where the final
-model has it) on the selected features. Subclasses implement ``_select(X_std, signs,
-X_raw)``, setting ``support_`` and ``importances_`` (and what else they expose), and
-``_decision(X_selected_std)``.
+model has it) on the selected features. Subclasses implement ``_select(sample)`` on a
+:class:`TrainingSample`, setting ``support_`` and ``importances_`` (and what else they
+expose), and ``_decision(X_selected_std)``.
+
+``fit(X, y)`` validates its input and prepares a :class:`TrainingSample`;
+``fit_sample(sample)`` fits on one prepared before — the resampling protocol prepares each
+run's sample once and reuses it, with what selectors derived from it (its memo), across
+the trials of a study. Both paths run the same code on the same numbers.
 """
 
 from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Callable, Hashable
 
 import numpy as np
 from scipy.special import expit
@@ -69,8 +75,176 @@ def check_int(name: str, value: object, low: int, high: int, meaning: str) -> in
     return int(value)
 
 
+def standardise(X: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(X_std, mean, scale)``: columns of ``X`` centred and divided by their population
+    standard deviation (``scale`` 1 for a constant column, which becomes 0)."""
+    mean = X.mean(axis=0)
+    X_std = X - mean
+    std = np.sqrt(np.einsum("ij,ij->j", X_std, X_std) / X.shape[0])
+    scale = np.where(std > 0, std, 1.0)
+    X_std /= scale
+    return X_std, mean, scale
+
+
+def distinct_rows(X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Index of the first occurrence and multiplicity of each distinct example (row, label).
+
+    A bootstrap sample repeats about a third of its examples; fitting the distinct ones
+    with their counts as weights is the same loss on fewer rows. Rows are grouped by
+    their first values, then compared byte for byte within a group (exact).
+    """
+    head = np.ascontiguousarray(X[:, : min(8, X.shape[1])])
+    groups: dict[bytes, list[int]] = {}
+    for i in range(X.shape[0]):
+        groups.setdefault(head[i].tobytes() + y[i].tobytes(), []).append(i)
+    first, counts = [], []
+    for members in groups.values():
+        seen: dict[bytes, int] = {}
+        for i in members:
+            key = X[i].tobytes() if len(members) > 1 else b""
+            if key in seen:
+                counts[seen[key]] += 1
+            else:
+                seen[key] = len(first)
+                first.append(i)
+                counts.append(1)
+    order = np.argsort(first)
+    return np.asarray(first)[order], np.asarray(counts, dtype=float)[order]
+
+
+def _freeze(value: object) -> object:
+    """Make the arrays of a memo value read-only (a shared value must not be modified)."""
+    if isinstance(value, np.ndarray):
+        value.flags.writeable = False
+    elif isinstance(value, tuple):
+        for item in value:
+            _freeze(item)
+    return value
+
+
+def _nbytes(value: object) -> int:
+    if isinstance(value, np.ndarray):
+        return value.nbytes
+    if isinstance(value, tuple):
+        return sum(_nbytes(item) for item in value)
+    return 64
+
+
+class TrainingSample:
+    """One binary training sample, prepared once for every selector of the package.
+
+    What every selector first computes from ``(X, y)``: the classes and the ±1 signs
+    (``+1`` for ``classes[1]``), the standardisation (mean 0, unit population variance;
+    constant features become 0), and — lazily — the standardised data, the distinct
+    examples with their multiplicities (:func:`distinct_rows`) and their Gram matrix.
+    :meth:`memo` keeps what a selector derives from the sample alone (a univariate order,
+    filter scores), so that a sample reused across the trials of a study computes each
+    once. Memo values are read-only.
+
+    Parameters
+    ----------
+    X : array (n, d) of finite floats
+        The raw training features (kept by reference, never modified).
+    y : array (n,)
+        Labels of exactly two classes.
+    owner : str
+        Who needs the sample, for the error messages.
+    columns : int array, optional
+        The columns of a larger data matrix that ``X`` holds (the protocol's per-run
+        pre-filter), for what is given per column of that matrix (group labels in a
+        calibration); None: ``X`` is the whole matrix.
+    budget : object with ``admit(nbytes) -> bool``, optional
+        Decides whether a memo value may be kept (the protocol's run cache and its memory
+        budget); values not admitted are recomputed when asked again. None: keep all
+        (a sample used for one fit).
+
+    Attributes
+    ----------
+    X, y, classes, signs, mean, scale, columns, budget, n_samples, n_features
+    """
+
+    def __init__(self, X: np.ndarray, y: np.ndarray, *, owner: str = "the selector",
+                 columns: np.ndarray | None = None, budget: object = None):
+        self.classes, y_index = np.unique(y, return_inverse=True)
+        if self.classes.size < 2:
+            raise InvalidInputError(
+                f"{owner} needs 2 classes in y; got 1 class ('{self.classes[0]}')."
+            )
+        if self.classes.size > 2:
+            raise InvalidInputError(
+                f"Only binary classification is supported. {owner} needs 2 classes in y; "
+                f"got {self.classes.size} classes: {self.classes.tolist()[:10]}."
+            )
+        self.X = X
+        self.columns = columns
+        self.signs = np.where(y_index.reshape(-1) == 1, 1.0, -1.0)
+        X_std, self.mean, self.scale = standardise(X)
+        self.budget = budget
+        self._memo: dict[Hashable, object] = {"X_std": X_std}
+
+    @property
+    def n_samples(self) -> int:
+        return self.X.shape[0]
+
+    @property
+    def n_features(self) -> int:
+        return self.X.shape[1]
+
+    @property
+    def y(self) -> np.ndarray:
+        """The labels."""
+        return self.classes[(self.signs > 0).astype(np.intp)]
+
+    @property
+    def nbytes(self) -> int:
+        """Memory held: the raw data, the standardisation and the memo."""
+        return (self.X.nbytes + self.signs.nbytes + self.mean.nbytes + self.scale.nbytes
+                + sum(_nbytes(value) for value in self._memo.values()))
+
+    def freeze(self) -> None:
+        """Make the sample shareable: its arrays become read-only and the standardised
+        data (recomputed from X when asked) is dropped from the memo."""
+        self._memo.pop("X_std", None)
+        for value in (self.X, self.signs, self.mean, self.scale, self.classes,
+                      *self._memo.values()):
+            _freeze(value)
+
+    def memo(self, key: Hashable, compute: Callable[[], object]) -> object:
+        """``compute()``, computed once per key while the budget admits it; the arrays of
+        the value are read-only. Keys name the computation and every parameter it takes."""
+        if key in self._memo:
+            return self._memo[key]
+        value = compute()
+        if self.budget is None or self.budget.admit(_nbytes(value)):
+            self._memo[key] = _freeze(value)
+        return value
+
+    @property
+    def X_std(self) -> np.ndarray:
+        """The standardised data, ``(X − mean) / scale``."""
+        return self.memo("X_std", lambda: (self.X - self.mean) / self.scale)
+
+    @property
+    def distinct(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(X_std, signs, counts)`` of the distinct examples (:func:`distinct_rows`):
+        the same weighted loss on about a third fewer rows of a bootstrap sample."""
+        def compute():
+            rows, counts = distinct_rows(self.X, self.signs)
+            return (self.X[rows] - self.mean) / self.scale, self.signs[rows], counts
+        return self.memo("distinct", compute)
+
+    @property
+    def distinct_gram(self) -> np.ndarray:
+        """``K = X_d X_dᵀ`` of the standardised distinct examples (the dual L2-logistic
+        core's first Gram matrix)."""
+        def compute():
+            X_distinct = self.distinct[0]
+            return X_distinct @ X_distinct.T
+        return self.memo("distinct_gram", compute)
+
+
 class SelectorBase(ClassifierMixin, SelectorMixin, BaseEstimator):
-    """Validation, standardisation, the single-thread BLAS limit and prediction.
+    """Validation, the training sample, the single-thread BLAS limit and prediction.
 
     ``fit`` and the predictions run :func:`single_threaded`.
     """
@@ -78,11 +252,24 @@ class SelectorBase(ClassifierMixin, SelectorMixin, BaseEstimator):
     def fit(self, X, y):
         """Select features of ``X`` and fit the final model on them."""
         with single_threaded():
-            X_raw, X_std, signs = self._validate_training_data(X, y)
-            self._select(X_std, signs, X_raw)
+            self._fit_sample(self._training_sample(X, y))
         return self
 
-    def _validate_training_data(self, X, y):
+    def fit_sample(self, sample: TrainingSample):
+        """Fit on a prepared :class:`TrainingSample` (no validation: the sample was built
+        from complete data). ``fit(X, y)`` is ``fit_sample(TrainingSample(X, y))``."""
+        self.n_features_in_ = sample.n_features
+        if hasattr(self, "feature_names_in_"):
+            del self.feature_names_in_
+        with single_threaded():
+            self._fit_sample(sample)
+        return self
+
+    def _fit_sample(self, sample: TrainingSample) -> None:
+        self.classes_, self.mean_, self.scale_ = sample.classes, sample.mean, sample.scale
+        self._select(sample)
+
+    def _training_sample(self, X, y) -> TrainingSample:
         name = type(self).__name__
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite=False)
         if not np.all(np.isfinite(X)):
@@ -96,23 +283,7 @@ class SelectorBase(ClassifierMixin, SelectorMixin, BaseEstimator):
             check_classification_targets(y)
         except ValueError as exc:
             raise InvalidInputError(f"{name} is a classifier: {exc}") from None
-        self.classes_, y_index = np.unique(y, return_inverse=True)
-        if self.classes_.size < 2:
-            raise InvalidInputError(
-                f"{name} needs 2 classes in y; got 1 class ('{self.classes_[0]}')."
-            )
-        if self.classes_.size > 2:
-            raise InvalidInputError(
-                f"Only binary classification is supported. {name} needs 2 classes in y; "
-                f"got {self.classes_.size} classes: {self.classes_.tolist()[:10]}."
-            )
-        signs = np.where(y_index == 1, 1.0, -1.0)
-        self.mean_ = X.mean(axis=0)
-        X_std = X - self.mean_
-        std = np.sqrt(np.einsum("ij,ij->j", X_std, X_std) / X.shape[0])
-        self.scale_ = np.where(std > 0, std, 1.0)
-        X_std /= self.scale_
-        return X, X_std, signs
+        return TrainingSample(X, y, owner=name)
 
     def _get_support_mask(self):
         check_is_fitted(self, "support_")

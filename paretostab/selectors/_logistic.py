@@ -62,11 +62,21 @@ class IncrementalL2Logistic:
     max_iter : int
         Newton iterations per fit; a fit that does not converge warns
         (``ConvergenceWarning``).
+    gram : array (n, n), optional
+        ``X Xᵀ`` of the unshrunk features, if already computed (a training sample's
+        :attr:`~paretostab.selectors.TrainingSample.distinct_gram`); never modified.
+
+    Notes
+    -----
+    The first Gram matrix ``K = X'X'ᵀ`` is ``X Xᵀ`` corrected by ``X_S diag(1/β_S² − 1)
+    X_Sᵀ`` for the shrunk features S (β_f ≠ 1) when they are at most half of them — the
+    stable set of a hybrid RFE —, so that ``X Xᵀ`` is computed once per sample whatever β;
+    otherwise ``X'X'ᵀ`` directly.
     """
 
     def __init__(self, X: np.ndarray, y: np.ndarray, *, reg: float,
                  beta: np.ndarray | None = None, weights: np.ndarray | None = None,
-                 tol: float = 1e-8, max_iter: int = 100):
+                 tol: float = 1e-8, max_iter: int = 100, gram: np.ndarray | None = None):
         n, d = X.shape
         self._y = np.asarray(y, dtype=float)
         self._c = np.ones(n) if weights is None else np.asarray(weights, dtype=float)
@@ -85,7 +95,7 @@ class IncrementalL2Logistic:
         self._stop = tol * max(1.0, float(np.linalg.norm(gradient_at_zero)))
         if d >= n:
             self._alpha = np.zeros(n)
-            self._K = self._X @ self._X.T
+            self._K = self._first_gram(X, gram)
             self._w = None
         else:
             self._alpha = self._K = None
@@ -145,6 +155,17 @@ class IncrementalL2Logistic:
         self.features = self._stored[self._alive]
 
     # ------------------------------------------------------------- internals
+
+    def _first_gram(self, X: np.ndarray, gram: np.ndarray | None) -> np.ndarray:
+        """``K = X'X'ᵀ`` (see the class notes)."""
+        shrunk = np.flatnonzero(self._scale != 1.0)
+        if shrunk.size > X.shape[1] // 2:
+            return self._X @ self._X.T
+        K = X @ X.T if gram is None else gram.copy()
+        if shrunk.size:
+            block = X[:, shrunk]
+            K += (block * (self._scale[shrunk] ** 2 - 1.0)) @ block.T
+        return K
 
     def _fit_dual(self) -> bool:
         """Damped Newton on (α, b) with margins ``f = Kα + b``.

@@ -58,35 +58,11 @@ class _HingeModel:
         self.features = np.delete(self.features, positions)
 
 
-def _model(loss: str, X, y, *, reg, beta=None, weights=None, tol):
-    cls = IncrementalL2Logistic if loss == "logistic" else _HingeModel
-    return cls(X, y, reg=reg, beta=beta, weights=weights, tol=tol)
-
-
-def distinct_rows(X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Index of the first occurrence and multiplicity of each distinct example (row, label).
-
-    A bootstrap sample repeats about a third of its examples; fitting the distinct ones
-    with their counts as weights is the same loss on fewer rows. Rows are grouped by
-    their first values, then compared byte for byte within a group (exact).
-    """
-    head = np.ascontiguousarray(X[:, : min(8, X.shape[1])])
-    groups: dict[bytes, list[int]] = {}
-    for i in range(X.shape[0]):
-        groups.setdefault(head[i].tobytes() + y[i].tobytes(), []).append(i)
-    first, counts = [], []
-    for members in groups.values():
-        seen: dict[bytes, int] = {}
-        for i in members:
-            key = X[i].tobytes() if len(members) > 1 else b""
-            if key in seen:
-                counts[seen[key]] += 1
-            else:
-                seen[key] = len(first)
-                first.append(i)
-                counts.append(1)
-    order = np.argsort(first)
-    return np.asarray(first)[order], np.asarray(counts, dtype=float)[order]
+def _model(loss: str, X, y, *, reg, beta=None, weights=None, tol, gram=None):
+    if loss == "logistic":
+        return IncrementalL2Logistic(X, y, reg=reg, beta=beta, weights=weights, tol=tol,
+                                     gram=gram)
+    return _HingeModel(X, y, reg=reg, beta=beta, weights=weights, tol=tol)
 
 
 @dataclass(frozen=True)
@@ -106,7 +82,8 @@ class EliminationPath:
 
 def eliminate(X: np.ndarray, y: np.ndarray, *, n_features: int, protected: np.ndarray,
               beta: np.ndarray, reg: float, step: float, tol: float, loss: str,
-              weights: np.ndarray | None = None) -> EliminationPath:
+              weights: np.ndarray | None = None,
+              gram: np.ndarray | None = None) -> EliminationPath:
     """Run the elimination of 003 Algorithm 1 on standardised ``X``.
 
     While more than ``n_features`` remain: fit the model with penalty ``reg ‖β ⊙ w‖²``,
@@ -114,10 +91,11 @@ def eliminate(X: np.ndarray, y: np.ndarray, *, n_features: int, protected: np.nd
     the others by decreasing |w_f| (ties: lower feature index first) — and drop the last
     ``min(max(1, ⌊step · |F|⌋), |F| − k)``, never a protected one. The ranks feed the
     frequency score of 003 eq. 15, ``sc_f = (|F_0|/|F_#|) Π_s (|F_s| − r_f(s) + 1) /
-    (|F_{s−1}| − r_f(s) + 1)``.
+    (|F_{s−1}| − r_f(s) + 1)``. ``gram``: ``X Xᵀ`` if already computed (see
+    :class:`~paretostab.selectors._logistic.IncrementalL2Logistic`).
     """
     d = X.shape[1]
-    model = _model(loss, X, y, reg=reg, beta=beta, weights=weights, tol=tol)
+    model = _model(loss, X, y, reg=reg, beta=beta, weights=weights, tol=tol, gram=gram)
     is_protected = np.zeros(d, dtype=bool)
     is_protected[protected] = True
     dropped_at = np.zeros(d, dtype=np.int64)
@@ -164,7 +142,7 @@ class _BaseRFE(LinearModelMixin, SelectorBase):
     and ``scale_`` of the standardisation, ``beta_`` (the shrinkage used), ``classes_``.
     """
 
-    # Subclasses define ``_shrinkage(X_raw, signs, d) -> (β, protected features in order)``.
+    # Subclasses define ``_shrinkage(sample) -> (β, protected features in order)``.
 
     def _final_shrinkage(self, path: EliminationPath) -> np.ndarray | None:
         """β of the final model on the kept features (None: no shrinkage)."""
@@ -186,16 +164,16 @@ class _BaseRFE(LinearModelMixin, SelectorBase):
                 f"loss must be one of {', '.join(map(repr, LOSSES))}; got {self.loss!r}."
             )
 
-    def _select(self, X_std, signs, X):
-        d = X.shape[1]
+    def _select(self, sample):
+        d = sample.n_features
         self._validate_common(d)
-        beta, protected = self._shrinkage(X, signs, d)
+        beta, protected = self._shrinkage(sample)
         self.beta_ = beta
-        rows, counts = distinct_rows(X, signs)
-        X_std, signs = X_std[rows], signs[rows]
+        X_std, signs, counts = sample.distinct
+        gram = sample.distinct_gram if self.loss == "logistic" and d >= signs.size else None
         path = eliminate(X_std, signs, n_features=self.n_features, protected=protected,
                          beta=beta, reg=self.reg, step=self.step, tol=self.tol, loss=self.loss,
-                         weights=counts)
+                         weights=counts, gram=gram)
         final = _model(self.loss, X_std[:, path.kept], signs, reg=self.final_reg,
                        beta=self._final_shrinkage(path), weights=counts, tol=self.tol).fit()
         self.support_ = np.zeros(d, dtype=bool)

@@ -115,14 +115,18 @@ class HybridRFE(_BaseRFE):
         self.loss = loss
         self.tol = tol
 
-    def _shrinkage(self, X, signs, d):
+    def _shrinkage(self, sample):
+        d = sample.n_features
         check_int("n_stable", self.n_stable, 0, min(self.n_features, d),
                   f"the stable set's size, at most n_features={self.n_features}")
         check_positive("epsilon", self.epsilon)
         if not is_number(self.alpha) or self.alpha < 0:
             raise InvalidInputError(f"alpha must be a number >= 0; got {self.alpha!r}.")
         _check_criterion(self.criterion)
-        stable = (univariate_order(X, signs, self.criterion)[: self.n_stable]
+        criterion = self.criterion
+        stable = (sample.memo(("univariate_order", criterion),
+                              lambda: univariate_order(sample.X, sample.signs, criterion)
+                              )[: self.n_stable]
                   if self.n_stable else np.zeros(0, dtype=np.int64))
         beta = np.ones(d)
         beta[stable] = self.epsilon
@@ -188,7 +192,8 @@ class BiasedRFE(_BaseRFE):
         self.tol = tol
         self.random_state = random_state
 
-    def _shrinkage(self, X, signs, d):
+    def _shrinkage(self, sample):
+        d = sample.n_features
         protected = np.zeros(0, dtype=np.int64)
         if self.beta is not None:
             beta = np.asarray(self.beta, dtype=float)

@@ -27,7 +27,7 @@ most ``max(10, |working set|)`` at a time, and the fit repeats. At exit the KKT 
 of the *full* problem hold (to the inner solver's tolerance inside the working set, to
 1e-6 relative outside), so the solution is the full problem's, at the cost of a few
 small fits and gradients. Bootstrap samples are handled as their distinct rows with
-multiplicities as weights (the same loss; see ``_rfe.distinct_rows``) — except inside
+multiplicities as weights (the same loss; see ``_base.distinct_rows``) — except inside
 saga, whose step size ignores sample weights (with a multiplicity of 5 it stalls for its
 whole ``max_iter``; scikit-learn #31536): it gets the repeated rows.
 
@@ -59,13 +59,13 @@ from paretostab.importance import linear_importance
 from paretostab.selectors._base import (
     LogisticModelMixin,
     SelectorBase,
+    TrainingSample,
     check_int,
     check_positive,
     is_number,
     single_threaded,
 )
 from paretostab.selectors._logistic import fit_l2_logistic
-from paretostab.selectors._rfe import distinct_rows
 
 #: Working-set solvers of :class:`ElasticNetSelector`.
 SOLVERS = ("fista", "saga")
@@ -116,31 +116,23 @@ class _Problem:
         return self.X.T @ r, float(r.sum())
 
 
-def _problem(X_std: np.ndarray, signs: np.ndarray, X_raw: np.ndarray) -> _Problem:
-    first, counts = distinct_rows(X_raw, signs)
-    return _Problem(X_std[first], signs[first], counts)
+def _problem(sample: TrainingSample) -> _Problem:
+    """The problem ``fit`` solves on a training sample: its distinct standardised rows."""
+    return _Problem(*sample.distinct)
 
 
 def _run_problem(X: np.ndarray, y: np.ndarray, sample) -> _Problem:
-    """The problem ``fit(X[rows][:, cols], y[rows])`` solves (SelectorBase's standardisation)."""
+    """The problem ``fit(X[rows][:, cols], y[rows])`` solves, for a sample given as a
+    :class:`TrainingSample`, rows or ``(rows, cols)``."""
+    if isinstance(sample, TrainingSample):
+        return _problem(sample)
     if isinstance(sample, tuple):
         rows, cols = sample
         X_run = X[np.ix_(rows, cols)]
     else:
         rows = sample
         X_run = X[rows]
-    y_run = y[rows]
-    classes, index = np.unique(y_run, return_inverse=True)
-    if classes.size != 2:
-        raise InvalidInputError(
-            f"every calibration sample needs both classes of y; a sample of {len(rows)} "
-            f"rows has {classes.size} class(es): {classes.tolist()[:10]}."
-        )
-    signs = np.where(index == 1, 1.0, -1.0)
-    X_std = X_run - X_run.mean(axis=0)
-    std = np.sqrt(np.einsum("ij,ij->j", X_std, X_std) / X_run.shape[0])
-    X_std /= np.where(std > 0, std, 1.0)
-    return _problem(X_std, signs, X_run)
+    return _problem(TrainingSample(X_run, y[rows], owner="every calibration sample"))
 
 
 @dataclass
@@ -526,13 +518,16 @@ def calibrate_runs(selector: _SparseLogisticBase, X, y, samples: Sequence, *,
 
     k̄ is ``selector.target_features``; run i fits ``X[rows_i]`` (or ``X[rows_i][:, cols_i]``
     when ``samples[i]`` is a pair ``(rows_i, cols_i)``, for a per-run pre-filter) exactly as
-    ``selector.fit`` would. Two phases: (1) :func:`_search` for the mean over the first
+    ``selector.fit`` would — or the prepared :class:`TrainingSample` ``samples[i]`` (whose
+    ``columns`` say which columns of X it holds), as ``selector.fit_sample`` would. Two
+    phases: (1) :func:`_search` for the mean over the first
     ``n_subset`` runs within ``tolerance / 2``, the subset's problems kept in memory;
     (2) the mean over all runs at that λ; if it misses k̄ ± ``tolerance``, the search goes on
     with all runs from there, its first step sized by the subset's slope of the count in
     log λ. Every fit is warm-started from the same run's nearest solution in λ. The runs'
     standardised problems are kept in memory up to :data:`CACHE_BYTES` in all (the
-    subset's always), the others rebuilt at each evaluation. Warns
+    subset's always, and those of prepared samples, which hold them), the others rebuilt
+    at each evaluation. Warns
     (:class:`CalibrationWarning`) when the tolerance cannot be met.
     """
     target = selector.target_features
@@ -551,12 +546,16 @@ def calibrate_runs(selector: _SparseLogisticBase, X, y, samples: Sequence, *,
         raise InvalidInputError("samples must list at least one run's training rows; got 0.")
     checked = []
     for i, sample in enumerate(samples):
+        if isinstance(sample, TrainingSample):
+            checked.append(sample)
+            continue
         rows, cols = sample if isinstance(sample, tuple) else (sample, None)
         rows = _check_indices(f"samples[{i}] rows", rows, X.shape[0])
         if cols is not None:
             cols = _check_indices(f"samples[{i}] columns", cols, X.shape[1])
         checked.append(rows if cols is None else (rows, cols))
-    d_runs = [X.shape[1] if not isinstance(s, tuple) else s[1].size for s in checked]
+    d_runs = [s.n_features if isinstance(s, TrainingSample) else
+              s[1].size if isinstance(s, tuple) else X.shape[1] for s in checked]
     check_positive("tolerance", tolerance)
     check_int("n_subset", n_subset, 1, 10**9, "runs used by the first phase")
     check_int("target_features", target, 1, min(d_runs),
@@ -568,13 +567,16 @@ def calibrate_runs(selector: _SparseLogisticBase, X, y, samples: Sequence, *,
         M = len(checked)
         subset = list(range(min(n_subset, M)))
         cached = {i: _run_problem(X, y, checked[i]) for i in subset}
-        cached_bytes = sum(problem.X.nbytes for problem in cached.values())
+        cached_bytes = sum(problem.X.nbytes for i, problem in cached.items()
+                           if not isinstance(checked[i], TrainingSample))
         warm = [_WarmStarts() for _ in range(M)]
         fits = 0
 
         def penalty_of(i):
             # group labels follow a run's columns; other penalties depend on d only
-            columns = checked[i][1] if isinstance(checked[i], tuple) else None
+            sample = checked[i]
+            columns = (sample.columns if isinstance(sample, TrainingSample) else
+                       sample[1] if isinstance(sample, tuple) else None)
             key = i if columns is not None and getattr(selector, "groups", None) is not None \
                 else d_runs[i]
             if key not in penalties:
@@ -586,7 +588,9 @@ def calibrate_runs(selector: _SparseLogisticBase, X, y, samples: Sequence, *,
             problem = cached.get(i)
             if problem is None:
                 problem = _run_problem(X, y, checked[i])
-                if cached_bytes + problem.X.nbytes <= CACHE_BYTES:
+                if isinstance(checked[i], TrainingSample):  # held by the sample's memo
+                    cached[i] = problem
+                elif cached_bytes + problem.X.nbytes <= CACHE_BYTES:
                     cached[i] = problem
                     cached_bytes += problem.X.nbytes
             if i not in lam_maxes:
@@ -703,11 +707,11 @@ class _SparseLogisticBase(LogisticModelMixin, SelectorBase):
         if self.max_iter is not None:
             check_int("max_iter", self.max_iter, 1, 10**9, "the inner solver's iterations")
 
-    def _select(self, X_std, signs, X_raw):
-        d = X_std.shape[1]
+    def _select(self, sample):
+        d = sample.n_features
         self._check_common(d)
         penalty = self._penalty(d)
-        problem = _problem(X_std, signs, X_raw)
+        problem = _problem(sample)
         if self.reg is not None:
             solution = _solve(problem, penalty, float(self.reg))
         else:

@@ -56,6 +56,11 @@ def _ranks(order: np.ndarray) -> np.ndarray:
     return ranks
 
 
+def _ranking(score: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(order, score)``: the features by decreasing ``score`` (ties by index), and it."""
+    return descending_order(score), score
+
+
 def _check_n_features(value: object, d: int) -> int:
     return check_int("n_features", value, 1, d,
                      f"the number of features to select, at most the {d} features of X")
@@ -105,21 +110,23 @@ class _ProbabilisticDecision:
 class _FilterSelector(LogisticModelMixin, SelectorBase):
     """A univariate or greedy filter ranking, top k, then an L2-logistic final model.
 
-    Subclasses implement ``_rank(X_std, signs, X_raw, k) -> (order, scores)``: all d
-    features best first, and the score each is ranked by.
+    Subclasses implement ``_rank(sample, k) -> (order, scores)`` on the
+    :class:`~paretostab.selectors.TrainingSample`: all d features best first, and the score
+    each is ranked by (memoised on the sample: a ranking depends on the data and on the
+    parameters it names, not on ``final_reg``).
     """
 
-    def _select(self, X_std, signs, X):
-        d = X.shape[1]
+    def _select(self, sample):
+        d = sample.n_features
         k = _check_n_features(self.n_features, d)
         check_positive("final_reg", self.final_reg)
-        order, scores = self._rank(X_std, signs, X, k)
+        order, scores = self._rank(sample, k)
         kept = np.sort(order[:k])
         self.scores_ = scores
         self.rank_order_ = _ranks(order)
         self.support_ = np.zeros(d, dtype=bool)
         self.support_[kept] = True
-        self.coef_, self.intercept_ = fit_l2_logistic(X_std[:, kept], signs,
+        self.coef_, self.intercept_ = fit_l2_logistic(sample.X_std[:, kept], sample.signs,
                                                       reg=self.final_reg)
         self.importances_ = np.zeros(d)
         self.importances_[kept] = linear_importance(self.coef_)
@@ -150,9 +157,9 @@ class TTestSelector(_FilterSelector):
         self.n_features = n_features
         self.final_reg = final_reg
 
-    def _rank(self, X_std, signs, X, k):
-        scores = welch_t(X, signs)
-        return descending_order(scores), scores
+    def _rank(self, sample, k):
+        return sample.memo(("welch_t_ranking",), lambda: _ranking(welch_t(sample.X,
+                                                                           sample.signs)))
 
 
 def _window_counts(sorted_columns: np.ndarray, values: np.ndarray,
@@ -276,13 +283,19 @@ class MIMSelector(_FilterSelector):
         self.n_neighbors = n_neighbors
         self.random_state = random_state
 
-    def _rank(self, X_std, signs, X, k):
+    def _rank(self, sample, k):
         n_neighbors = _check_at_least("n_neighbors", self.n_neighbors, 1,
                                       "neighbours of the mutual information estimator")
         rng = _check_random_state(self.random_state)
-        scores = mutual_info_classif_fast(X_std, _labels(signs), n_neighbors=n_neighbors,
-                                          random_state=rng)
-        return descending_order(scores), scores
+
+        def compute():
+            return _ranking(mutual_info_classif_fast(sample.X_std, _labels(sample.signs),
+                                                     n_neighbors=n_neighbors,
+                                                     random_state=rng))
+
+        if isinstance(self.random_state, int | np.integer):  # a seed: deterministic
+            return sample.memo(("mim", n_neighbors, int(self.random_state)), compute)
+        return compute()
 
 
 #: r² is capped below 1 so that identical features have a finite MI (≈ 13.8 nats).
@@ -337,18 +350,23 @@ class MRMRSelector(_FilterSelector):
         self.final_reg = final_reg
         self.correlation = correlation
 
-    def _rank(self, X_std, signs, X, k):
+    def _rank(self, sample, k):
         if self.correlation not in CORRELATIONS:
             raise InvalidInputError(
                 f"correlation must be one of {', '.join(map(repr, CORRELATIONS))}; got "
                 f"{self.correlation!r}."
             )
-        d = X.shape[1]
-        Z = X_std if self.correlation == "pearson" else stats.rankdata(X, axis=0)
+        order, score, self.relevance_ = sample.memo(
+            ("mrmr", self.correlation, k), lambda: self._greedy(sample, k))
+        return order, score
+
+    def _greedy(self, sample, k):
+        """``(order, score, relevance)`` of the greedy selection (class docstring)."""
+        d = sample.n_features
+        Z = sample.X_std if self.correlation == "pearson" else stats.rankdata(sample.X, axis=0)
         Z = _unit_columns(Z)
-        target = _unit_columns(signs[:, None])[:, 0]
+        target = _unit_columns(sample.signs[:, None])[:, 0]
         relevance = gaussian_mi(Z.T @ target)
-        self.relevance_ = relevance
         redundancy = np.zeros(d)
         score = relevance.copy()
         available = np.ones(d, dtype=bool)
@@ -363,7 +381,7 @@ class MRMRSelector(_FilterSelector):
         rest = np.flatnonzero(available)
         order = np.concatenate([picked, rest[descending_order(score[rest])]]).astype(np.int64)
         score[picked] = picked_score
-        return order, score
+        return order, score, relevance
 
 
 # ----------------------------------------------------------------------- random forest
@@ -524,8 +542,9 @@ class RandomForestSelector(_ProbabilisticDecision, SelectorBase):
                                       min_samples_leaf=self.min_samples_leaf,
                                       random_state=seed)
 
-    def _select(self, X_std, signs, X):
-        d = X.shape[1]
+    def _select(self, sample):
+        X_std, signs = sample.X_std, sample.signs
+        d = sample.n_features
         k = _check_n_features(self.n_features, d)
         _check_at_least("n_trees", self.n_trees, 1, "trees per forest")
         _check_max_features(self.max_features)
@@ -623,8 +642,9 @@ class ReliefSelector(_ProbabilisticDecision, SelectorBase):
         self.n_neighbors = n_neighbors
         self.n_neighbors_predict = n_neighbors_predict
 
-    def _select(self, X_std, signs, X):
-        n, d = X.shape
+    def _select(self, sample):
+        X_std, signs = sample.X_std, sample.signs
+        n, d = X_std.shape
         k = _check_n_features(self.n_features, d)
         n_neighbors = _check_at_least("n_neighbors", self.n_neighbors, 1,
                                       "ReliefF's nearest hits and misses")
@@ -634,8 +654,8 @@ class ReliefSelector(_ProbabilisticDecision, SelectorBase):
             n_predict = _check_at_least(
                 "n_neighbors_predict", self.n_neighbors_predict, 1,
                 "neighbours of the final K-NN, or None for n_neighbors")
-        scores = relief_weights(X_std, signs, n_neighbors)
-        order = descending_order(scores)
+        order, scores = sample.memo(("relief", n_neighbors), lambda: _ranking(
+            relief_weights(X_std, signs, n_neighbors)))
         kept = np.sort(order[:k])
         selected = X_std[:, kept]
         self.knn_ = KNeighborsClassifier(n_neighbors=min(n_predict, n),
