@@ -267,20 +267,30 @@ def simulate_correlated_groups(n_groups: int = 5, group_size: int = 1, n_other: 
     return Dataset(X, y, tuple(names), "simulated", groups)
 
 
+def variance_order(X: np.ndarray) -> np.ndarray:
+    """All features of ``X`` by decreasing sample variance (ties: lower index first)."""
+    return np.argsort(-X.var(axis=0, ddof=1), kind="stable")
+
+
 def variance_prefilter(X: np.ndarray, n_kept: int) -> np.ndarray:
     """Indices (increasing) of the ``n_kept`` features of highest sample variance in ``X``.
 
     000 §6.2 and 003 §7.1 pre-filter microarray data this way; the protocol computes it
-    on each run's training sample only (no leakage). Ties: lower index first.
+    on each run's training sample only (no leakage). Ties: lower index first
+    (``np.sort(variance_order(X)[:n_kept])``).
     """
-    d = X.shape[1]
+    check_prefilter(n_kept, X.shape[1])
+    return np.sort(variance_order(X)[:n_kept])
+
+
+def check_prefilter(n_kept: object, d: int) -> int:
+    """``n_kept``, validated as a pre-filter size for ``d`` features."""
     if isinstance(n_kept, bool) or not isinstance(n_kept, int | np.integer) or not 1 <= n_kept <= d:
         raise InvalidInputError(
             f"prefilter must be an integer in [1, {d}] (the features kept); got {n_kept!r}."
         )
-    order = np.argsort(-X.var(axis=0, ddof=1), kind="stable")
-    return np.sort(order[:n_kept])
+    return int(n_kept)
 
 
-__all__ = ["Dataset", "load_dataset", "simulate_correlated_groups",
-                          "variance_prefilter", "check_classes"]
+__all__ = ["Dataset", "check_classes", "check_prefilter", "load_dataset",
+           "simulate_correlated_groups", "variance_order", "variance_prefilter"]

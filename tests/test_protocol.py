@@ -104,6 +104,44 @@ def test_save_and_load_round_trip(runset, tmp_path):
         RunSet.load(tmp_path / "other.npz")
 
 
+def test_the_saved_runset_is_compact(runset, tmp_path):
+    path = runset.save(tmp_path / "runs.npz")
+    with np.load(path) as archive:
+        columns = archive["columns"]
+        np.testing.assert_array_equal(columns, np.flatnonzero(runset.selection_matrix.any(0)))
+        assert archive["selection"].shape == (8, columns.size)
+        assert archive["ranks"].dtype == np.uint8  # d + 1 = 65 fits a byte
+    again = RunSet.load(path)
+    assert again.rank_depth is None and again.rank_matrix.dtype == np.int64
+    np.testing.assert_array_equal(again.prepare_seconds, runset.prepare_seconds)
+
+
+def test_a_runset_saved_with_part_of_its_rankings(runset, tmp_path):
+    top = RunSet.load(runset.save(tmp_path / "top.npz", ranks=6))
+    assert top.rank_depth == 6 and top.same_runs(top)
+    np.testing.assert_array_equal(top.rank_matrix, np.minimum(runset.rank_matrix, 7))
+    assert top.stability("js", k=6) == runset.stability("js", k=6)
+    assert top.stability("canberra", k=4) == runset.stability("canberra", k=4)
+    with pytest.raises(InvalidInputError, match="reads deeper rankings .* top 6 positions"):
+        top.stability("spearman")
+    with pytest.raises(InvalidInputError, match="pass k <= 6"):
+        top.stability("js", k=7)
+    none = RunSet.load(runset.save(tmp_path / "none.npz", ranks=None))
+    assert none.rank_matrix is None and none.rank_depth == 0
+    with pytest.raises(InvalidInputError, match="saved without them"):
+        none.stability("js", k=3)
+    assert none.stability("iw") == runset.stability("iw")
+    with pytest.raises(InvalidInputError, match="ranks must be 'full', a positive integer"):
+        runset.save(tmp_path / "bad.npz", ranks=0)
+
+
+def test_a_runset_of_the_previous_format_is_refused_clearly(runset, tmp_path):
+    np.savez_compressed(tmp_path / "old.npz", selection_matrix=runset.selection_matrix,
+                        metadata=np.array('{"format": 1, "metric": "accuracy"}'))
+    with pytest.raises(InvalidInputError, match="format 1, written by an older paretostab"):
+        RunSet.load(tmp_path / "old.npz")
+
+
 def test_prefilter_is_computed_on_each_training_sample(data):
     X, y = data
     runs = run_protocol(HybridRFE(n_features=4), X, y, runs=4, prefilter=10, random_state=5)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import io
 
 import matplotlib
@@ -14,8 +15,8 @@ from paretostab.protocol import RunSet
 from paretostab.report import StabilityMap, feature_color, stability_map
 
 matplotlib.use("Agg", force=True)
+from matplotlib.collections import PolyCollection  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
-from matplotlib.patches import Rectangle  # noqa: E402
 
 from paretostab.report.plot import draw_stability_map  # noqa: E402
 
@@ -24,8 +25,10 @@ def make_runset(Z, I=None, names=None) -> RunSet:
     Z = np.asarray(Z, dtype=bool)
     I = Z.astype(float) if I is None else np.asarray(I, dtype=float)
     M = Z.shape[0]
-    return RunSet(Z, I, None, np.full(M, 0.8), np.arange(M, dtype=np.uint32), np.zeros(M),
-                  "accuracy", "bootstrap", "Test", {}, names)
+    return RunSet(selection_matrix=Z, importance_matrix=I, rank_matrix=None,
+                  scores=np.full(M, 0.8), seeds=np.arange(M, dtype=np.uint32),
+                  fit_seconds=np.zeros(M), metric="accuracy", resampling="bootstrap",
+                  selector="Test", params={}, feature_names=names)
 
 
 def random_runset(seed, M=12, d=30, k=(2, 8), names=None) -> RunSet:
@@ -181,8 +184,8 @@ def test_names_top_and_validation():
     with pytest.raises(InvalidInputError, match="RunSet"):
         stability_map(np.zeros((3, 3)))
     with pytest.raises(InvalidInputError, match="0/1"):
-        stability_map(RunSet(np.array([[2, 0], [1, 1]]), np.ones((2, 2)), None, np.zeros(2),
-                             np.zeros(2), np.zeros(2), "accuracy", "bootstrap", "Test"))
+        runs = make_runset(np.ones((2, 2)))
+        stability_map(dataclasses.replace(runs, selection_matrix=np.array([[2, 0], [1, 1]])))
 
 
 def test_map_is_read_only_and_input_untouched():
@@ -207,10 +210,13 @@ def test_draw_stability_map_on_given_axes():
     ax = fig.add_subplot()
     out = draw_stability_map(m, ax=ax)
     assert out is ax
-    rectangles = [p for p in ax.patches if isinstance(p, Rectangle)]
-    assert len(rectangles) == m.row.size
-    np.testing.assert_allclose([r.get_facecolor()[:3] for r in rectangles], m.rectangle_colors)
-    np.testing.assert_allclose([r.get_x() for r in rectangles], m.left)
+    (rectangles,) = [c for c in ax.collections if isinstance(c, PolyCollection)]
+    corners = np.array([path.vertices[:4] for path in rectangles.get_paths()])
+    assert corners.shape == (m.row.size, 4, 2)
+    np.testing.assert_allclose(rectangles.get_facecolor()[:, :3], m.rectangle_colors)
+    np.testing.assert_allclose(corners[:, :, 0].min(axis=1), m.left)
+    np.testing.assert_allclose(corners[:, :, 0].max(axis=1), m.left + m.width)
+    np.testing.assert_allclose(corners[:, :, 1].mean(axis=1), m.row)
     legend = ax.get_legend()
     assert [t.get_text().split(" (")[0] for t in legend.get_texts()] == list(m.legend_names)
     assert ax.get_xlabel() == "cumulative importance" and ax.get_ylabel() == "run"
@@ -228,10 +234,25 @@ def test_draw_stability_map_options():
     assert ax.get_legend() is None
     empty = stability_map(make_runset(np.zeros((3, 4))))
     ax = draw_stability_map(empty, ax=Figure().add_subplot())
-    assert not ax.patches and ax.get_legend() is None
+    assert not ax.collections and ax.get_legend() is None
     ax = draw_stability_map(m)  # a new figure
-    assert len(ax.patches) == m.row.size
+    assert len(ax.collections[0].get_paths()) == m.row.size
     plt.close(ax.figure)
     with pytest.raises(InvalidInputError, match="StabilityMap"):
         draw_stability_map(random_runset(5), ax=Figure().add_subplot())
     assert dict(matplotlib.rcParams) == before
+
+
+@pytest.mark.parametrize("name", ["g{}", "AFFX-HUMGAPDH/M33197_{}_at"])
+def test_the_standalone_map_figure_keeps_its_legend_inside(name):
+    from paretostab.report.plot import stability_map_figure
+
+    runs = random_runset(8, M=40, d=30, names=tuple(name.format(j) for j in range(30)))
+    figure = stability_map_figure(stability_map(runs, top=10), size=(8.0, 5.0))
+    ax = figure.axes[0]
+    figure.canvas.draw()
+    renderer = figure._get_renderer()
+    legend = ax.get_legend().get_window_extent(renderer)
+    assert 0 < legend.x0 and legend.x1 <= figure.bbox.width + 1  # not cut off
+    assert ax.get_window_extent(renderer).x1 < legend.x0  # beside the map
+    assert ax.get_position().width > 0.2

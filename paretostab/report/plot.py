@@ -15,7 +15,9 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 from matplotlib.axes import Axes
+from matplotlib.collections import PolyCollection
 from matplotlib.colors import to_rgba
+from matplotlib.figure import Figure
 from matplotlib.image import AxesImage
 from matplotlib.patches import Ellipse as EllipsePatch
 from matplotlib.patches import Patch
@@ -26,7 +28,7 @@ from paretostab.report import front as _front
 from paretostab.report.front import _as_points, _with_trivial_point, pareto_front, staircase
 from paretostab.report.maps import StabilityMap
 
-__all__ = ["draw_front", "draw_fronts", "draw_stability_map"]
+__all__ = ["draw_front", "draw_fronts", "draw_stability_map", "stability_map_figure"]
 
 _SHADE_ALPHA = 0.18        # uniform shading of the dominated area
 _WEIGHT_ALPHA = (0.10, 0.50)  # weighted shading: the patch's alpha, the image's maximum
@@ -45,7 +47,9 @@ def draw_stability_map(stability_map: StabilityMap, *, ax: Axes | None = None,
     """Draw a feature stability map (003 §3, Figure 1).
 
     Runs on the y axis (run 0 at the top), cumulative importance on the x axis; one
-    rectangle per (run, selected feature) in the feature's colour. With ``legend``, a
+    rectangle per (run, selected feature) in the feature's colour, all of them in one
+    ``PolyCollection`` (a patch per rectangle costs seconds for M = 100 runs of k̄ = 20
+    features; the collection, milliseconds). With ``legend``, a
     legend of ``stability_map.legend`` (the ``top`` most frequent features) with their
     names and selection frequencies ``p_f``, to the right of the axes.
 
@@ -70,8 +74,9 @@ def draw_stability_map(stability_map: StabilityMap, *, ax: Axes | None = None,
     if ax is None:
         ax = _new_axes((8.0, max(3.0, 0.15 * m.runs + 1.5)))
     if m.row.size:
-        ax.barh(m.row, m.width, left=m.left, height=0.85, align="center",
-                color=m.rectangle_colors, edgecolor="white", linewidth=0.3)
+        ax.add_collection(PolyCollection(_rectangles(m.left, m.row, m.width, 0.85),
+                                         facecolors=m.rectangle_colors, edgecolors="white",
+                                         linewidths=0.3), autolim=False)
     ax.set_ylim(m.runs - 0.5, -0.5)  # run 0 at the top
     ax.set_xlim(0.0, m.mean_selected if m.mean_selected > 0 else 1.0)
     ax.yaxis.set_major_locator(MaxNLocator(integer=True))
@@ -85,6 +90,38 @@ def draw_stability_map(stability_map: StabilityMap, *, ax: Axes | None = None,
                   bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0, fontsize="small",
                   title_fontsize="small")
     return ax
+
+
+def stability_map_figure(stability_map: StabilityMap, *, size: tuple[float, float] = (8.0, 5.0),
+                         dpi: float = 80.0) -> Figure:
+    """A stand-alone figure of a stability map (no pyplot), laid out in one pass.
+
+    The axes take the figure's width but what the legend (measured once) needs: what
+    ``savefig(bbox_inches="tight")`` achieves with a second full drawing, at the cost of
+    laying out the legend's text, which the drawing then reuses. The per-trial artifact
+    of a tuning study.
+    """
+    figure = Figure(figsize=size, dpi=dpi)
+    left, bottom, right = 0.6 / size[0], 0.5 / size[1], 1.0 - 0.1 / size[0]
+    ax = figure.add_axes((left, bottom, right - left, 1.0 - 0.15 / size[1] - bottom))
+    draw_stability_map(stability_map, ax=ax)
+    legend = ax.get_legend()
+    if legend is not None:
+        extent = legend.get_window_extent(figure._get_renderer()).transformed(
+            figure.transFigure.inverted())
+        width = (right - extent.width - left) / 1.01  # the legend sits at 1.01 axes widths
+        ax.set_position((left, ax.get_position().y0, max(width, 0.2),
+                         ax.get_position().height))
+    return figure
+
+
+def _rectangles(left: np.ndarray, center: np.ndarray, width: np.ndarray,
+                height: float) -> np.ndarray:
+    """(K, 4, 2) vertices of K axis-aligned rectangles (x from ``left``, y centred)."""
+    x0, x1 = left, left + width
+    y0, y1 = center - height / 2, center + height / 2
+    return np.stack([np.column_stack(corner) for corner in
+                     ((x0, y0), (x0, y1), (x1, y1), (x1, y0))], axis=1)
 
 
 # --------------------------------------------------------------------------- weights
