@@ -31,6 +31,8 @@ The layout (every table but ``[study]``'s ``name``, ``[data]``'s ``source`` and
     metric = "accuracy"          # paretostab.protocol.METRICS
     replicates = 10              # B >= 3, for the report's confidence regions
     n_jobs = 2                   # joblib processes per protocol (results do not depend on it)
+    resamples = "shared"         # "shared": every trial on the same M resamples (default);
+                                 # "per_trial": each trial draws its own
 
     [selector]
     name = "hybrid_rfe"          # paretostab.selectors.SELECTORS
@@ -69,12 +71,21 @@ Rules the parser applies:
 * ``similarity`` is required when the objective or a recorded measure needs one, and
   refused otherwise.
 * Relative ``data.source`` paths are resolved against the spec file's folder (or ``base``
-  of :func:`parse_spec`); the data are not read here.
+  of :func:`parse_spec`); the data are not read here. A ``simulated`` source is drawn with
+  seed 0, so that every process and every report of a study sees the same data.
+
+``protocol.resamples`` says how trials draw their M resamples. ``"shared"`` (the
+default): every trial of the study runs on the same resamples, seeded from the study's
+seed, so that trials are compared on paired data, as the papers compare methods on the
+same bootstrap samples (and the selector's own randomness, e.g. a random forest's, is
+shared too: common random numbers); their preparation is then computed once per process
+(:class:`~paretostab.protocol.RunCache`). ``"per_trial"``: trial t draws its own from
+``(seed, t)``. The report's replicates draw fresh resamples either way.
 
 :meth:`StudySpec.content_hash` identifies what the trials compute (data, protocol,
-selector, objective; not the study name, trial count, seed, sampler, storage, nor
-``n_jobs``, which does not change any result), so that a stored study can be matched
-with the spec that made it.
+selector, objective, and the seed when the resamples are shared; not the study name,
+trial count, sampler, storage, nor ``n_jobs``, which does not change any result), so that
+a stored study can be matched with the spec that made it.
 """
 
 from __future__ import annotations
@@ -106,11 +117,13 @@ BUILTIN_SOURCES = ("breast_cancer", "digits", "iris", "simulated", "wine")
 _TABLES = ("data", "objective", "protocol", "selector", "study")
 _STUDY_KEYS = ("name", "trials", "seed", "sampler", "storage")
 _DATA_KEYS = ("source", "label", "impute", "prefilter")
-_PROTOCOL_KEYS = ("runs", "resampling", "sample_fraction", "metric", "replicates", "n_jobs")
+_PROTOCOL_KEYS = ("runs", "resampling", "sample_fraction", "metric", "replicates", "n_jobs",
+                  "resamples")
+RESAMPLES = ("shared", "per_trial")
 _SELECTOR_KEYS = ("name", "fixed", "search")
 _OBJECTIVE_KEYS = ("stability", "options", "similarity", "record")
 _PARAM_KEYS = ("low", "high", "log", "choices")
-_HASH_VERSION = 1
+_HASH_VERSION = 2
 
 
 class FrozenMap(Mapping):
@@ -196,6 +209,7 @@ class ProtocolSpec:
     replicates: int = 10
     n_jobs: int = 1
     sample_fraction: float = 0.9
+    resamples: str = "shared"
 
 
 @dataclass(frozen=True)
@@ -248,7 +262,8 @@ class StudySpec:
 
     def content_hash(self) -> str:
         """SHA-256 (hex) of the canonical JSON of data, protocol (without ``n_jobs``),
-        selector and objective: equal for specs whose trials compute the same thing."""
+        selector, objective and, with shared resamples, the seed: equal for specs whose
+        trials compute the same thing."""
         payload = {
             "version": _HASH_VERSION,
             "data": _data_dict(self.data),
@@ -258,6 +273,8 @@ class StudySpec:
             "objective": {**_objective_dict(self.objective),
                           "record": sorted(set(self.objective.record))},
         }
+        if self.protocol.resamples == "shared":
+            payload["seed"] = self.seed
         text = json.dumps(payload, sort_keys=True, separators=(",", ":"), allow_nan=False)
         return hashlib.sha256(text.encode()).hexdigest()
 
@@ -283,7 +300,7 @@ def _data_dict(data: DataSpec) -> dict:
 def _protocol_dict(protocol: ProtocolSpec) -> dict:
     out = {"runs": protocol.runs, "resampling": protocol.resampling,
            "metric": protocol.metric, "replicates": protocol.replicates,
-           "n_jobs": protocol.n_jobs}
+           "n_jobs": protocol.n_jobs, "resamples": protocol.resamples}
     if protocol.resampling == "subsample":
         out["sample_fraction"] = protocol.sample_fraction
     return out
@@ -454,6 +471,9 @@ def _parse_protocol(where: _Where, table: dict) -> ProtocolSpec:
     if "replicates" in table:
         out["replicates"] = _int(where, "protocol.replicates", table["replicates"], 3,
                                  " (Hotelling's confidence ellipses need B >= 3)")
+    if "resamples" in table:
+        out["resamples"] = _choice(where, "protocol.resamples", table["resamples"], RESAMPLES,
+                                   "resamples")
     if "n_jobs" in table:
         value = table["n_jobs"]
         if not _is_int(value) or value == 0:
@@ -825,6 +845,6 @@ def builtin_spec_path(name: str = "quickstart") -> Path:
     return path
 
 
-__all__ = ["BUILTIN_SOURCES", "SAMPLERS", "SIMILARITIES", "DataSpec", "ObjectiveSpec",
+__all__ = ["BUILTIN_SOURCES", "RESAMPLES", "SAMPLERS", "SIMILARITIES", "DataSpec", "ObjectiveSpec",
            "Param", "ProtocolSpec", "SelectorSpec", "StudySpec", "builtin_spec_names",
            "builtin_spec_path", "load_spec", "parse_spec"]

@@ -7,6 +7,12 @@ every requested measure in the trial's user attributes. The trial's RunSet (``.n
 its feature stability map (``.png``) are uploaded to an Optuna artifact store beside the
 storage, so that reports can recompute any measure and the Optuna dashboard shows the map.
 
+With shared resamples (the spec's default) every trial runs on the same M resamples,
+seeded by the study's ``resample_seed`` (the spec's seed, or entropy drawn once when the
+study is created without one), and each process keeps its prepared runs in a
+:class:`~paretostab.protocol.RunCache`: a trial then costs its fits, not their
+preparation. Each trial records where its time went (user attribute ``timing``).
+
 Optuna appears only here, in the CLI and in the report's loader.
 """
 
@@ -29,7 +35,7 @@ from optuna.trial import TrialState
 from paretostab.data import load_dataset
 from paretostab.errors import InvalidInputError, StabilityWarning
 from paretostab.measures import get_measure
-from paretostab.protocol import RunSet, run_protocol
+from paretostab.protocol import DEFAULT_CACHE_BYTES, RunCache, RunSet, run_protocol
 from paretostab.selectors import get_selector
 from paretostab.similarity import FeatureSimilarity
 from paretostab.spec import SAMPLERS, Param, StudySpec
@@ -128,15 +134,23 @@ def create_or_load_study(spec: StudySpec, *, storage, study_name: str | None = N
         study.set_user_attr("spec_hash", spec.content_hash())
         study.set_user_attr("objective", spec.objective.stability)
         study.set_user_attr("spec", spec.to_dict())  # the report re-runs front trials
+        study.set_user_attr("resample_seed", spec.seed if spec.seed is not None else
+                            int(np.random.SeedSequence().entropy % 2**63))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
             study.set_metric_names([spec.protocol.metric, spec.objective.stability])
     elif known != spec.content_hash():
         raise InvalidInputError(
-            f"Study {name!r} in this storage was made from another spec (hash {known[:12]}, "
-            f"this spec {spec.content_hash()[:12]}); choose another --study-name."
+            f"Study {name!r} in this storage was made from another spec or by another "
+            f"version of paretostab (hash {known[:12]}, this spec "
+            f"{spec.content_hash()[:12]}); choose another --study-name."
         )
     return study
+
+
+def resample_seed(study: optuna.Study) -> int:
+    """The seed of the resamples every trial of a shared-resamples study runs on."""
+    return int(study.user_attrs["resample_seed"])
 
 
 def suggest(trial: optuna.Trial, param: Param):
@@ -150,7 +164,8 @@ def suggest(trial: optuna.Trial, param: Param):
 
 @dataclass
 class _Problem:
-    """What every trial of a study shares: the data and, if needed, the similarity."""
+    """What every trial of a study shares: the data and, if needed, the similarity.
+    Loaded once by ``tune`` and handed to its worker processes."""
 
     X: np.ndarray
     y: np.ndarray
@@ -159,7 +174,10 @@ class _Problem:
 
     @classmethod
     def from_spec(cls, spec: StudySpec) -> _Problem:
-        data = load_dataset(spec.data.source, label=spec.data.label, impute=spec.data.impute)
+        """The spec's data (a simulated source with seed 0: every process, every report
+        of the study sees the same data) and similarity."""
+        data = load_dataset(spec.data.source, label=spec.data.label, impute=spec.data.impute,
+                            random_state=0)
         similarity = (FeatureSimilarity(data.X, spec.objective.similarity)
                       if spec.objective.similarity else None)
         return cls(data.X, data.y, data.feature_names, similarity)
@@ -180,9 +198,36 @@ def measure_values(runs: RunSet, spec: StudySpec, similarity) -> dict[str, float
     return values
 
 
-def make_objective(spec: StudySpec, problem: _Problem, *, store, n_jobs: int | None = None):
-    """The trial function: protocol → (accuracy, stability), attributes and artifacts."""
+def kept_ranks(spec: StudySpec) -> str | int | None:
+    """What of the rankings a trial's RunSet artifact keeps: what the spec's measures read
+    — ``"full"`` if one reads whole rankings, the largest top-k if all read top-k lists,
+    None if no measure reads rankings (a 100-run ranking of 12 600 features is 2.5 MB)."""
+    depths = []
+    for name in spec.objective.measures:
+        info = get_measure(name)
+        if info.input == "ranking":
+            k = spec.objective.options.get("k") if "k" in info.options else None
+            if k is None:
+                return "full"
+            depths.append(int(k))
+    return max(depths) if depths else None
+
+
+def make_objective(spec: StudySpec, problem: _Problem, *, store, n_jobs: int | None = None,
+                   resamples_seed: int | None = None,
+                   cache_bytes: int = DEFAULT_CACHE_BYTES):
+    """The trial function: protocol → (accuracy, stability), attributes and artifacts.
+
+    With shared resamples every trial's protocol is seeded by ``resamples_seed`` (see
+    :func:`resample_seed`) and the prepared runs are kept in one :class:`RunCache` of
+    ``cache_bytes`` per process for all of this objective's trials.
+    """
     info = get_selector(spec.selector.name)
+    shared = spec.protocol.resamples == "shared"
+    if shared and resamples_seed is None:
+        raise InvalidInputError("shared resamples need the study's resample seed.")
+    cache = RunCache(cache_bytes) if shared else None
+    ranks = kept_ranks(spec)
 
     def objective(trial: optuna.Trial) -> tuple[float, float]:
         params = {p.name: suggest(trial, p) for p in spec.selector.search}
@@ -193,20 +238,28 @@ def make_objective(spec: StudySpec, problem: _Problem, *, store, n_jobs: int | N
                 runs=spec.protocol.runs, resampling=spec.protocol.resampling,
                 sample_fraction=spec.protocol.sample_fraction,
                 prefilter=spec.data.prefilter, metric=spec.protocol.metric,
-                random_state=[spec.seed or 0, trial.number],
-                n_jobs=n_jobs or spec.protocol.n_jobs, progress=False)
+                random_state=resamples_seed if shared else [spec.seed or 0, trial.number],
+                n_jobs=n_jobs or spec.protocol.n_jobs, cache=cache, progress=False)
+            protocol_end = time.perf_counter()
             values = measure_values(runs, spec, problem.similarity)
         except Exception as exc:
             trial.set_user_attr("fail_reason", f"{type(exc).__name__}: {exc}")
             raise
+        measures_end = time.perf_counter()
+        _upload_artifacts(trial, runs, problem.feature_names, store, ranks)
+        end = time.perf_counter()
         trial.set_user_attr("measures", values)
         trial.set_user_attr("mean_selected", runs.mean_selected)
         trial.set_user_attr("runs", runs.runs)
-        trial.set_user_attr("seconds", time.perf_counter() - start)
+        trial.set_user_attr("seconds", end - start)
+        trial.set_user_attr("timing", {
+            "protocol": protocol_end - start, "preparation": float(runs.prepare_seconds.sum()),
+            "fits": float(runs.fit_seconds.sum()), "scoring": float(runs.score_seconds.sum()),
+            "measures": measures_end - protocol_end, "artifacts": end - measures_end,
+            "run_cache_mib": (cache.nbytes / 2**20) if cache is not None else 0.0})
         trial.set_user_attr("spec_hash", spec.content_hash())
         if runs.params.get("calibrated"):
             trial.set_user_attr("calibrated", runs.params["calibrated"])
-        _upload_artifacts(trial, runs, problem.feature_names, store)
         accuracy, stability = runs.accuracy, values[spec.objective.stability]
         if math.isnan(accuracy) or math.isnan(stability):
             trial.set_user_attr("fail_reason", "accuracy or stability is undefined (NaN)")
@@ -215,21 +268,17 @@ def make_objective(spec: StudySpec, problem: _Problem, *, store, n_jobs: int | N
     return objective
 
 
-def _upload_artifacts(trial, runs: RunSet, feature_names, store) -> None:
+def _upload_artifacts(trial, runs: RunSet, feature_names, store, ranks) -> None:
     from paretostab.report.maps import stability_map
-    from paretostab.report.plot import draw_stability_map
+    from paretostab.report.plot import stability_map_figure
 
     with tempfile.TemporaryDirectory() as folder:
-        runset_path = runs.save(Path(folder) / f"runset-trial-{trial.number}.npz")
+        runset_path = runs.save(Path(folder) / f"runset-trial-{trial.number}.npz", ranks=ranks)
         upload_artifact(artifact_store=store, file_path=str(runset_path), study_or_trial=trial,
                         mimetype="application/octet-stream")
-        from matplotlib.figure import Figure  # no pyplot: no backend or global state
-
-        figure = Figure(figsize=(8, 5))
-        draw_stability_map(stability_map(runs, feature_names=feature_names, top=10),
-                           ax=figure.add_subplot())
+        figure = stability_map_figure(stability_map(runs, feature_names=feature_names, top=10))
         map_path = Path(folder) / f"stability-map-trial-{trial.number}.png"
-        figure.savefig(map_path, dpi=80, bbox_inches="tight")
+        figure.savefig(map_path, pil_kwargs={"compress_level": 1})
         upload_artifact(artifact_store=store, file_path=str(map_path), study_or_trial=trial,
                         mimetype="image/png")
 
@@ -253,15 +302,18 @@ def _optimize(study: optuna.Study, objective, **kwargs) -> None:
         raise
 
 
-def _worker(spec: StudySpec, storage_url: str, artifacts: str | None, study_name: str | None,
-            n_trials: int, timeout: float | None, n_jobs: int | None, index: int) -> None:
-    """One tuning process (``--workers``): its own storage connection and sampler seed."""
+def _worker(spec: StudySpec, problem: _Problem, storage_url: str, artifacts: str | None,
+            study_name: str | None, n_trials: int, timeout: float | None, n_jobs: int | None,
+            cache_bytes: int, index: int) -> None:
+    """One tuning process (``--workers``): its own storage connection, sampler seed and run
+    cache; the data come from the parent (loaded once)."""
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     storage = open_storage(storage_url)
     study = create_or_load_study(spec, storage=storage, study_name=study_name,
                                  seed_offset=index)
-    objective = make_objective(spec, _Problem.from_spec(spec),
-                               store=artifact_store(storage_url, artifacts), n_jobs=n_jobs)
+    objective = make_objective(spec, problem, store=artifact_store(storage_url, artifacts),
+                               n_jobs=n_jobs, resamples_seed=resample_seed(study),
+                               cache_bytes=cache_bytes)
     try:
         _optimize(study, objective, n_trials=n_trials, timeout=timeout)
     except KeyboardInterrupt:  # the parent reports; the running trial is marked failed
@@ -271,14 +323,16 @@ def _worker(spec: StudySpec, storage_url: str, artifacts: str | None, study_name
 def tune(spec: StudySpec, *, storage: str | None = None, study_name: str | None = None,
          n_trials: int | None = None, timeout: float | None = None, n_jobs: int | None = None,
          workers: int = 1, artifacts: str | None = None,
-         progress: bool | None = None) -> optuna.Study:
+         cache_bytes: int = DEFAULT_CACHE_BYTES, progress: bool | None = None) -> optuna.Study:
     """Run (or resume) the spec's study until it has ``n_trials`` finished trials.
 
     Re-running adds only the missing trials. ``workers`` processes share the study through
     the storage (each with its own share of the missing trials, so none is duplicated or
-    lost); ``n_jobs`` parallelises the runs inside a trial. A trial that raises is recorded
-    as failed with its reason (user attribute ``fail_reason``) and the study goes on.
-    Ctrl-C stops cleanly: completed trials are kept, running ones are marked failed.
+    lost); ``n_jobs`` parallelises the runs inside a trial. The data are loaded once, here,
+    and handed to the workers. With shared resamples each process keeps its prepared runs
+    in a :class:`~paretostab.protocol.RunCache` of ``cache_bytes``. A trial that raises is
+    recorded as failed with its reason (user attribute ``fail_reason``) and the study goes
+    on. Ctrl-C stops cleanly: completed trials are kept, running ones are marked failed.
     """
     url = storage or spec.storage or DEFAULT_STORAGE
     total = spec.trials if n_trials is None else n_trials
@@ -286,7 +340,12 @@ def tune(spec: StudySpec, *, storage: str | None = None, study_name: str | None 
         raise InvalidInputError(f"workers must be an integer >= 1; got {workers!r}.")
     if isinstance(total, bool) or not isinstance(total, int) or total < 1:
         raise InvalidInputError(f"n_trials must be an integer >= 1; got {total!r}.")
+    if isinstance(cache_bytes, bool) or not isinstance(cache_bytes, int) or cache_bytes < 0:
+        raise InvalidInputError(
+            f"cache_bytes must be an integer >= 0 (the run cache's memory budget per "
+            f"process); got {cache_bytes!r}.")
     optuna.logging.set_verbosity(optuna.logging.WARNING)
+    problem = _Problem.from_spec(spec)
     study = create_or_load_study(spec, storage=open_storage(url), study_name=study_name)
     missing = max(0, total - finished_trials(study))
     if missing == 0:
@@ -300,15 +359,16 @@ def tune(spec: StudySpec, *, storage: str | None = None, study_name: str | None 
     start = finished_trials(study)
     try:
         if len(shares) == 1:
-            objective = make_objective(spec, _Problem.from_spec(spec),
-                                       store=artifact_store(url, artifacts), n_jobs=n_jobs)
+            objective = make_objective(spec, problem, store=artifact_store(url, artifacts),
+                                       n_jobs=n_jobs, resamples_seed=resample_seed(study),
+                                       cache_bytes=cache_bytes)
             _optimize(study, objective, n_trials=shares[0], timeout=timeout,
                       callbacks=[lambda s, t: _advance(bar, s, start)])
         else:
             context = multiprocessing.get_context("spawn")
             processes = [context.Process(target=_worker, args=(
-                spec, url, artifacts, study_name, share, timeout, n_jobs, index))
-                for index, share in enumerate(shares)]
+                spec, problem, url, artifacts, study_name, share, timeout, n_jobs,
+                cache_bytes, index)) for index, share in enumerate(shares)]
             for process in processes:
                 process.start()
             while any(p.is_alive() for p in processes):

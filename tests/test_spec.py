@@ -46,7 +46,8 @@ def full() -> dict:
         "data": {"source": "simulated:group_size=3", "label": "y", "impute": "median",
                  "prefilter": 100},
         "protocol": {"runs": 12, "resampling": "subsample", "sample_fraction": 0.5,
-                     "metric": "roc_auc", "replicates": 4, "n_jobs": -1},
+                     "metric": "roc_auc", "replicates": 4, "n_jobs": -1,
+                     "resamples": "per_trial"},
         "selector": {"name": "hybrid_rfe",
                      "fixed": {"n_features": 10, "criterion": "welch_t"},
                      "search": {"n_stable": [0, 10],
@@ -175,7 +176,8 @@ def test_every_table_round_trips():
         "full", 7, 3, "nsga2", "sqlite:///full.db")
     assert spec.data == DataSpec("simulated:group_size=3", "y", "median", 100)
     assert spec.protocol == ProtocolSpec(runs=12, resampling="subsample", metric="roc_auc",
-                                         replicates=4, n_jobs=-1, sample_fraction=0.5)
+                                         replicates=4, n_jobs=-1, sample_fraction=0.5,
+                                         resamples="per_trial")
     assert spec.selector.name == "hybrid_rfe"
     assert dict(spec.selector.fixed) == {"n_features": 10, "criterion": "welch_t"}
     assert spec.selector.search == (
@@ -305,8 +307,8 @@ def test_registry_n_stable_range_is_clipped_to_n_features():
     ("data.sorce", "x", ["data.sorce: unknown key in [data]. Did you mean 'source'?",
                          "Allowed keys: impute, label, prefilter, source."]),
     ("protocol.run", 3, ["protocol.run: unknown key in [protocol]. Did you mean 'runs'?",
-                         "Allowed keys: metric, n_jobs, replicates, resampling, runs, "
-                         "sample_fraction."]),
+                         "Allowed keys: metric, n_jobs, replicates, resamples, resampling, "
+                         "runs, sample_fraction."]),
     ("selector.nme", "x", ["selector.nme: unknown key in [selector]. Did you mean 'name'?",
                            "Allowed keys: fixed, name, search."]),
     ("objective.stabilty", "iw", ["objective.stabilty: unknown key in [objective]. Did you "
@@ -406,6 +408,8 @@ def test_bad_values(dotted, value, fragments):
     ("study.sampler", "tpee", "sampler", "tpee", "tpe", "gp, nsga2, random, tpe"),
     ("data.impute", "medain", "impute", "medain", "median", "drop, mean, median"),
     ("protocol.resampling", "boot", "resampling", "boot", "bootstrap", "bootstrap, subsample"),
+    ("protocol.resamples", "per-trial", "resamples", "per-trial", "per_trial",
+     "per_trial, shared"),
     ("protocol.metric", "acuracy", "metric", "acuracy", "accuracy",
      "accuracy, balanced_accuracy, roc_auc"),
     ("selector.name", "hybrd_rfe", "selector", "hybrd_rfe", "hybrid_rfe", "biased_rfe"),
@@ -525,7 +529,7 @@ def test_content_hash_is_pinned():
     digest = parse_spec(full()).content_hash()
     assert len(digest) == 64 and int(digest, 16) >= 0
     assert digest == parse_spec(copy.deepcopy(full())).content_hash()
-    assert digest == "2f33525770fa88dc336311401f61a2d01034036984ec64904e9fecb2eaa1c4a6"
+    assert digest == "c4c1c1c5da9a1c03002138c037ededcf803e22b7eb6b5461ec7b57ee274a3f19"
 
 
 @pytest.mark.parametrize(("dotted", "value"), [
@@ -537,6 +541,16 @@ def test_content_hash_is_pinned():
 ])
 def test_content_hash_ignores_what_does_not_change_the_trials(dotted, value):
     assert parse_spec(with_value(full(), dotted, value)).content_hash() == \
+        parse_spec(full()).content_hash()
+
+
+def test_shared_resamples_are_the_default_and_their_seed_is_part_of_the_hash():
+    assert parse_spec(minimal()).protocol.resamples == "shared"
+    shared = with_value(full(), "protocol.resamples", "shared")
+    assert parse_spec(with_value(shared, "study.seed", 4)).content_hash() != \
+        parse_spec(shared).content_hash()
+    # per-trial resamples are drawn from (seed, trial): trials of any seed compare alike
+    assert parse_spec(with_value(full(), "study.seed", 4)).content_hash() == \
         parse_spec(full()).content_hash()
 
 
@@ -553,6 +567,7 @@ def test_content_hash_ignores_the_order_of_search_entries():
     ("selector.fixed.n_features", 11),
     ("data.prefilter", 200), ("data.source", "simulated:group_size=4"),
     ("protocol.runs", 13), ("protocol.metric", "accuracy"), ("protocol.replicates", 5),
+    ("protocol.resamples", "shared"),
     ("objective.stability", "yu"), ("objective.options", {"threshold": 0.7}),
     ("objective.record", ["nogueira"]),
 ])

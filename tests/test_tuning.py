@@ -206,3 +206,102 @@ def test_ctrl_c_keeps_completed_trials_and_fails_the_running_one(tmp_path):
     assert sum(t.state == TrialState.COMPLETE for t in trials) >= 3
     assert not any(t.state == TrialState.RUNNING for t in trials)
     assert len(trials) < 500
+
+
+# ------------------------------------------------------------------ shared resamples
+
+
+def trial_runsets(url, study):
+    storage = open_storage(url)
+    return [load_runset(t, storage=storage, store=artifact_store(url))
+            for t in study.get_trials(deepcopy=False)]
+
+
+def test_shared_resamples_give_every_trial_the_same_runs(tmp_path):
+    url = storage_url(tmp_path)
+    study = tune(tiny(study={"trials": 3}), storage=url, progress=False)
+    runsets = trial_runsets(url, study)
+    assert all(np.array_equal(r.seeds, runsets[0].seeds) for r in runsets)
+    assert study.user_attrs["resample_seed"] == 0  # the spec's seed
+    timing = study.trials[1].user_attrs["timing"]
+    assert {"protocol", "preparation", "fits", "scoring", "measures", "artifacts",
+            "run_cache_mib"} == set(timing)
+    assert timing["run_cache_mib"] > 0
+    # later trials find their runs prepared (in this process's cache)
+    assert timing["preparation"] < study.trials[0].user_attrs["timing"]["preparation"]
+    per_trial = tune(tiny(study={"trials": 3, "name": "per"}, protocol={"resamples": "per_trial"}),
+                     storage=url, progress=False)
+    seeds = [tuple(r.seeds) for r in trial_runsets(url, per_trial)]
+    assert len(set(seeds)) == 3
+    assert per_trial.trials[0].user_attrs["timing"]["run_cache_mib"] == 0
+
+
+def test_a_study_without_seed_draws_its_resample_seed_once(tmp_path):
+    url = storage_url(tmp_path)
+    spec = tiny(study={"trials": 2, "seed": None})
+    study = tune(spec, storage=url, progress=False)
+    seed = study.user_attrs["resample_seed"]
+    study = tune(spec, storage=url, n_trials=4, workers=2, progress=False)  # other processes
+    assert study.user_attrs["resample_seed"] == seed
+    runsets = trial_runsets(url, study)
+    assert len(runsets) == 4 and all(np.array_equal(r.seeds, runsets[0].seeds) for r in runsets)
+
+
+def test_the_report_replicates_draw_fresh_resamples(tmp_path, monkeypatch):
+    import paretostab.protocol
+    from paretostab.report.study import build_report
+
+    url = storage_url(tmp_path)
+    study = tune(tiny(study={"trials": 3}, protocol={"replicates": 3}), storage=url,
+                 progress=False)
+    trial_seeds = {int(s) for r in trial_runsets(url, study) for s in r.seeds}
+    drawn = []
+    original = paretostab.protocol.replicates
+
+    def spy(*args, **kwargs):
+        runsets = original(*args, **kwargs)
+        drawn.extend(runsets)
+        return runsets
+
+    monkeypatch.setattr(paretostab.protocol, "replicates", spy)
+    build_report(url, out=tmp_path / "report", progress=False)
+    assert drawn
+    replicate_seeds = [tuple(r.seeds) for r in drawn]
+    assert len(set(replicate_seeds)) == len(drawn)  # each replicate its own resamples
+    assert trial_seeds.isdisjoint(int(s) for seeds in replicate_seeds for s in seeds)
+
+
+@pytest.mark.parametrize(("objective", "depth"), [
+    ({"record": ["nogueira"]}, 0),
+    ({"stability": "js", "options": {"k": 3}, "record": ["nogueira"]}, 3),
+    ({"record": ["spearman"]}, None),
+])
+def test_the_runset_artifact_keeps_the_rankings_its_measures_read(tmp_path, objective, depth):
+    from paretostab.tuning import kept_ranks
+
+    spec = tiny(study={"trials": 1}, objective=objective)
+    url = storage_url(tmp_path)
+    study = tune(spec, storage=url, progress=False)
+    (runs,) = trial_runsets(url, study)
+    assert runs.rank_depth == depth
+    assert kept_ranks(spec) == {0: None, 3: 3, None: "full"}[depth]
+    if depth is None:
+        assert runs.stability("spearman") == pytest.approx(
+            study.trials[0].user_attrs["measures"]["spearman"])
+
+
+def test_msi_is_a_tuning_objective(tmp_path):
+    from paretostab.data import load_dataset
+    from paretostab.similarity import FeatureSimilarity
+
+    spec = tiny(study={"trials": 3}, objective={"stability": "msi", "similarity": "spearman",
+                                                "record": ["nogueira"]})
+    url = storage_url(tmp_path)
+    study = tune(spec, storage=url, progress=False)
+    assert study.metric_names == ["accuracy", "msi"]
+    data = load_dataset(spec.data.source, random_state=0)  # what the study simulated
+    similarity = FeatureSimilarity(data.X, "spearman")
+    for trial, runs in zip(study.trials, trial_runsets(url, study), strict=True):
+        assert trial.state == TrialState.COMPLETE and 0 <= trial.values[1] <= 1
+        assert trial.values[1] == pytest.approx(runs.stability("msi", similarity=similarity),
+                                                abs=1e-12)
