@@ -334,39 +334,57 @@ class FeatureSimilarity:
                        0, 1)
 
 
+def _clean_similarity(S: np.ndarray, atol: float, labels: np.ndarray | None = None
+                      ) -> np.ndarray:
+    """``S`` validated — finite, in [0, 1], symmetric, diagonal 1, within ``atol`` — and
+    made exactly so (a new array). ``S`` may be a block ``S[idx][:, idx]`` of a larger
+    matrix: ``labels`` (``idx``) then name the features in the messages."""
+    def name(position):
+        return int(position if labels is None else labels[position])
+
+    if not np.all(np.isfinite(S)):
+        raise InvalidInputError("The similarity matrix holds NaN or infinite values.")
+    if S.size and (S.min() < -atol or S.max() > 1 + atol):
+        raise InvalidInputError(
+            f"Similarities must lie in [0, 1]; got values in [{S.min():.6g}, {S.max():.6g}]."
+        )
+    asymmetry = np.abs(S - S.T)
+    if S.size and asymmetry.max() > atol:
+        i, j = np.unravel_index(np.argmax(asymmetry), S.shape)
+        raise InvalidInputError(
+            f"The similarity matrix must be symmetric; S[{name(i)}, {name(j)}] = "
+            f"{S[i, j]:.6g} but S[{name(j)}, {name(i)}] = {S[j, i]:.6g}."
+        )
+    diagonal = np.abs(np.diag(S) - 1.0)
+    if diagonal.size and diagonal.max() > atol:
+        f = int(np.argmax(diagonal))
+        raise InvalidInputError(
+            f"A feature is fully similar to itself: the diagonal must be 1; S[{name(f)}, "
+            f"{name(f)}] = {S[f, f]:.6g}."
+        )
+    clean = np.clip((S + S.T) / 2, 0.0, 1.0)
+    np.fill_diagonal(clean, 1.0)
+    return clean
+
+
+def _as_square(matrix: object) -> np.ndarray:
+    try:
+        S = np.asarray(matrix, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise InvalidInputError(f"The similarity matrix must be numeric ({exc}).") from None
+    if S.ndim != 2 or S.shape[0] != S.shape[1]:
+        raise InvalidInputError(
+            f"The similarity matrix must be square (d, d); got shape {S.shape}."
+        )
+    return S
+
+
 class SimilarityMatrix:
-    """An explicit d×d similarity matrix, validated: square, symmetric, in [0, 1], diagonal 1."""
+    """An explicit d×d similarity matrix, validated once, when built: square, symmetric,
+    in [0, 1], diagonal 1 (to ``atol``; then made exactly so)."""
 
     def __init__(self, matrix: object, *, atol: float = 1e-8):
-        try:
-            S = np.array(matrix, dtype=float, copy=True)
-        except (TypeError, ValueError) as exc:
-            raise InvalidInputError(f"The similarity matrix must be numeric ({exc}).") from None
-        if S.ndim != 2 or S.shape[0] != S.shape[1]:
-            raise InvalidInputError(
-                f"The similarity matrix must be square (d, d); got shape {S.shape}."
-            )
-        if not np.all(np.isfinite(S)):
-            raise InvalidInputError("The similarity matrix holds NaN or infinite values.")
-        if S.size and (S.min() < -atol or S.max() > 1 + atol):
-            raise InvalidInputError(
-                f"Similarities must lie in [0, 1]; got values in [{S.min():.6g}, {S.max():.6g}]."
-            )
-        if not np.allclose(S, S.T, atol=atol, rtol=0):
-            i, j = np.unravel_index(np.argmax(np.abs(S - S.T)), S.shape)
-            raise InvalidInputError(
-                f"The similarity matrix must be symmetric; S[{i}, {j}] = {S[i, j]:.6g} but "
-                f"S[{j}, {i}] = {S[j, i]:.6g}."
-            )
-        if not np.allclose(np.diag(S), 1.0, atol=atol, rtol=0):
-            f = int(np.argmax(np.abs(np.diag(S) - 1)))
-            raise InvalidInputError(
-                f"A feature is fully similar to itself: the diagonal must be 1; S[{f}, {f}] = "
-                f"{S[f, f]:.6g}."
-            )
-        S = np.clip((S + S.T) / 2, 0.0, 1.0)
-        np.fill_diagonal(S, 1.0)
-        self._matrix = S
+        self._matrix = _clean_similarity(_as_square(matrix), atol)
         self._sums: dict[object, float] = {}
 
     @property
@@ -403,12 +421,47 @@ class SimilarityMatrix:
         return out if threshold is None else np.where(out >= threshold, out, 0.0)
 
 
-def as_similarity(similarity: object, n_features: int) -> FeatureSimilarity | SimilarityMatrix:
-    """Accept a d×d array, a :class:`SimilarityMatrix` or a :class:`FeatureSimilarity`."""
+class _ArraySimilarity:
+    """A d×d array handed straight to a measure: validated where it is read — the block of
+    the features the runs select (what most measures read), or, for a measure that reads
+    the whole feature space, all of it once (a :class:`SimilarityMatrix`) — and never
+    copied whole otherwise. Validating a 3 000 × 3 000 matrix costs more than φ_msi of 60
+    runs; a similarity object is validated once."""
+
+    def __init__(self, matrix: object):
+        self._array = _as_square(matrix)
+        self._whole: SimilarityMatrix | None = None
+
+    @property
+    def n_features(self) -> int:
+        return self._array.shape[0]
+
+    def submatrix(self, features: object) -> np.ndarray:
+        idx = _features(features, self.n_features)
+        return _clean_similarity(self._array[np.ix_(idx, idx)], 1e-8, idx)
+
+    def _validated(self) -> SimilarityMatrix:
+        if self._whole is None:
+            self._whole = SimilarityMatrix(self._array)
+        return self._whole
+
+    def offdiagonal_sum(self, threshold: float | None = None) -> float:
+        return self._validated().offdiagonal_sum(threshold)
+
+    def max_offdiagonal(self) -> float:
+        return self._validated().max_offdiagonal()
+
+    def values(self, rows: object, cols: object, *, threshold: float | None = None) -> np.ndarray:
+        return self._validated().values(rows, cols, threshold=threshold)
+
+
+def as_similarity(similarity: object, n_features: int):
+    """Accept a d×d array (validated where read), a :class:`SimilarityMatrix` or a
+    :class:`FeatureSimilarity`."""
     if isinstance(similarity, FeatureSimilarity | SimilarityMatrix):
         sim = similarity
     else:
-        sim = SimilarityMatrix(similarity)
+        sim = _ArraySimilarity(similarity)
     if sim.n_features != n_features:
         raise InvalidInputError(
             f"The similarity covers {sim.n_features} features but the runs have "

@@ -241,3 +241,26 @@ def test_a_solve_stopped_early_is_retried_silently(monkeypatch):
     expected = msi_value(I, S)
     monkeypatch.setattr(msi_module, "_iteration_limits", lambda n_edges: (1, 100_000))
     assert msi_value(I, S) == pytest.approx(expected, abs=1e-12)
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n1=st.integers(1, 25), n2=st.integers(1, 25))
+def test_the_solver_core_agrees_with_pots_checked_wrapper(seed, n1, n2):
+    """msi calls POT's network simplex core directly; ``ot.emd`` (which converts and checks
+    its arguments first) must give the same optimum — a POT release that changed the core's
+    signature or meaning fails here."""
+    import ot
+
+    rng = np.random.default_rng(seed)
+    a = rng.uniform(0.01, 2.0, n1)
+    b = rng.uniform(0.01, 2.0, n2)
+    b *= a.sum() / b.sum()
+    cost = 1.0 - random_similarity(rng, max(n1, n2))[:n1, :n2]
+    plan, value = msi_module._optimal_plan(a, b, cost)
+    reference_plan, log = ot.emd(a, b, cost, log=True, center_dual=False,
+                                 check_marginals=False)
+    assert value == pytest.approx(log["cost"], abs=1e-12)
+    assert value == pytest.approx(float(np.sum(plan * cost)), abs=1e-12)
+    np.testing.assert_allclose(plan.sum(axis=1), a, atol=1e-12)
+    np.testing.assert_allclose(plan.sum(axis=0), b, atol=1e-12)
+    assert np.all(plan >= 0)

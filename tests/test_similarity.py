@@ -94,3 +94,26 @@ def test_similarity_must_match_the_number_of_features(data):
         FeatureSimilarity(data, "pearsn")
     with pytest.raises(InvalidInputError, match="NaN"):
         FeatureSimilarity(np.array([[np.nan, 1.0], [1.0, 2.0]]))
+
+
+def test_an_array_is_validated_where_the_measures_read_it():
+    """A d×d array given to ``stability`` is checked on the block of the selected features
+    (in the messages, features keep their indices), all of it only by a measure reading the
+    whole space; a SimilarityMatrix is checked once, when built."""
+    from paretostab import stability
+
+    d = 8
+    S = np.eye(d)
+    S[5, 6], S[6, 5] = 0.9, 0.2  # asymmetric, outside the features the runs select
+    Z = np.zeros((3, d), dtype=bool)
+    Z[:, [0, 1, 2]] = [[1, 1, 0], [1, 0, 1], [0, 1, 1]]
+    assert stability("pogr", Z, similarity=S) == stability("pogr", Z, similarity=np.eye(d))
+    with pytest.raises(InvalidInputError, match=r"symmetric; S\[5, 6\] = 0.9"):
+        stability("sechidis", Z, similarity=S)  # reads the whole space
+    Z[0, [5, 6]] = True  # now the runs select them
+    with pytest.raises(InvalidInputError, match=r"symmetric; S\[5, 6\] = 0.9"):
+        stability("pogr", Z, similarity=S)
+    with pytest.raises(InvalidInputError, match="symmetric"):
+        SimilarityMatrix(S)
+    with pytest.raises(InvalidInputError, match="square"):
+        stability("pogr", Z, similarity=np.ones((d, d - 1)))
