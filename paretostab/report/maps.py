@@ -167,14 +167,13 @@ def _matrices(runset: object) -> tuple[np.ndarray, np.ndarray]:
     return Z, I
 
 
-def _check_names(names: object, d: int) -> tuple[str, ...]:
+def _check_names(names: object, d: int) -> None:
     if isinstance(names, str) or not isinstance(names, Sequence | np.ndarray):
         raise InvalidInputError(
             f"feature_names must be a sequence of {d} names; got {type(names).__name__}.")
     if len(names) != d:
         raise InvalidInputError(
             f"feature_names must hold one name per feature ({d}); got {len(names)}.")
-    return tuple(str(name) for name in names)
 
 
 def stability_map(runset: object, /, *, feature_names: Sequence[str] | None = None,
@@ -210,9 +209,11 @@ def stability_map(runset: object, /, *, feature_names: Sequence[str] | None = No
         raise InvalidInputError(f"top must be None or an integer >= 0; got {top!r}.")
     if feature_names is None:
         feature_names = getattr(runset, "feature_names", None)
-    names_all = (_check_names(feature_names, d) if feature_names is not None
-                 else tuple(f"f{j}" for j in range(d)))
+    if feature_names is not None:
+        _check_names(feature_names, d)
 
+    selected = np.flatnonzero(Z.any(axis=0))  # every other column is empty in the map
+    Z, I = Z[:, selected], I[:, selected]
     W = np.where(Z, np.where(np.isfinite(I), I, 0.0), 0.0)
     no_importance = Z.any(axis=1) & ~(W > 0).any(axis=1)
     W[no_importance] = Z[no_importance]
@@ -224,15 +225,17 @@ def stability_map(runset: object, /, *, feature_names: Sequence[str] | None = No
 
     counts = Z.sum(axis=0)
     total = widths.sum(axis=0)
-    used = np.flatnonzero(counts > 0)
-    features = used[np.lexsort((used, -total[used], -counts[used]))]
-    position = np.full(d, -1, dtype=np.intp)
-    position[features] = np.arange(features.size)
+    local = np.arange(selected.size)
+    order = np.lexsort((local, -total, -counts))  # positions in map order
+    position = np.empty(selected.size, dtype=np.intp)
+    position[order] = local
+    features, counts, total = selected[order], counts[order], total[order]
 
     rows, cols = np.nonzero(Z)
-    order = np.lexsort((position[cols], rows))
-    rows, cols = rows[order], cols[order]
+    by_position = np.lexsort((position[cols], rows))
+    rows, cols = rows[by_position], cols[by_position]
     w = widths[rows, cols]
+    cols = selected[cols]
     left = np.zeros_like(w)
     bounds = np.searchsorted(rows, np.arange(M + 1))  # rows[bounds[i]:bounds[i+1]] == i
     for start, stop in zip(bounds[:-1], bounds[1:], strict=True):
@@ -250,10 +253,11 @@ def stability_map(runset: object, /, *, feature_names: Sequence[str] | None = No
         width=_readonly(w),
         feature=_readonly(cols.astype(np.intp)),
         features=_readonly(features.astype(np.intp)),
-        names=tuple(names_all[f] for f in features),
+        names=tuple(str(feature_names[f]) if feature_names is not None else f"f{f}"
+                    for f in features),
         colors=tuple(feature_color(f) for f in features),
-        frequency=_readonly(counts[features] / M),
-        mean_importance=_readonly(total[features] / counts[features]),
-        cumulative_importance=_readonly(total[features]),
+        frequency=_readonly(counts / M),
+        mean_importance=_readonly(total / counts),
+        cumulative_importance=_readonly(total),
         legend=_readonly(features[:top].astype(np.intp)),
     )

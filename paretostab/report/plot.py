@@ -79,7 +79,10 @@ def draw_stability_map(stability_map: StabilityMap, *, ax: Axes | None = None,
                                          linewidths=0.3), autolim=False)
     ax.set_ylim(m.runs - 0.5, -0.5)  # run 0 at the top
     ax.set_xlim(0.0, m.mean_selected if m.mean_selected > 0 else 1.0)
-    ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+    # few ticks: a reader locates runs and importances roughly, and every tick is a text
+    # to lay out and render (the per-trial map's largest cost after the legend)
+    ax.yaxis.set_major_locator(MaxNLocator(nbins=5, integer=True))
+    ax.xaxis.set_major_locator(MaxNLocator(nbins=5))
     ax.set_xlabel("cumulative importance")
     ax.set_ylabel("run")
     if legend and m.legend.size:
