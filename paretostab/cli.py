@@ -26,8 +26,9 @@ import warnings
 
 import pandas as pd
 
-from paretostab.errors import ParetostabError
+from paretostab.errors import InvalidInputError, ParetostabError
 from paretostab.measures import get_measure, list_measures, stability
+from paretostab.protocol import DEFAULT_CACHE_BYTES
 from paretostab.similarity import FeatureSimilarity
 
 
@@ -72,11 +73,15 @@ def _tune(args) -> int:
 
     spec = load_spec(args.spec or builtin_spec_path("quickstart"))
     storage = args.storage or spec.storage or DEFAULT_STORAGE
+    if not args.cache_gib >= 0:
+        raise InvalidInputError(
+            f"--cache-gib must be a number >= 0 (GiB of prepared runs per process; 0 keeps "
+            f"none); got {args.cache_gib!r}.")
     start = time.perf_counter()
     try:
         study = tune(spec, storage=storage, study_name=args.study_name, n_trials=args.n_trials,
                      timeout=args.timeout, n_jobs=args.n_jobs, workers=args.workers,
-                     artifacts=args.artifacts)
+                     artifacts=args.artifacts, cache_bytes=int(args.cache_gib * 2**30))
     except KeyboardInterrupt:
         print("\nInterrupted: completed trials are kept; run the same command to resume.",
               file=sys.stderr)
@@ -84,9 +89,12 @@ def _tune(args) -> int:
     seconds = time.perf_counter() - start
     trials = study.get_trials(deepcopy=False)
     states = pd.Series([t.state.name for t in trials]).value_counts().to_dict()
+    cache = max((t.user_attrs.get("timing", {}).get("run_cache_mib", 0.0) for t in trials),
+                default=0.0)
     print(f"Study {study.study_name!r} in {storage}: {len(trials)} trials "
           f"({', '.join(f'{n} {s.lower()}' for s, n in states.items())}); this run took "
-          f"{seconds:.1f} s.")
+          f"{seconds:.1f} s" + (f"; prepared runs kept: {cache:.0f} MiB per process."
+                                if cache else "."))
     table = front_table(study)
     with pd.option_context("display.max_columns", None, "display.width", 120,
                            "display.float_format", "{:.4g}".format):
@@ -166,6 +174,9 @@ def main(argv: list[str] | None = None) -> int:
     tune.add_argument("--n-jobs", type=int, help="processes for the runs inside a trial")
     tune.add_argument("--workers", type=int, default=1, help="processes running trials")
     tune.add_argument("--artifacts", help="artifact folder (default: beside the storage)")
+    tune.add_argument("--cache-gib", type=float, default=DEFAULT_CACHE_BYTES / 2**30,
+                      help="memory for the prepared runs each process keeps between trials "
+                      "with shared resamples, in GiB (default %(default)g; 0: none)")
     dashboard = commands.add_parser("dashboard", help="optuna-dashboard on a study storage")
     dashboard.add_argument("--storage", help="Optuna storage URL (default sqlite:///paretostab.db)")
     dashboard.add_argument("--artifacts", help="artifact folder (default: beside the storage)")

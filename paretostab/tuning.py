@@ -3,9 +3,10 @@
 A study is defined by a spec (:mod:`paretostab.spec`). Each trial draws the selector's
 hyperparameters from the spec's search space, runs the resampling protocol
 (:func:`paretostab.protocol.run_protocol`), returns ``(accuracy, stability)`` and records
-every requested measure in the trial's user attributes. The trial's RunSet (``.npz``) and
-its feature stability map (``.png``) are uploaded to an Optuna artifact store beside the
-storage, so that reports can recompute any measure and the Optuna dashboard shows the map.
+every requested measure in the trial's user attributes. The trial's RunSet (``.npz``) is
+uploaded to an Optuna artifact store beside the storage, so that reports can recompute any
+measure; a trial that joins the Pareto front when it finishes uploads its feature
+stability map (``.png``) too, which the Optuna dashboard shows on its page.
 
 With shared resamples (the spec's default) every trial runs on the same M resamples,
 seeded by the study's ``resample_seed`` (the spec's seed, or entropy drawn once when the
@@ -246,7 +247,9 @@ def make_objective(spec: StudySpec, problem: _Problem, *, store, n_jobs: int | N
             trial.set_user_attr("fail_reason", f"{type(exc).__name__}: {exc}")
             raise
         measures_end = time.perf_counter()
-        _upload_artifacts(trial, runs, problem.feature_names, store, ranks)
+        accuracy, stability = runs.accuracy, values[spec.objective.stability]
+        _upload_artifacts(trial, runs, problem.feature_names, store, ranks,
+                          draw_map=_on_front(trial, accuracy, stability))
         end = time.perf_counter()
         trial.set_user_attr("measures", values)
         trial.set_user_attr("mean_selected", runs.mean_selected)
@@ -260,7 +263,6 @@ def make_objective(spec: StudySpec, problem: _Problem, *, store, n_jobs: int | N
         trial.set_user_attr("spec_hash", spec.content_hash())
         if runs.params.get("calibrated"):
             trial.set_user_attr("calibrated", runs.params["calibrated"])
-        accuracy, stability = runs.accuracy, values[spec.objective.stability]
         if math.isnan(accuracy) or math.isnan(stability):
             trial.set_user_attr("fail_reason", "accuracy or stability is undefined (NaN)")
         return accuracy, stability
@@ -268,14 +270,35 @@ def make_objective(spec: StudySpec, problem: _Problem, *, store, n_jobs: int | N
     return objective
 
 
-def _upload_artifacts(trial, runs: RunSet, feature_names, store, ranks) -> None:
-    from paretostab.report.maps import stability_map
-    from paretostab.report.plot import stability_map_figure
+def _on_front(trial: optuna.Trial, accuracy: float, stability: float) -> bool:
+    """Whether ``(accuracy, stability)`` is dominated by no completed trial of the study:
+    the trial joins the front as it finishes (and every trial ever on the front did so
+    when it finished)."""
+    if math.isnan(accuracy) or math.isnan(stability):
+        return False
+    done = trial.study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
+    if not done:
+        return True
+    points = np.array([t.values for t in done], dtype=float)
+    point = np.array([accuracy, stability])
+    return not bool(np.any(np.all(points >= point, axis=1) & np.any(points > point, axis=1)))
 
+
+def _upload_artifacts(trial, runs: RunSet, feature_names, store, ranks, *,
+                      draw_map: bool) -> None:
+    """The trial's RunSet and, when ``draw_map``, its feature stability map (a PNG costs
+    matplotlib about 0.15–0.2 s, mostly laying out and rendering text: 8 % of a trial's
+    protocol with shared resamples; drawn for the trials that join the front, which the
+    dashboard and the report show; any other map is a ``load_runset`` away)."""
     with tempfile.TemporaryDirectory() as folder:
         runset_path = runs.save(Path(folder) / f"runset-trial-{trial.number}.npz", ranks=ranks)
         upload_artifact(artifact_store=store, file_path=str(runset_path), study_or_trial=trial,
                         mimetype="application/octet-stream")
+        if not draw_map:
+            return
+        from paretostab.report.maps import stability_map
+        from paretostab.report.plot import stability_map_figure
+
         figure = stability_map_figure(stability_map(runs, feature_names=feature_names, top=10))
         map_path = Path(folder) / f"stability-map-trial-{trial.number}.png"
         figure.savefig(map_path, pil_kwargs={"compress_level": 1})

@@ -28,3 +28,23 @@ def test_bad_arguments_exit_with_a_usage_message():
                             capture_output=True, text=True)
     assert result.returncode == 2
     assert "--runs must be >= 2" in result.stderr
+
+
+def test_tune_takes_the_run_cache_budget(capsys, tmp_path, monkeypatch):
+    import pytest
+
+    import paretostab.tuning
+
+    seen = {}
+
+    def fake_tune(spec, **kwargs):
+        seen.update(kwargs)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(paretostab.tuning, "tune", fake_tune)
+    assert main(["tune", "--cache-gib", "0.5", "--storage", f"sqlite:///{tmp_path / 'x.db'}"]) == 130
+    assert seen["cache_bytes"] == 2**29
+    with pytest.raises(SystemExit) as stop:
+        main(["tune", "--cache-gib", "-1"])
+    assert stop.value.code == 2
+    assert "error: --cache-gib must be a number >= 0" in capsys.readouterr().err

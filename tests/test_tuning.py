@@ -153,6 +153,7 @@ def test_cli_tune_prints_the_front_and_resumes(tmp_path):
     command = [sys.executable, "-m", "paretostab", "tune", str(spec_path), "--storage", url]
     first = subprocess.run(command, capture_output=True, text=True, cwd=tmp_path, check=True)
     assert "2 trials (2 complete)" in first.stdout and "Pareto front" in first.stdout
+    assert "prepared runs kept:" in first.stdout and "MiB per process" in first.stdout
     assert "python -m paretostab dashboard --storage" in first.stdout
     again = subprocess.run([*command, "--n-trials", "3"], capture_output=True, text=True,
                            cwd=tmp_path, check=True)
@@ -305,3 +306,22 @@ def test_msi_is_a_tuning_objective(tmp_path):
         assert trial.state == TrialState.COMPLETE and 0 <= trial.values[1] <= 1
         assert trial.values[1] == pytest.approx(runs.stability("msi", similarity=similarity),
                                                 abs=1e-12)
+
+
+def test_a_map_for_every_trial_that_joins_the_front(tmp_path):
+    from paretostab.report.front import pareto_front
+
+    url = storage_url(tmp_path)
+    study = tune(tiny(study={"trials": 10, "seed": 3}), storage=url, progress=False)
+    storage = open_storage(url)
+    trials = study.get_trials(deepcopy=False)
+    points = np.array([t.values for t in trials])
+    with_map = []
+    for index, trial in enumerate(trials):
+        names = {m.filename for m in get_all_artifact_meta(trial, storage=storage)}
+        assert f"runset-trial-{trial.number}.npz" in names
+        joined = index in pareto_front(points[: index + 1])  # undominated when it finished
+        assert (f"stability-map-trial-{trial.number}.png" in names) == joined
+        with_map.append(joined)
+    assert all(with_map[i] for i in pareto_front(points))  # the front has its maps
+    assert not all(with_map)  # and the others cost no drawing

@@ -317,7 +317,8 @@ def choose_trial(storage_url: str, gamma: float, *, study_name: str | None = Non
     if spec is not None:
         from paretostab.data import load_dataset
 
-        data = load_dataset(spec.data.source, label=spec.data.label, impute=spec.data.impute)
+        data = load_dataset(spec.data.source, label=spec.data.label, impute=spec.data.impute,
+                            random_state=0)  # the data the study's trials saw
         selector = get_selector(spec.selector.name).make(**{**spec.selector.fixed,
                                                             **trial.params})
         X, names = data.X, np.asarray(data.feature_names)
