@@ -229,6 +229,7 @@ def make_objective(spec: StudySpec, problem: _Problem, *, store, n_jobs: int | N
         raise InvalidInputError("shared resamples need the study's resample seed.")
     cache = RunCache(cache_bytes) if shared else None
     ranks = kept_ranks(spec)
+    _start_drawing()
 
     def objective(trial: optuna.Trial) -> tuple[float, float]:
         params = {p.name: suggest(trial, p) for p in spec.selector.search}
@@ -282,6 +283,21 @@ def _on_front(trial: optuna.Trial, accuracy: float, stability: float) -> bool:
     points = np.array([t.values for t in done], dtype=float)
     point = np.array([accuracy, stability])
     return not bool(np.any(np.all(points >= point, axis=1) & np.any(points > point, axis=1)))
+
+
+def _start_drawing() -> None:
+    """Import matplotlib and load its fonts now, by drawing a tiny map: a start-up cost of
+    the process (about a second), not of the first trial that draws one."""
+    import io
+
+    from paretostab.report.maps import stability_map
+    from paretostab.report.plot import stability_map_figure
+
+    tiny = RunSet(selection_matrix=np.eye(2, dtype=bool), importance_matrix=np.eye(2),
+                  rank_matrix=None, scores=np.ones(2), seeds=np.zeros(2, dtype=np.uint32),
+                  fit_seconds=np.zeros(2), metric="accuracy", resampling="bootstrap",
+                  selector="start-up")
+    stability_map_figure(stability_map(tiny)).savefig(io.BytesIO(), format="png")
 
 
 def _upload_artifacts(trial, runs: RunSet, feature_names, store, ranks, *,
