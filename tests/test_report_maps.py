@@ -221,6 +221,8 @@ def test_draw_stability_map_on_given_axes():
     assert [t.get_text().split(" (")[0] for t in legend.get_texts()] == list(m.legend_names)
     assert ax.get_xlabel() == "cumulative importance" and ax.get_ylabel() == "run"
     assert ax.get_ylim() == (m.runs - 0.5, -0.5)  # run 0 on top
+    np.testing.assert_array_equal(ax.get_yticks(), [0, (m.runs - 1) // 2, m.runs - 1])
+    np.testing.assert_allclose(ax.get_xticks(), [0, m.mean_selected / 2, m.mean_selected])
     fig.savefig(io.BytesIO(), format="png")
     assert dict(matplotlib.rcParams) == before
 

@@ -21,7 +21,6 @@ from matplotlib.figure import Figure
 from matplotlib.image import AxesImage
 from matplotlib.patches import Ellipse as EllipsePatch
 from matplotlib.patches import Patch
-from matplotlib.ticker import MaxNLocator
 
 from paretostab.errors import InvalidInputError
 from paretostab.report import front as _front
@@ -77,12 +76,14 @@ def draw_stability_map(stability_map: StabilityMap, *, ax: Axes | None = None,
         ax.add_collection(PolyCollection(_rectangles(m.left, m.row, m.width, 0.85),
                                          facecolors=m.rectangle_colors, edgecolors="white",
                                          linewidths=0.3), autolim=False)
+    width = m.mean_selected if m.mean_selected > 0 else 1.0
     ax.set_ylim(m.runs - 0.5, -0.5)  # run 0 at the top
-    ax.set_xlim(0.0, m.mean_selected if m.mean_selected > 0 else 1.0)
-    # few ticks: a reader locates runs and importances roughly, and every tick is a text
-    # to lay out and render (the per-trial map's largest cost after the legend)
-    ax.yaxis.set_major_locator(MaxNLocator(nbins=5, integer=True))
-    ax.xaxis.set_major_locator(MaxNLocator(nbins=5))
+    ax.set_xlim(0.0, width)
+    # three ticks: the first, middle and last run, 0, k̄/2 and k̄ — a reader locates runs
+    # and importances roughly, and every tick is three lines and a text to lay out and
+    # render (the per-trial map's largest cost after the legend)
+    ax.set_yticks(sorted({0, (m.runs - 1) // 2, m.runs - 1}))
+    ax.set_xticks([0.0, width / 2, width])
     ax.set_xlabel("cumulative importance")
     ax.set_ylabel("run")
     if legend and m.legend.size:
