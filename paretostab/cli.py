@@ -106,7 +106,7 @@ def _tune(args) -> int:
           "   (fronts, confidence, γ choice, maps → report/index.html)\n"
           f"  python -m paretostab choose --gamma 0.5 --storage {storage}{extra}{artifacts}\n"
           f"  python -m paretostab dashboard --storage {storage}{artifacts}"
-          "   (each trial's stability map)")
+          "   (the stability map of each front trial)")
     return 0
 
 
