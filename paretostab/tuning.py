@@ -183,6 +183,15 @@ class _Problem:
                       if spec.objective.similarity else None)
         return cls(data.X, data.y, data.feature_names, similarity)
 
+    def read_only(self) -> _Problem:
+        """The same problem with data no one can change (copied where they view other
+        memory): the run cache then recognises them without hashing them every trial."""
+        def frozen(array):
+            array = array if array.flags.owndata else array.copy()
+            array.flags.writeable = False
+            return array
+        return _Problem(frozen(self.X), frozen(self.y), self.feature_names, self.similarity)
+
 
 def measure_values(runs: RunSet, spec: StudySpec, similarity) -> dict[str, float]:
     """The objective's measure and every recorded one, with their applicable options."""
@@ -228,6 +237,7 @@ def make_objective(spec: StudySpec, problem: _Problem, *, store, n_jobs: int | N
     if shared and resamples_seed is None:
         raise InvalidInputError("shared resamples need the study's resample seed.")
     cache = RunCache(cache_bytes) if shared else None
+    problem = problem.read_only()
     ranks = kept_ranks(spec)
     _start_drawing()
 

@@ -129,6 +129,42 @@ def test_the_cache_tells_data_and_settings_apart(data):
     assert cache.hits == 0 and cache.misses == 12
 
 
+def test_read_only_data_are_hashed_once_writeable_data_at_every_call(data, monkeypatch):
+    import paretostab.protocol as protocol
+
+    X, y, _ = data
+    hashed = []
+    original = protocol._fingerprint
+    monkeypatch.setattr(protocol, "_fingerprint",
+                        lambda *a: hashed.append(1) or original(*a))
+    frozen_X, frozen_y = X.copy(), y.copy()
+    frozen_X.flags.writeable = frozen_y.flags.writeable = False
+    cache = RunCache()
+    protocol_args = {"runs": 2, "random_state": 0, "cache": cache, "progress": False}
+    for _ in range(3):
+        run_protocol(HybridRFE(n_features=4), frozen_X, frozen_y, **protocol_args)
+    assert len(hashed) == 1 and cache.hits == 4
+    view = frozen_X[:, :30]  # a read-only view of read-only memory: fixed too
+    run_protocol(HybridRFE(n_features=4), view, frozen_y, **protocol_args)
+    run_protocol(HybridRFE(n_features=4), view, frozen_y, **protocol_args)
+    assert len(hashed) == 2
+    writeable = X.copy()
+    plain = run_protocol(HybridRFE(n_features=4), writeable, y, runs=2, random_state=0,
+                         progress=False)
+    run_protocol(HybridRFE(n_features=4), writeable, y, **protocol_args)
+    writeable[:, 0] += 1.0  # changed between calls: recognised by its new content
+    changed = run_protocol(HybridRFE(n_features=4), writeable, y, **protocol_args)
+    assert len(hashed) == 4
+    assert changed.same_runs(run_protocol(HybridRFE(n_features=4), writeable, y, runs=2,
+                                          random_state=0, progress=False))
+    assert not changed.same_runs(plain)
+    readonly_view = X[:, :30].view()  # read-only view of writeable memory: hashed each time
+    readonly_view.flags.writeable = False
+    run_protocol(HybridRFE(n_features=4), readonly_view, y, **protocol_args)
+    run_protocol(HybridRFE(n_features=4), readonly_view, y, **protocol_args)
+    assert len(hashed) == 6
+
+
 def test_a_cache_travels_to_a_worker_as_its_token():
     cache = RunCache(max_bytes=1000)
     assert pickle.loads(pickle.dumps(cache)) is cache  # this process: the same object

@@ -230,7 +230,9 @@ class TrainingSample:
         the same weighted loss on about a third fewer rows of a bootstrap sample."""
         def compute():
             rows, counts = distinct_rows(self.X, self.signs)
-            return (self.X[rows] - self.mean) / self.scale, self.signs[rows], counts
+            X_std = self._memo.get("X_std")  # the same numbers: (X − mean) / scale
+            X_rows = X_std[rows] if X_std is not None else (self.X[rows] - self.mean) / self.scale
+            return X_rows, self.signs[rows], counts
         return self.memo("distinct", compute)
 
     @property
