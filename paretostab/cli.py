@@ -20,6 +20,7 @@ A thin layer over the library:
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 import time
 import warnings
@@ -73,10 +74,10 @@ def _tune(args) -> int:
 
     spec = load_spec(args.spec or builtin_spec_path("quickstart"))
     storage = args.storage or spec.storage or DEFAULT_STORAGE
-    if not args.cache_gib >= 0:
+    if not 0 <= args.cache_gib < math.inf:
         raise InvalidInputError(
-            f"--cache-gib must be a number >= 0 (GiB of prepared runs per process; 0 keeps "
-            f"none); got {args.cache_gib!r}.")
+            f"--cache-gib must be a finite number >= 0 (GiB of prepared runs per process; "
+            f"0 keeps none); got {args.cache_gib!r}.")
     start = time.perf_counter()
     try:
         study = tune(spec, storage=storage, study_name=args.study_name, n_trials=args.n_trials,

@@ -282,17 +282,13 @@ def make_objective(spec: StudySpec, problem: _Problem, *, store, n_jobs: int | N
 
 
 def _on_front(trial: optuna.Trial, accuracy: float, stability: float) -> bool:
-    """Whether ``(accuracy, stability)`` is dominated by no completed trial of the study:
-    the trial joins the front as it finishes (and every trial ever on the front did so
-    when it finished)."""
-    if math.isnan(accuracy) or math.isnan(stability):
-        return False
-    done = trial.study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
-    if not done:
-        return True
-    points = np.array([t.values for t in done], dtype=float)
-    point = np.array([accuracy, stability])
-    return not bool(np.any(np.all(points >= point, axis=1) & np.any(points > point, axis=1)))
+    """Whether ``(accuracy, stability)`` is on the front of the study's completed trials
+    and it: the trial joins the front as it finishes (and every trial ever on the front
+    did so when it finished)."""
+    from paretostab.report.front import pareto_front
+
+    points = front_points(trial.study)[1]
+    return len(points) in pareto_front(np.vstack([points, [accuracy, stability]]))
 
 
 def _start_drawing() -> None:

@@ -44,7 +44,8 @@ def test_tune_takes_the_run_cache_budget(capsys, tmp_path, monkeypatch):
     monkeypatch.setattr(paretostab.tuning, "tune", fake_tune)
     assert main(["tune", "--cache-gib", "0.5", "--storage", f"sqlite:///{tmp_path / 'x.db'}"]) == 130
     assert seen["cache_bytes"] == 2**29
-    with pytest.raises(SystemExit) as stop:
-        main(["tune", "--cache-gib", "-1"])
-    assert stop.value.code == 2
-    assert "error: --cache-gib must be a number >= 0" in capsys.readouterr().err
+    for bad in ("-1", "inf", "nan"):
+        with pytest.raises(SystemExit) as stop:
+            main(["tune", "--cache-gib", bad])
+        assert stop.value.code == 2
+        assert "error: --cache-gib must be a finite number >= 0" in capsys.readouterr().err

@@ -253,7 +253,7 @@ def test_the_standalone_map_figure_keeps_its_legend_inside(name):
     figure = stability_map_figure(stability_map(runs, top=10), size=(8.0, 5.0))
     ax = figure.axes[0]
     figure.canvas.draw()
-    renderer = figure._get_renderer()
+    renderer = figure.canvas.get_renderer()  # the Agg canvas the figure was laid out on
     legend = ax.get_legend().get_window_extent(renderer)
     assert 0 < legend.x0 and legend.x1 <= figure.bbox.width + 1  # not cut off
     assert ax.get_window_extent(renderer).x1 < legend.x0  # beside the map

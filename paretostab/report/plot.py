@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 from matplotlib.axes import Axes
+from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.collections import PolyCollection
 from matplotlib.colors import to_rgba
 from matplotlib.figure import Figure
@@ -105,14 +106,14 @@ def stability_map_figure(stability_map: StabilityMap, *, size: tuple[float, floa
     laying out the legend's text, which the drawing then reuses. The per-trial artifact
     of a tuning study.
     """
-    figure = Figure(figsize=size, dpi=dpi)
+    figure = Figure(figsize=size, dpi=dpi)  # an Agg canvas, attached below: no pyplot
     left, bottom, right = 0.6 / size[0], 0.5 / size[1], 1.0 - 0.1 / size[0]
     ax = figure.add_axes((left, bottom, right - left, 1.0 - 0.15 / size[1] - bottom))
     draw_stability_map(stability_map, ax=ax)
     legend = ax.get_legend()
     if legend is not None:
-        extent = legend.get_window_extent(figure._get_renderer()).transformed(
-            figure.transFigure.inverted())
+        renderer = FigureCanvasAgg(figure).get_renderer()
+        extent = legend.get_window_extent(renderer).transformed(figure.transFigure.inverted())
         width = (right - extent.width - left) / 1.01  # the legend sits at 1.01 axes widths
         ax.set_position((left, ax.get_position().y0, max(width, 0.2),
                          ax.get_position().height))

@@ -160,7 +160,7 @@ class TrainingSample:
 
     Attributes
     ----------
-    X, y, classes, signs, mean, scale, columns, budget, n_samples, n_features
+    X, y, classes, signs, mean, scale, columns, budget, n_features
     """
 
     def __init__(self, X: np.ndarray, y: np.ndarray, *, owner: str = "the selector",
@@ -181,10 +181,6 @@ class TrainingSample:
         X_std, self.mean, self.scale = standardise(X)
         self.budget = budget
         self._memo: dict[Hashable, object] = {"X_std": X_std}
-
-    @property
-    def n_samples(self) -> int:
-        return self.X.shape[0]
 
     @property
     def n_features(self) -> int:
