@@ -29,22 +29,19 @@ def _iteration_limits(n_edges: int) -> tuple[int, int]:
 
 def _optimal_plan(a: np.ndarray, b: np.ndarray, cost: np.ndarray) -> tuple[np.ndarray, float]:
     """Optimal plan moving masses ``a`` onto ``b`` (equal totals, all > 0) under ``cost``,
-    and its cost.
+    and its cost. The arrays must be float64 and C-ordered.
 
     Exact network simplex: POT's solver core ``ot.lp.emd_wrap.emd_c`` (what ``ot.emd``
     calls after converting and checking its arguments, which costs twice the solve of a
-    20 × 20 problem; the inputs here are already float64, C-ordered and positive). The
-    solver's result code is checked: a solve stopped by the iteration limit is retried
-    with a limit 100 times larger, and a solve that still does not reach optimality
-    raises.
+    20 × 20 problem). The solver's result code is checked: a solve stopped by the
+    iteration limit is retried with a limit 100 times larger, and a solve that still does
+    not reach optimality raises.
 
     Raises
     ------
     RuntimeError
         If the network simplex does not reach an optimal solution.
     """
-    a, b = np.ascontiguousarray(a, dtype=float), np.ascontiguousarray(b, dtype=float)
-    cost = np.ascontiguousarray(cost, dtype=float)
     code = None
     for limit in _iteration_limits(a.size * b.size):
         plan, value, _, _, code = emd_c(a, b, cost, limit, 1)
@@ -97,7 +94,6 @@ def pairwise_shared_information(I: np.ndarray, similarity: SimilarityView) -> np
     cost_rows = [1.0 - similarity.matrix[support] for support in supports]
     n = runs.shape[0]
     shared = np.eye(n)
-    limit = _iteration_limits(max(support.size for support in supports) ** 2)[0]
     for u in range(n):
         if supports[u].size == 0:
             continue
@@ -105,11 +101,8 @@ def pairwise_shared_information(I: np.ndarray, similarity: SimilarityView) -> np
         for v in range(u + 1, n):
             if supports[v].size == 0:
                 continue
-            other = masses[v] * (total / totals[v])  # equal totals, up to rounding
-            cost = cost_row.take(supports[v], axis=1)
-            _, ot_cost, _, _, code = emd_c(mass, other, cost, limit, 1)
-            if code != _OPTIMAL:  # retried with a larger limit, or raises
-                _, ot_cost = _optimal_plan(mass, other, cost)
+            _, ot_cost = _optimal_plan(mass, masses[v] * (total / totals[v]),  # equal totals
+                                       cost_row.take(supports[v], axis=1))
             value = (total - ot_cost) / k_bar  # Σ S ⊙ x / k̄, as Σ x = total
             shared[u, v] = shared[v, u] = min(max(value, 0.0), 1.0)
     return shared[run_of[i], run_of[j]]
