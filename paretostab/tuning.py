@@ -19,10 +19,13 @@ Optuna appears only here, in the CLI and in the report's loader.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import multiprocessing
+import signal
 import sys
 import tempfile
+import threading
 import time
 import warnings
 from dataclasses import dataclass
@@ -239,21 +242,26 @@ def make_objective(spec: StudySpec, problem: _Problem, *, store, n_jobs: int | N
     cache = RunCache(cache_bytes) if shared else None
     problem = problem.read_only()
     ranks = kept_ranks(spec)
+    interrupts = _Interrupts()
     _start_drawing()
 
     def objective(trial: optuna.Trial) -> tuple[float, float]:
         params = {p.name: suggest(trial, p) for p in spec.selector.search}
         start = time.perf_counter()
         try:
-            runs = run_protocol(
-                info.make(**{**spec.selector.fixed, **params}), problem.X, problem.y,
-                runs=spec.protocol.runs, resampling=spec.protocol.resampling,
-                sample_fraction=spec.protocol.sample_fraction,
-                prefilter=spec.data.prefilter, metric=spec.protocol.metric,
-                random_state=resamples_seed if shared else [spec.seed or 0, trial.number],
-                n_jobs=n_jobs or spec.protocol.n_jobs, cache=cache, progress=False)
-            protocol_end = time.perf_counter()
-            values = measure_values(runs, spec, problem.similarity)
+            with interrupts.computation():
+                runs = run_protocol(
+                    info.make(**{**spec.selector.fixed, **params}), problem.X, problem.y,
+                    runs=spec.protocol.runs, resampling=spec.protocol.resampling,
+                    sample_fraction=spec.protocol.sample_fraction,
+                    prefilter=spec.data.prefilter, metric=spec.protocol.metric,
+                    random_state=resamples_seed if shared else [spec.seed or 0, trial.number],
+                    n_jobs=n_jobs or spec.protocol.n_jobs, cache=cache, progress=False)
+                protocol_end = time.perf_counter()
+                values = measure_values(runs, spec, problem.similarity)
+        except KeyboardInterrupt:
+            trial.set_user_attr("fail_reason", "interrupted (Ctrl-C)")
+            raise
         except Exception as exc:
             trial.set_user_attr("fail_reason", f"{type(exc).__name__}: {exc}")
             raise
@@ -278,7 +286,62 @@ def make_objective(spec: StudySpec, problem: _Problem, *, store, n_jobs: int | N
             trial.set_user_attr("fail_reason", "accuracy or stability is undefined (NaN)")
         return accuracy, stability
 
+    objective.interrupts = interrupts
     return objective
+
+
+class _Interrupts:
+    """Ctrl-C (SIGINT) during a study, taken where it is safe.
+
+    Optuna's trial loop is not safe against an interrupt that lands while it samples a
+    trial or writes it to the storage: Optuna 5's ``_run_trial`` then fails with an
+    ``UnboundLocalError`` in place of the ``KeyboardInterrupt``. While :meth:`handling` a
+    study, a SIGINT that lands in a trial's :meth:`computation` raises there (the trial
+    is recorded as failed); one that lands anywhere else stops the study after the trial
+    in progress and is raised when ``study.optimize`` has returned, or at the start of
+    the computation if it comes first. A second Ctrl-C is not deferred.
+    """
+
+    def __init__(self) -> None:
+        self.computing = False
+        self.pending = False
+        self._study: optuna.Study | None = None
+        self._previous = None
+
+    @contextlib.contextmanager
+    def handling(self, study: optuna.Study):
+        """Handle SIGINT as above during the block (in the main thread; elsewhere Python
+        delivers no signal and nothing changes); raise the deferred interrupt at its end."""
+        if threading.current_thread() is not threading.main_thread():
+            yield
+            return
+        self._study, self.pending = study, False
+        self._previous = signal.signal(signal.SIGINT, self._handle)
+        try:
+            yield
+        finally:
+            signal.signal(signal.SIGINT, self._previous)
+        if self.pending:
+            raise KeyboardInterrupt
+
+    @contextlib.contextmanager
+    def computation(self):
+        """A block that a SIGINT interrupts at once."""
+        if self.pending:
+            raise KeyboardInterrupt
+        self.computing = True
+        try:
+            yield
+        finally:
+            self.computing = False
+
+    def _handle(self, signum, frame) -> None:
+        signal.signal(signal.SIGINT, self._previous)
+        if self.computing:
+            raise KeyboardInterrupt
+        self.pending = True
+        with contextlib.suppress(RuntimeError):  # outside Optuna's trial loop
+            self._study.stop()
 
 
 def _on_front(trial: optuna.Trial, accuracy: float, stability: float) -> bool:
@@ -334,12 +397,14 @@ def finished_trials(study: optuna.Study) -> int:
 
 
 def _optimize(study: optuna.Study, objective, **kwargs) -> None:
-    """``study.optimize`` that, when interrupted (Ctrl-C), marks the trials this process
-    started and left running as failed — an interrupt can land between Optuna's creation
-    of a trial and the objective — and re-raises."""
+    """``study.optimize`` of an objective from :func:`make_objective`, with its interrupts
+    taken where they are safe (:class:`_Interrupts`). When interrupted it marks the trials
+    this process started and left running as failed (a second Ctrl-C can still land
+    anywhere) and re-raises."""
     before = {t._trial_id for t in study.get_trials(deepcopy=False, states=(TrialState.RUNNING,))}
     try:
-        study.optimize(objective, catch=(Exception,), **kwargs)
+        with objective.interrupts.handling(study):
+            study.optimize(objective, catch=(Exception,), **kwargs)
     except KeyboardInterrupt:
         for trial in study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)):
             if trial._trial_id not in before:

@@ -209,6 +209,54 @@ def test_ctrl_c_keeps_completed_trials_and_fails_the_running_one(tmp_path):
     assert len(trials) < 500
 
 
+@pytest.mark.parametrize("where", ["sampling", "computation", "storage write"])
+def test_ctrl_c_anywhere_in_a_trial_stops_the_study_with_nothing_left_running(
+        tmp_path, monkeypatch, where):
+    """A SIGINT in the computation fails the trial with its reason; one while Optuna
+    samples (before the computation) fails it too; one while Optuna writes the finished
+    trial lets the write end (Optuna 5 itself breaks on an interrupt there). Each time
+    the interrupt reaches the caller once and no trial is left running."""
+    import os
+    import signal
+
+    import paretostab.tuning as tuning
+
+    spec = tiny(study={"trials": 5})
+    study = tuning.create_or_load_study(spec, storage=open_storage(storage_url(tmp_path)))
+    objective = tuning.make_objective(spec, tuning._Problem.from_spec(spec),
+                                      store=artifact_store(storage_url(tmp_path)),
+                                      resamples_seed=tuning.resample_seed(study))
+
+    def interrupting(function):
+        def call(*args, **kwargs):
+            if not sent:
+                sent.append(True)
+                os.kill(os.getpid(), signal.SIGINT)
+            return function(*args, **kwargs)
+        return call
+
+    sent = []
+    if where == "sampling":
+        monkeypatch.setattr(tuning, "suggest", interrupting(tuning.suggest))
+    elif where == "computation":
+        monkeypatch.setattr(tuning, "run_protocol", interrupting(tuning.run_protocol))
+    else:
+        storage = study._storage
+        write = storage.set_trial_state_values
+        monkeypatch.setattr(storage, "set_trial_state_values", lambda trial_id, state, *a: (
+            interrupting(write) if state == TrialState.COMPLETE else write)(trial_id, state, *a))
+    with pytest.raises(KeyboardInterrupt):
+        tuning._optimize(study, objective, n_trials=5)
+    assert sent and signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    trials = study.get_trials(deepcopy=False)
+    assert len(trials) == 1
+    if where == "storage write":
+        assert trials[0].state == TrialState.COMPLETE
+    else:
+        assert trials[0].state == TrialState.FAIL
+        assert trials[0].user_attrs["fail_reason"] == "interrupted (Ctrl-C)"
+
+
 # ------------------------------------------------------------------ shared resamples
 
 
