@@ -218,7 +218,8 @@ def run_paired(folder: Path, parameter_sets: list[dict]) -> list[float]:
     """paretostab trials on the given parameter sets, in one process after a warm-up trial
     on the first of them (which prepares the runs): their durations in seconds."""
     from paretostab.spec import parse_spec
-    from paretostab.tuning import create_or_load_study, open_storage, tune
+    from paretostab.storage import open_storage
+    from paretostab.tuning import create_or_load_study, tune
 
     mapping = spec_mapping("paired", len(parameter_sets) + 1)
     spec = parse_spec(mapping)

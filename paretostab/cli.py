@@ -70,7 +70,8 @@ def _measures_table(runs: int, k: int, seed: int, threshold: float) -> pd.DataFr
 
 def _tune(args) -> int:
     from paretostab.spec import builtin_spec_path, load_spec
-    from paretostab.tuning import DEFAULT_STORAGE, front_table, tune
+    from paretostab.storage import DEFAULT_STORAGE
+    from paretostab.tuning import front_table, tune
 
     spec = load_spec(args.spec or builtin_spec_path("quickstart"))
     storage = args.storage or spec.storage or DEFAULT_STORAGE
@@ -112,7 +113,7 @@ def _tune(args) -> int:
 
 
 def _dashboard(args) -> int:
-    from paretostab.tuning import DEFAULT_STORAGE, artifact_store, open_storage
+    from paretostab.storage import DEFAULT_STORAGE, artifact_store, open_storage
 
     try:
         import optuna_dashboard
@@ -129,7 +130,7 @@ def _dashboard(args) -> int:
 
 def _report(args) -> int:
     from paretostab.report.study import build_report
-    from paretostab.tuning import DEFAULT_STORAGE
+    from paretostab.storage import DEFAULT_STORAGE
 
     measures = [m.strip() for m in args.measures.split(",")] if args.measures else None
     folder = build_report(args.storage or DEFAULT_STORAGE, study_name=args.study_name,
@@ -142,7 +143,7 @@ def _report(args) -> int:
 
 def _choose(args) -> int:
     from paretostab.report.study import choose_trial
-    from paretostab.tuning import DEFAULT_STORAGE
+    from paretostab.storage import DEFAULT_STORAGE
 
     result = choose_trial(args.storage or DEFAULT_STORAGE, args.gamma,
                           study_name=args.study_name, measure=args.measure,

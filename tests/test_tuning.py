@@ -18,7 +18,8 @@ from optuna.trial import TrialState
 from paretostab.errors import InvalidInputError
 from paretostab.protocol import RunSet
 from paretostab.spec import parse_spec
-from paretostab.tuning import artifact_store, load_runset, open_storage, tune
+from paretostab.storage import artifact_store, load_runset, open_storage
+from paretostab.tuning import tune
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -116,7 +116,7 @@ def _context(study, storage, store) -> _Context:
 
 def _fill_measures(table: pd.DataFrame, study, measures, context_factory) -> pd.DataFrame:
     """Recompute, from the trials' RunSets, the measures the trials did not record."""
-    from paretostab.tuning import load_runset
+    from paretostab.storage import load_runset
 
     missing = [m for m in measures if table[m].isna().all()]
     if not missing:
@@ -209,7 +209,7 @@ def build_report(storage_url: str, *, study_name: str | None = None,
 
     from paretostab.report import html
     from paretostab.report.maps import stability_map
-    from paretostab.tuning import artifact_store, load_runset, open_storage
+    from paretostab.storage import artifact_store, load_runset, open_storage
 
     if gamma is not None and not (isinstance(gamma, int | float) and 0 <= gamma <= 1):
         raise InvalidInputError(f"gamma must be a number in [0, 1]; got {gamma!r}.")
@@ -296,7 +296,7 @@ def choose_trial(storage_url: str, gamma: float, *, study_name: str | None = Non
     its selector selects when fitted on the whole data set."""
     from paretostab.selectors import get_selector
     from paretostab.spec import parse_spec
-    from paretostab.tuning import artifact_store, open_storage
+    from paretostab.storage import artifact_store, open_storage
 
     if not (isinstance(gamma, int | float) and 0 <= gamma <= 1):
         raise InvalidInputError(f"gamma must be a number in [0, 1]; got {gamma!r}.")
