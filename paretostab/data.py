@@ -6,6 +6,8 @@ scikit-learn's bundled data sets and the simulation need no file at all.
 
 from __future__ import annotations
 
+import zipfile
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -84,40 +86,102 @@ def _simulated(spec: str | None, random_state) -> Dataset:
     return simulate_correlated_groups(**params, random_state=random_state)
 
 
-def _read_table(path: Path, label: str) -> tuple[pd.DataFrame, pd.Series]:
+_TYPES = ".csv, .csv.gz, .parquet or .npz"
+_KIND_NAMES = {"csv": "CSV file", "parquet": "parquet file", "npz": ".npz file"}
+#: What a file named .csv seems to be instead, by its first bytes.
+_NOT_CSV = {b"\x1f\x8b": "gzip-compressed: name it .csv.gz", b"PK": "a zip archive",
+            b"PAR1": "a parquet file"}
+
+
+def _file_kind(path: Path) -> str:
+    """``"csv"`` (also gzip-compressed), ``"parquet"`` or ``"npz"``, by the file's name."""
     suffixes = "".join(path.suffixes[-2:]).lower()
-    if suffixes.endswith((".csv", ".csv.gz")):
-        frame = pd.read_csv(path)
-    elif suffixes.endswith(".parquet"):
+    for kind, endings in [("csv", (".csv", ".csv.gz")), ("parquet", (".parquet",)),
+                          ("npz", (".npz",))]:
+        if suffixes.endswith(endings):
+            return kind
+    raise InvalidInputError(f"Unsupported file type {path.name!r}: expected {_TYPES}.")
+
+
+def _expected(kind: str, label: str) -> str:
+    """What a data file of ``kind`` must hold, for the error messages."""
+    if kind == "npz":
+        return "expected arrays 'X' (n × d) and 'y' (n), as numpy.savez writes them"
+    start = "a header line" if kind == "csv" else "a table"
+    return (f"expected {start} with the label column {label!r} and feature columns, "
+            "then one row per sample")
+
+
+def _one_line(exc: BaseException) -> str:
+    """An exception's message on one short line (parsers' messages span lines)."""
+    text = (exc.strerror if isinstance(exc, OSError) and exc.strerror else None) or str(exc)
+    text = " ".join(text.split()) or type(exc).__name__
+    return text if len(text) <= 160 else text[:157] + "..."
+
+
+def _shown(names) -> str:
+    """Column names for a message: printable ones as they are, others escaped."""
+    return ", ".join(n if n.isprintable() else repr(n) for n in map(str, names))
+
+
+def _unreadable(path: Path, kind: str, reason: str, label: str = "") -> InvalidInputError:
+    return InvalidInputError(f"{path.name} is not a readable {_KIND_NAMES[kind]} ({reason}): "
+                             f"{_expected(kind, label)}.")
+
+
+def _read_table(path: Path, kind: str, label: str, head: bytes) -> tuple[pd.DataFrame, pd.Series]:
+    if kind == "csv":
+        try:
+            frame = pd.read_csv(path)
+        except pd.errors.EmptyDataError:  # blank lines only, or nothing once unpacked
+            raise InvalidInputError(f"{path.name} is empty: {_expected(kind, label)}.") from None
+        except (ValueError, OSError, EOFError, zlib.error) as exc:
+            # ParserError and UnicodeDecodeError (not CSV text), BadGzipFile, a cut gzip
+            looks = next((f"; it looks {what}" for magic, what in _NOT_CSV.items()
+                          if path.suffix.lower() == ".csv" and head.startswith(magic)), "")
+            raise _unreadable(path, kind, _one_line(exc) + looks, label) from None
+    else:
+        if not head.startswith(b"PAR1"):
+            raise _unreadable(path, kind, "it does not start with PAR1", label)
         try:
             frame = pd.read_parquet(path)
-        except ImportError as exc:
+        except ImportError:
             raise InvalidInputError(
-                f"Reading {path.name} needs a parquet engine: pip install pyarrow ({exc})."
+                f"Reading {path.name} needs a parquet engine: pip install pyarrow."
             ) from None
-    else:
-        raise InvalidInputError(
-            f"Unsupported file type {path.name!r}: expected .csv, .csv.gz, .parquet or .npz."
-        )
+        except Exception as exc:  # a corrupt file: each engine has its own errors
+            raise _unreadable(path, kind, _one_line(exc), label) from None
     if label not in frame.columns:
-        shown = ", ".join(map(str, frame.columns[:8]))
+        shown = _shown(frame.columns[:8])
+        sep = next((c for c in ";\t|" if frame.shape[1] == 1 and c in str(frame.columns[0])), "")
         raise InvalidInputError(
-            f"{path.name} has no label column {label!r} (its columns start: {shown}); pass "
-            "label= with the name of the class column."
+            f"{path.name} has no label column {label!r} (its columns start: {shown}); "
+            + (f"it looks separated by {sep!r}: expected comma-separated values." if sep else
+               "pass label= (the spec's [data] label) with the name of the class column.")
         )
     return frame.drop(columns=label), frame[label]
 
 
-def _read_npz(path: Path) -> tuple[pd.DataFrame, pd.Series]:
-    with np.load(path, allow_pickle=False) as archive:
+def _read_npz(path: Path, head: bytes) -> tuple[pd.DataFrame, pd.Series]:
+    if not head.startswith(b"PK"):  # np.load would try a pickle and complain about that
+        raise _unreadable(path, "npz", "not a zip archive")
+    try:
+        archive = np.load(path, allow_pickle=False)
+    except (ValueError, OSError, EOFError, zipfile.BadZipFile) as exc:
+        raise _unreadable(path, "npz", _one_line(exc)) from None
+    with archive:
         missing = {"X", "y"} - set(archive.files)
         if missing:
             raise InvalidInputError(
                 f"{path.name} must hold arrays 'X' (n × d) and 'y' (n); missing "
-                f"{', '.join(sorted(missing))} (it holds {', '.join(archive.files)})."
+                f"{', '.join(sorted(missing))} (it holds {', '.join(archive.files) or 'none'})."
             )
-        X, y = archive["X"], archive["y"]
-        names = archive["feature_names"] if "feature_names" in archive.files else None
+        try:
+            X, y = archive["X"], archive["y"]
+            names = archive["feature_names"] if "feature_names" in archive.files else None
+        except (ValueError, OSError, EOFError, zipfile.BadZipFile) as exc:
+            # object arrays (they need a pickle), a corrupt member
+            raise _unreadable(path, "npz", _one_line(exc)) from None
     if X.ndim != 2 or y.shape != (X.shape[0],):
         raise InvalidInputError(
             f"{path.name}: X must be 2-D and y have one label per row; got X {X.shape}, "
@@ -128,12 +192,20 @@ def _read_npz(path: Path) -> tuple[pd.DataFrame, pd.Series]:
 
 
 def _clean(features: pd.DataFrame, labels: pd.Series, name: str, impute: str | None):
-    non_numeric = [str(c) for c in features.columns
-                   if not pd.api.types.is_numeric_dtype(features[c])]
+    if features.shape[0] == 0:  # a header line only (its columns read as text)
+        raise InvalidInputError(
+            f"{name} has no rows (samples): expected one row per sample, with its label and "
+            "feature values."
+        )
+    if features.shape[1] == 0:
+        raise InvalidInputError(
+            f"{name} has no feature columns: expected numeric feature columns beside the labels."
+        )
+    non_numeric = [c for c in features.columns if not pd.api.types.is_numeric_dtype(features[c])]
     if non_numeric:
         raise InvalidInputError(
             f"{name}: feature columns must be numeric; {len(non_numeric)} are not: "
-            f"{', '.join(non_numeric[:10])}{' …' if len(non_numeric) > 10 else ''}."
+            f"{_shown(non_numeric[:10])}{' …' if len(non_numeric) > 10 else ''}."
         )
     X = features.to_numpy(dtype=float)
     y = labels.to_numpy()
@@ -156,6 +228,11 @@ def _clean(features: pd.DataFrame, labels: pd.Series, name: str, impute: str | N
             )
         if impute == "drop":
             keep = ~missing.any(axis=1)
+            if not keep.any():
+                raise InvalidInputError(
+                    f"{name}: every row has a missing value, so impute='drop' leaves no rows; "
+                    "choose impute='mean' or 'median'."
+                )
             X, y = X[keep], y[keep]
         else:
             fill = np.nanmean(X, axis=0) if impute == "mean" else np.nanmedian(X, axis=0)
@@ -170,7 +247,7 @@ def check_classes(y: np.ndarray, name: str) -> None:
     classes, counts = np.unique(y, return_counts=True)
     if classes.size != 2:
         raise InvalidInputError(
-            f"{name}: paretostab handles binary classification; the labels have "
+            f"{name}: paretostab handles binary classification (2 classes); the labels have "
             f"{classes.size} class(es): {classes.tolist()[:10]}."
         )
     if counts.min() < 2:
@@ -205,6 +282,7 @@ def load_dataset(source: str | Path, *, label: str = "label", impute: str | None
         raise InvalidInputError(f"impute must be None or one of {IMPUTE}; got {impute!r}.")
     text = str(source)
     head, _, spec = text.partition(":")
+    where = None  # a file's name and where its labels are, for check_classes
     if head in ("breast_cancer", "digits", "wine", "iris"):
         data = _sklearn_dataset(head, spec or None)
     elif head == "simulated":
@@ -213,14 +291,27 @@ def load_dataset(source: str | Path, *, label: str = "label", impute: str | None
         path = Path(source)
         if not path.exists():
             raise InvalidInputError(
-                f"No data set {text!r}: not a file, nor one of 'breast_cancer', "
+                f"No data set {text!r}: no such file, nor one of 'breast_cancer', "
                 "'digits:A-vs-B', 'wine:A-vs-B', 'iris:A-vs-B', 'simulated'."
             )
-        frame, labels = (_read_npz(path) if path.suffix.lower() == ".npz"
-                         else _read_table(path, label))
+        if path.is_dir():
+            raise InvalidInputError(
+                f"{text!r} is a folder, not a data file: expected a {_TYPES} file."
+            )
+        kind = _file_kind(path)
+        try:
+            with path.open("rb") as file:
+                first = file.read(4)
+        except OSError as exc:  # permissions, a special file
+            raise InvalidInputError(f"{path.name} cannot be read ({_one_line(exc)}).") from None
+        if not first:
+            raise InvalidInputError(f"{path.name} is empty: {_expected(kind, label)}.")
+        frame, labels = (_read_npz(path, first) if kind == "npz"
+                         else _read_table(path, kind, label, first))
         X, y, names = _clean(frame, labels, path.name, impute)
         data = Dataset(X, y, names, path.name.split(".")[0])
-    check_classes(data.y, data.name)
+        where = f"{path.name} ({'array y' if kind == 'npz' else f'label column {label!r}'})"
+    check_classes(data.y, where or data.name)
     return data
 
 

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import gzip
+import io
+import re
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -64,7 +69,8 @@ def test_table_errors(tmp_path, table):
     with pytest.raises(InvalidInputError, match="2 are not: b, c"):
         load_dataset(write_csv(tmp_path / "b.csv", text))
     one = table.assign(label="x")
-    with pytest.raises(InvalidInputError, match="binary classification.*1 class"):
+    with pytest.raises(InvalidInputError,
+                       match=r"c.csv \(label column 'label'\): .*binary classification.*1 class"):
         load_dataset(write_csv(tmp_path / "c.csv", one))
     lonely = table.copy()
     lonely.loc[0, "label"] = "z"
@@ -79,8 +85,129 @@ def test_table_errors(tmp_path, table):
         load_dataset(write_csv(tmp_path / "e.csv", single))
     with pytest.raises(InvalidInputError, match="Unsupported file type"):
         load_dataset(write_csv(tmp_path / "f.txt", table))
-    with pytest.raises(InvalidInputError, match="No data set 'nowhere.csv'"):
+    with pytest.raises(InvalidInputError, match="No data set 'nowhere.csv': no such file"):
         load_dataset("nowhere.csv")
+
+
+def bad_file(path, content):
+    """``path`` written with ``content`` (bytes), or made a folder for ``None``."""
+    if content is None:
+        path.mkdir()
+    else:
+        path.write_bytes(content)
+    return path
+
+
+def npz_bytes(**arrays):
+    buffer = io.BytesIO()
+    np.savez(buffer, **arrays)
+    return buffer.getvalue()
+
+
+def one_line_error(path, **options):
+    """The InvalidInputError ``load_dataset(path)`` raises; its message is one line."""
+    with pytest.raises(InvalidInputError) as caught:
+        load_dataset(path, **options)
+    message = str(caught.value)
+    assert "\n" not in message and message.startswith(("'", path.name)), message
+    return message
+
+
+HEADER = "expected a header line with the label column 'label' and feature columns"
+ARRAYS = r"expected arrays 'X' \(n × d\) and 'y' \(n\)"
+BAD_FILES = [
+    ("empty.csv", b"", f"empty.csv is empty: {HEADER}, then one row per sample"),
+    ("empty.csv.gz", gzip.compress(b""), f"empty.csv.gz is empty: {HEADER}"),
+    ("blank.csv", b"\n\n\n", f"blank.csv is empty: {HEADER}"),
+    ("empty.npz", b"", f"empty.npz is empty: {ARRAYS}"),
+    ("empty.parquet", b"", "empty.parquet is empty: expected a table with the label column"),
+    ("header.csv", b"label,a,b\n", r"header.csv has no rows \(samples\): expected one row per"),
+    ("header.csv.gz", gzip.compress(b"label,a,b\n"), r"header.csv.gz has no rows \(samples\)"),
+    ("rows.npz", npz_bytes(X=np.zeros((0, 3)), y=np.zeros(0)), r"rows.npz has no rows \(samples\)"),
+    ("labels.csv", b"label\nx\ny\nx\ny\n", "labels.csv has no feature columns: expected numeric"),
+    ("features.npz", npz_bytes(X=np.zeros((4, 0)), y=np.arange(4) % 2), "features.npz has no feature columns"),
+    ("folder.csv", None, "folder.csv' is a folder, not a data file: expected a .csv, .csv.gz, .parquet or .npz file"),
+    ("noise.csv", bytes(range(256)) * 20, f"noise.csv is not a readable CSV file \\(.+\\): {HEADER}"),
+    ("gzipped.csv", gzip.compress(b"label,a\nx,1\n"), r"not a readable CSV file \(.+; it looks gzip-compressed: name it .csv.gz\)"),
+    ("plain.csv.gz", b"label,a\nx,1\n", r"plain.csv.gz is not a readable CSV file \(Not a gzipped file"),
+    ("cut.csv.gz", gzip.compress(b"label,a\n" + b"x,1\n" * 999)[:40], "cut.csv.gz is not a readable CSV file"),
+    ("text.npz", b"X,y\n1,2\n", rf"text.npz is not a readable .npz file \(not a zip archive\): {ARRAYS}"),
+    ("cut.npz", npz_bytes(X=np.zeros((4, 2)), y=np.arange(4))[:100], r"cut.npz is not a readable .npz file \(.+\)"),
+    ("objects.npz", npz_bytes(X=np.zeros((2, 2)), y=np.array([1, "a"], dtype=object)), r"objects.npz is not a readable .npz file \(Object arrays"),
+    ("noise.parquet", b"label,a\nx,1\n", "noise.parquet is not a readable parquet file \\(it does not start with PAR1\\)"),
+    ("semicolon.csv", b"label;a\nx;1\ny;2\n", "semicolon.csv has no label column 'label' .*it looks separated by ';'"),
+]
+
+
+@pytest.mark.parametrize("name, content, expected", BAD_FILES, ids=[c[0] for c in BAD_FILES])
+def test_bad_files_raise_one_line_naming_the_file_and_what_was_expected(tmp_path, name, content,
+                                                                        expected):
+    path = bad_file(tmp_path / name, content)
+    assert re.search(expected, one_line_error(path))
+
+
+def test_a_corrupt_parquet_file_is_reported_whatever_the_engine_raises(tmp_path, monkeypatch):
+    def corrupt(path):
+        raise OSError("Couldn't deserialize thrift:\nTProtocolException: Invalid data")
+
+    monkeypatch.setattr(pd, "read_parquet", corrupt)
+    path = bad_file(tmp_path / "t.parquet", b"PAR1garbage")
+    assert one_line_error(path) == (
+        "t.parquet is not a readable parquet file (Couldn't deserialize thrift: TProtocolException: "
+        "Invalid data): expected a table with the label column 'label' and feature columns, then "
+        "one row per sample.")
+
+
+def test_file_errors_name_the_label_column_in_use(tmp_path, table):
+    path = write_csv(tmp_path / "t.csv", table.rename(columns={"label": "cls"}).assign(cls="x"))
+    assert "t.csv (label column 'cls'): paretostab handles binary classification (2 classes)" in (
+        one_line_error(path, label="cls"))
+    assert "label column 'cls'" in one_line_error(bad_file(tmp_path / "e.csv", b""), label="cls")
+    np.savez(tmp_path / "one.npz", X=np.zeros((4, 2)), y=np.zeros(4))
+    assert one_line_error(tmp_path / "one.npz").startswith("one.npz (array y): ")
+    holes = table.assign(a=np.nan)
+    assert "every row has a missing value, so impute='drop' leaves no rows" in (
+        one_line_error(write_csv(tmp_path / "h.csv", holes), impute="drop"))
+    odd = pd.DataFrame({"a\nb": [1.0, 2.0], "c": [3.0, 4.0]})
+    assert r"its columns start: 'a\nb', c" in one_line_error(write_csv(tmp_path / "o.csv", odd))
+
+
+SPEC = """[study]
+name = "bad"
+trials = 2
+seed = 0
+sampler = "random"
+[data]
+source = "{source}"
+[protocol]
+runs = 3
+[selector]
+name = "hybrid_rfe"
+[selector.fixed]
+n_features = 4
+[selector.search]
+n_stable = [0, 4]
+[objective]
+stability = "iw"
+"""
+
+
+@pytest.mark.parametrize("content, expected", [
+    (b"", "error: bad.csv is empty: expected a header line"),
+    (b"label,a,b\n", r"error: bad.csv has no rows \(samples\)"),
+], ids=["empty", "header-only"])
+def test_tune_on_a_bad_file_prints_one_error_line_and_creates_no_study(tmp_path, content,
+                                                                       expected):
+    bad_file(tmp_path / "bad.csv", content)
+    (tmp_path / "spec.toml").write_text(SPEC.format(source="bad.csv"), encoding="utf-8")
+    result = subprocess.run([sys.executable, "-m", "paretostab", "tune", "spec.toml",
+                             "--storage", "sqlite:///s.db"], capture_output=True, text=True,
+                            cwd=tmp_path, timeout=120)
+    assert result.returncode == 2, result.stderr
+    assert "Traceback" not in result.stderr
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1 and re.match(expected, lines[0]), lines
+    assert not (tmp_path / "s.db").exists() and not (tmp_path / "s-artifacts").exists()
 
 
 def test_missing_values_are_an_error_unless_imputation_is_chosen(tmp_path, table):
