@@ -7,6 +7,7 @@ report and ``choose`` read them back).
 from __future__ import annotations
 
 import tempfile
+import warnings
 from pathlib import Path
 
 import optuna
@@ -18,10 +19,16 @@ from paretostab.protocol import RunSet
 DEFAULT_STORAGE = "sqlite:///paretostab.db"
 
 
-def open_storage(url: str) -> optuna.storages.BaseStorage:
+def open_storage(url: str, *, heartbeat_interval: int | None = None,
+                 grace_period: int | None = None) -> optuna.storages.BaseStorage:
     """An Optuna storage from a URL: any RDB URL Optuna accepts (``sqlite:///file.db``,
     ``postgresql://…``, ``mysql://…``) or ``journal:PATH`` for a journal file (the
-    multi-process-safe local choice)."""
+    multi-process-safe local choice).
+
+    An RDB storage records a heartbeat of each running trial every
+    ``heartbeat_interval`` seconds, and a trial without one for ``grace_period`` seconds
+    is stale (see :func:`paretostab.coordination.fail_stale_trials`). Optuna 5's journal
+    storage has no heartbeats: there both are ignored."""
     if url.startswith("journal:"):
         path = url.removeprefix("journal:")
         from optuna.storages.journal import JournalFileBackend
@@ -33,7 +40,11 @@ def open_storage(url: str) -> optuna.storages.BaseStorage:
             f"'postgresql://user@host/db') or 'journal:PATH'; got {url!r}."
         )
     kwargs = {"connect_args": {"timeout": 60}} if url.startswith("sqlite") else {}
-    return optuna.storages.RDBStorage(url, engine_kwargs=kwargs)
+    with warnings.catch_warnings():  # the heartbeat is experimental in Optuna 5
+        warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
+        return optuna.storages.RDBStorage(url, engine_kwargs=kwargs,
+                                          heartbeat_interval=heartbeat_interval,
+                                          grace_period=grace_period)
 
 
 def default_artifact_dir(url: str) -> Path:
