@@ -19,6 +19,10 @@ class InvalidInputError(ParetostabError, ValueError):
     """An array, parameter or option does not have the expected shape, type or values."""
 
 
+class WorkerError(ParetostabError, RuntimeError):
+    """A ``tune --workers`` process failed; the message is its error (printed once)."""
+
+
 class UnknownNameError(ParetostabError, ValueError):
     """A name (measure, selector, similarity method, option) is not known."""
 

@@ -19,10 +19,12 @@ Optuna appears only here, in the CLI and in the report's loader.
 
 from __future__ import annotations
 
-import contextlib
 import math
 import multiprocessing
+import multiprocessing.connection
+import os
 import signal
+import socket
 import sys
 import tempfile
 import threading
@@ -36,8 +38,17 @@ import optuna
 from optuna.artifacts import upload_artifact
 from optuna.trial import TrialState
 
+from paretostab.coordination import (
+    GRACE_SECONDS,
+    HEARTBEAT_SECONDS,
+    Interrupts,
+    StreamSampler,
+    TrialSlots,
+    counted_trials,
+    release,
+)
 from paretostab.data import load_dataset
-from paretostab.errors import InvalidInputError, StabilityWarning
+from paretostab.errors import InvalidInputError, ParetostabError, StabilityWarning, WorkerError
 from paretostab.measures import get_measure
 from paretostab.protocol import DEFAULT_CACHE_BYTES, RunCache, RunSet, run_protocol
 from paretostab.selectors import get_selector
@@ -65,18 +76,18 @@ def make_sampler(name: str, seed: int | None) -> optuna.samplers.BaseSampler:
     raise InvalidInputError(f"sampler must be one of {SAMPLERS}; got {name!r}.")
 
 
-def create_or_load_study(spec: StudySpec, *, storage, study_name: str | None = None,
-                         seed_offset: int = 0) -> optuna.Study:
-    """The spec's study in ``storage``, created on first use and resumed afterwards.
+def create_or_load_study(spec: StudySpec, *, storage,
+                         study_name: str | None = None) -> optuna.Study:
+    """The spec's study in ``storage``, created on first use and resumed afterwards, with
+    the spec's sampler seeded apart in this process (:class:`StreamSampler`).
 
     A study resumed under another spec (different content hash) is refused: its trials
     would not be comparable.
     """
     name = study_name or spec.name
-    seed = None if spec.seed is None else spec.seed + seed_offset
+    sampler = StreamSampler(lambda seed: make_sampler(spec.sampler, seed), spec.seed)
     study = optuna.create_study(storage=storage, study_name=name, load_if_exists=True,
-                                directions=["maximize", "maximize"],
-                                sampler=make_sampler(spec.sampler, seed))
+                                directions=["maximize", "maximize"], sampler=sampler)
     known = study.user_attrs.get("spec_hash")
     if known is None:
         study.set_user_attr("spec_hash", spec.content_hash())
@@ -172,12 +183,15 @@ def kept_ranks(spec: StudySpec) -> str | int | None:
 
 def make_objective(spec: StudySpec, problem: _Problem, *, store, n_jobs: int | None = None,
                    resamples_seed: int | None = None,
-                   cache_bytes: int = DEFAULT_CACHE_BYTES):
+                   cache_bytes: int = DEFAULT_CACHE_BYTES, slots: TrialSlots | None = None):
     """The trial function: protocol → (accuracy, stability), attributes and artifacts.
 
     With shared resamples every trial's protocol is seeded by ``resamples_seed`` (see
     :func:`resample_seed`) and the prepared runs are kept in one :class:`RunCache` of
-    ``cache_bytes`` per process for all of this objective's trials.
+    ``cache_bytes`` per process for all of this objective's trials. With ``slots`` a trial
+    first claims its slot, and is pruned without running if the study already has its
+    trials. The function's ``interrupts`` (:class:`Interrupts`) say where Ctrl-C may stop
+    it; a trial stopped by one fails with its reason and does not count.
     """
     info = get_selector(spec.selector.name)
     shared = spec.protocol.resamples == "shared"
@@ -186,10 +200,14 @@ def make_objective(spec: StudySpec, problem: _Problem, *, store, n_jobs: int | N
     cache = RunCache(cache_bytes) if shared else None
     problem = problem.read_only()
     ranks = kept_ranks(spec)
-    interrupts = _Interrupts()
+    interrupts = Interrupts()
     _start_drawing()
 
     def objective(trial: optuna.Trial) -> tuple[float, float]:
+        if slots is not None and not slots.claim(trial):
+            raise optuna.TrialPruned(
+                f"not run: the study had its {slots.n_trials} trials, finished or running, "
+                "when this one started")
         params = {p.name: suggest(trial, p) for p in spec.selector.search}
         start = time.perf_counter()
         try:
@@ -204,7 +222,7 @@ def make_objective(spec: StudySpec, problem: _Problem, *, store, n_jobs: int | N
                 protocol_end = time.perf_counter()
                 values = measure_values(runs, spec, problem.similarity)
         except KeyboardInterrupt:
-            trial.set_user_attr("fail_reason", "interrupted (Ctrl-C)")
+            release(trial.study._storage, trial._trial_id, interrupts.reason)
             raise
         except Exception as exc:
             trial.set_user_attr("fail_reason", f"{type(exc).__name__}: {exc}")
@@ -232,60 +250,6 @@ def make_objective(spec: StudySpec, problem: _Problem, *, store, n_jobs: int | N
 
     objective.interrupts = interrupts
     return objective
-
-
-class _Interrupts:
-    """Ctrl-C (SIGINT) during a study, taken where it is safe.
-
-    Optuna's trial loop is not safe against an interrupt that lands while it samples a
-    trial or writes it to the storage: Optuna 5's ``_run_trial`` then fails with an
-    ``UnboundLocalError`` in place of the ``KeyboardInterrupt``. While :meth:`handling` a
-    study, a SIGINT that lands in a trial's :meth:`computation` raises there (the trial
-    is recorded as failed); one that lands anywhere else stops the study after the trial
-    in progress and is raised when ``study.optimize`` has returned, or at the start of
-    the computation if it comes first. A second Ctrl-C is not deferred.
-    """
-
-    def __init__(self) -> None:
-        self.computing = False
-        self.pending = False
-        self._study: optuna.Study | None = None
-        self._previous = None
-
-    @contextlib.contextmanager
-    def handling(self, study: optuna.Study):
-        """Handle SIGINT as above during the block (in the main thread; elsewhere Python
-        delivers no signal and nothing changes); raise the deferred interrupt at its end."""
-        if threading.current_thread() is not threading.main_thread():
-            yield
-            return
-        self._study, self.pending = study, False
-        self._previous = signal.signal(signal.SIGINT, self._handle)
-        try:
-            yield
-        finally:
-            signal.signal(signal.SIGINT, self._previous)
-        if self.pending:
-            raise KeyboardInterrupt
-
-    @contextlib.contextmanager
-    def computation(self):
-        """A block that a SIGINT interrupts at once."""
-        if self.pending:
-            raise KeyboardInterrupt
-        self.computing = True
-        try:
-            yield
-        finally:
-            self.computing = False
-
-    def _handle(self, signum, frame) -> None:
-        signal.signal(signal.SIGINT, self._previous)
-        if self.computing:
-            raise KeyboardInterrupt
-        self.pending = True
-        with contextlib.suppress(RuntimeError):  # outside Optuna's trial loop
-            self._study.stop()
 
 
 def _on_front(trial: optuna.Trial, accuracy: float, stability: float) -> bool:
@@ -335,58 +299,108 @@ def _upload_artifacts(trial, runs: RunSet, feature_names, store, ranks, *,
                         mimetype="image/png")
 
 
-def finished_trials(study: optuna.Study) -> int:
-    """Trials that count towards ``n_trials``: completed or failed (not running)."""
-    return len(study.get_trials(deepcopy=False, states=(TrialState.COMPLETE, TrialState.FAIL)))
+def _optimize(study: optuna.Study, objective, slots: TrialSlots, *,
+              timeout: float | None = None, callbacks=()) -> None:
+    """Run trials of an objective from :func:`make_objective` with ``slots`` while the
+    study has free slots (:meth:`TrialSlots.wait`), taking its interrupts where they are
+    safe (:class:`Interrupts`). When interrupted it fails the trials this process left
+    running (a second Ctrl-C can land anywhere) and re-raises."""
+    interrupts = objective.interrupts
+    deadline = None if timeout is None else time.monotonic() + timeout
 
+    def next_slot(study: optuna.Study, trial) -> None:
+        _say_failed(trial)
+        if not slots.wait(interrupts, deadline):
+            study.stop()
 
-def _optimize(study: optuna.Study, objective, **kwargs) -> None:
-    """``study.optimize`` of an objective from :func:`make_objective`, with its interrupts
-    taken where they are safe (:class:`_Interrupts`). When interrupted it marks the trials
-    this process started and left running as failed (a second Ctrl-C can still land
-    anywhere) and re-raises."""
-    before = {t._trial_id for t in study.get_trials(deepcopy=False, states=(TrialState.RUNNING,))}
     try:
-        with objective.interrupts.handling(study):
-            study.optimize(objective, catch=(Exception,), **kwargs)
+        with interrupts.handling(study):
+            if slots.wait(interrupts, deadline):
+                study.optimize(objective, catch=(Exception,), timeout=timeout,
+                               callbacks=[*callbacks, next_slot])
     except KeyboardInterrupt:
+        mine = {"host": socket.gethostname(), "pid": os.getpid()}
         for trial in study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)):
-            if trial._trial_id not in before:
+            if trial.user_attrs.get("process") == mine:
+                release(study._storage, trial._trial_id, interrupts.reason)
                 study._storage.set_trial_state_values(trial._trial_id, state=TrialState.FAIL)
         raise
 
 
+def _say_failed(trial: optuna.trial.FrozenTrial) -> None:
+    """One line on stderr for a failed trial, with its reason (Optuna would log a
+    traceback; the reason is also the trial's ``fail_reason``)."""
+    if trial.state == TrialState.FAIL:
+        from tqdm.auto import tqdm
+
+        reason = trial.user_attrs.get("fail_reason", "no reason recorded")
+        tqdm.write(f"trial {trial.number} failed: {reason}", file=sys.stderr)
+
+
+def _end_with_parent(interrupts: Interrupts) -> None:
+    """Interrupt this worker process when the ``tune`` process that started it ends (even
+    by kill -9), and end it 10 s later if the interrupt has not."""
+    parent = multiprocessing.parent_process()
+
+    def watch() -> None:
+        multiprocessing.connection.wait([parent.sentinel])
+        interrupts.reason = "interrupted: the tune process that started its worker ended"
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(10.0)
+        os._exit(1)
+
+    threading.Thread(target=watch, daemon=True, name="end-with-parent").start()
+
+
 def _worker(spec: StudySpec, problem: _Problem, storage_url: str, artifacts: str | None,
             study_name: str | None, n_trials: int, timeout: float | None, n_jobs: int | None,
-            cache_bytes: int, index: int) -> None:
-    """One tuning process (``--workers``): its own storage connection, sampler seed and run
-    cache; the data come from the parent (loaded once)."""
-    optuna.logging.set_verbosity(optuna.logging.WARNING)
-    storage = open_storage(storage_url)
-    study = create_or_load_study(spec, storage=storage, study_name=study_name,
-                                 seed_offset=index)
-    objective = make_objective(spec, problem, store=artifact_store(storage_url, artifacts),
-                               n_jobs=n_jobs, resamples_seed=resample_seed(study),
-                               cache_bytes=cache_bytes)
+            cache_bytes: int, heartbeat: tuple[int, int], errors) -> None:
+    """One tuning process (``--workers``): its own storage connection, sampler stream and
+    run cache; the data come from the parent (loaded once). Its error goes to the parent
+    through ``errors`` (the parent prints it) and it exits with code 1. In a process group
+    of its own, it gets Ctrl-C from the parent (once), not from the terminal."""
+    os.setpgrp()
     try:
-        _optimize(study, objective, n_trials=n_trials, timeout=timeout)
-    except KeyboardInterrupt:  # the parent reports; the running trial is marked failed
-        pass
+        optuna.logging.set_verbosity(optuna.logging.ERROR)  # failures: _say_failed
+        study = create_or_load_study(spec, storage=open_storage(
+            storage_url, heartbeat_interval=heartbeat[0], grace_period=heartbeat[1]),
+            study_name=study_name)
+        slots = TrialSlots(study, n_trials)
+        objective = make_objective(spec, problem, store=artifact_store(storage_url, artifacts),
+                                   n_jobs=n_jobs, resamples_seed=resample_seed(study),
+                                   cache_bytes=cache_bytes, slots=slots)
+        _end_with_parent(objective.interrupts)
+        _optimize(study, objective, slots, timeout=timeout)
+    except KeyboardInterrupt:  # the parent reports
+        return
+    except BaseException as exc:
+        errors.put(str(exc) if isinstance(exc, ParetostabError) else
+                   f"a worker failed: {type(exc).__name__}: {exc}")
+        sys.exit(1)
 
 
 def tune(spec: StudySpec, *, storage: str | None = None, study_name: str | None = None,
          n_trials: int | None = None, timeout: float | None = None, n_jobs: int | None = None,
          workers: int = 1, artifacts: str | None = None,
-         cache_bytes: int = DEFAULT_CACHE_BYTES, progress: bool | None = None) -> optuna.Study:
-    """Run (or resume) the spec's study until it has ``n_trials`` finished trials.
+         cache_bytes: int = DEFAULT_CACHE_BYTES, progress: bool | None = None,
+         heartbeat_interval: int = HEARTBEAT_SECONDS,
+         grace_period: int = GRACE_SECONDS) -> optuna.Study:
+    """Run (or resume) the spec's study until it has ``n_trials`` counted trials.
 
-    Re-running adds only the missing trials. ``workers`` processes share the study through
-    the storage (each with its own share of the missing trials, so none is duplicated or
-    lost); ``n_jobs`` parallelises the runs inside a trial. The data are loaded once, here,
-    and handed to the workers. With shared resamples each process keeps its prepared runs
-    in a :class:`~paretostab.protocol.RunCache` of ``cache_bytes``. A trial that raises is
-    recorded as failed with its reason (user attribute ``fail_reason``) and the study goes
-    on. Ctrl-C stops cleanly: completed trials are kept, running ones are marked failed.
+    ``n_trials`` is the study's, not this call's: every process that runs the study — the
+    ``workers`` processes, other ``tune`` calls on the same storage, on other machines —
+    takes trial slots from the same ``n_trials`` (:class:`TrialSlots`), each with its own
+    sampler stream (:class:`StreamSampler`). A trial whose process is gone fails as stale
+    and its slot is run again: at once when the process was on this host, after
+    ``grace_period`` seconds without one of its heartbeats (every
+    ``heartbeat_interval`` seconds) on an RDB storage. ``n_jobs`` parallelises the runs
+    inside a trial. The data are loaded once, here, before the study is created or
+    opened, and handed to the workers. With shared resamples each process keeps its
+    prepared runs in a :class:`~paretostab.protocol.RunCache` of ``cache_bytes``. A trial
+    that raises is recorded as failed with its reason (user attribute ``fail_reason``),
+    counts, and the study goes on. Ctrl-C stops cleanly: completed trials are kept, the
+    running one fails as interrupted (and does not count). A worker's error is raised
+    here as a :class:`~paretostab.errors.WorkerError`.
     """
     url = storage or spec.storage or DEFAULT_STORAGE
     total = spec.trials if n_trials is None else n_trials
@@ -398,47 +412,81 @@ def tune(spec: StudySpec, *, storage: str | None = None, study_name: str | None 
         raise InvalidInputError(
             f"cache_bytes must be an integer >= 0 (the run cache's memory budget per "
             f"process); got {cache_bytes!r}.")
-    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    for name, value in (("heartbeat_interval", heartbeat_interval),
+                        ("grace_period", grace_period)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise InvalidInputError(f"{name} must be an integer >= 1 (seconds); got {value!r}.")
+    optuna.logging.set_verbosity(optuna.logging.ERROR)  # failures: _say_failed
     problem = _Problem.from_spec(spec)
-    study = create_or_load_study(spec, storage=open_storage(url), study_name=study_name)
-    missing = max(0, total - finished_trials(study))
-    if missing == 0:
+    store = artifact_store(url, artifacts)  # both checked before the study is opened
+    study = create_or_load_study(spec, storage=open_storage(
+        url, heartbeat_interval=heartbeat_interval, grace_period=grace_period),
+        study_name=study_name)
+    start = counted_trials(study)
+    if start >= total:
         return study
-    shares = [missing // workers + (i < missing % workers) for i in range(workers)]
-    shares = [share for share in shares if share]
     enabled = sys.stderr.isatty() if progress is None else progress
     from tqdm.auto import tqdm
 
-    bar = tqdm(total=missing, desc=f"study {study.study_name}", disable=not enabled)
-    start = finished_trials(study)
+    bar = tqdm(total=total - start, desc=f"study {study.study_name}", disable=not enabled)
     try:
-        if len(shares) == 1:
-            objective = make_objective(spec, problem, store=artifact_store(url, artifacts),
+        if workers == 1:
+            slots = TrialSlots(study, total)
+            objective = make_objective(spec, problem, store=store,
                                        n_jobs=n_jobs, resamples_seed=resample_seed(study),
-                                       cache_bytes=cache_bytes)
-            _optimize(study, objective, n_trials=shares[0], timeout=timeout,
+                                       cache_bytes=cache_bytes, slots=slots)
+            _optimize(study, objective, slots, timeout=timeout,
                       callbacks=[lambda s, t: _advance(bar, s, start)])
         else:
-            context = multiprocessing.get_context("spawn")
-            processes = [context.Process(target=_worker, args=(
-                spec, problem, url, artifacts, study_name, share, timeout, n_jobs,
-                cache_bytes, index)) for index, share in enumerate(shares)]
-            for process in processes:
-                process.start()
-            while any(p.is_alive() for p in processes):
-                time.sleep(1.0)
-                _advance(bar, study, start)
-            _advance(bar, study, start)
+            _run_workers(min(workers, total - start), study, bar, start, args=(
+                spec, problem, url, artifacts, study_name, total, timeout, n_jobs,
+                cache_bytes, (heartbeat_interval, grace_period)))
     finally:
         bar.close()
     return study
 
 
+def _run_workers(workers: int, study: optuna.Study, bar, start: int, *, args) -> None:
+    """Start ``workers`` processes of :func:`_worker` and follow the study until they end.
+    Ctrl-C is passed on to each of them once (they stop after their trial's computation
+    is interrupted), then awaited for 30 s. A worker's error is raised as a WorkerError."""
+    context = multiprocessing.get_context("spawn")
+    errors = context.SimpleQueue()
+    processes = [context.Process(target=_worker, args=(*args, errors), name=f"worker-{i}")
+                 for i in range(workers)]
+    for process in processes:
+        process.start()
+    try:
+        while any(p.is_alive() for p in processes):
+            time.sleep(1.0)
+            _advance(bar, study, start)
+    except KeyboardInterrupt:
+        for process in processes:
+            if process.is_alive():
+                os.kill(process.pid, signal.SIGINT)
+        for process in processes:
+            process.join(30.0)
+            if process.is_alive():
+                process.kill()
+        raise
+    _advance(bar, study, start)
+    messages = []
+    while not errors.empty():
+        message = errors.get()
+        if message not in messages:
+            messages.append(message)
+    failed = [p for p in processes if p.exitcode != 0]
+    if failed:
+        raise WorkerError(messages[0] if messages else (
+            f"{failed[0].name} ended with exit code {failed[0].exitcode} "
+            "(killed?) without an error message"))
+
+
 def _advance(bar, study: optuna.Study, start: int) -> None:
-    """Move the progress bar to the finished trials; show the front's size and area."""
+    """Move the progress bar to the counted trials; show the front's size and area."""
     from paretostab.report.front import dominance_area, pareto_front
 
-    bar.n = min(bar.total, finished_trials(study) - start)
+    bar.n = min(bar.total, counted_trials(study) - start)
     points = front_points(study)[1]
     if len(points):
         bar.set_postfix(front=len(pareto_front(points)), area=f"{dominance_area(points):.3f}")

@@ -1,0 +1,275 @@
+"""Many processes on one study: counted trials, claimed slots, sampler streams, stale
+trials and interrupts.
+
+``tune`` may run in several processes at once on one storage: its ``--workers``, a second
+command on the same machine, commands on other machines against one database server.
+What keeps them from surprising each other:
+
+- :func:`counts` says which trials count towards ``n_trials``, and :class:`TrialSlots`
+  lets a process run a trial only if fewer than ``n_trials`` trials numbered before it
+  count or are running (trial numbers are given out by the storage, one at a time), so
+  ``n_trials`` finished trials is what the study ends with, whoever runs them;
+- :class:`StreamSampler` seeds each process's sampler apart, so that no two replay one
+  stream of parameters;
+- :func:`fail_stale_trials` fails the running trials of processes that are gone (killed,
+  or cut off from the storage), with the reason, so that their slots are run again;
+- :class:`Interrupts` takes Ctrl-C where Optuna can stop cleanly.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import socket
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import optuna
+from optuna.exceptions import UpdateFinishedTrialError
+from optuna.storages._heartbeat import is_heartbeat_enabled  # with _get_stale_trial_ids: tested
+from optuna.trial import FrozenTrial, TrialState
+
+HEARTBEAT_SECONDS = 10
+"""How often the process running a trial records that it is alive (RDB storages)."""
+GRACE_SECONDS = 60
+"""How long a running trial may go without a heartbeat before it is stale."""
+POLL_SECONDS = 2.0
+"""How often a process whose remaining slots are all running checks them again."""
+
+
+def counts(trial: FrozenTrial) -> bool:
+    """Whether ``trial`` counts towards the study's ``n_trials``.
+
+    A completed trial counts, and so does a trial its own computation failed (an error,
+    an undefined value: it has a user attribute ``fail_reason``). A trial that failed
+    because it was interrupted or went stale has ``counted`` = False beside its reason,
+    and one that Optuna failed outside its computation has no reason: neither counts,
+    and its slot is run again. Pruned trials (:class:`TrialSlots` prunes a trial that
+    started when the study had its trials) never count.
+    """
+    if trial.state == TrialState.COMPLETE:
+        return True
+    return (trial.state == TrialState.FAIL and "fail_reason" in trial.user_attrs
+            and trial.user_attrs.get("counted", True) is not False)
+
+
+def counted_trials(study: optuna.Study) -> int:
+    """The number of the study's trials that count towards ``n_trials`` (:func:`counts`)."""
+    return sum(counts(t) for t in study.get_trials(deepcopy=False))
+
+
+def release(storage, trial_id: int, reason: str) -> None:
+    """Record why a running trial is failed and that it does not count (its slot is run
+    again); the caller then fails it."""
+    storage.set_trial_user_attr(trial_id, "fail_reason", reason)
+    storage.set_trial_user_attr(trial_id, "counted", False)
+
+
+def _process_ended(pid: int) -> bool:
+    """Whether process ``pid`` of this host has ended (a zombie has)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:  # another user's process
+        return False
+    stat = Path(f"/proc/{pid}/stat")
+    with contextlib.suppress(OSError):
+        return stat.read_text().rsplit(")", 1)[1].split()[0] == "Z"
+    return False
+
+
+def fail_stale_trials(study: optuna.Study) -> list[int]:
+    """Fail the study's running trials whose process is gone, and return their numbers.
+
+    A trial is stale when the process that runs it (user attribute ``process``: host and
+    pid, recorded when it claims its slot) has ended on this host, or when the storage
+    has heartbeats and none came for its grace period (a process killed on another
+    machine, or cut off from the storage). Each stale trial gets a ``fail_reason`` that
+    says so and ``counted`` = False before it is failed; when two processes see it
+    together, one fails it. Optuna's own stale check (before every trial of
+    ``study.optimize``) would fail it without a reason, so this runs first.
+    """
+    storage = study._storage
+    host = socket.gethostname()
+    stale: dict[int, tuple[int, str]] = {}
+    running = study.get_trials(deepcopy=False, states=(TrialState.RUNNING,))
+    for trial in running:
+        owner = trial.user_attrs.get("process")
+        if owner and owner.get("host") == host and _process_ended(int(owner["pid"])):
+            stale[trial._trial_id] = (trial.number, (
+                f"went stale: its process (pid {owner['pid']} on {host}) ended before "
+                "finishing it"))
+    if is_heartbeat_enabled(storage):
+        numbers = {t._trial_id: t.number for t in running}
+        for trial_id in storage._get_stale_trial_ids(study._study_id):
+            stale.setdefault(trial_id, (numbers.get(trial_id, -1), (
+                "went stale: no heartbeat from its process within the grace period "
+                "(killed, or cut off from the storage)")))
+    failed = []
+    for trial_id, (number, reason) in stale.items():
+        try:
+            release(storage, trial_id, reason)
+            if storage.set_trial_state_values(trial_id, state=TrialState.FAIL):
+                failed.append(number)
+        except UpdateFinishedTrialError:  # another process failed it first
+            continue
+    return failed
+
+
+class TrialSlots:
+    """``n_trials`` slots of a study, shared by every process that runs it.
+
+    Before each trial a process :meth:`wait` s for a free slot (fewer counted and running
+    trials than ``n_trials``; while the remaining slots are all held by running trials,
+    it waits for them to finish or go stale, since a failed one frees its slot) and
+    stops when the study has its trials. After Optuna has created the trial, the trial
+    :meth:`claim` s its slot: it runs only if fewer than ``n_trials`` trials numbered
+    before it count or are running — two processes that saw the same free slot get
+    consecutive numbers, and the second is pruned without running. So the study ends
+    with exactly ``n_trials`` counted trials.
+
+    On a storage without heartbeats a running trial of a process gone on another machine
+    cannot be told from a live one: there a process does not wait for running trials; it
+    stops, and the slots they hold are run again by a later ``tune`` if they fail.
+    """
+
+    def __init__(self, study: optuna.Study, n_trials: int, *,
+                 poll_seconds: float = POLL_SECONDS) -> None:
+        self.study = study
+        self.n_trials = n_trials
+        self.poll_seconds = poll_seconds
+        self.heartbeats = is_heartbeat_enabled(study._storage)
+
+    def wait(self, interrupts: Interrupts, deadline: float | None = None) -> bool:
+        """Block until this process may start a trial (True), or until the study has its
+        trials, or its running trials hold the remaining slots on a storage without
+        heartbeats, or ``deadline`` (``time.monotonic()``) has passed (False)."""
+        while True:
+            fail_stale_trials(self.study)
+            trials = self.study.get_trials(deepcopy=False)
+            done = sum(counts(t) for t in trials)
+            running = sum(t.state == TrialState.RUNNING for t in trials)
+            if done >= self.n_trials:
+                return False
+            if done + running < self.n_trials:
+                return True
+            if not self.heartbeats or (deadline is not None and time.monotonic() >= deadline):
+                return False
+            with interrupts.computation():
+                time.sleep(self.poll_seconds)
+
+    def claim(self, trial: optuna.Trial) -> bool:
+        """Whether ``trial`` (just created, not started) holds a slot; if it does, its
+        process (host and pid) is recorded for :func:`fail_stale_trials`."""
+        held = sum(1 for t in self.study.get_trials(deepcopy=False)
+                   if t.number < trial.number and (counts(t) or t.state == TrialState.RUNNING))
+        if held >= self.n_trials:
+            return False
+        trial.set_user_attr("process", {"host": socket.gethostname(), "pid": os.getpid()})
+        return True
+
+
+class StreamSampler(optuna.samplers.BaseSampler):
+    """The spec's sampler, seeded apart in each process.
+
+    The process that runs trial 0 seeds it with the spec's seed, so a single
+    uninterrupted one-process study replays exactly; every other process — a resume,
+    a second ``tune``, the other ``--workers`` — seeds it with fresh entropy, so that no
+    two processes draw the same stream of parameters (with one seed, TPE's random
+    start-up trials would repeat). The sampler is made at the process's first trial,
+    when the storage has given that trial its number.
+    """
+
+    def __init__(self, make: Callable[[int | None], optuna.samplers.BaseSampler],
+                 seed: int | None) -> None:
+        self._make = make
+        self._seeded = make(seed)  # made now: an unknown name or a missing package fails here
+        self._sampler: optuna.samplers.BaseSampler | None = None
+
+    @property
+    def sampler(self) -> optuna.samplers.BaseSampler:
+        """This process's sampler (one with fresh entropy if asked before a first trial)."""
+        if self._sampler is None:
+            self._sampler = self._make(int(np.random.SeedSequence().entropy % 2**32))
+        return self._sampler
+
+    def before_trial(self, study, trial) -> None:
+        if self._sampler is None and trial.number == 0:
+            self._sampler = self._seeded
+        self.sampler.before_trial(study, trial)
+
+    def infer_relative_search_space(self, study, trial):
+        return self.sampler.infer_relative_search_space(study, trial)
+
+    def sample_relative(self, study, trial, search_space):
+        return self.sampler.sample_relative(study, trial, search_space)
+
+    def sample_independent(self, study, trial, param_name, param_distribution):
+        return self.sampler.sample_independent(study, trial, param_name, param_distribution)
+
+    def after_trial(self, study, trial, state, values) -> None:
+        self.sampler.after_trial(study, trial, state, values)
+
+    def reseed_rng(self) -> None:
+        self.sampler.reseed_rng()
+
+
+class Interrupts:
+    """Ctrl-C (SIGINT) during a study, taken where it is safe.
+
+    Optuna's trial loop is not safe against an interrupt that lands while it samples a
+    trial or writes it to the storage: Optuna 5's ``_run_trial`` then fails with an
+    ``UnboundLocalError`` in place of the ``KeyboardInterrupt``. While :meth:`handling` a
+    study, a SIGINT that lands in a :meth:`computation` (a trial's protocol and measures,
+    a wait for a slot) raises there (a trial is recorded as failed, with ``reason``); one
+    that lands anywhere else stops the study after the trial in progress and is raised
+    when ``study.optimize`` has returned, or at the start of the next computation if it
+    comes first. A second Ctrl-C is not deferred.
+    """
+
+    def __init__(self) -> None:
+        self.computing = False
+        self.pending = False
+        self.reason = "interrupted (Ctrl-C)"
+        self._study: optuna.Study | None = None
+        self._previous = None
+
+    @contextlib.contextmanager
+    def handling(self, study: optuna.Study):
+        """Handle SIGINT as above during the block (in the main thread; elsewhere Python
+        delivers no signal and nothing changes); raise the deferred interrupt at its end."""
+        if threading.current_thread() is not threading.main_thread():
+            yield
+            return
+        self._study, self.pending = study, False
+        self._previous = signal.signal(signal.SIGINT, self._handle)
+        try:
+            yield
+        finally:
+            signal.signal(signal.SIGINT, self._previous)
+        if self.pending:
+            raise KeyboardInterrupt
+
+    @contextlib.contextmanager
+    def computation(self):
+        """A block that a SIGINT interrupts at once."""
+        if self.pending:
+            raise KeyboardInterrupt
+        self.computing = True
+        try:
+            yield
+        finally:
+            self.computing = False
+
+    def _handle(self, signum, frame) -> None:
+        signal.signal(signal.SIGINT, self._previous)
+        if self.computing:
+            raise KeyboardInterrupt
+        self.pending = True
+        with contextlib.suppress(RuntimeError):  # outside Optuna's trial loop
+            self._study.stop()

@@ -1,0 +1,272 @@
+"""Many processes on one study: counted trials, slots, sampler streams, stale trials,
+interrupted and failing workers. SQLite and journal files here; the same on a real
+PostgreSQL server at the end (skipped only without its server binaries)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+import optuna
+import pytest
+from optuna.trial import TrialState, create_trial
+
+from paretostab.coordination import (
+    Interrupts,
+    TrialSlots,
+    _process_ended,
+    counted_trials,
+    counts,
+    fail_stale_trials,
+)
+from paretostab.errors import WorkerError
+from paretostab.storage import open_storage
+from paretostab.tuning import create_or_load_study, tune
+from tests.test_tuning import storage_url, tiny, write_spec
+
+
+def cli_tune(spec_path, url, *extra, cwd):
+    return subprocess.Popen([sys.executable, "-m", "paretostab", "tune", str(spec_path),
+                             "--storage", url, *extra], cwd=cwd, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+
+
+def param_sets(study):
+    return [tuple(sorted(t.params.items())) for t in study.get_trials(deepcopy=False)
+            if t.state != TrialState.PRUNED]
+
+
+def wait_for(condition, seconds=90.0, what="the condition"):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if condition():
+            return
+        time.sleep(0.3)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def load(url, name):
+    return optuna.load_study(study_name=name, storage=open_storage(url))
+
+
+def made(database):
+    """Whether a SQLite study file exists with its schema and a study (checked read-only:
+    opening a storage while another process creates the schema would race it)."""
+    import sqlite3
+    from contextlib import closing
+
+    try:
+        with closing(sqlite3.connect(f"file:{database}?mode=ro", uri=True)) as connection:
+            return connection.execute("SELECT COUNT(*) FROM studies").fetchone()[0] > 0
+    except sqlite3.Error:
+        return False
+
+
+def dead_pid():
+    process = subprocess.Popen([sys.executable, "-c", "pass"])
+    process.wait()
+    return process.pid
+
+
+# ------------------------------------------------------------------ what counts
+
+
+@pytest.mark.parametrize(("state", "attrs", "expected"), [
+    (TrialState.COMPLETE, {}, True),
+    (TrialState.FAIL, {"fail_reason": "ValueError: bad epsilon"}, True),
+    (TrialState.FAIL, {"fail_reason": "interrupted (Ctrl-C)", "counted": False}, False),
+    (TrialState.FAIL, {}, False),  # failed by Optuna outside its computation
+    (TrialState.PRUNED, {}, False),
+])
+def test_a_trial_counts_when_it_completed_or_its_computation_failed(state, attrs, expected):
+    values = [0.5, 0.5] if state == TrialState.COMPLETE else None
+    assert counts(create_trial(state=state, values=values, user_attrs=attrs)) is expected
+
+
+def test_a_trial_runs_only_while_fewer_than_n_trials_before_it_count_or_run(tmp_path):
+    study = create_or_load_study(tiny(), storage=open_storage(storage_url(tmp_path)))
+    first, second, third = study.ask(), study.ask(), study.ask()
+    slots = TrialSlots(study, 2)
+    assert slots.claim(first) and slots.claim(second) and not slots.claim(third)
+    assert first.study.get_trials()[0].user_attrs["process"] == {
+        "host": socket.gethostname(), "pid": os.getpid()}
+    study.tell(first, state=TrialState.FAIL)  # no reason: not counted, its slot is free
+    assert slots.claim(third)
+
+
+def test_a_process_waits_for_running_trials_only_where_heartbeats_tell_them_alive(tmp_path):
+    url = storage_url(tmp_path)
+    study = create_or_load_study(tiny(), storage=open_storage(url))
+    running = [study.ask(), study.ask()]
+    assert not TrialSlots(study, 2).wait(Interrupts())  # no heartbeats: stop, do not wait
+    beating = create_or_load_study(tiny(), storage=open_storage(
+        url, heartbeat_interval=30, grace_period=60))
+    start = time.monotonic()
+    assert not TrialSlots(beating, 2, poll_seconds=0.2).wait(
+        Interrupts(), deadline=time.monotonic() + 1.0)
+    assert time.monotonic() - start >= 1.0  # it waited for the running trials
+    for trial in running:
+        study.tell(trial, [0.5, 0.5])
+    assert TrialSlots(beating, 3).wait(Interrupts())
+    assert not TrialSlots(beating, 2).wait(Interrupts())
+
+
+# ------------------------------------------------------------------ stale trials
+
+
+def test_a_trial_whose_process_ended_on_this_host_fails_as_stale(tmp_path):
+    study = create_or_load_study(tiny(), storage=open_storage(storage_url(tmp_path)))
+    gone, alive = study.ask(), study.ask()
+    gone.set_user_attr("process", {"host": socket.gethostname(), "pid": dead_pid()})
+    alive.set_user_attr("process", {"host": socket.gethostname(), "pid": os.getpid()})
+    assert _process_ended(dead_pid()) and not _process_ended(os.getpid())
+    assert fail_stale_trials(study) == [gone.number]
+    trial = study.get_trials()[gone.number]
+    assert trial.state == TrialState.FAIL and not counts(trial)
+    assert trial.user_attrs["fail_reason"].startswith("went stale: its process (pid ")
+    assert study.get_trials()[alive.number].state == TrialState.RUNNING
+    assert fail_stale_trials(study) == []
+
+
+@pytest.mark.filterwarnings("ignore:Heartbeat of storage:UserWarning")  # asked by hand
+def test_a_trial_without_heartbeat_for_the_grace_period_fails_as_stale(tmp_path):
+    storage = open_storage(storage_url(tmp_path), heartbeat_interval=1, grace_period=1)
+    study = create_or_load_study(tiny(), storage=storage)
+    trial = study.ask()  # of a process on another machine: no process of this host
+    storage.record_heartbeat(trial._trial_id)
+    assert fail_stale_trials(study) == []
+    time.sleep(2.5)
+    assert fail_stale_trials(study) == [trial.number]
+    frozen = study.get_trials()[0]
+    assert frozen.state == TrialState.FAIL and frozen.user_attrs["counted"] is False
+    assert "no heartbeat" in frozen.user_attrs["fail_reason"]
+
+
+# ------------------------------------------------------------------ sampler streams
+
+
+def test_one_uninterrupted_process_replays_the_spec_seed(tmp_path):
+    first = tune(tiny(study={"trials": 4}), storage=storage_url(tmp_path, "a.db"), progress=False)
+    again = tune(tiny(study={"trials": 4}), storage=storage_url(tmp_path, "b.db"), progress=False)
+    assert param_sets(first) == param_sets(again)
+
+
+def test_a_resume_draws_new_parameters(tmp_path):
+    """Before: every process seeded its sampler with the spec's seed, so trials 3–5 of a
+    resume replayed trials 0–2."""
+    url = storage_url(tmp_path)
+    tune(tiny(), storage=url, n_trials=3, progress=False)
+    study = tune(tiny(), storage=url, n_trials=6, progress=False)
+    assert counted_trials(study) == 6 and len(set(param_sets(study))) == 6
+
+
+# ------------------------------------------------------------------ processes
+
+
+def test_two_tune_processes_end_with_exactly_n_trials(tmp_path):
+    """Before: each computed its missing trials at start-up, and two asking for 6 ran 12."""
+    spec_path = write_spec(tmp_path, "both", trials=6)
+    url = storage_url(tmp_path)
+    processes = [cli_tune(spec_path, url, cwd=tmp_path) for _ in range(2)]
+    for process in processes:
+        _, err = process.communicate(timeout=300)
+        assert process.returncode == 0, err[-2000:]
+    study = load(url, "both")
+    assert counted_trials(study) == 6 and len(set(param_sets(study))) == 6
+    assert not study.get_trials(states=(TrialState.RUNNING,))
+
+
+def test_kill_9_then_resume_fails_the_killed_trial_and_ends_with_exactly_n(tmp_path):
+    spec_path = write_spec(tmp_path, "killed", trials=400)
+    url = storage_url(tmp_path)
+    process = cli_tune(spec_path, url, cwd=tmp_path)
+    wait_for(lambda: made(tmp_path / "study.db") and counted_trials(load(url, "killed")) >= 2
+             and load(url, "killed").get_trials(states=(TrialState.RUNNING,)),
+             what="two trials done and one running")
+    process.kill()
+    process.communicate()
+    running = [t.number for t in load(url, "killed").get_trials(states=(TrialState.RUNNING,))]
+    target = counted_trials(load(url, "killed")) + 2
+    resume = subprocess.run([sys.executable, "-m", "paretostab", "tune", str(spec_path),
+                             "--storage", url, "--n-trials", str(target)],
+                            cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert resume.returncode == 0, resume.stderr[-2000:]
+    study = load(url, "killed")
+    assert counted_trials(study) == target
+    assert not study.get_trials(states=(TrialState.RUNNING,))
+    for number in running:
+        trial = study.trials[number]
+        assert trial.state == TrialState.FAIL and "went stale" in trial.user_attrs["fail_reason"]
+
+
+def test_the_workers_end_within_seconds_when_their_parent_is_killed(tmp_path):
+    spec_path = write_spec(tmp_path, "orphans", trials=400)
+    url = storage_url(tmp_path)
+    parent = cli_tune(spec_path, url, "--workers", "2", cwd=tmp_path)
+
+    def worker_pids():
+        if not made(tmp_path / "study.db"):
+            return set()
+        return {t.user_attrs["process"]["pid"] for t in load(url, "orphans").get_trials()
+                if "process" in t.user_attrs} - {parent.pid}
+
+    wait_for(lambda: len(worker_pids()) == 2, what="both workers running trials")
+    workers = worker_pids()
+    parent.kill()
+    parent.communicate()
+    killed = time.monotonic()
+    wait_for(lambda: all(_process_ended(pid) for pid in workers), seconds=20,
+             what="the workers to end")
+    assert time.monotonic() - killed < 20
+    study = load(url, "orphans")
+    assert not study.get_trials(states=(TrialState.RUNNING,))
+    interrupted = [t for t in study.trials if t.state == TrialState.FAIL]
+    assert all(t.user_attrs["fail_reason"].startswith("interrupted: the tune process")
+               for t in interrupted)
+
+
+def test_a_failing_worker_fails_tune_with_its_error_once(tmp_path):
+    """Before: `--workers 2` whose workers failed exited 0 and printed two tracebacks.
+    (What tune can check, it checks before starting workers: here a worker's storage
+    fails in the worker.)"""
+    from tqdm.auto import tqdm
+
+    import paretostab.tuning as tuning
+
+    spec = tiny()
+    study = create_or_load_study(spec, storage=open_storage(storage_url(tmp_path)))
+    with pytest.raises(WorkerError) as caught:
+        tuning._run_workers(2, study, tqdm(total=3, disable=True), 0, args=(
+            spec, tuning._Problem.from_spec(spec), "sqlit:///typo.db", None, None, 3, None,
+            None, 0, (10, 60)))
+    assert "sqlit" in str(caught.value) and "Traceback" not in str(caught.value)
+    assert not study.get_trials()
+
+
+def test_tune_checks_the_artifact_store_before_any_trial(tmp_path):
+    artifacts = tmp_path / "artifacts"
+    artifacts.write_text("a file where the artifact folder should be")
+    spec_path = write_spec(tmp_path, "checked", trials=4)
+    result = subprocess.run([sys.executable, "-m", "paretostab", "tune", str(spec_path),
+                             "--storage", storage_url(tmp_path), "--workers", "2",
+                             "--artifacts", str(artifacts)],
+                            cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr[-2000:]
+    assert [line for line in result.stderr.splitlines() if line.startswith("error:")]
+
+
+def test_ctrl_c_to_a_tune_with_workers_stops_them_all(tmp_path):
+    spec_path = write_spec(tmp_path, "stopped", trials=400)
+    url = storage_url(tmp_path)
+    parent = cli_tune(spec_path, url, "--workers", "2", cwd=tmp_path)
+    wait_for(lambda: made(tmp_path / "study.db")
+             and counted_trials(load(url, "stopped")) >= 2, what="two trials")
+    parent.send_signal(signal.SIGINT)
+    _, err = parent.communicate(timeout=60)
+    assert parent.returncode == 130 and "Interrupted" in err and "Traceback" not in err, err
+    study = load(url, "stopped")
+    assert not study.get_trials(states=(TrialState.RUNNING,))
