@@ -1,0 +1,114 @@
+"""Shared fixtures: real servers on loopback (``tests/servers.py``).
+
+``postgres_server`` is the URL of a PostgreSQL server: ``PARETOSTAB_TEST_POSTGRES`` when set
+(``.ci/run`` starts one cluster for the whole run), else a throwaway cluster started here
+from Debian's postgresql-15 binaries and stopped at the end of the session; the tests that
+need it are skipped only where those binaries do not exist. ``postgres_url`` is a fresh
+database on it for one test (``new_postgres_database`` makes more). ``s3_server`` is a moto S3-compatible server, with boto3's
+environment (endpoint, fake credentials, region) set for the session and its subprocesses.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import uuid
+
+import pytest
+
+from tests import servers
+
+
+@pytest.fixture(scope="session")
+def postgres_server():
+    url = os.environ.get(servers.POSTGRES_ENV)
+    if url:
+        yield url
+        return
+    if not servers.postgres_available():
+        pytest.skip(servers.POSTGRES_MISSING)
+    folder = tempfile.mkdtemp(prefix="paretostab-pg-")
+    try:
+        url = servers.start_postgres(folder)
+    except BaseException:
+        servers.stop_postgres(folder)
+        raise
+    try:
+        yield url
+    finally:
+        servers.stop_postgres(folder)
+
+
+@pytest.fixture
+def new_postgres_database(postgres_server):
+    """A function that creates a new, empty database on the server and returns its URL
+    (the databases are dropped after the test)."""
+    import sqlalchemy
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.pool import NullPool
+
+    admin = sqlalchemy.create_engine(postgres_server, isolation_level="AUTOCOMMIT",
+                                     poolclass=NullPool)
+    names: list[str] = []
+
+    def create() -> str:
+        names.append(f"test_{uuid.uuid4().hex[:12]}")
+        with admin.connect() as connection:
+            connection.execute(sqlalchemy.text(f'CREATE DATABASE "{names[-1]}"'))
+        return make_url(postgres_server).set(database=names[-1]).render_as_string(
+            hide_password=False)
+
+    try:
+        yield create
+    finally:
+        with admin.connect() as connection:
+            for name in names:
+                connection.execute(
+                    sqlalchemy.text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        admin.dispose()
+
+
+@pytest.fixture
+def postgres_url(new_postgres_database):
+    """A new, empty database on the server for this test (dropped after it)."""
+    return new_postgres_database()
+
+
+@pytest.fixture(scope="session")
+def s3_server(tmp_path_factory):
+    """The endpoint of a moto S3 server on 127.0.0.1; boto3 reaches it with fake
+    credentials through the environment (this process's and its subprocesses')."""
+    pytest.importorskip("boto3", reason="the s3 tests need boto3 (pip install -e '.[test]')")
+    process, endpoint = servers.start_s3()
+    nowhere = tmp_path_factory.mktemp("aws") / "absent"  # no user's AWS config is read
+    with pytest.MonkeyPatch.context() as patch:
+        for name in ("AWS_PROFILE", "AWS_SESSION_TOKEN", "AWS_SECURITY_TOKEN"):
+            patch.delenv(name, raising=False)
+        patch.setenv("AWS_ENDPOINT_URL", endpoint)
+        patch.setenv("AWS_ACCESS_KEY_ID", "testing")
+        patch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
+        patch.setenv("AWS_DEFAULT_REGION", "us-east-1")
+        patch.setenv("AWS_CONFIG_FILE", str(nowhere))
+        patch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(nowhere))
+        try:
+            yield endpoint
+        finally:
+            servers.stop_s3(process)
+
+
+@pytest.fixture
+def s3_bucket(s3_server):
+    """A new bucket on the moto server: its name."""
+    import boto3
+
+    name = f"paretostab-{uuid.uuid4().hex[:12]}"
+    boto3.client("s3").create_bucket(Bucket=name)
+    return name
+
+
+@pytest.fixture
+def chdir_tmp(tmp_path, monkeypatch):
+    """Run the test in its temporary folder (default storages and artifacts land there)."""
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
