@@ -32,6 +32,9 @@ from paretostab.measures import get_measure, list_measures, stability
 from paretostab.protocol import DEFAULT_CACHE_BYTES
 from paretostab.similarity import FeatureSimilarity
 
+ARTIFACTS_HELP = ("artifact store: a folder (one shared folder for processes on several "
+                  "machines) or s3://bucket/prefix (default: a folder beside the storage)")
+
 
 def _measures_table(runs: int, k: int, seed: int, threshold: float) -> pd.DataFrame:
     from paretostab._example import welch_t_filter_runs
@@ -70,7 +73,7 @@ def _measures_table(runs: int, k: int, seed: int, threshold: float) -> pd.DataFr
 
 def _tune(args) -> int:
     from paretostab.spec import builtin_spec_path, load_spec
-    from paretostab.storage import DEFAULT_STORAGE
+    from paretostab.storage import DEFAULT_STORAGE, artifact_notice
     from paretostab.tuning import front_table, tune
 
     spec = load_spec(args.spec or builtin_spec_path("quickstart"))
@@ -79,6 +82,9 @@ def _tune(args) -> int:
         raise InvalidInputError(
             f"--cache-gib must be a finite number >= 0 (GiB of prepared runs per process; "
             f"0 keeps none); got {args.cache_gib!r}.")
+    notice = artifact_notice(storage, args.artifacts)
+    if notice:
+        print(notice, file=sys.stderr)
     start = time.perf_counter()
     try:
         study = tune(spec, storage=storage, study_name=args.study_name, n_trials=args.n_trials,
@@ -122,10 +128,17 @@ def _dashboard(args) -> int:
               file=sys.stderr)
         return 1
     storage = args.storage or DEFAULT_STORAGE
+    opened = open_storage(storage, must_exist=True)
+    store = artifact_store(storage, args.artifacts)
     print(f"Serving {storage} at http://{args.host}:{args.port}/ (Ctrl-C stops).")
-    optuna_dashboard.run_server(open_storage(storage), host=args.host, port=args.port,
-                                artifact_store=artifact_store(storage, args.artifacts))
+    optuna_dashboard.run_server(opened, host=args.host, port=args.port, artifact_store=store)
     return 0
+
+
+def _interrupted(what: str) -> int:
+    """Ctrl-C: one line on stderr and the shell's exit code for SIGINT."""
+    print(f"\nInterrupted: {what}", file=sys.stderr)
+    return 130
 
 
 def _report(args) -> int:
@@ -133,10 +146,14 @@ def _report(args) -> int:
     from paretostab.storage import DEFAULT_STORAGE
 
     measures = [m.strip() for m in args.measures.split(",")] if args.measures else None
-    folder = build_report(args.storage or DEFAULT_STORAGE, study_name=args.study_name,
-                          measures=measures, replicates=args.replicates, weight=args.weight,
-                          gamma=args.gamma, level=args.level, out=args.out,
-                          artifacts=args.artifacts)
+    try:
+        folder = build_report(args.storage or DEFAULT_STORAGE, study_name=args.study_name,
+                              measures=measures, replicates=args.replicates,
+                              weight=args.weight, gamma=args.gamma, level=args.level,
+                              out=args.out, artifacts=args.artifacts)
+    except KeyboardInterrupt:
+        return _interrupted("no report written; the replicates computed so far are kept in "
+                            "the study and reused by the next report.")
     print(f"Report written to {folder / 'index.html'} (with front.csv and summary.json).")
     return 0
 
@@ -145,9 +162,12 @@ def _choose(args) -> int:
     from paretostab.report.study import choose_trial
     from paretostab.storage import DEFAULT_STORAGE
 
-    result = choose_trial(args.storage or DEFAULT_STORAGE, args.gamma,
-                          study_name=args.study_name, measure=args.measure,
-                          artifacts=args.artifacts)
+    try:
+        result = choose_trial(args.storage or DEFAULT_STORAGE, args.gamma,
+                              study_name=args.study_name, measure=args.measure,
+                              artifacts=args.artifacts)
+    except KeyboardInterrupt:
+        return _interrupted("nothing chosen; the study is unchanged.")
     features = result.pop("selected_features")
     params = result.pop("params")
     print(", ".join(f"{k} = {v:.4g}" if isinstance(v, float) else f"{k} = {v}"
@@ -175,13 +195,13 @@ def main(argv: list[str] | None = None) -> int:
     tune.add_argument("--timeout", type=float, help="seconds; stops starting new trials")
     tune.add_argument("--n-jobs", type=int, help="processes for the runs inside a trial")
     tune.add_argument("--workers", type=int, default=1, help="processes running trials")
-    tune.add_argument("--artifacts", help="artifact folder (default: beside the storage)")
+    tune.add_argument("--artifacts", help=ARTIFACTS_HELP)
     tune.add_argument("--cache-gib", type=float, default=DEFAULT_CACHE_BYTES / 2**30,
                       help="memory for the prepared runs each process keeps between trials "
                       "with shared resamples, in GiB (default %(default)g; 0: none)")
     dashboard = commands.add_parser("dashboard", help="optuna-dashboard on a study storage")
     dashboard.add_argument("--storage", help="Optuna storage URL (default sqlite:///paretostab.db)")
-    dashboard.add_argument("--artifacts", help="artifact folder (default: beside the storage)")
+    dashboard.add_argument("--artifacts", help=ARTIFACTS_HELP)
     dashboard.add_argument("--host", default="127.0.0.1")
     dashboard.add_argument("--port", type=int, default=8080)
     report = commands.add_parser("report", help="the report of a tuned study (HTML, CSV, JSON)")
@@ -195,13 +215,13 @@ def main(argv: list[str] | None = None) -> int:
     report.add_argument("--gamma", type=float, help="circle the choice maximising γA+(1−γ)φ")
     report.add_argument("--level", type=float, default=0.95, help="confidence level")
     report.add_argument("--out", default="report", help="output folder (default: report)")
-    report.add_argument("--artifacts", help="artifact folder (default: beside the storage)")
+    report.add_argument("--artifacts", help=ARTIFACTS_HELP)
     choose = commands.add_parser("choose", help="the front trial chosen by γ, and its features")
     choose.add_argument("--gamma", type=float, required=True, help="γ in [0, 1]")
     choose.add_argument("--storage", help="Optuna storage URL (default sqlite:///paretostab.db)")
     choose.add_argument("--study-name", help="default: the storage's only study")
     choose.add_argument("--measure", help="stability measure (default: the objective)")
-    choose.add_argument("--artifacts", help="artifact folder (default: beside the storage)")
+    choose.add_argument("--artifacts", help=ARTIFACTS_HELP)
     measures = commands.add_parser(
         "measures",
         help="every stability measure on the bundled example, as a table",

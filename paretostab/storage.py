@@ -1,14 +1,22 @@
 """Where studies live: Optuna storages from URLs, artifact stores, trial artifacts.
 
 The edge between paretostab and Optuna's persistence (``tuning`` runs studies on it, the
-report and ``choose`` read them back).
+report and ``choose`` read them back). Whatever cannot be opened — a mistyped URL, a
+missing database driver, a storage that does not exist, a read-only folder, an S3 bucket
+that cannot be reached — is an :class:`~paretostab.errors.InvalidInputError` whose
+message names the URL or path and what is wrong.
 """
 
 from __future__ import annotations
 
+import contextlib
+import difflib
+import importlib.util
+import os
 import tempfile
 import warnings
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import optuna
 from optuna.artifacts import FileSystemArtifactStore, get_all_artifact_meta
@@ -17,34 +25,246 @@ from paretostab.errors import InvalidInputError
 from paretostab.protocol import RunSet
 
 DEFAULT_STORAGE = "sqlite:///paretostab.db"
+DEFAULT_SERVER_ARTIFACTS = "paretostab-artifacts"
+STORAGE_FORMS = ("sqlite:///FILE, postgresql://user@host/db, mysql://user@host/db "
+                 "or journal:PATH")
+
+# SQLAlchemy driver name → (module it imports, what to pip install for it).
+_DRIVERS = {
+    "psycopg": ("psycopg", "'paretostab[postgres]'"),
+    "psycopg2": ("psycopg2", "psycopg2-binary"),
+    "pg8000": ("pg8000", "pg8000"),
+    "mysqldb": ("MySQLdb", "mysqlclient"),
+    "pymysql": ("pymysql", "PyMySQL"),
+    "mysqlconnector": ("mysql.connector", "mysql-connector-python"),
+}
+_BACKEND_DRIVERS = {"postgresql": ("psycopg", "psycopg2", "pg8000"),
+                    "mysql": ("mysqldb", "pymysql", "mysqlconnector")}
+# pg_advisory_lock key (any bigint; advisory locks are per database) that serialises the
+# creation of Optuna's schema by processes opening one database together.
+_SCHEMA_LOCK = 0x7061726574  # "paret"
 
 
-def open_storage(url: str, *, heartbeat_interval: int | None = None,
-                 grace_period: int | None = None) -> optuna.storages.BaseStorage:
-    """An Optuna storage from a URL: any RDB URL Optuna accepts (``sqlite:///file.db``,
-    ``postgresql://…``, ``mysql://…``) or ``journal:PATH`` for a journal file (the
-    multi-process-safe local choice).
+def _journal_path(url: str) -> Path:
+    path = url.removeprefix("journal:")
+    if not path:
+        raise InvalidInputError(f"storage {url!r}: a journal storage is journal:PATH "
+                                "(the journal file's path).")
+    return Path(path)
 
-    An RDB storage records a heartbeat of each running trial every
-    ``heartbeat_interval`` seconds, and a trial without one for ``grace_period`` seconds
-    is stale (see :func:`paretostab.coordination.fail_stale_trials`). Optuna 5's journal
-    storage has no heartbeats: there both are ignored."""
-    if url.startswith("journal:"):
-        path = url.removeprefix("journal:")
-        from optuna.storages.journal import JournalFileBackend
 
-        return optuna.storages.JournalStorage(JournalFileBackend(path))
-    if "://" not in url:
+def _parse_rdb_url(url: str):
+    """The SQLAlchemy URL of an RDB storage, its dialect known and its driver importable."""
+    from sqlalchemy import exc
+    from sqlalchemy.engine import make_url
+
+    try:
+        parsed = make_url(url)
+    except exc.ArgumentError:
         raise InvalidInputError(
-            f"storage must be an Optuna RDB URL (e.g. 'sqlite:///study.db', "
-            f"'postgresql://user@host/db') or 'journal:PATH'; got {url!r}."
-        )
-    kwargs = {"connect_args": {"timeout": 60}} if url.startswith("sqlite") else {}
-    with warnings.catch_warnings():  # the heartbeat is experimental in Optuna 5
-        warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
-        return optuna.storages.RDBStorage(url, engine_kwargs=kwargs,
-                                          heartbeat_interval=heartbeat_interval,
-                                          grace_period=grace_period)
+            f"storage {url!r} is not a storage URL; use {STORAGE_FORMS}.") from None
+    try:
+        dialect = parsed.get_dialect()
+    except exc.NoSuchModuleError:
+        backend = parsed.get_backend_name()
+        close = difflib.get_close_matches(backend, ["sqlite", "postgresql", "mysql", "journal"],
+                                          n=1, cutoff=0.6)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise InvalidInputError(
+            f"storage {url!r}: unknown database kind {backend!r}{hint}; use "
+            f"{STORAGE_FORMS}.") from None
+    try:
+        dialect.import_dbapi()
+    except ImportError:
+        raise InvalidInputError(_missing_driver(parsed)) from None
+    return parsed
+
+
+def _importable(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module) is not None
+    except ImportError:  # its parent package is missing
+        return False
+
+
+def _missing_driver(parsed) -> str:
+    backend, driver = parsed.get_backend_name(), parsed.get_driver_name()
+    install = f"pip install {_DRIVERS.get(driver, (driver, driver))[1]}"
+    others = [d for d in _BACKEND_DRIVERS.get(backend, ()) if d != driver]
+    installed = [d for d in others if _importable(_DRIVERS[d][0])]
+    if installed:
+        other = f"name the installed driver in the URL ({backend}+{installed[0]}://…)"
+    elif backend == "postgresql" and driver != "psycopg":
+        other = "use plain postgresql://… after pip install 'paretostab[postgres]'"
+    elif others:
+        other = f"name another installed driver in the URL (e.g. {backend}+{others[0]}://…)"
+    else:
+        other = "name another installed driver in the URL"
+    return (f"storage {parsed.render_as_string(hide_password=True)}: its database driver "
+            f"{driver!r} is not installed. Install it ({install}) or {other}.")
+
+
+def _unwritable(path: Path, *, folder: bool = False) -> str | None:
+    """Why the file (or ``folder``) ``path`` cannot be created or written, or None when it
+    can. A SQLite or journal file needs its folder writable too (SQLite's rollback journal,
+    the journal's lock file)."""
+    kind, other = ("folder", "file") if folder else ("file", "folder")
+    if path.exists() and path.is_dir() != folder:
+        return f"it is a {other}, not a {kind}"
+    if path.exists() and not os.access(path, os.W_OK | (os.X_OK if folder else 0)):
+        return f"the {kind} is read-only"
+    if folder and path.exists():
+        return None
+    parent = path.parent
+    while not parent.exists():
+        parent = parent.parent
+    if not parent.is_dir():
+        return f"cannot create it: {parent} is a file, not a folder"
+    if not folder and parent != path.parent:  # a storage's folder is not created for it
+        return f"cannot create it: the folder {path.parent} does not exist"
+    if not os.access(parent, os.W_OK | os.X_OK):
+        verb = "write" if path.exists() else "create"
+        return f"cannot {verb} it: the folder {parent} is read-only"
+    return None
+
+
+def _sentence(text: object) -> str:
+    """``text`` on one line, ending with a full stop."""
+    text = " ".join(str(text).split())
+    return text if text.endswith((".", "?", "!")) else text + "."
+
+
+def _missing_storage(path: Path) -> InvalidInputError:
+    return InvalidInputError(f"no study storage at {path}; run tune first or pass --storage.")
+
+
+def _journal_storage(url: str, must_exist: bool) -> optuna.storages.BaseStorage:
+    from optuna.storages.journal import JournalFileBackend
+
+    path = _journal_path(url)
+    if must_exist and not path.is_file():
+        raise _missing_storage(path)
+    problem = _unwritable(path)
+    if problem:
+        raise InvalidInputError(f"journal storage {path}: {problem}.")
+    try:
+        return optuna.storages.JournalStorage(JournalFileBackend(str(path)))
+    except OSError as exc:
+        raise InvalidInputError(f"journal storage {path}: {_sentence(exc)}") from None
+
+
+def open_storage(url: str, *, must_exist: bool = False, heartbeat_interval: int | None = None,
+                 grace_period: int | None = None) -> optuna.storages.BaseStorage:
+    """An Optuna storage from a URL: any RDB URL SQLAlchemy and Optuna accept
+    (``sqlite:///file.db``, ``postgresql://user@host/db``, ``mysql://…``) or
+    ``journal:PATH`` for a journal file (the multi-process-safe local choice).
+
+    ``must_exist``: the storage is only read or added to (report, choose, dashboard): a
+    SQLite or journal file that does not exist is an error, and is not created. A SQLite
+    or journal file, and its folder, must be writable (the report too keeps its replicates
+    in the study).
+
+    ``heartbeat_interval`` and ``grace_period`` (seconds) go to Optuna's RDB storage: a
+    running trial records a heartbeat every ``heartbeat_interval``; one silent for
+    ``grace_period`` (default: twice the interval) is stale. Optuna's journal storage has
+    no heartbeat: for ``journal:`` URLs both are accepted and ignored.
+
+    Processes opening one fresh PostgreSQL database or SQLite file together create
+    Optuna's schema one after the other (a PostgreSQL advisory lock, a lock on the SQLite
+    file's folder, held while the storage is made), so that all of them succeed.
+    """
+    for name, value in (("heartbeat_interval", heartbeat_interval),
+                        ("grace_period", grace_period)):
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int)
+                                  or value < 1):
+            raise InvalidInputError(f"{name} must be a whole number of seconds >= 1; "
+                                    f"got {value!r}.")
+    if url.startswith("journal:"):
+        return _journal_storage(url, must_exist)
+    parsed = _parse_rdb_url(url)
+    backend = parsed.get_backend_name()
+    kwargs: dict = {}
+    if backend == "sqlite":
+        kwargs = {"connect_args": {"timeout": 60}}
+        if parsed.database and parsed.database != ":memory:":
+            path = Path(parsed.database)
+            if must_exist and not path.is_file():
+                raise _missing_storage(path)
+            problem = _unwritable(path)
+            if problem:
+                raise InvalidInputError(f"SQLite storage {path}: {problem}.")
+    return _rdb_storage(url, parsed, kwargs, heartbeat_interval, grace_period)
+
+
+@contextlib.contextmanager
+def _postgres_lock(url: str, engine_kwargs: dict):
+    """Hold a PostgreSQL advisory lock, on a connection of its own, for the block."""
+    import sqlalchemy
+    from sqlalchemy.pool import NullPool
+
+    engine = sqlalchemy.create_engine(url, poolclass=NullPool, **engine_kwargs)
+    try:
+        with engine.connect() as connection:
+            connection = connection.execution_options(isolation_level="AUTOCOMMIT")
+            key = {"key": _SCHEMA_LOCK}
+            connection.execute(sqlalchemy.text("SELECT pg_advisory_lock(:key)"), key)
+            try:
+                yield
+            finally:
+                connection.execute(sqlalchemy.text("SELECT pg_advisory_unlock(:key)"), key)
+    finally:
+        engine.dispose()
+
+
+@contextlib.contextmanager
+def _folder_lock(folder: Path):
+    """Hold flock() on a SQLite file's folder for the block. Not on the file itself: SQLite
+    holds fcntl() locks on it, which closing another descriptor of the file would drop.
+    Where flock is unavailable (no fcntl module, some network file systems) nothing is
+    locked."""
+    try:
+        import fcntl
+
+        descriptor = os.open(folder, os.O_RDONLY)
+    except (ImportError, OSError):
+        yield
+        return
+    try:
+        try:
+            fcntl.flock(descriptor, fcntl.LOCK_EX)
+        except OSError:
+            pass
+        yield
+    finally:
+        os.close(descriptor)  # releases the lock
+
+
+def _rdb_storage(url: str, parsed, engine_kwargs: dict, heartbeat_interval: int | None,
+                 grace_period: int | None) -> optuna.storages.RDBStorage:
+    """Optuna's RDBStorage, made under a lock that serialises the creation of its schema
+    (``metadata.create_all``, then its version rows) by processes opening one fresh
+    database together: without it all but one of them may fail (``CREATE TYPE
+    studydirection``, ``table … already exists``)."""
+    from sqlalchemy import exc
+
+    backend = parsed.get_backend_name()
+    if backend == "postgresql":
+        lock = _postgres_lock(url, engine_kwargs)
+    elif backend == "sqlite" and parsed.database and parsed.database != ":memory:":
+        lock = _folder_lock(Path(parsed.database).parent)
+    else:
+        lock = contextlib.nullcontext()
+    try:
+        with lock, warnings.catch_warnings():
+            # Optuna 5 calls heartbeat_interval experimental
+            warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
+            return optuna.storages.RDBStorage(url, engine_kwargs=engine_kwargs,
+                                              heartbeat_interval=heartbeat_interval,
+                                              grace_period=grace_period)
+    except exc.OperationalError as error:
+        raise InvalidInputError(
+            f"cannot open storage {parsed.render_as_string(hide_password=True)}: "
+            f"{_sentence(error.orig or error)}") from None
 
 
 def default_artifact_dir(url: str) -> Path:
@@ -55,13 +275,97 @@ def default_artifact_dir(url: str) -> Path:
     elif url.startswith("journal:"):
         path = Path(url.removeprefix("journal:"))
     else:
-        return Path("paretostab-artifacts")
+        return Path(DEFAULT_SERVER_ARTIFACTS)
     return path.with_name(f"{path.stem}-artifacts")
 
 
-def artifact_store(url: str, directory: str | Path | None = None) -> FileSystemArtifactStore:
+def artifact_notice(url: str, directory: str | Path | None) -> str | None:
+    """What ``tune`` tells before it starts when the storage is a database server (many
+    machines may share it) and no artifact store is given: which folder is used, and that
+    the other machines need the same store. None for a SQLite or journal file, or when the
+    store is given."""
+    from sqlalchemy import exc
+    from sqlalchemy.engine import make_url
+
+    if directory is not None or url.startswith("journal:"):
+        return None
+    try:
+        parsed = make_url(url)
+        parsed.get_dialect()
+    except exc.ArgumentError:  # not a storage URL: opening it says so
+        return None
+    if parsed.get_backend_name() == "sqlite":
+        return None
+    folder = default_artifact_dir(url).resolve()
+    return (f"artifacts: {folder} (the default for a database server). Processes on other "
+            "machines write their own store unless they share this one: give every tune, "
+            "report and choose the same --artifacts (a shared folder or s3://bucket/prefix).")
+
+
+class PrefixedArtifactStore:
+    """An Optuna artifact store whose objects are kept under ``prefix/`` in another store
+    (Optuna's Boto3ArtifactStore writes to a bucket's top level)."""
+
+    def __init__(self, store, prefix: str) -> None:
+        self.store, self.prefix = store, prefix.strip("/")
+
+    def _key(self, artifact_id: str) -> str:
+        return f"{self.prefix}/{artifact_id}" if self.prefix else artifact_id
+
+    def open_reader(self, artifact_id: str):
+        return self.store.open_reader(self._key(artifact_id))
+
+    def write(self, artifact_id: str, content_body) -> None:
+        self.store.write(self._key(artifact_id), content_body)
+
+    def remove(self, artifact_id: str) -> None:
+        self.store.remove(self._key(artifact_id))
+
+
+def _s3_store(location: str) -> PrefixedArtifactStore:
+    parts = urlsplit(location)
+    if not parts.netloc:
+        raise InvalidInputError(f"artifacts {location!r}: an S3 store is s3://bucket/prefix.")
+    try:
+        import boto3
+        from botocore.exceptions import BotoCoreError, ClientError
+    except ImportError:
+        raise InvalidInputError(f"artifacts {location}: an S3 store needs boto3: "
+                                "pip install 'paretostab[s3]'.") from None
+    from optuna.artifacts import Boto3ArtifactStore
+
+    try:  # one clear line now rather than a failed upload in every trial
+        client = boto3.client("s3")
+        client.head_bucket(Bucket=parts.netloc)
+    except ClientError as exc:
+        code = exc.response.get("Error", {}).get("Code", "")
+        reason = (f"the bucket {parts.netloc!r} does not exist." if code in ("404", "NoSuchBucket")
+                  else _sentence(exc))
+        raise InvalidInputError(f"artifacts {location}: {reason}") from None
+    except BotoCoreError as exc:
+        raise InvalidInputError(
+            f"artifacts {location}: cannot reach the bucket (boto3 takes the credentials, "
+            f"region and AWS_ENDPOINT_URL from the environment): {_sentence(exc)}") from None
+    return PrefixedArtifactStore(Boto3ArtifactStore(parts.netloc, client=client), parts.path)
+
+
+def artifact_store(url: str, directory: str | Path | None = None):
+    """The artifact store of the storage ``url``: ``directory`` when given — a folder (a
+    folder shared by every machine serves many machines) or ``s3://bucket/prefix`` (Optuna's
+    Boto3ArtifactStore, configured by boto3's environment: credentials, region,
+    ``AWS_ENDPOINT_URL`` for an S3-compatible server) — else :func:`default_artifact_dir`.
+    The folder is created, and must be writable."""
+    if directory is not None and str(directory).startswith("s3://"):
+        return _s3_store(str(directory))
     folder = Path(directory) if directory is not None else default_artifact_dir(url)
-    folder.mkdir(parents=True, exist_ok=True)
+    problem = _unwritable(folder, folder=True)
+    if problem is None:
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            problem = _sentence(exc).rstrip(".")
+    if problem:
+        raise InvalidInputError(f"artifact folder {folder}: {problem}.")
     return FileSystemArtifactStore(str(folder))
 
 

@@ -216,7 +216,7 @@ def build_report(storage_url: str, *, study_name: str | None = None,
     if not 0 < level < 1:
         raise InvalidInputError(f"level must be in (0, 1); got {level!r}.")
     weight_spec = parse_weight(weight)
-    storage = open_storage(storage_url)
+    storage = open_storage(storage_url, must_exist=True)
     store = artifact_store(storage_url, artifacts)
     study = open_study(storage, study_name)
     objective = study.user_attrs.get("objective") or (study.metric_names or ["", "stability"])[1]
@@ -300,7 +300,7 @@ def choose_trial(storage_url: str, gamma: float, *, study_name: str | None = Non
 
     if not (isinstance(gamma, int | float) and 0 <= gamma <= 1):
         raise InvalidInputError(f"gamma must be a number in [0, 1]; got {gamma!r}.")
-    storage = open_storage(storage_url)
+    storage = open_storage(storage_url, must_exist=True)
     study = open_study(storage, study_name)
     objective = measure_name(measure) if measure else study.user_attrs.get("objective")
     table = trial_table(study, [objective])
