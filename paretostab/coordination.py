@@ -83,7 +83,8 @@ def _process_ended(pid: int) -> bool:
     return False
 
 
-def fail_stale_trials(study: optuna.Study) -> list[int]:
+def fail_stale_trials(study: optuna.Study,
+                      trials: list[FrozenTrial] | None = None) -> list[int]:
     """Fail the study's running trials whose process is gone, and return their numbers.
 
     A trial is stale when the process that runs it (user attribute ``process``: host and
@@ -92,12 +93,14 @@ def fail_stale_trials(study: optuna.Study) -> list[int]:
     machine, or cut off from the storage). Each stale trial gets a ``fail_reason`` that
     says so and ``counted`` = False before it is failed; when two processes see it
     together, one fails it. Optuna's own stale check (before every trial of
-    ``study.optimize``) would fail it without a reason, so this runs first.
+    ``study.optimize``) would fail it without a reason, so this runs first. ``trials``:
+    the study's trials if the caller has just read them.
     """
     storage = study._storage
     host = socket.gethostname()
     stale: dict[int, tuple[int, str]] = {}
-    running = study.get_trials(deepcopy=False, states=(TrialState.RUNNING,))
+    trials = study.get_trials(deepcopy=False) if trials is None else trials
+    running = [t for t in trials if t.state == TrialState.RUNNING]
     for trial in running:
         owner = trial.user_attrs.get("process")
         if owner and owner.get("host") == host and _process_ended(int(owner["pid"])):
@@ -150,8 +153,9 @@ class TrialSlots:
         trials, or its running trials hold the remaining slots on a storage without
         heartbeats, or ``deadline`` (``time.monotonic()``) has passed (False)."""
         while True:
-            fail_stale_trials(self.study)
             trials = self.study.get_trials(deepcopy=False)
+            if fail_stale_trials(self.study, trials):
+                trials = self.study.get_trials(deepcopy=False)
             done = sum(counts(t) for t in trials)
             running = sum(t.state == TrialState.RUNNING for t in trials)
             if done >= self.n_trials:

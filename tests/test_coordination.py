@@ -270,3 +270,58 @@ def test_ctrl_c_to_a_tune_with_workers_stops_them_all(tmp_path):
     assert parent.returncode == 130 and "Interrupted" in err and "Traceback" not in err, err
     study = load(url, "stopped")
     assert not study.get_trials(states=(TrialState.RUNNING,))
+
+
+# ------------------------------------------------------------------ a PostgreSQL server
+
+
+def test_three_tune_processes_as_three_machines_on_one_fresh_postgresql_database(
+        tmp_path, postgres_url):
+    spec_path = write_spec(tmp_path, "machines", trials=12)
+    processes = [cli_tune(spec_path, postgres_url, cwd=tmp_path) for _ in range(3)]
+    for process in processes:
+        _, err = process.communicate(timeout=600)
+        assert process.returncode == 0, err[-2000:]
+    study = load(postgres_url, "machines")
+    assert counted_trials(study) == 12  # none lost, none over
+    assert len(set(param_sets(study))) == len(param_sets(study)) == 12  # none repeated
+    assert not study.get_trials(states=(TrialState.RUNNING,))
+
+
+def test_kill_9_of_one_of_three_processes_on_postgresql_then_a_resume(tmp_path, postgres_url):
+    spec_path = write_spec(tmp_path, "killed", trials=15)
+    processes = [cli_tune(spec_path, postgres_url, cwd=tmp_path) for _ in range(3)]
+    wait_for(lambda: _postgres_counted(postgres_url, "killed") >= 2, what="two trials")
+    processes[0].kill()
+    for process in processes:
+        process.communicate(timeout=600)
+    assert [p.returncode for p in processes[1:]] == [0, 0]
+    resume = subprocess.run([sys.executable, "-m", "paretostab", "tune", str(spec_path),
+                             "--storage", postgres_url], cwd=tmp_path, capture_output=True,
+                            text=True, timeout=600)
+    assert resume.returncode == 0, resume.stderr[-2000:]
+    study = load(postgres_url, "killed")
+    assert counted_trials(study) == 15
+    assert len(set(param_sets(study))) == len(param_sets(study))
+    assert not study.get_trials(states=(TrialState.RUNNING,))
+    assert all("went stale" in t.user_attrs["fail_reason"] or "interrupted" in
+               t.user_attrs["fail_reason"] for t in study.trials
+               if t.state == TrialState.FAIL)
+
+
+@pytest.mark.filterwarnings("ignore:Heartbeat of storage:UserWarning")  # asked by hand
+def test_a_trial_without_heartbeat_on_postgresql_fails_as_stale(postgres_url):
+    storage = open_storage(postgres_url, heartbeat_interval=1, grace_period=1)
+    study = create_or_load_study(tiny(), storage=storage)
+    trial = study.ask()
+    storage.record_heartbeat(trial._trial_id)
+    time.sleep(2.5)
+    assert fail_stale_trials(study) == [trial.number]
+    assert "no heartbeat" in study.get_trials()[0].user_attrs["fail_reason"]
+
+
+def _postgres_counted(url, name):
+    try:
+        return counted_trials(load(url, name))
+    except KeyError:  # the study is not created yet
+        return 0

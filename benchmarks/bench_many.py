@@ -1,0 +1,200 @@
+"""Many processes on one study: throughput, and what kills leave behind.
+
+Run from the repository root (PostgreSQL rows need Debian's postgresql-15 server binaries
+and the psycopg driver, ``pip install -e '.[postgres]'``; without them they are skipped)::
+
+    python benchmarks/bench_many.py                 # quickstart spec, about 10 minutes
+    python benchmarks/bench_many.py --trials 40 --matrix-trials 12
+
+1. Throughput: one ``tune`` process against three independent ``tune`` processes (as
+   three machines would run them) on one fresh study, SQLite and PostgreSQL: wall time,
+   counted trials per minute, trials pruned unrun (two processes that raced for the last
+   slots), repeated parameter sets.
+2. The kill/resume matrix: per storage (SQLite, journal file, PostgreSQL) and kill kind
+   (Ctrl-C; kill -9 of a ``tune``; kill -9 of a ``--workers 2`` parent; kill -9 of one of
+   two ``tune`` processes, the other running on), a study of ``--matrix-trials`` trials
+   killed after three counted trials, then the same command run again: counted trials,
+   trials failed as stale or interrupted, pruned unrun, repeated parameter sets, lost
+   trials (n_trials − counted) and running trials left.
+
+Every ``tune`` is the command a user types (``python -m paretostab tune …``), the
+quickstart spec's study (breast cancer, M = 30, HybridRFE k = 5).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import optuna  # noqa: E402
+from optuna.trial import TrialState  # noqa: E402
+
+from paretostab.coordination import counted_trials  # noqa: E402
+from paretostab.storage import open_storage  # noqa: E402
+from tests import servers  # noqa: E402
+
+SPEC = ROOT / "studies" / "quickstart.toml"
+
+
+def tune(url: str, n_trials: int, *extra: str, cwd: Path) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "paretostab", "tune", str(SPEC),
+                             "--storage", url, "--n-trials", str(n_trials), *extra],
+                            cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            text=True)
+
+
+def finish(processes: list[subprocess.Popen]) -> None:
+    for process in processes:
+        _, err = process.communicate()
+        if process.returncode not in (0, 130, -9):
+            raise RuntimeError(f"tune exited with {process.returncode}: {err[-2000:]}")
+
+
+def trials(url: str) -> list[optuna.trial.FrozenTrial]:
+    return optuna.load_study(study_name="quickstart", storage=open_storage(url)).trials
+
+
+def outcome(url: str, n_trials: int) -> dict:
+    study = optuna.load_study(study_name="quickstart", storage=open_storage(url))
+    everything = study.trials
+    run = [t for t in everything if t.state != TrialState.PRUNED]
+    params = [tuple(sorted(t.params.items())) for t in run if t.params]
+    reasons = [t.user_attrs.get("fail_reason", "") for t in everything
+               if t.state == TrialState.FAIL]
+    counted = counted_trials(study)
+    return {"counted": counted,
+            "stale": sum(r.startswith("went stale") for r in reasons),
+            "interrupted": sum(r.startswith("interrupted") for r in reasons),
+            "pruned unrun": sum(t.state == TrialState.PRUNED for t in everything),
+            "repeated": len(params) - len(set(params)),
+            "lost": n_trials - counted,
+            "running left": sum(t.state == TrialState.RUNNING for t in everything)}
+
+
+def wait_counted(url: str, at_least: int, made) -> None:
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline:
+        try:
+            if made() and counted_trials(optuna.load_study(
+                    study_name="quickstart", storage=open_storage(url))) >= at_least:
+                return
+        except KeyError:  # the study is not created yet
+            pass
+        time.sleep(0.3)
+    raise RuntimeError("the study did not reach its first trials in 300 s")
+
+
+def storages(folder: Path, postgres: str | None):
+    """(name, a function giving a fresh storage URL and a 'study exists' test)."""
+    counter = iter(range(10**6))
+
+    def sqlite():
+        path = folder / f"s{next(counter)}.db"
+        return f"sqlite:///{path}", lambda: _sqlite_made(path)
+
+    def journal():
+        path = folder / f"j{next(counter)}.log"
+        return f"journal:{path}", lambda: path.exists() and path.stat().st_size > 0
+
+    def postgresql():
+        import psycopg
+
+        name = f"bench{next(counter)}"
+        with psycopg.connect(postgres, autocommit=True) as connection:
+            connection.execute(f"CREATE DATABASE {name}")
+        url = postgres.rsplit("/", 1)[0] + f"/{name}"
+        return url, lambda: True
+
+    found = [("SQLite", sqlite), ("journal", journal)]
+    if postgres:
+        found.append(("PostgreSQL", postgresql))
+    return found
+
+
+def _sqlite_made(path: Path) -> bool:
+    import sqlite3
+    from contextlib import closing
+
+    try:
+        with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as connection:
+            return connection.execute("SELECT COUNT(*) FROM trials").fetchone() is not None
+    except sqlite3.Error:
+        return False
+
+
+def throughput(kinds, n_trials: int, folder: Path) -> None:
+    print(f"\n### Throughput: {n_trials} trials of the quickstart study\n")
+    print("| storage | processes | wall s | counted trials / min | counted | pruned unrun "
+          "| repeated |")
+    print("|---|---|---|---|---|---|---|")
+    for name, fresh in kinds:
+        if name == "journal":
+            continue
+        for count in (1, 3):
+            url, _ = fresh()
+            if name == "SQLite":  # the schema first: tune processes never race its creation
+                open_storage(url)
+            start = time.perf_counter()
+            finish([tune(url, n_trials, cwd=folder) for _ in range(count)])
+            seconds = time.perf_counter() - start
+            result = outcome(url, n_trials)
+            print(f"| {name} | {count} | {seconds:.1f} | {result['counted'] / seconds * 60:.1f} "
+                  f"| {result['counted']} | {result['pruned unrun']} | {result['repeated']} |")
+
+
+def matrix(kinds, n_trials: int, folder: Path) -> None:
+    print(f"\n### Kill, then run the same command again: {n_trials} trials\n")
+    columns = ["counted", "stale", "interrupted", "pruned unrun", "repeated", "lost",
+               "running left"]
+    print("| storage | kill | " + " | ".join(columns) + " |")
+    print("|---|---|" + "---|" * len(columns))
+    for name, fresh in kinds:
+        for kill in ("Ctrl-C", "kill -9", "kill -9 of the --workers 2 parent",
+                     "kill -9 of one of two tune processes"):
+            url, made = fresh()
+            extra = ("--workers", "2") if "workers" in kill else ()
+            first = tune(url, n_trials, *extra, cwd=folder)
+            others = [tune(url, n_trials, cwd=folder)] if "one of two" in kill else []
+            wait_counted(url, 3, made)
+            first.send_signal(signal.SIGINT if kill == "Ctrl-C" else signal.SIGKILL)
+            finish([first, *others])
+            finish([tune(url, n_trials, cwd=folder)])
+            result = outcome(url, n_trials)
+            print(f"| {name} | {kill} | " + " | ".join(str(result[c]) for c in columns) + " |")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--trials", type=int, default=40)
+    parser.add_argument("--matrix-trials", type=int, default=12)
+    args = parser.parse_args()
+    optuna.logging.set_verbosity(optuna.logging.ERROR)
+    with tempfile.TemporaryDirectory(dir="/tmp") as folder:
+        folder = Path(folder)
+        os.chmod(folder, 0o755)
+        postgres = None
+        if servers.postgres_available():
+            postgres = servers.start_postgres(folder / "postgres")
+        else:
+            print(f"PostgreSQL rows skipped: {servers.POSTGRES_MISSING}")
+        try:
+            kinds = storages(folder, postgres)
+            throughput(kinds, args.trials, folder)
+            matrix(kinds, args.matrix_trials, folder)
+        finally:
+            if postgres:
+                servers.stop_postgres(folder / "postgres")
+
+
+if __name__ == "__main__":
+    main()
