@@ -3,13 +3,15 @@
 Run from the repository root (PostgreSQL rows need Debian's postgresql-15 server binaries
 and the psycopg driver, ``pip install -e '.[postgres]'``; without them they are skipped)::
 
-    python benchmarks/bench_many.py                 # quickstart spec, about 10 minutes
-    python benchmarks/bench_many.py --trials 40 --matrix-trials 12
+    python benchmarks/bench_many.py                 # both parts, about 15 minutes
+    python benchmarks/bench_many.py --part matrix --matrix-trials 12
 
-1. Throughput: one ``tune`` process against three independent ``tune`` processes (as
-   three machines would run them) on one fresh study, SQLite and PostgreSQL: wall time,
-   counted trials per minute, trials pruned unrun (two processes that raced for the last
-   slots), repeated parameter sets.
+1. Throughput: one, two and three independent ``tune`` processes (as machines would run
+   them; here they share the machine's cores) with ``--n-jobs 1`` on one fresh study of
+   ``--spec`` (default the shipped singh spec: M = 100, pre-filter 1 250, about 2 s a
+   trial; it reads ``../shared/data``), SQLite and PostgreSQL: wall time, counted trials
+   per minute, trials pruned unrun (two processes that raced for the last slots),
+   repeated parameter sets.
 2. The kill/resume matrix: per storage (SQLite, journal file, PostgreSQL) and kill kind
    (Ctrl-C; kill -9 of a ``tune``; kill -9 of a ``--workers 2`` parent; kill -9 of one of
    two ``tune`` processes, the other running on), a study of ``--matrix-trials`` trials
@@ -17,8 +19,8 @@ and the psycopg driver, ``pip install -e '.[postgres]'``; without them they are 
    trials failed as stale or interrupted, pruned unrun, repeated parameter sets, lost
    trials (n_trials − counted) and running trials left.
 
-Every ``tune`` is the command a user types (``python -m paretostab tune …``), the
-quickstart spec's study (breast cancer, M = 30, HybridRFE k = 5).
+Every ``tune`` is the command a user types (``python -m paretostab tune …``); the matrix
+tunes the quickstart spec's study (breast cancer, M = 30, HybridRFE k = 5).
 """
 
 from __future__ import annotations
@@ -39,32 +41,30 @@ import optuna  # noqa: E402
 from optuna.trial import TrialState  # noqa: E402
 
 from paretostab.coordination import counted_trials  # noqa: E402
+from paretostab.spec import load_spec  # noqa: E402
 from paretostab.storage import open_storage  # noqa: E402
 from tests import servers  # noqa: E402
 
-SPEC = ROOT / "studies" / "quickstart.toml"
+QUICKSTART = ROOT / "studies" / "quickstart.toml"
 
 
-def tune(url: str, n_trials: int, *extra: str, cwd: Path) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "paretostab", "tune", str(SPEC),
+def tune(url: str, n_trials: int, *extra: str, cwd: Path,
+         spec: Path = QUICKSTART) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "paretostab", "tune", str(spec),
                              "--storage", url, "--n-trials", str(n_trials), *extra],
                             cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                             text=True)
 
 
-def finish(processes: list[subprocess.Popen]) -> None:
+def finish(processes: list[subprocess.Popen], allowed=(0,)) -> None:
     for process in processes:
         _, err = process.communicate()
-        if process.returncode not in (0, 130, -9):
+        if process.returncode not in allowed:
             raise RuntimeError(f"tune exited with {process.returncode}: {err[-2000:]}")
 
 
-def trials(url: str) -> list[optuna.trial.FrozenTrial]:
-    return optuna.load_study(study_name="quickstart", storage=open_storage(url)).trials
-
-
-def outcome(url: str, n_trials: int) -> dict:
-    study = optuna.load_study(study_name="quickstart", storage=open_storage(url))
+def outcome(url: str, n_trials: int, name: str = "quickstart") -> dict:
+    study = optuna.load_study(study_name=name, storage=open_storage(url))
     everything = study.trials
     run = [t for t in everything if t.state != TrialState.PRUNED]
     params = [tuple(sorted(t.params.items())) for t in run if t.params]
@@ -131,22 +131,24 @@ def _sqlite_made(path: Path) -> bool:
         return False
 
 
-def throughput(kinds, n_trials: int, folder: Path) -> None:
-    print(f"\n### Throughput: {n_trials} trials of the quickstart study\n")
+def throughput(kinds, spec: Path, n_trials: int, folder: Path) -> None:
+    study_name = load_spec(spec).name
+    print(f"\n### Throughput: {n_trials} trials of {spec.name}\n")
     print("| storage | processes | wall s | counted trials / min | counted | pruned unrun "
           "| repeated |")
     print("|---|---|---|---|---|---|---|")
     for name, fresh in kinds:
         if name == "journal":
             continue
-        for count in (1, 3):
+        for count in (1, 2, 3):
             url, _ = fresh()
             if name == "SQLite":  # the schema first: tune processes never race its creation
                 open_storage(url)
             start = time.perf_counter()
-            finish([tune(url, n_trials, cwd=folder) for _ in range(count)])
+            finish([tune(url, n_trials, "--n-jobs", "1", cwd=folder, spec=spec)
+                    for _ in range(count)])
             seconds = time.perf_counter() - start
-            result = outcome(url, n_trials)
+            result = outcome(url, n_trials, study_name)
             print(f"| {name} | {count} | {seconds:.1f} | {result['counted'] / seconds * 60:.1f} "
                   f"| {result['counted']} | {result['pruned unrun']} | {result['repeated']} |")
 
@@ -166,7 +168,7 @@ def matrix(kinds, n_trials: int, folder: Path) -> None:
             others = [tune(url, n_trials, cwd=folder)] if "one of two" in kill else []
             wait_counted(url, 3, made)
             first.send_signal(signal.SIGINT if kill == "Ctrl-C" else signal.SIGKILL)
-            finish([first, *others])
+            finish([first, *others], allowed=(0, 130, -9))
             finish([tune(url, n_trials, cwd=folder)])
             result = outcome(url, n_trials)
             print(f"| {name} | {kill} | " + " | ".join(str(result[c]) for c in columns) + " |")
@@ -175,7 +177,9 @@ def matrix(kinds, n_trials: int, folder: Path) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--trials", type=int, default=40)
+    parser.add_argument("--part", choices=("throughput", "matrix", "both"), default="both")
+    parser.add_argument("--spec", type=Path, default=ROOT / "studies" / "singh_hybrid_rfe.toml")
+    parser.add_argument("--trials", type=int, default=30)
     parser.add_argument("--matrix-trials", type=int, default=12)
     args = parser.parse_args()
     optuna.logging.set_verbosity(optuna.logging.ERROR)
@@ -189,8 +193,10 @@ def main() -> None:
             print(f"PostgreSQL rows skipped: {servers.POSTGRES_MISSING}")
         try:
             kinds = storages(folder, postgres)
-            throughput(kinds, args.trials, folder)
-            matrix(kinds, args.matrix_trials, folder)
+            if args.part in ("throughput", "both"):
+                throughput(kinds, args.spec.resolve(), args.trials, folder)
+            if args.part in ("matrix", "both"):
+                matrix(kinds, args.matrix_trials, folder)
         finally:
             if postgres:
                 servers.stop_postgres(folder / "postgres")

@@ -72,6 +72,7 @@ def _measures_table(runs: int, k: int, seed: int, threshold: float) -> pd.DataFr
 
 
 def _tune(args) -> int:
+    from paretostab.coordination import counted_trials
     from paretostab.spec import builtin_spec_path, load_spec
     from paretostab.storage import DEFAULT_STORAGE, artifact_notice
     from paretostab.tuning import front_table, tune
@@ -99,8 +100,9 @@ def _tune(args) -> int:
     states = pd.Series([t.state.name for t in trials]).value_counts().to_dict()
     cache = max((t.user_attrs.get("timing", {}).get("run_cache_mib", 0.0) for t in trials),
                 default=0.0)
-    print(f"Study {study.study_name!r} in {storage}: {len(trials)} trials "
-          f"({', '.join(f'{n} {s.lower()}' for s, n in states.items())}); this run took "
+    print(f"Study {study.study_name!r} in {storage}: {counted_trials(study)} counted trials "
+          f"of {len(trials)} ({', '.join(f'{n} {s.lower()}' for s, n in states.items())}; "
+          "an interrupted, stale or unrun trial does not count); this run took "
           f"{seconds:.1f} s" + (f"; prepared runs kept: {cache:.0f} MiB per process."
                                 if cache else "."))
     table = front_table(study)

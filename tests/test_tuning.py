@@ -154,12 +154,12 @@ def test_cli_tune_prints_the_front_and_resumes(tmp_path):
     url = storage_url(tmp_path)
     command = [sys.executable, "-m", "paretostab", "tune", str(spec_path), "--storage", url]
     first = subprocess.run(command, capture_output=True, text=True, cwd=tmp_path, check=True)
-    assert "2 trials (2 complete)" in first.stdout and "Pareto front" in first.stdout
+    assert "2 counted trials of 2 (2 complete;" in first.stdout and "Pareto front" in first.stdout
     assert "prepared runs kept:" in first.stdout and "MiB per process" in first.stdout
     assert "python -m paretostab dashboard --storage" in first.stdout
     again = subprocess.run([*command, "--n-trials", "3"], capture_output=True, text=True,
                            cwd=tmp_path, check=True)
-    assert "3 trials (3 complete)" in again.stdout
+    assert "3 counted trials of 3 (3 complete;" in again.stdout
     bad = subprocess.run([sys.executable, "-m", "paretostab", "tune", str(tmp_path / "no.toml")],
                          capture_output=True, text=True, cwd=tmp_path)
     assert bad.returncode == 2 and "error:" in bad.stderr
