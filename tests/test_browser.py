@@ -1,0 +1,192 @@
+"""In a real browser (headless Chromium, ``tests/browser.py``): the report's ``index.html``
+and optuna-dashboard's study and trial pages on one small study, as a person would open
+them — the DOM after the scripts ran, every image decoded, and screenshots that are not
+blank. Set ``PARETOSTAB_SCREENSHOTS=folder`` to keep the screenshots there.
+
+Skipped, saying so, only where no Chromium binary exists (``.ci/run`` installs Debian's).
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import optuna
+import pytest
+
+from tests import servers
+from tests.browser import (
+    CHROMIUM_MISSING,
+    Page,
+    find_chromium,
+    image_stats,
+    not_blank,
+    probe_images,
+    render,
+)
+from tests.test_tuning import storage_url, write_spec
+
+pytestmark = pytest.mark.skipif(find_chromium() is None, reason=CHROMIUM_MISSING)
+
+DASHBOARD_BUDGET_MS = 8000  # virtual time for the dashboard's app to fetch and draw
+
+
+@pytest.fixture(scope="module")
+def study(tmp_path_factory):
+    """A tiny two-objective study (accuracy, φ_iw), tuned by the command line: its folder,
+    storage URL and the Optuna study."""
+    folder = tmp_path_factory.mktemp("browser")
+    spec = write_spec(folder, "tiny", trials=6)
+    url = storage_url(folder)
+    subprocess.run([sys.executable, "-m", "paretostab", "tune", str(spec), "--storage", url],
+                   capture_output=True, text=True, cwd=folder, check=True)
+    return folder, url, optuna.load_study(study_name="tiny", storage=url)
+
+
+def shot(tmp_path, name):
+    """Where a screenshot goes: the test's folder, or $PARETOSTAB_SCREENSHOTS if set."""
+    folder = Path(os.environ.get("PARETOSTAB_SCREENSHOTS") or tmp_path)
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder / name
+
+
+def assert_not_blank(png):
+    colours, std = image_stats(png)
+    assert not_blank(png), f"{png} looks blank: {colours} colours, standard deviation {std:.1f}"
+
+
+def test_the_report_renders_with_its_figures_front_table_and_gamma_choice(study, tmp_path):
+    folder, url, optuna_study = study
+    out = tmp_path / "report"
+    subprocess.run([sys.executable, "-m", "paretostab", "report", "--storage", url,
+                    "--out", str(out), "--gamma", "0.6", "--replicates", "3"],
+                   capture_output=True, text=True, cwd=folder, check=True)
+    index = out / "index.html"
+    png = shot(tmp_path, "report.png")
+    page = Page(render(index.as_uri(), screenshot=png, window=(1280, 2400)).dom)
+
+    assert page.title.startswith("paretostab report") and "tiny" in page.title, page.title
+    text = page.text
+    for name in ("accuracy", "iw"):  # the objective names (φ_iw reads as "iw" too)
+        assert name in text, f"{name!r} not on the page: {text[:500]}"
+    assert "Pareto front" in text
+    assert re.search(r"γ\s*=\s*0\.6", text), f"no γ = 0.6 choice on the page: {text[:800]}"
+
+    front = sorted(t.number for t in optuna_study.best_trials)
+    tables = [t for t in page.tables if "trial" in t and "accuracy" in t]
+    assert tables, f"no table with trial and accuracy columns among {len(page.tables)} tables"
+    cells = set(tables[0].split())
+    assert {str(n) for n in front} <= cells, f"front {front} not all in the table: {tables[0]}"
+
+    assert page.images, "no <img> on the page"
+    for image in page.images:
+        src = image.get("src", "")
+        if src.startswith("data:"):
+            header, _, data = src.partition(",")
+            assert header.startswith("data:image/") and len(base64.b64decode(data)) > 100, \
+                header
+        else:
+            assert src and (out / src).is_file(), f"image {src!r} is not a file beside the page"
+    decoded = probe_images(index)
+    assert len(decoded) == len(page.images)
+    not_loaded = [row for row in decoded if not (row["complete"] and row["width"] > 0)]
+    assert not not_loaded, f"images the browser did not decode: {not_loaded}"
+    assert_not_blank(png)
+
+
+def get(address, timeout=5.0):
+    with urllib.request.urlopen(address, timeout=timeout) as response:
+        return response.status, response.headers.get("Content-Type", ""), response.read()
+
+
+@contextlib.contextmanager
+def dashboard(url, folder, timeout=60.0):
+    """``python -m paretostab dashboard`` on a free port of 127.0.0.1: its base address
+    once it answers; stopped (terminate, wait) at the end."""
+    pytest.importorskip("optuna_dashboard",
+                        reason="the dashboard needs optuna-dashboard (pip install -e '.[test]')")
+    port = servers.free_port()
+    log = folder / f"dashboard-{port}.log"
+    with open(log, "wb") as output:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "paretostab", "dashboard", "--storage", url,
+             "--host", "127.0.0.1", "--port", str(port)],
+            stdout=output, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, cwd=folder)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + timeout
+        while True:
+            if process.poll() is not None:
+                pytest.fail(f"the dashboard exited with {process.returncode}:\n"
+                            f"{log.read_text(errors='replace')[-2000:]}")
+            try:
+                get(f"{base}/api/studies", timeout=2.0)
+                break
+            except (urllib.error.URLError, ConnectionError, TimeoutError):
+                if time.monotonic() > deadline:
+                    pytest.fail(f"the dashboard did not answer in {timeout:.0f} s:\n"
+                                f"{log.read_text(errors='replace')[-2000:]}")
+                time.sleep(0.2)
+        yield base
+    finally:
+        servers.stop_s3(process)  # terminate, wait (kill after 10 s): any server process
+
+
+def test_the_dashboard_shows_the_study_and_a_trial_with_its_map(study, tmp_path):
+    folder, url, optuna_study = study
+    with dashboard(url, tmp_path) as base:
+        summaries = json.loads(get(f"{base}/api/studies")[2])["study_summaries"]
+        study_id = next(s["study_id"] for s in summaries if s["study_name"] == "tiny")
+
+        study_png = shot(tmp_path, "dashboard-study.png")
+        page = Page(render(f"{base}/dashboard/studies/{study_id}", screenshot=study_png,
+                           budget_ms=DASHBOARD_BUDGET_MS, window=(1400, 1000)).dom)
+        text = page.text
+        assert "tiny" in text, f"no study name on the study page: {text[:500]}"
+        for name in optuna_study.metric_names:  # ["accuracy", "iw"]
+            assert re.search(rf"\b{re.escape(name)}\b", text), \
+                f"objective {name!r} not on the study page: {text[:800]}"
+        assert "Pareto Front" in text, f"the app did not draw its Pareto front: {text[:800]}"
+        assert_not_blank(study_png)
+
+        trial = min(optuna_study.best_trials, key=lambda t: t.number)
+        trial_png = shot(tmp_path, "dashboard-trial.png")
+        page = Page(render(f"{base}/dashboard/studies/{study_id}/trials?numbers={trial.number}",
+                           screenshot=trial_png, budget_ms=DASHBOARD_BUDGET_MS,
+                           window=(1400, 1400)).dom)
+        text = page.text
+        assert f"Trial {trial.number}" in text, f"trial {trial.number} not shown: {text[:800]}"
+        for value in trial.values:  # JavaScript and Python print a float the same way
+            assert repr(value) in text, f"value {value!r} not on the trial page: {text[:1500]}"
+        maps = [img for img in page.images
+                if img.get("alt") == f"stability-map-trial-{trial.number}.png"]
+        assert maps, f"no stability map image on the trial page: {page.images}"
+        status, kind, body = get(base + maps[0]["src"])
+        assert status == 200 and body[:8] == b"\x89PNG\r\n\x1a\n", (status, kind, body[:20])
+        assert_not_blank(trial_png)
+
+
+def test_not_blank_tells_an_empty_page_from_a_drawn_one(tmp_path):
+    from PIL import Image
+
+    blank = tmp_path / "blank.png"
+    Image.new("RGB", (200, 100), "white").save(blank)
+    assert not not_blank(blank)
+    page = tmp_path / "page.html"
+    page.write_text("<!DOCTYPE html><title>t</title><h1>Stability</h1>"
+                    "<div style='width:300px;height:200px;background:linear-gradient("
+                    "90deg,#08306b,#f7fbff)'></div>", encoding="utf-8")
+    drawn = tmp_path / "drawn.png"
+    rendered = render(page.as_uri(), screenshot=drawn, budget_ms=500, window=(400, 300))
+    assert Page(rendered.dom).title == "t" and "Stability" in Page(rendered.dom).text
+    assert not_blank(drawn)
+
