@@ -338,3 +338,41 @@ def test_html_module_does_not_load_matplotlib():
     code = ("import sys; import paretostab.report.html; "
             "assert 'matplotlib' not in sys.modules, 'matplotlib imported'")
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_draw_optimism_joins_each_trial_to_its_replicate_mean_and_draws_their_front():
+    from matplotlib.collections import LineCollection
+    from matplotlib.figure import Figure
+
+    from paretostab.report.plot import draw_optimism
+
+    ax = Figure().add_subplot()
+    trials = np.array([[0.9, 0.5], [0.8, 0.7], [0.7, 0.9]])
+    means = trials - [[0.02, 0.05], [0.01, 0.0], [0.03, 0.02]]
+    draw_optimism(trials, means, ax=ax)
+    (segments,) = [c for c in ax.collections if isinstance(c, LineCollection)]
+    np.testing.assert_allclose(np.stack(segments.get_segments()),
+                               np.stack([trials, means], axis=1))
+    (staircase,) = ax.get_lines()
+    assert staircase.get_label() == "front of the replicate means"
+    assert set(map(tuple, staircase.get_xydata())) <= set(map(tuple, means))
+    with pytest.raises(InvalidInputError, match="same shape"):
+        draw_optimism(trials, means[:2], ax=ax)
+
+
+def test_zoom_to_data_frames_the_points_and_regions_not_the_unit_square():
+    from matplotlib.figure import Figure
+
+    from paretostab.report.confidence import confidence_regions
+    from paretostab.report.plot import draw_front, zoom_to_data
+
+    rng = np.random.default_rng(0)
+    points = np.column_stack([rng.uniform(0.7, 0.95, 20), rng.uniform(0.5, 0.9, 20)])
+    samples = [p + rng.normal(scale=0.01, size=(5, 2)) for p in points[:3]]
+    ax = Figure().add_subplot()
+    draw_front(points, ax=ax, ellipses=confidence_regions(samples))
+    (x0, x1), (y0, y1) = zoom_to_data(ax, points)
+    assert x0 > 0.5 and y0 > 0.3  # the dominated area to (0, 0) is not what sets the view
+    assert x0 <= points[:, 0].min() and x1 >= points[:, 0].max()
+    assert y0 <= points[:, 1].min() and y1 >= points[:, 1].max()
+    assert ax.get_xlim() == (x0, x1)

@@ -52,6 +52,9 @@ def test_report_writes_html_csv_and_json(study_url, tmp_path, monkeypatch):
     assert "paretostab report: tiny" in page and "data:image/png;base64," in page
     assert "Feature stability map, trial" in page
     assert f"trial {summary['chosen'][0]} (the γ = 0.5 choice)" in page
+    assert set(summary["optimism"]) == {"accuracy", "iw"}
+    assert all(abs(v) < 1 for v in summary["optimism"].values())
+    assert "optimism, as its trials were selected" in page and "the γ = 0.5 choice under each measure" in page
     # a second report reuses the replicates cached as trial artifacts
     import paretostab.protocol
 
@@ -63,9 +66,10 @@ def test_report_writes_html_csv_and_json(study_url, tmp_path, monkeypatch):
 
 def test_other_measures_and_no_replicates(study_url, tmp_path):
     out = build_report(study_url, out=tmp_path / "r", measures=["phi", "pears", "jaccard"],
-                       replicates=0, progress=False)
+                       replicates=0, gamma=0.7, progress=False)
     summary = json.loads((out / "summary.json").read_text())
-    assert summary["dominance_area_interval"] is None
+    assert summary["dominance_area_interval"] is None and summary["optimism"] is None
+    assert "the γ = 0.7 choice under each measure" in (out / "index.html").read_text()
     front = pd.read_csv(out / "front.csv")
     assert {"nogueira", "pearson", "jaccard"} <= set(front.columns)  # jaccard recomputed
     assert front["jaccard"].between(0, 1).all()

@@ -28,7 +28,8 @@ from paretostab.report import front as _front
 from paretostab.report.front import _as_points, _with_trivial_point, pareto_front, staircase
 from paretostab.report.maps import StabilityMap
 
-__all__ = ["draw_front", "draw_fronts", "draw_stability_map", "stability_map_figure"]
+__all__ = ["draw_front", "draw_fronts", "draw_optimism", "draw_stability_map",
+           "stability_map_figure", "zoom_to_data"]
 
 _SHADE_ALPHA = 0.18        # uniform shading of the dominated area
 _WEIGHT_ALPHA = (0.10, 0.50)  # weighted shading: the patch's alpha, the image's maximum
@@ -367,6 +368,66 @@ def draw_front(points: object, *, ax: Axes | None = None, front: bool | object =
     if legend:
         ax.legend(fontsize="small", loc="best")
     return ax
+
+
+def draw_optimism(trial_points: object, replicate_means: object, *, ax: Axes,
+                  color: object = "C2") -> Axes:
+    """Join each front trial's (accuracy, stability) to the mean of its replicates and draw
+    the front of those means (dashed): how much of the trials' front was their own
+    resamples' luck (002 §3; the trials were selected for being good on them).
+
+    Parameters
+    ----------
+    trial_points, replicate_means : array-like (n, 2)
+        Row i: front trial i's values and the mean of its replicates' values.
+    ax : matplotlib Axes
+        Where to draw.
+    color : matplotlib colour
+        Of the means, their front and the joining segments.
+    """
+    trials, means = _as_points(trial_points), _as_points(replicate_means)
+    if trials.shape != means.shape:
+        raise InvalidInputError(
+            f"trial_points and replicate_means must have the same shape; got "
+            f"{trials.shape} and {means.shape}.")
+    keep = np.isfinite(trials).all(axis=1) & np.isfinite(means).all(axis=1)
+    trials, means = trials[keep], means[keep]
+    if not len(means):
+        return ax
+    segments = np.stack([trials, means], axis=1)
+    from matplotlib.collections import LineCollection
+
+    ax.add_collection(LineCollection(segments, colors=[color], linewidths=0.8,
+                                     linestyles="dotted", zorder=3.4))
+    ax.scatter(means[:, 0], means[:, 1], s=14, marker="D", color=color, zorder=3.6,
+               label="replicate means")
+    drawn = means[pareto_front(means)]
+    ax.step(drawn[:, 0], drawn[:, 1], where="pre", color=color, linewidth=1.2,
+            linestyle="--", zorder=2.5, label="front of the replicate means")
+    return ax
+
+
+def zoom_to_data(ax: Axes, *arrays: object, margin: float = 0.08) -> tuple[tuple, tuple]:
+    """Limit ``ax`` to the finite points of ``arrays`` (each (n, 2)) and any confidence
+    region patches drawn on it, with ``margin`` of the range on each side (a minimum
+    range of 0.02 keeps a single point readable); returns the (x, y) limits."""
+    points = np.vstack([_as_points(a) for a in arrays if np.size(a)])
+    points = points[np.isfinite(points).all(axis=1)]
+    boxes = [points]
+    for patch in ax.patches:
+        if isinstance(patch, EllipsePatch):
+            half = np.full(2, max(patch.width, patch.height) / 2)
+            boxes.append(np.vstack([np.asarray(patch.center) - half,
+                                    np.asarray(patch.center) + half]))
+    everything = np.vstack(boxes)
+    low, high = everything.min(axis=0), everything.max(axis=0)
+    span = np.maximum(high - low, 0.02)
+    low, high = low - margin * span, high + margin * span
+    ax.set_xlim(low[0], high[0])
+    ax.set_ylim(low[1], high[1])
+    for artist in (*ax.images, *ax.patches):  # shading now reaches past the axes
+        artist.set_in_layout(False)
+    return (low[0], high[0]), (low[1], high[1])
 
 
 def _panel(panel: object, k: int) -> tuple[str, object, object, object]:

@@ -241,7 +241,7 @@ def build_report(storage_url: str, *, study_name: str | None = None,
     choices = gamma_table(front_points)
     chosen = _chosen_points(front_points, gamma)
     n_replicates = context().spec.protocol.replicates if replicates is None else replicates
-    regions = simultaneous = interval = simultaneous_interval = None
+    regions = simultaneous = interval = simultaneous_interval = means = None
     if n_replicates:
         if n_replicates < 3:
             raise InvalidInputError(
@@ -254,6 +254,7 @@ def build_report(storage_url: str, *, study_name: str | None = None,
                                           n_replicates, names))
                 bar.update()
         samples = [np.column_stack([v["accuracy"], v[objective]]) for v in values]
+        means = np.array([sample.mean(axis=0) for sample in samples])
         regions = confidence_regions(samples, level=level)
         simultaneous = confidence_regions(samples, level=level, simultaneous=True)
         interval = dominance_area_interval(regions, weight=weight_spec)
@@ -276,14 +277,17 @@ def build_report(storage_url: str, *, study_name: str | None = None,
         "dominance_area_interval": None if interval is None else [interval.low, interval.high],
         "simultaneous_interval": (None if simultaneous_interval is None
                                   else [simultaneous_interval.low, simultaneous_interval.high]),
+        "optimism": None if means is None else dict(zip(
+            ["accuracy", objective], np.nanmean(front_points - means, axis=0).tolist(),
+            strict=True)),
         "gamma": gamma,
         "chosen": [int(front_table["trial"].iloc[i]) for i in chosen],
         "gamma_table": gamma_frame.to_dict(orient="records"),
     }
     (out / "summary.json").write_text(json.dumps(summary, indent=2, default=float),
                                       encoding="utf-8")
-    figures = _figures(study, table, names, objective, front, regions, chosen, weight_spec,
-                       load_runset, stability_map, storage, store, context)
+    figures = _figures(study, table, names, objective, front, regions, means, chosen, gamma,
+                       weight_spec, load_runset, stability_map, storage, store, context)
     html.write_report(out, title=f"paretostab report: {study.study_name}",
                       sections=_sections(summary, front_table, gamma_frame, figures, interval,
                                          simultaneous_interval))
@@ -335,26 +339,63 @@ def choose_trial(storage_url: str, gamma: float, *, study_name: str | None = Non
             "selected_features": features}
 
 
-def _figures(study, table, names, objective, front, regions, chosen, weight, load_runset,
-             stability_map, storage, store, context) -> dict:
+def _front_figure(table, objective, front, regions, means, chosen, gamma, weight):
+    """The front of the study's objective, zoomed to the trials: front trials labelled with
+    their numbers, their confidence regions joined to them with the front of their
+    replicate means, the γ choice circled; the legend and an overview of the whole unit
+    square (the dominated area there) beside it."""
+    from matplotlib.figure import Figure
+    from matplotlib.patches import Rectangle
+
+    from paretostab.report.plot import draw_front, draw_optimism, zoom_to_data
+
+    points = table[["accuracy", objective]].to_numpy(dtype=float)
+    numbers = [str(int(n)) for n in table["trial"]]
+    on_front = set(int(i) for i in front)
+    figure = Figure(figsize=(10.5, 5.5))  # the plot, and beside it the legend over an overview
+    ax = figure.add_axes((0.07, 0.1, 0.56, 0.82))
+    chosen_rows = [int(front[i]) for i in chosen]
+    label = (f"γ = {gamma:g} choice (trial {numbers[chosen_rows[0]]})" if chosen_rows
+             else "γ choice")
+    draw_front(points, ax=ax, weight=weight, ellipses=regions, chosen=chosen_rows,
+               chosen_label=label,
+               labels=[n if i in on_front else "" for i, n in enumerate(numbers)])
+    if means is not None:
+        draw_optimism(points[front], means, ax=ax)
+    (x0, x1), (y0, y1) = zoom_to_data(ax, points, *([] if means is None else [means]))
+    ax.set_ylabel(objective)
+    ax.set_title("Pareto front (zoomed to the trials)", fontsize="medium")
+    figure.legend(*ax.get_legend_handles_labels(), loc="upper left",
+                  bbox_to_anchor=(0.66, 0.93), fontsize="small", frameon=False)
+    overview = figure.add_axes((0.72, 0.1, 0.2, 0.34))
+    draw_front(points, ax=overview, weight=weight)
+    overview.set_xlim(0, 1)
+    overview.set_ylim(0, 1)
+    overview.add_patch(Rectangle((x0, y0), x1 - x0, y1 - y0, fill=False, edgecolor="C3",
+                                 linewidth=1.0, zorder=6))
+    overview.set_title("the unit square", fontsize="small")
+    overview.set_xlabel("accuracy", fontsize="small")
+    overview.set_ylabel(objective, fontsize="small")
+    overview.tick_params(labelsize="x-small")
+    return figure
+
+
+def _figures(study, table, names, objective, front, regions, means, chosen, gamma, weight,
+             load_runset, stability_map, storage, store, context) -> dict:
     """The report's matplotlib figures (no pyplot: no global state)."""
     from matplotlib.figure import Figure
 
-    from paretostab.report.plot import draw_front, draw_fronts, draw_stability_map
+    from paretostab.report.plot import draw_fronts, draw_stability_map
 
-    points = table[["accuracy", objective]].to_numpy(dtype=float)
-    figures = {}
-    figure = Figure(figsize=(7, 5))
-    ax = draw_front(points, ax=figure.add_subplot(), weight=weight, ellipses=regions,
-                    chosen=[int(front[i]) for i in chosen], legend=True)
-    ax.set_ylabel(objective)
-    figures["front"] = figure
+    figures = {"front": _front_figure(table, objective, front, regions, means, chosen, gamma,
+                                      weight)}
     panels = []
+    trade_off = 0.5 if gamma is None else gamma
     for name in names:
         measure_points = table[["accuracy", name]].to_numpy(dtype=float)
         measure_front = pareto_front(measure_points)
         panels.append((name, measure_points, measure_front,
-                       [int(measure_front[choose(measure_points[measure_front], 0.5)])]
+                       [int(measure_front[choose(measure_points[measure_front], trade_off)])]
                        if len(measure_front) else None))
     figure = Figure(figsize=(4.5 * len(panels), 4))
     draw_fronts(panels, axes=figure.subplots(1, len(panels), squeeze=False, sharey=True)[0])
@@ -392,21 +433,34 @@ def _sections(summary: dict, front_table: pd.DataFrame, gamma_frame: pd.DataFram
                  f"{fmt(interval)} and simultaneous (Bonferroni over the front points) "
                  f"interval {fmt(simultaneous_interval)}")
     text += "."
+    if summary["optimism"] is not None:
+        optimism = summary["optimism"]
+        text += (" On average the front trials' own values exceed the means of their "
+                 f"replicates by {optimism['accuracy']:+.4f} accuracy and "
+                 f"{optimism[summary['objective']]:+.4f} {summary['objective']}: the "
+                 "front's optimism, as its trials were selected for being good on their own "
+                 "resamples (the dotted segments in the figure join each trial to its "
+                 "replicates' mean).")
     if summary["chosen"]:
         text += f" γ = {summary['gamma']} chooses trial {summary['chosen'][0]}."
     sections = [
         Section("Summary", text=text),
         Section("Pareto front", figure=figures["front"], table=front_table,
-                caption="All completed trials; the front as a staircase over the shaded "
-                        "dominated area; Hotelling confidence regions of the front points' "
-                        "expected (accuracy, stability); the γ choice circled."),
+                caption="All completed trials, zoomed to them (the overview beside shows "
+                        "the whole unit square with the zoomed part framed); the front as a "
+                        "staircase over the shaded dominated area, its trials numbered; the "
+                        "Hotelling confidence regions of the front trials' expected "
+                        "(accuracy, stability), each joined to its trial, with the front of "
+                        "the replicate means dashed; the γ choice circled."),
         Section("Trade-off by γ (003 §7.1)", table=gamma_frame,
                 text="Each convex-hull vertex of the front maximises γ·accuracy + (1 − γ)·"
                      "stability for the γ interval shown; the willingness γ/(1 − γ) is the "
                      "stability given up per point of accuracy at the segment ends."),
         Section("Fronts under each measure", figure=figures["fronts"],
                 caption="The same trials, their fronts under each recorded measure "
-                        "(003 Fig. 11); the γ = 0.5 choice circled."),
+                        f"(003 Fig. 11); the γ = "
+                        f"{0.5 if summary['gamma'] is None else summary['gamma']:g} choice "
+                        "under each measure circled."),
     ]
     sections.append(Section(
         "Feature stability maps of the front",
