@@ -37,7 +37,7 @@ from tests.test_tuning import storage_url, write_spec
 
 pytestmark = pytest.mark.skipif(find_chromium() is None, reason=CHROMIUM_MISSING)
 
-DASHBOARD_BUDGET_MS = 8000  # virtual time for the dashboard's app to fetch and draw
+DASHBOARD_BUDGET_MS = 5000  # virtual time for the dashboard's app to fetch and draw
 
 
 @pytest.fixture(scope="module")
