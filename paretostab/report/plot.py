@@ -408,19 +408,13 @@ def draw_optimism(trial_points: object, replicate_means: object, *, ax: Axes,
 
 
 def zoom_to_data(ax: Axes, *arrays: object, margin: float = 0.08) -> tuple[tuple, tuple]:
-    """Limit ``ax`` to the finite points of ``arrays`` (each (n, 2)) and any confidence
-    region patches drawn on it, with ``margin`` of the range on each side (a minimum
-    range of 0.02 keeps a single point readable); returns the (x, y) limits."""
+    """Limit ``ax`` to the finite points of ``arrays`` (each (n, 2)), with ``margin`` of
+    the range on each side (a minimum range of 0.02 keeps a single point readable);
+    returns the (x, y) limits. Confidence regions do not widen the view (with few
+    replicates one can span several units): what lies outside is clipped."""
     points = np.vstack([_as_points(a) for a in arrays if np.size(a)])
     points = points[np.isfinite(points).all(axis=1)]
-    boxes = [points]
-    for patch in ax.patches:
-        if isinstance(patch, EllipsePatch):
-            half = np.full(2, max(patch.width, patch.height) / 2)
-            boxes.append(np.vstack([np.asarray(patch.center) - half,
-                                    np.asarray(patch.center) + half]))
-    everything = np.vstack(boxes)
-    low, high = everything.min(axis=0), everything.max(axis=0)
+    low, high = points.min(axis=0), points.max(axis=0)
     span = np.maximum(high - low, 0.02)
     low, high = low - margin * span, high + margin * span
     ax.set_xlim(low[0], high[0])
