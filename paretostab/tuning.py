@@ -24,7 +24,6 @@ import multiprocessing
 import multiprocessing.connection
 import os
 import signal
-import socket
 import sys
 import tempfile
 import threading
@@ -303,8 +302,8 @@ def _optimize(study: optuna.Study, objective, slots: TrialSlots, *,
               timeout: float | None = None, callbacks=()) -> None:
     """Run trials of an objective from :func:`make_objective` with ``slots`` while the
     study has free slots (:meth:`TrialSlots.wait`), taking its interrupts where they are
-    safe (:class:`Interrupts`). When interrupted it fails the trials this process left
-    running (a second Ctrl-C can land anywhere) and re-raises."""
+    safe (:class:`Interrupts`): an interrupted trial is failed by Optuna, with its reason
+    and ``counted`` = False, and the interrupt is re-raised."""
     interrupts = objective.interrupts
     deadline = None if timeout is None else time.monotonic() + timeout
 
@@ -313,18 +312,10 @@ def _optimize(study: optuna.Study, objective, slots: TrialSlots, *,
         if not slots.wait(interrupts, deadline):
             study.stop()
 
-    try:
-        with interrupts.handling(study):
-            if slots.wait(interrupts, deadline):
-                study.optimize(objective, catch=(Exception,), timeout=timeout,
-                               callbacks=[*callbacks, next_slot])
-    except KeyboardInterrupt:
-        mine = {"host": socket.gethostname(), "pid": os.getpid()}
-        for trial in study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)):
-            if trial.user_attrs.get("process") == mine:
-                release(study._storage, trial._trial_id, interrupts.reason)
-                study._storage.set_trial_state_values(trial._trial_id, state=TrialState.FAIL)
-        raise
+    with interrupts.handling(study):
+        if slots.wait(interrupts, deadline):
+            study.optimize(objective, catch=(Exception,), timeout=timeout,
+                           callbacks=[*callbacks, next_slot])
 
 
 def _say_failed(trial: optuna.trial.FrozenTrial) -> None:
@@ -412,10 +403,6 @@ def tune(spec: StudySpec, *, storage: str | None = None, study_name: str | None 
         raise InvalidInputError(
             f"cache_bytes must be an integer >= 0 (the run cache's memory budget per "
             f"process); got {cache_bytes!r}.")
-    for name, value in (("heartbeat_interval", heartbeat_interval),
-                        ("grace_period", grace_period)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise InvalidInputError(f"{name} must be an integer >= 1 (seconds); got {value!r}.")
     optuna.logging.set_verbosity(optuna.logging.ERROR)  # failures: _say_failed
     problem = _Problem.from_spec(spec)
     store = artifact_store(url, artifacts)  # both checked before the study is opened
