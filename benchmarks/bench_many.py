@@ -41,6 +41,7 @@ import optuna  # noqa: E402
 from optuna.trial import TrialState  # noqa: E402
 
 from paretostab.coordination import counted_trials  # noqa: E402
+from paretostab.errors import InvalidInputError  # noqa: E402
 from paretostab.spec import load_spec  # noqa: E402
 from paretostab.storage import open_storage  # noqa: E402
 from tests import servers  # noqa: E402
@@ -80,30 +81,29 @@ def outcome(url: str, n_trials: int, name: str = "quickstart") -> dict:
             "running left": sum(t.state == TrialState.RUNNING for t in everything)}
 
 
-def wait_counted(url: str, at_least: int, made) -> None:
+def wait_counted(url: str, at_least: int) -> None:
+    """Until the study has ``at_least`` counted trials (polls never create the storage)."""
     deadline = time.monotonic() + 300
     while time.monotonic() < deadline:
         try:
-            if made() and counted_trials(optuna.load_study(
-                    study_name="quickstart", storage=open_storage(url))) >= at_least:
+            if counted_trials(optuna.load_study(study_name="quickstart", storage=open_storage(
+                    url, must_exist=True))) >= at_least:
                 return
-        except KeyError:  # the study is not created yet
+        except (InvalidInputError, KeyError):  # the storage or the study is not made yet
             pass
         time.sleep(0.3)
     raise RuntimeError("the study did not reach its first trials in 300 s")
 
 
 def storages(folder: Path, postgres: str | None):
-    """(name, a function giving a fresh storage URL and a 'study exists' test)."""
+    """(name, a function giving a fresh storage URL)."""
     counter = iter(range(10**6))
 
     def sqlite():
-        path = folder / f"s{next(counter)}.db"
-        return f"sqlite:///{path}", lambda: _sqlite_made(path)
+        return f"sqlite:///{folder / f's{next(counter)}.db'}"
 
     def journal():
-        path = folder / f"j{next(counter)}.log"
-        return f"journal:{path}", lambda: path.exists() and path.stat().st_size > 0
+        return f"journal:{folder / f'j{next(counter)}.log'}"
 
     def postgresql():
         import psycopg
@@ -111,24 +111,12 @@ def storages(folder: Path, postgres: str | None):
         name = f"bench{next(counter)}"
         with psycopg.connect(postgres, autocommit=True) as connection:
             connection.execute(f"CREATE DATABASE {name}")
-        url = postgres.rsplit("/", 1)[0] + f"/{name}"
-        return url, lambda: True
+        return postgres.rsplit("/", 1)[0] + f"/{name}"
 
     found = [("SQLite", sqlite), ("journal", journal)]
     if postgres:
         found.append(("PostgreSQL", postgresql))
     return found
-
-
-def _sqlite_made(path: Path) -> bool:
-    import sqlite3
-    from contextlib import closing
-
-    try:
-        with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as connection:
-            return connection.execute("SELECT COUNT(*) FROM trials").fetchone() is not None
-    except sqlite3.Error:
-        return False
 
 
 def throughput(kinds, spec: Path, n_trials: int, folder: Path) -> None:
@@ -141,9 +129,7 @@ def throughput(kinds, spec: Path, n_trials: int, folder: Path) -> None:
         if name == "journal":
             continue
         for count in (1, 2, 3):
-            url, _ = fresh()
-            if name == "SQLite":  # the schema first: tune processes never race its creation
-                open_storage(url)
+            url = fresh()
             start = time.perf_counter()
             finish([tune(url, n_trials, "--n-jobs", "1", cwd=folder, spec=spec)
                     for _ in range(count)])
@@ -162,11 +148,11 @@ def matrix(kinds, n_trials: int, folder: Path) -> None:
     for name, fresh in kinds:
         for kill in ("Ctrl-C", "kill -9", "kill -9 of the --workers 2 parent",
                      "kill -9 of one of two tune processes"):
-            url, made = fresh()
+            url = fresh()
             extra = ("--workers", "2") if "workers" in kill else ()
             first = tune(url, n_trials, *extra, cwd=folder)
             others = [tune(url, n_trials, cwd=folder)] if "one of two" in kill else []
-            wait_counted(url, 3, made)
+            wait_counted(url, 3)
             first.send_signal(signal.SIGINT if kill == "Ctrl-C" else signal.SIGKILL)
             finish([first, *others], allowed=(0, 130, -9))
             finish([tune(url, n_trials, cwd=folder)])

@@ -23,7 +23,7 @@ from paretostab.coordination import (
     counts,
     fail_stale_trials,
 )
-from paretostab.errors import WorkerError
+from paretostab.errors import InvalidInputError, WorkerError
 from paretostab.storage import open_storage
 from paretostab.tuning import create_or_load_study, tune
 from tests.test_tuning import storage_url, tiny, write_spec
@@ -53,17 +53,19 @@ def load(url, name):
     return optuna.load_study(study_name=name, storage=open_storage(url))
 
 
-def made(database):
-    """Whether a SQLite study file exists with its schema and a study (checked read-only:
-    opening a storage while another process creates the schema would race it)."""
-    import sqlite3
-    from contextlib import closing
-
+def current(url, name):
+    """The study as it is now, or None before tune has made it (a poll never creates the
+    storage: it opens it with must_exist, and waits while another process creates the
+    schema)."""
     try:
-        with closing(sqlite3.connect(f"file:{database}?mode=ro", uri=True)) as connection:
-            return connection.execute("SELECT COUNT(*) FROM studies").fetchone()[0] > 0
-    except sqlite3.Error:
-        return False
+        return optuna.load_study(study_name=name, storage=open_storage(url, must_exist=True))
+    except (InvalidInputError, KeyError):
+        return None
+
+
+def counted_now(url, name):
+    study = current(url, name)
+    return 0 if study is None else counted_trials(study)
 
 
 def dead_pid():
@@ -113,6 +115,15 @@ def test_a_process_waits_for_running_trials_only_where_heartbeats_tell_them_aliv
         study.tell(trial, [0.5, 0.5])
     assert TrialSlots(beating, 3).wait(Interrupts())
     assert not TrialSlots(beating, 2).wait(Interrupts())
+
+
+def test_a_timeout_stops_starting_trials_and_leaves_none_running(tmp_path):
+    start = time.monotonic()
+    study = tune(tiny(study={"trials": 400}), storage=storage_url(tmp_path), timeout=1.0,
+                 progress=False)
+    assert time.monotonic() - start < 60
+    assert 1 <= counted_trials(study) < 400
+    assert not study.get_trials(states=(TrialState.RUNNING,))
 
 
 # ------------------------------------------------------------------ stale trials
@@ -184,7 +195,7 @@ def test_kill_9_then_resume_fails_the_killed_trial_and_ends_with_exactly_n(tmp_p
     spec_path = write_spec(tmp_path, "killed", trials=400)
     url = storage_url(tmp_path)
     process = cli_tune(spec_path, url, cwd=tmp_path)
-    wait_for(lambda: made(tmp_path / "study.db") and counted_trials(load(url, "killed")) >= 2
+    wait_for(lambda: counted_now(url, "killed") >= 2
              and load(url, "killed").get_trials(states=(TrialState.RUNNING,)),
              what="two trials done and one running")
     process.kill()
@@ -209,10 +220,10 @@ def test_the_workers_end_within_seconds_when_their_parent_is_killed(tmp_path):
     parent = cli_tune(spec_path, url, "--workers", "2", cwd=tmp_path)
 
     def worker_pids():
-        if not made(tmp_path / "study.db"):
-            return set()
-        return {t.user_attrs["process"]["pid"] for t in load(url, "orphans").get_trials()
-                if "process" in t.user_attrs} - {parent.pid}
+        study = current(url, "orphans")
+        return set() if study is None else {
+            t.user_attrs["process"]["pid"] for t in study.get_trials()
+            if "process" in t.user_attrs} - {parent.pid}
 
     wait_for(lambda: len(worker_pids()) == 2, what="both workers running trials")
     workers = worker_pids()
@@ -257,14 +268,14 @@ def test_tune_checks_the_artifact_store_before_any_trial(tmp_path):
                             cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr[-2000:]
     assert [line for line in result.stderr.splitlines() if line.startswith("error:")]
+    assert not (tmp_path / "study.db").exists()  # checked before the study is opened
 
 
 def test_ctrl_c_to_a_tune_with_workers_stops_them_all(tmp_path):
     spec_path = write_spec(tmp_path, "stopped", trials=400)
     url = storage_url(tmp_path)
     parent = cli_tune(spec_path, url, "--workers", "2", cwd=tmp_path)
-    wait_for(lambda: made(tmp_path / "study.db")
-             and counted_trials(load(url, "stopped")) >= 2, what="two trials")
+    wait_for(lambda: counted_now(url, "stopped") >= 2, what="two trials")
     parent.send_signal(signal.SIGINT)
     _, err = parent.communicate(timeout=60)
     assert parent.returncode == 130 and "Interrupted" in err and "Traceback" not in err, err
@@ -291,7 +302,7 @@ def test_three_tune_processes_as_three_machines_on_one_fresh_postgresql_database
 def test_kill_9_of_one_of_three_processes_on_postgresql_then_a_resume(tmp_path, postgres_url):
     spec_path = write_spec(tmp_path, "killed", trials=15)
     processes = [cli_tune(spec_path, postgres_url, cwd=tmp_path) for _ in range(3)]
-    wait_for(lambda: _postgres_counted(postgres_url, "killed") >= 2, what="two trials")
+    wait_for(lambda: counted_now(postgres_url, "killed") >= 2, what="two trials")
     processes[0].kill()
     for process in processes:
         process.communicate(timeout=600)
@@ -319,9 +330,3 @@ def test_a_trial_without_heartbeat_on_postgresql_fails_as_stale(postgres_url):
     assert fail_stale_trials(study) == [trial.number]
     assert "no heartbeat" in study.get_trials()[0].user_attrs["fail_reason"]
 
-
-def _postgres_counted(url, name):
-    try:
-        return counted_trials(load(url, name))
-    except KeyError:  # the study is not created yet
-        return 0
