@@ -435,12 +435,12 @@ def _sections(summary: dict, front_table: pd.DataFrame, gamma_frame: pd.DataFram
     text += "."
     if summary["optimism"] is not None:
         optimism = summary["optimism"]
-        text += (" On average the front trials' own values exceed the means of their "
-                 f"replicates by {optimism['accuracy']:+.4f} accuracy and "
-                 f"{optimism[summary['objective']]:+.4f} {summary['objective']}: the "
-                 "front's optimism, as its trials were selected for being good on their own "
-                 "resamples (the dotted segments in the figure join each trial to its "
-                 "replicates' mean).")
+        text += (" The front trials' own values minus the means of their replicates are, "
+                 f"on average, {optimism['accuracy']:+.4f} accuracy and "
+                 f"{optimism[summary['objective']]:+.4f} {summary['objective']}; a positive "
+                 "difference is the front's optimism, as its trials were selected for being "
+                 "good on their own resamples (the dotted segments in the figure join each "
+                 "trial to its replicates' mean).")
     if summary["chosen"]:
         text += f" γ = {summary['gamma']} chooses trial {summary['chosen'][0]}."
     sections = [
