@@ -8,7 +8,7 @@ import warnings
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from sklearn.linear_model import LogisticRegression
 from sklearn.utils.estimator_checks import parametrize_with_checks
@@ -446,6 +446,7 @@ def random_problem(seed, n, d):
 @given(seed=st.integers(0, 2**32 - 1), n=st.integers(20, 80), d=st.integers(3, 300),
        fraction=st.floats(0.3, 1.2), l1_ratio=st.sampled_from([1.0, 0.7, 0.3]),
        kind=st.sampled_from(["saga", "fista", "group"]))
+@example(seed=0, n=27, d=3, fraction=0.99999, l1_ratio=1.0, kind="saga")  # saga stopped 3e-3 off
 def test_kkt_conditions_hold_on_random_problems(seed, n, d, fraction, l1_ratio, kind):
     X, y, rng = random_problem(seed, n, d)
     groups = rng.integers(0, max(1, d // 3), size=d) if kind == "group" else np.arange(d)
