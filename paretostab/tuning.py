@@ -255,7 +255,7 @@ def _on_front(trial: optuna.Trial, accuracy: float, stability: float) -> bool:
     """Whether ``(accuracy, stability)`` is on the front of the study's completed trials
     and it: the trial joins the front as it finishes (and every trial ever on the front
     did so when it finished)."""
-    from paretostab.report.front import pareto_front
+    from paretostab.front import pareto_front
 
     points = front_points(trial.study)[1]
     return len(points) in pareto_front(np.vstack([points, [accuracy, stability]]))
@@ -266,8 +266,8 @@ def _start_drawing() -> None:
     the process (about a second), not of the first trial that draws one."""
     import io
 
-    from paretostab.report.maps import stability_map
-    from paretostab.report.plot import stability_map_figure
+    from paretostab.maps import stability_map
+    from paretostab.plot import stability_map_figure
 
     tiny = RunSet(selection_matrix=np.eye(2, dtype=bool), importance_matrix=np.eye(2),
                   rank_matrix=None, scores=np.ones(2), seeds=np.zeros(2, dtype=np.uint32),
@@ -288,8 +288,8 @@ def _upload_artifacts(trial, runs: RunSet, feature_names, store, ranks, *,
                         mimetype="application/octet-stream")
         if not draw_map:
             return
-        from paretostab.report.maps import stability_map
-        from paretostab.report.plot import stability_map_figure
+        from paretostab.maps import stability_map
+        from paretostab.plot import stability_map_figure
 
         figure = stability_map_figure(stability_map(runs, feature_names=feature_names, top=10))
         map_path = Path(folder) / f"stability-map-trial-{trial.number}.png"
@@ -471,7 +471,7 @@ def _run_workers(workers: int, study: optuna.Study, bar, start: int, *, args) ->
 
 def _advance(bar, study: optuna.Study, start: int) -> None:
     """Move the progress bar to the counted trials; show the front's size and area."""
-    from paretostab.report.front import dominance_area, pareto_front
+    from paretostab.front import dominance_area, pareto_front
 
     bar.n = min(bar.total, counted_trials(study) - start)
     points = front_points(study)[1]
@@ -491,7 +491,7 @@ def front_table(study: optuna.Study):
     """The Pareto-optimal trials as a table (pandas DataFrame), by increasing accuracy."""
     import pandas as pd
 
-    from paretostab.report.front import pareto_front
+    from paretostab.front import pareto_front
 
     trials, points = front_points(study)
     names = study.metric_names or ["accuracy", "stability"]

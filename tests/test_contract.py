@@ -164,3 +164,11 @@ def test_similarity_is_required_and_must_match_d(name):
         stability(name, runs, similarity=np.eye(4))
     with pytest.raises(InvalidInputError, match="symmetric"):
         stability(name, runs, similarity=np.triu(np.full((5, 5), 0.5)) + np.eye(5) * 0.5)
+
+
+def test_paper_measures_carry_their_symbols():
+    """What a person reads: the papers' symbols (003, 000), the registry names elsewhere."""
+    symbols = list_measures()["symbol"]
+    assert symbols[["nogueira", "pearson", "iw", "msi", "sechidis", "canberra"]].tolist() == [
+        "φ", "φ_pears", "φ_iw", "φ_msi", "φ_S", "φ_can"]
+    assert symbols["jaccard"] == "jaccard"

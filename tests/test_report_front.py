@@ -28,7 +28,7 @@ from paretostab.report import (
 matplotlib.use("Agg", force=True)
 from matplotlib.figure import Figure  # noqa: E402
 
-from paretostab.report.plot import draw_front  # noqa: E402
+from paretostab.plot import draw_front  # noqa: E402
 
 # --------------------------------------------------------------------------- references
 
@@ -452,7 +452,7 @@ def test_weight_needs_reference_in_unit_square():
 
 
 def test_discontinuous_callable_weight_warns(monkeypatch):
-    import paretostab.report.front as front_module
+    import paretostab.front as front_module
 
     monkeypatch.setattr(front_module, "_CUBATURE_MAX_SUBDIVISIONS", 300)  # fail fast
 
@@ -641,4 +641,13 @@ def test_draw_front_options_and_new_figure():
 def test_report_import_does_not_load_matplotlib():
     code = ("import sys; from paretostab.report import *; import paretostab.report; "
             "assert 'matplotlib' not in sys.modules, 'matplotlib imported'")
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_tuning_does_not_import_the_report():
+    """The package graph has no upward arrow: tuning (and the trials' artifacts) use the
+    fronts, maps and drawers of paretostab.front/maps/plot, never the report package."""
+    code = ("import sys, paretostab.tuning, paretostab.cli; "
+            "loaded = [m for m in sys.modules if m.startswith('paretostab.report')]; "
+            "assert not loaded, loaded")
     subprocess.run([sys.executable, "-c", code], check=True)

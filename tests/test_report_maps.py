@@ -18,7 +18,7 @@ matplotlib.use("Agg", force=True)
 from matplotlib.collections import PolyCollection  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
-from paretostab.report.plot import draw_stability_map  # noqa: E402
+from paretostab.plot import draw_stability_map  # noqa: E402
 
 
 def make_runset(Z, I=None, names=None) -> RunSet:
@@ -247,7 +247,7 @@ def test_draw_stability_map_options():
 
 @pytest.mark.parametrize("name", ["g{}", "AFFX-HUMGAPDH/M33197_{}_at"])
 def test_the_standalone_map_figure_keeps_its_legend_inside(name):
-    from paretostab.report.plot import stability_map_figure
+    from paretostab.plot import stability_map_figure
 
     runs = random_runset(8, M=40, d=30, names=tuple(name.format(j) for j in range(30)))
     figure = stability_map_figure(stability_map(runs, top=10), size=(8.0, 5.0))

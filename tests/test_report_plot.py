@@ -23,6 +23,7 @@ from matplotlib.collections import PathCollection  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.patches import Ellipse as EllipsePatch  # noqa: E402
 
+from paretostab.plot import draw_front, draw_fronts  # noqa: E402
 from paretostab.report.html import (  # noqa: E402
     Section,
     figure_to_png,
@@ -30,11 +31,10 @@ from paretostab.report.html import (  # noqa: E402
     format_value,
     write_report,
 )
-from paretostab.report.plot import draw_front, draw_fronts  # noqa: E402
 
 # --------------------------------------------------------------------------- stand-ins
 # The fields of paretostab.report.confidence.Ellipse / DominanceAreaInterval and of
-# paretostab.report.front.GammaChoice: the drawers and the page only read these.
+# paretostab.front.GammaChoice: the drawers and the page only read these.
 
 
 @dataclass(frozen=True)
@@ -344,7 +344,7 @@ def test_draw_optimism_joins_each_trial_to_its_replicate_mean_and_draws_their_fr
     from matplotlib.collections import LineCollection
     from matplotlib.figure import Figure
 
-    from paretostab.report.plot import draw_optimism
+    from paretostab.plot import draw_optimism
 
     ax = Figure().add_subplot()
     trials = np.array([[0.9, 0.5], [0.8, 0.7], [0.7, 0.9]])
@@ -363,8 +363,8 @@ def test_draw_optimism_joins_each_trial_to_its_replicate_mean_and_draws_their_fr
 def test_zoom_to_data_frames_the_points_and_regions_not_the_unit_square():
     from matplotlib.figure import Figure
 
+    from paretostab.plot import draw_front, zoom_to_data
     from paretostab.report.confidence import confidence_regions
-    from paretostab.report.plot import draw_front, zoom_to_data
 
     rng = np.random.default_rng(0)
     points = np.column_stack([rng.uniform(0.7, 0.95, 20), rng.uniform(0.5, 0.9, 20)])

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from paretostab.errors import InvalidInputError, UnknownNameError
-from paretostab.report.front import pareto_front
+from paretostab.front import pareto_front
 from paretostab.report.study import build_report, choose_trial, parse_weight
 from paretostab.spec import parse_spec
 from paretostab.tuning import tune

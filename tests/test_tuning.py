@@ -166,7 +166,7 @@ def test_cli_tune_prints_the_front_and_resumes(tmp_path):
 
 
 def test_front_points_are_the_completed_trials(tmp_path):
-    from paretostab.report.front import pareto_front
+    from paretostab.front import pareto_front
     from paretostab.tuning import front_points, front_table
 
     study = tune(tiny(study={"trials": 4}), storage=storage_url(tmp_path), progress=False)
@@ -361,7 +361,7 @@ def test_msi_is_a_tuning_objective(tmp_path):
 
 
 def test_a_map_for_every_trial_that_joins_the_front(tmp_path):
-    from paretostab.report.front import pareto_front
+    from paretostab.front import pareto_front
 
     url = storage_url(tmp_path)
     study = tune(tiny(study={"trials": 10, "seed": 3}), storage=url, progress=False)

@@ -84,6 +84,13 @@ class MeasureInfo:
     reference: str
     options: dict[str, object]
     identical_runs_maximal: bool = True
+    symbol: str = ""
+
+    @property
+    def label(self) -> str:
+        """What a person reads for the measure: its papers' symbol (``φ_iw``), else its
+        name."""
+        return self.symbol or self.name
 
     @property
     def summary(self) -> str:
@@ -107,9 +114,12 @@ def register(
     reference: str,
     needs_similarity: bool = False,
     identical_runs_maximal: bool = True,
+    symbol: str = "",
 ) -> Callable[[Callable], Callable]:
     """Register a measure function under ``name`` with its metadata (see module docstring).
 
+    ``symbol``: the papers' symbol (``"φ_iw"``), shown wherever a person reads the measure
+    (figures, tables, the dashboard); the name is what code and specs use.
     ``identical_runs_maximal`` states Nogueira et al.'s *maximum* property: identical runs
     reach the upper bound. A few historical measures lack it (``lustgarten``).
     """
@@ -136,6 +146,7 @@ def register(
             reference=reference,
             options=options,
             identical_runs_maximal=identical_runs_maximal,
+            symbol=symbol,
         )
         return function
 
@@ -155,6 +166,7 @@ def list_measures() -> pd.DataFrame:
     rows = [
         {
             "name": m.name,
+            "symbol": m.label,
             "input": m.input,
             "needs_similarity": m.needs_similarity,
             "lower": m.lower,

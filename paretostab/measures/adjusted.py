@@ -375,7 +375,7 @@ def _corrected(Z: np.ndarray, similarity: SimilarityView, statistic: Statistic,
 # ---------------------------------------------------------------------- the measures
 
 
-@register("sechidis", input="selection", bounds=(-math.inf, math.inf), corrected=True,
+@register("sechidis", symbol="φ_S", input="selection", bounds=(-math.inf, math.inf), corrected=True,
           needs_similarity=True, identical_runs_maximal=False,
           reference="Sechidis et al. ECML PKDD 2019; 000 eq. 3; stabm stabilitySechidis")
 def sechidis(Z: np.ndarray, *, similarity: SimilarityView,

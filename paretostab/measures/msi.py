@@ -108,7 +108,7 @@ def pairwise_shared_information(I: np.ndarray, similarity: SimilarityView) -> np
     return shared[run_of[i], run_of[j]]
 
 
-@register("msi", input="importance", bounds=(0, 1), corrected=False,
+@register("msi", symbol="φ_msi", input="importance", bounds=(0, 1), corrected=False,
           reference="000 eq. 8–12", needs_similarity=True)
 def msi(I: np.ndarray, *, similarity: SimilarityView) -> PairScores:
     """φ_msi: mean over pairs of runs of their maximal similarity-weighted shared importance.

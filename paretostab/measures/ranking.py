@@ -161,7 +161,7 @@ def canberra_expected_distance(d: int, k: int) -> float:
     return float(a_k / d + 2 * (d - k) * t_k / d)
 
 
-@register("canberra", input="ranking", bounds=(-math.inf, 1), corrected=True,
+@register("canberra", symbol="φ_can", input="ranking", bounds=(-math.inf, 1), corrected=True,
           reference="Jurman et al. 2008; 003 eq. 5")
 def canberra(R: np.ndarray, *, k: int | None = None,
              expectation: str = "jurman") -> PairScores:

@@ -34,7 +34,7 @@ def _check_not_trivial(Z: np.ndarray) -> tuple[float, int]:
     return float(k_bar), d
 
 
-@register("nogueira", input="selection", bounds=(-1, 1), corrected=True,
+@register("nogueira", symbol="φ", input="selection", bounds=(-1, 1), corrected=True,
           reference="Nogueira et al. JMLR 2018; 002 eq. 1; 003 eq. 1")
 def nogueira(Z: np.ndarray) -> float:
     """Nogueira's φ = 1 − mean_f s_f² / ((k̄/d)(1 − k̄/d)), s_f² the unbiased selection variance.

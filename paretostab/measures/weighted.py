@@ -13,7 +13,7 @@ from paretostab.measures._inputs import PairScores, UndefinedMeasure, pair_index
 from paretostab.measures._registry import register
 
 
-@register("pearson", input="importance", bounds=(-1, 1), corrected=True,
+@register("pearson", symbol="φ_pears", input="importance", bounds=(-1, 1), corrected=True,
           reference="000 eq. 5; 003 eq. 4")
 def pearson(I: np.ndarray) -> PairScores:
     """φ_pears: mean pairwise Pearson correlation between the runs' importance vectors.
@@ -98,7 +98,7 @@ def chance_overlap(I: np.ndarray) -> float:
     return _overlap_sums(I).chance
 
 
-@register("iw", input="importance", bounds=(-1, 1), corrected=True,
+@register("iw", symbol="φ_iw", input="importance", bounds=(-1, 1), corrected=True,
           reference="003 eq. 6, Algorithm 2")
 def iw(I: np.ndarray) -> float:
     """φ_iw: mean over pairs of (|F_i ∩ F_j|_iw − |F_i ∩ F_j|_rand) / (k̄ − C).

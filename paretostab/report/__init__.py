@@ -1,9 +1,9 @@
 """Pareto fronts, dominance areas, confidence regions, the γ choice and feature stability
 maps (SPEC §5; 002 §3, 003 §3, §7.1).
 
-The computations (:mod:`~paretostab.report.front`, :mod:`~paretostab.report.confidence`,
-:mod:`~paretostab.report.maps`) are pure numpy and scipy and never import matplotlib; the
-drawers live in :mod:`paretostab.report.plot` (``draw_front``, ``draw_fronts``,
+The computations (:mod:`~paretostab.front`, :mod:`~paretostab.report.confidence`,
+:mod:`~paretostab.maps`) are pure numpy and scipy and never import matplotlib; the
+drawers live in :mod:`paretostab.plot` (``draw_front``, ``draw_fronts``,
 ``draw_stability_map``), which is imported only when one of them is first used
 (``paretostab.report.draw_front`` works; they are left out of ``__all__`` so that
 ``from paretostab.report import *`` does not load matplotlib).
@@ -11,13 +11,7 @@ drawers live in :mod:`paretostab.report.plot` (``draw_front``, ``draw_fronts``,
 
 from __future__ import annotations
 
-from paretostab.report.confidence import (
-    DominanceAreaInterval,
-    Ellipse,
-    confidence_regions,
-    dominance_area_interval,
-)
-from paretostab.report.front import (
+from paretostab.front import (
     GammaChoice,
     choose,
     dominance_area,
@@ -25,7 +19,13 @@ from paretostab.report.front import (
     pareto_front,
     staircase,
 )
-from paretostab.report.maps import StabilityMap, feature_color, stability_map
+from paretostab.maps import StabilityMap, feature_color, stability_map
+from paretostab.report.confidence import (
+    DominanceAreaInterval,
+    Ellipse,
+    confidence_regions,
+    dominance_area_interval,
+)
 
 __all__ = [
     "DominanceAreaInterval",
@@ -48,7 +48,7 @@ _DRAWERS = ("draw_front", "draw_fronts", "draw_stability_map")
 
 def __getattr__(name: str):
     if name in _DRAWERS:  # imports matplotlib: only on demand
-        from paretostab.report import plot
+        from paretostab import plot
 
         return getattr(plot, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

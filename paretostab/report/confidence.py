@@ -22,7 +22,7 @@ interval (the DA only grows when a point moves up or right): with the Bonferroni
 ``1 − (1 − level)/P`` for the ``P`` regions (``simultaneous=True``) the interval covers
 the expected DA with probability at least ``level``.
 
-Pure numpy/scipy; :mod:`paretostab.report.plot` draws the regions.
+Pure numpy/scipy; :mod:`paretostab.plot` draws the regions.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from paretostab.errors import InvalidInputError
-from paretostab.report.front import dominance_area
+from paretostab.front import dominance_area
 
 __all__ = ["DominanceAreaInterval", "Ellipse", "confidence_regions", "dominance_area_interval"]
 
@@ -310,7 +310,7 @@ def dominance_area_interval(regions: Sequence[Ellipse], /, *, weight: object = N
     ``max(1, centre)`` (an expected accuracy or stability never exceeds 1, so the cap
     loses no coverage), and ``estimate`` the DA of the centres; ``low ≤ estimate ≤
     high``. ``weight``, ``reference`` and ``trivial_point`` are those of
-    :func:`~paretostab.report.front.dominance_area` (the trivial point, known exactly, is
+    :func:`~paretostab.front.dominance_area` (the trivial point, known exactly, is
     added to all three fronts).
 
     Pass the regions of :func:`confidence_regions` with ``simultaneous=True`` for an

@@ -9,7 +9,7 @@ is escaped; tables go through :meth:`pandas.DataFrame.to_html` with escaping on.
 
 This module renders what it is given; it computes nothing. Figures are matplotlib
 ``Figure`` objects (build them with ``matplotlib.figure.Figure`` and the drawers of
-:mod:`paretostab.report.plot` to keep pyplot's global state out); rendering them does not
+:mod:`paretostab.plot` to keep pyplot's global state out); rendering them does not
 touch ``matplotlib.rcParams``.
 """
 

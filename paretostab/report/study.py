@@ -3,8 +3,8 @@
 This module is the report's loader: it reads an Optuna study (the only place of the report
 package that imports Optuna), re-evaluates each Pareto-optimal trial ``B`` times with fresh
 seeds for the confidence regions (002 §3) — cached as trial artifacts, so a second report
-is instant — and assembles the pure computations of :mod:`~paretostab.report.front`,
-:mod:`~paretostab.report.confidence` and :mod:`~paretostab.report.maps` into
+is instant — and assembles the pure computations of :mod:`~paretostab.front`,
+:mod:`~paretostab.report.confidence` and :mod:`~paretostab.maps` into
 ``index.html``, ``front.csv`` and ``summary.json``.
 """
 
@@ -25,10 +25,10 @@ from optuna.artifacts import download_artifact, get_all_artifact_meta, upload_ar
 from optuna.trial import TrialState
 
 from paretostab.errors import InvalidInputError, StabilityWarning, UnknownNameError
+from paretostab.front import choose, dominance_area, gamma_table, pareto_front
 from paretostab.measures import get_measure
 from paretostab.measures._registry import _REGISTRY
 from paretostab.report.confidence import confidence_regions, dominance_area_interval
-from paretostab.report.front import choose, dominance_area, gamma_table, pareto_front
 
 #: Short names the command line accepts besides the registry's (003's symbols).
 ALIASES = {"phi": "nogueira", "phi_pears": "pearson", "pears": "pearson", "phi_iw": "iw",
@@ -207,8 +207,8 @@ def build_report(storage_url: str, *, study_name: str | None = None,
     """
     from tqdm.auto import tqdm
 
+    from paretostab.maps import stability_map
     from paretostab.report import html
-    from paretostab.report.maps import stability_map
     from paretostab.storage import artifact_store, load_runset, open_storage
 
     if gamma is not None and not (isinstance(gamma, int | float) and 0 <= gamma <= 1):
@@ -347,7 +347,7 @@ def _front_figure(table, objective, front, regions, means, chosen, gamma, weight
     from matplotlib.figure import Figure
     from matplotlib.patches import Rectangle
 
-    from paretostab.report.plot import draw_front, draw_optimism, zoom_to_data
+    from paretostab.plot import draw_front, draw_optimism, zoom_to_data
 
     points = table[["accuracy", objective]].to_numpy(dtype=float)
     numbers = [str(int(n)) for n in table["trial"]]
@@ -385,7 +385,7 @@ def _figures(study, table, names, objective, front, regions, means, chosen, gamm
     """The report's matplotlib figures (no pyplot: no global state)."""
     from matplotlib.figure import Figure
 
-    from paretostab.report.plot import draw_fronts, draw_stability_map
+    from paretostab.plot import draw_fronts, draw_stability_map
 
     figures = {"front": _front_figure(table, objective, front, regions, means, chosen, gamma,
                                       weight)}

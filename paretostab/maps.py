@@ -6,7 +6,7 @@ the features in decreasing order of selection frequency ``p_f``. Each feature ha
 colour, a function of its index only, so that the same feature has the same colour in
 every map — of other runs, other selectors or other hyper-parameters on the same data.
 
-Pure numpy (and the standard library's ``colorsys``); :mod:`paretostab.report.plot` draws
+Pure numpy (and the standard library's ``colorsys``); :mod:`paretostab.plot` draws
 the result.
 """
 

@@ -1,11 +1,13 @@
-"""Matplotlib drawers for the report (003 §3 maps, 002 §3 fronts, 003 §7.1 Fig. 11).
+"""Matplotlib drawers of fronts and maps (003 §3 maps, 002 §3 fronts, 003 §7.1 Fig. 11),
+for the report and for the maps a tuning study stores with its trials.
 
 Each drawer takes an ``ax=`` (or ``axes=``) to draw on and returns it; it creates a
 figure (through ``matplotlib.pyplot``) only when none is given — pass axes of a
 ``matplotlib.figure.Figure`` to keep pyplot's global state out. Drawers never set a
 style or touch ``matplotlib.rcParams``; they only draw what the pure functions of
-:mod:`paretostab.report` computed (the one evaluation done here is that of the weight's
-density, to shade the dominated area by it).
+:mod:`paretostab.front`, :mod:`paretostab.maps` and :mod:`paretostab.report` computed (the
+one evaluation done here is that of the weight's density, to shade the dominated area by
+it).
 """
 
 from __future__ import annotations
@@ -23,10 +25,10 @@ from matplotlib.image import AxesImage
 from matplotlib.patches import Ellipse as EllipsePatch
 from matplotlib.patches import Patch
 
+from paretostab import front as _front
 from paretostab.errors import InvalidInputError
-from paretostab.report import front as _front
-from paretostab.report.front import _as_points, _with_trivial_point, pareto_front, staircase
-from paretostab.report.maps import StabilityMap
+from paretostab.front import _as_points, _with_trivial_point, pareto_front, staircase
+from paretostab.maps import StabilityMap
 
 __all__ = ["draw_front", "draw_fronts", "draw_optimism", "draw_stability_map",
            "stability_map_figure", "zoom_to_data"]
