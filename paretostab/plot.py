@@ -101,8 +101,9 @@ def draw_stability_map(stability_map: StabilityMap, *, ax: Axes | None = None,
 
 
 def stability_map_figure(stability_map: StabilityMap, *, size: tuple[float, float] = (8.0, 5.0),
-                         dpi: float = 80.0) -> Figure:
-    """A stand-alone figure of a stability map (no pyplot), laid out in one pass.
+                         dpi: float = 80.0, title: str | None = None) -> Figure:
+    """A stand-alone figure of a stability map (no pyplot), laid out in one pass, with
+    ``title`` above it.
 
     The axes take the figure's width but what the legend (measured once) needs: what
     ``savefig(bbox_inches="tight")`` achieves with a second full drawing, at the cost of
@@ -110,9 +111,13 @@ def stability_map_figure(stability_map: StabilityMap, *, size: tuple[float, floa
     of a tuning study.
     """
     figure = Figure(figsize=size, dpi=dpi)  # an Agg canvas, attached below: no pyplot
+    top = (0.5 if title else 0.15) / size[1]
     left, bottom, right = 0.6 / size[0], 0.5 / size[1], 1.0 - 0.1 / size[0]
-    ax = figure.add_axes((left, bottom, right - left, 1.0 - 0.15 / size[1] - bottom))
+    ax = figure.add_axes((left, bottom, right - left, 1.0 - top - bottom))
     draw_stability_map(stability_map, ax=ax)
+    if title:
+        figure.suptitle(title, x=left, y=1.0 - 0.1 / size[1], ha="left", va="top",
+                        fontsize="medium")
     legend = ax.get_legend()
     if legend is not None:
         renderer = FigureCanvasAgg(figure).get_renderer()
