@@ -5,7 +5,9 @@ figures, tables), written to a folder (SPEC §5; DESIGN: report/html.py).
 figures are embedded as base64 ``data:`` images (PNG, or SVG), the style sheet is inline
 — so it opens offline and can be mailed or archived as one file. Every figure is also
 written beside it (``figures/NN-<section>.png`` and ``.svg``) for reuse in papers. All text
-is escaped; tables go through :meth:`pandas.DataFrame.to_html` with escaping on.
+is escaped (tables too: their cells are formatted as :attr:`Section.fields` values). Section
+ids and file names are ASCII (``γ`` → ``gamma``, ``φ`` → ``phi``); tables may link their
+cells and highlight rows, and a figure's points may link through an image map.
 
 This module renders what it is given; it computes nothing. Figures are matplotlib
 ``Figure`` objects (build them with ``matplotlib.figure.Figure`` and the drawers of
@@ -21,6 +23,7 @@ import io
 import math
 import re
 import struct
+import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,9 +32,11 @@ import numpy as np
 
 from paretostab.errors import InvalidInputError
 
-__all__ = ["Section", "figure_to_png", "figure_to_svg", "write_report"]
+__all__ = ["FigureLink", "Section", "figure_to_png", "figure_to_svg", "write_report"]
 
 _FORMATS = ("png", "svg")
+_ANCHOR = re.compile(r"[A-Za-z][\w-]*")
+_PAD_INCHES = 0.1  # savefig's pad around the tight bounding box
 
 _STYLE = """
 :root { color-scheme: light; }
@@ -64,6 +69,8 @@ thead th { background: #f6f8fa; border-bottom: 2px solid #d0d7de; }
 tbody tr:nth-child(even) { background: #fbfcfd; }
 table.fields th { text-align: left; font-weight: 600; background: none; }
 table.fields td { text-align: left; }
+tr.highlight td, tr.highlight th { background: #fff8c5; font-weight: 600; }
+:target { scroll-margin-top: 1rem; }
 footer { margin-top: 3rem; padding-top: .5rem; border-top: 1px solid #eaeef2;
          font-size: .8rem; color: #57606a; }
 """.strip()
@@ -88,7 +95,7 @@ class Section:
         ``level``, ``simultaneous``: a ``DominanceAreaInterval``) as
         ``estimate [low, high] (95%, simultaneous)``, None and NaN as "–".
     table : pandas.DataFrame, optional
-        Rendered with ``to_html`` (escaped; floats to 4 significant digits; the index
+        Rendered as an HTML table (escaped; cells as ``fields`` values; the index
         only when it is not the default 0, 1, …).
     figure : matplotlib Figure, optional
         Embedded in the page (see :func:`write_report`'s ``figure_format``).
@@ -96,6 +103,16 @@ class Section:
         The figure's caption; without a figure, the table's.
     subsections : sequence of Section
         Nested sections (e.g. one feature stability map per front point).
+    anchors : sequence of str
+        More ids that lead to this section (``#trial-12``, besides the id made from the
+        title): what links in tables and figures point at.
+    links : (column, template), optional
+        Make the table's ``column`` cells links: ``template.format(value)`` is the target
+        (``("trial", "#trial-{}")``).
+    highlight : sequence of int
+        Positions (0-based) of the table rows to highlight (the chosen trial).
+    figure_links : sequence of FigureLink
+        Points of the figure that link somewhere: an image map over the embedded PNG.
     """
 
     title: str
@@ -105,6 +122,10 @@ class Section:
     figure: object = None
     caption: str | None = None
     subsections: Sequence[Section] = field(default=())
+    anchors: Sequence[str] = ()
+    links: tuple[str, str] | None = None
+    highlight: Sequence[int] = ()
+    figure_links: Sequence[FigureLink] = ()
 
     def __post_init__(self) -> None:
         if not isinstance(self.title, str):
@@ -137,6 +158,40 @@ class Section:
             raise InvalidInputError(
                 f"Section {self.title!r}: subsections must all be Section objects.")
         object.__setattr__(self, "subsections", subsections)
+        bad = [a for a in self.anchors if not (isinstance(a, str) and _ANCHOR.fullmatch(a))]
+        if isinstance(self.anchors, str) or bad:
+            raise InvalidInputError(
+                f"Section {self.title!r}: anchors must be ids of letters, digits, '-' and "
+                f"'_'; got {self.anchors if isinstance(self.anchors, str) else bad[0]!r}.")
+        object.__setattr__(self, "anchors", tuple(self.anchors))
+        if self.links is not None and not (
+                isinstance(self.links, tuple) and len(self.links) == 2
+                and all(isinstance(x, str) for x in self.links)):
+            raise InvalidInputError(
+                f"Section {self.title!r}: links must be a (column, template) pair of str; "
+                f"got {self.links!r}.")
+        object.__setattr__(self, "highlight", tuple(int(i) for i in self.highlight))
+        links = tuple(self.figure_links)
+        if not all(isinstance(link, FigureLink) for link in links):
+            raise InvalidInputError(
+                f"Section {self.title!r}: figure_links must all be FigureLink objects.")
+        object.__setattr__(self, "figure_links", links)
+
+
+@dataclass(frozen=True)
+class FigureLink:
+    """A point of a figure that links to ``href`` (e.g. a front trial to its map).
+
+    ``x``, ``y`` are data coordinates of ``ax``; the link is a circle of ``radius`` CSS
+    pixels around the point in the page's image map, with ``title`` as its tooltip.
+    """
+
+    ax: object
+    x: float
+    y: float
+    href: str
+    title: str = ""
+    radius: float = 8.0
 
 
 # --------------------------------------------------------------------------- figures
@@ -151,11 +206,40 @@ def figure_to_png(figure: object, *, dpi: float = 150) -> bytes:
 
 
 def figure_to_svg(figure: object) -> str:
-    """The SVG text of a matplotlib figure (tight bounding box, text as paths, no date in
-    its metadata so that the same figure gives the same file)."""
+    """The SVG text of a matplotlib figure (tight bounding box, text kept as text — so it
+    can be searched, selected and edited — and no date in its metadata so that the same
+    figure gives the same file); ``rcParams`` are left as they were."""
+    import matplotlib
+
     buffer = io.BytesIO()
-    figure.savefig(buffer, format="svg", bbox_inches="tight", metadata={"Date": None})
+    with matplotlib.rc_context({"svg.fonttype": "none"}):
+        figure.savefig(buffer, format="svg", bbox_inches="tight", metadata={"Date": None})
     return buffer.getvalue().decode("utf-8")
+
+
+def _link_areas(figure: object, links: Sequence[FigureLink]) -> list[tuple]:
+    """Where each link's point lands in the figure saved with ``bbox_inches="tight"``, in
+    CSS pixels of the page's image (96 per inch, from its top left corner): ``(x, y,
+    radius, href, title)``, for the points inside their axes."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    if not links:
+        return []
+    renderer = FigureCanvasAgg(figure).get_renderer()
+    figure.draw(renderer)
+    tight = figure.get_tightbbox(renderer)  # inches
+    left, top = tight.x0 - _PAD_INCHES, tight.y1 + _PAD_INCHES
+    areas = []
+    for link in links:
+        if not (math.isfinite(link.x) and math.isfinite(link.y)):
+            continue
+        px, py = link.ax.transData.transform((link.x, link.y))
+        if not link.ax.bbox.contains(px, py):
+            continue  # outside the axes: clipped, not drawn
+        x, y = px / figure.dpi, py / figure.dpi
+        areas.append((round((x - left) * 96), round((top - y) * 96), round(link.radius),
+                      link.href, link.title))
+    return areas
 
 
 def _png_css_size(png: bytes, dpi: float) -> tuple[int, int] | None:
@@ -222,22 +306,35 @@ def _paragraphs(text: str | Sequence[str] | None) -> list[str]:
     return [" ".join(item.split()) for item in items if item.strip()]
 
 
-def _float_format(value: float) -> str:
-    return _format_number(float(value))
-
-
-def _table_html(table: object, caption: str | None) -> str:
+def _table_html(table: object, caption: str | None, links: tuple[str, str] | None = None,
+                highlight: Sequence[int] = ()) -> str:
     import pandas as pd
 
     index = table.index
     default_index = (isinstance(index, pd.RangeIndex) and index.name is None
                      and index.start == 0 and index.step == 1)
-    body = table.to_html(escape=True, index=not default_index, border=0, na_rep="–",
-                         float_format=_float_format, classes="data", render_links=False)
-    if caption:
-        body = re.sub(r"<table[^>]*>", lambda m: f"{m[0]}\n  <caption>{html.escape(caption)}"
-                      "</caption>", body, count=1)
-    return f'<div class="table-wrap">\n{body}\n</div>'
+    columns = [str(c) for c in table.columns]
+    head = ([html.escape(str(index.name or ""))] if not default_index else []) + \
+        [html.escape(c) for c in columns]
+    link_column = columns.index(links[0]) if links and links[0] in columns else None
+    marked = set(highlight)
+    rows = []
+    for position, (label, values) in enumerate(zip(index, table.itertuples(index=False),
+                                                   strict=True)):
+        cells = [] if default_index else [f"<th>{html.escape(format_value(label))}</th>"]
+        for k, value in enumerate(values):
+            text = html.escape(format_value(value))
+            if k == link_column and text != "–":
+                target = html.escape(links[1].format(value), quote=True)
+                text = f'<a href="{target}">{text}</a>'
+            cells.append(f"<td>{text}</td>")
+        attributes = ' class="highlight"' if position in marked else ""
+        rows.append(f"    <tr{attributes}>{''.join(cells)}</tr>")
+    caption_html = f"\n  <caption>{html.escape(caption)}</caption>" if caption else ""
+    header = "".join(f"<th>{h}</th>" for h in head)
+    return (f'<div class="table-wrap">\n<table class="data">{caption_html}\n'
+            f"  <thead><tr>{header}</tr></thead>\n  <tbody>\n" + "\n".join(rows) +
+            "\n  </tbody>\n</table>\n</div>")
 
 
 def _fields_html(fields: Mapping[str, object]) -> str:
@@ -252,8 +349,24 @@ def _fields_html(fields: Mapping[str, object]) -> str:
 # --------------------------------------------------------------------------- the page
 
 
+def _ascii(text: str) -> str:
+    """``text`` in ASCII for ids and file names: accents dropped, Greek letters by name
+    (``γ`` → ``gamma``, ``φ`` → ``phi``), any other character dropped."""
+    out = []
+    for char in text:
+        if char.isascii():
+            out.append(char)
+            continue
+        plain = unicodedata.normalize("NFKD", char).encode("ascii", "ignore").decode()
+        name = unicodedata.name(char, "")
+        if not plain and name.startswith("GREEK") and "LETTER" in name:
+            plain = f" {name.split()[-1].lower()} "
+        out.append(plain)
+    return "".join(out)
+
+
 def _slug(title: str, taken: set[str]) -> str:
-    base = re.sub(r"[\W_]+", "-", title.lower()).strip("-") or "section"
+    base = re.sub(r"[\W_]+", "-", _ascii(title).lower()).strip("-") or "section"
     slug, k = base, 2
     while slug in taken:
         slug, k = f"{base}-{k}", k + 1
@@ -271,14 +384,15 @@ class _Renderer:
         self.slugs: set[str] = set()
         self.count = 0
 
-    def figure(self, figure: object, slug: str, alt: str, caption: str | None) -> str:
+    def figure(self, figure: object, slug: str, alt: str, caption: str | None,
+               links: Sequence[FigureLink] = ()) -> str:
         rendered: dict[str, bytes] = {}
         for fmt in {self.figure_format, *self.figure_files}:
             rendered[fmt] = (figure_to_png(figure, dpi=self.dpi) if fmt == "png"
                              else figure_to_svg(figure).encode("utf-8"))
         if self.figure_files:
             self.count += 1
-            name = f"{self.count:02d}-" + (re.sub(r"[^a-z0-9-]+", "", slug) or "figure")
+            name = f"{self.count:02d}-{slug}"
             (self.folder / "figures").mkdir(exist_ok=True)
             for fmt in self.figure_files:
                 (self.folder / "figures" / f"{name}.{fmt}").write_bytes(rendered[fmt])
@@ -289,8 +403,16 @@ class _Renderer:
             size, mime = _svg_css_size(data.decode("utf-8")), "image/svg+xml"
         dims = f' width="{size[0]}" height="{size[1]}"' if size else ""
         source = base64.b64encode(data).decode("ascii")
-        lines = ["<figure>",
-                 f'  <img src="data:{mime};base64,{source}" alt="{html.escape(alt)}"{dims}>']
+        areas = _link_areas(figure, links)
+        usemap = f' usemap="#map-{slug}"' if areas else ""
+        lines = ["<figure>", f'  <img src="data:{mime};base64,{source}" '
+                 f'alt="{html.escape(alt)}"{dims}{usemap}>']
+        if areas:
+            lines.append(f'  <map name="map-{slug}">')
+            lines += [f'    <area shape="circle" coords="{x},{y},{r}" '
+                      f'href="{html.escape(href, quote=True)}" alt="{html.escape(title)}" '
+                      f'title="{html.escape(title)}">' for x, y, r, href, title in areas]
+            lines.append("  </map>")
         if caption:
             lines.append(f"  <figcaption>{html.escape(caption)}</figcaption>")
         lines.append("</figure>")
@@ -301,17 +423,20 @@ class _Renderer:
         entry: list = [section.title, slug, []]
         toc.append(entry)
         level = min(depth + 2, 6)
+        self.slugs.update(section.anchors)
         parts = [f'<section id="{slug}">',
+                 *[f'<span id="{anchor}"></span>' for anchor in section.anchors],
                  f"<h{level}>{html.escape(section.title)}</h{level}>"]
         parts += [f"<p>{html.escape(p)}</p>" for p in _paragraphs(section.text)]
         if section.fields:
             parts.append(_fields_html(section.fields))
         if section.figure is not None:
             parts.append(self.figure(section.figure, slug, section.caption or section.title,
-                                     section.caption))
+                                     section.caption, section.figure_links))
         if section.table is not None:
             parts.append(_table_html(section.table,
-                                     section.caption if section.figure is None else None))
+                                     section.caption if section.figure is None else None,
+                                     section.links, section.highlight))
         for sub in section.subsections:
             parts.append(self.section(sub, depth + 1, entry[2]))
         parts.append("</section>")
