@@ -214,7 +214,9 @@ def main(argv: list[str] | None = None) -> int:
     report.add_argument("--replicates", type=int,
                         help="B re-runs of each front trial (default: the spec's; 0: none)")
     report.add_argument("--weight", help="uniform (default), accuracy:A or stability:A")
-    report.add_argument("--gamma", type=float, help="circle the choice maximising γA+(1−γ)φ")
+    report.add_argument("--gamma", type=float, default=0.5,
+                        help="the trade-off γ in [0, 1]: the report marks and details the "
+                             "trial maximising γA+(1−γ)φ (default 0.5)")
     report.add_argument("--level", type=float, default=0.95, help="confidence level")
     report.add_argument("--out", default="report", help="output folder (default: report)")
     report.add_argument("--artifacts", help=ARTIFACTS_HELP)

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 
+import optuna
 import pandas as pd
 import pytest
+from optuna.artifacts import get_all_artifact_meta
 
 from paretostab.errors import InvalidInputError, UnknownNameError
 from paretostab.front import pareto_front
@@ -54,14 +57,42 @@ def test_report_writes_html_csv_and_json(study_url, tmp_path, monkeypatch):
     assert f"trial {summary['chosen'][0]} (the γ = 0.5 choice)" in page
     assert set(summary["optimism"]) == {"accuracy", "iw"}
     assert all(abs(v) < 1 for v in summary["optimism"].values())
-    assert "optimism, as its trials were selected" in page and "the γ = 0.5 choice under each measure" in page
-    # a second report reuses the replicates cached as trial artifacts
+    assert "optimism, as its trials were selected" in page
+    chosen = summary["chosen"][0]
+    assert f"trial {chosen}, the γ = 0.5 choice, circled in each" in page
+    # the chosen trade-off: parameters, values, replicate means with intervals, features
+    trade_off = summary["chosen_trade_off"]
+    study = optuna.load_study(study_name="tiny", storage=study_url)
+    assert trade_off["trial"] == chosen
+    assert trade_off["params"] == study.trials[chosen].params
+    assert [v["objective"] for v in trade_off["values"]] == ["accuracy", "iw", "nogueira",
+                                                            "pearson"]
+    for value in trade_off["values"]:
+        assert value["interval low"] <= value["replicate mean"] <= value["interval high"]
+    assert trade_off["replicates"] == 3 and len(trade_off["selected_features"]) == 4
+    assert '<section id="chosen-trade-off">' in page and '<span id="chosen"></span>' in page
+    assert "Features selected on the whole data (4)" in page
+    choice = choose_trial(study_url, 0.5)
+    assert [f["feature"] for f in trade_off["selected_features"]] == \
+        choice["selected_features"]
+    # every front trial's number links to its map, whose section carries the anchor; the
+    # chosen row is highlighted; the front figure's points link through an image map
+    for number in summary["front"]:
+        assert f'<a href="#trial-{number}">{number}</a>' in page
+        assert f'<span id="trial-{number}"></span>' in page
+        assert f'href="#trial-{number}" alt="trial {number}: accuracy' in page
+    assert re.search(rf'<tr class="highlight"><td><a href="#trial-{chosen}">', page)
+    assert "<th>φ_iw</th>" in page and "<th>φ</th>" in page and "<th>φ_pears</th>" in page
+    # a second report reuses the replicates cached in the study (not as artifacts)
     import paretostab.protocol
 
     monkeypatch.setattr(paretostab.protocol, "replicates",
                         lambda *a, **k: pytest.fail("replicates were re-run"))
-    again = build_report(study_url, out=tmp_path / "again", gamma=0.5, progress=False)
+    again = build_report(study_url, out=tmp_path / "again", progress=False)  # γ = 0.5
     assert json.loads((again / "summary.json").read_text())["dominance_area_interval"] is not None
+    assert not get_all_artifact_meta(study), "the replicates were cached as study artifacts"
+    keys = study._storage.get_study_system_attrs(study._study_id)
+    assert {f"paretostab:replicates:{n}:3" for n in summary["front"]} <= set(keys)
 
 
 def test_other_measures_and_no_replicates(study_url, tmp_path):
@@ -69,7 +100,10 @@ def test_other_measures_and_no_replicates(study_url, tmp_path):
                        replicates=0, gamma=0.7, progress=False)
     summary = json.loads((out / "summary.json").read_text())
     assert summary["dominance_area_interval"] is None and summary["optimism"] is None
-    assert "the γ = 0.7 choice under each measure" in (out / "index.html").read_text()
+    page = (out / "index.html").read_text()
+    assert f"trial {summary['chosen'][0]}, the γ = 0.7 choice, circled in each" in page
+    assert summary["chosen_trade_off"]["replicates"] == 0
+    assert "mean of 0 replicates" in page  # their columns stay, empty
     front = pd.read_csv(out / "front.csv")
     assert {"nogueira", "pearson", "jaccard"} <= set(front.columns)  # jaccard recomputed
     assert front["jaccard"].between(0, 1).all()

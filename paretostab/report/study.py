@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import math
 import sys
-import tempfile
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,7 +20,6 @@ from pathlib import Path
 import numpy as np
 import optuna
 import pandas as pd
-from optuna.artifacts import download_artifact, get_all_artifact_meta, upload_artifact
 from optuna.trial import TrialState
 
 from paretostab.errors import InvalidInputError, StabilityWarning, UnknownNameError
@@ -29,6 +27,9 @@ from paretostab.front import choose, dominance_area, gamma_table, pareto_front
 from paretostab.measures import get_measure
 from paretostab.measures._registry import _REGISTRY
 from paretostab.report.confidence import confidence_regions, dominance_area_interval
+
+#: Prefix of the study system attributes that cache a front trial's replicates.
+REPLICATES_KEY = "paretostab:replicates:"
 
 #: Short names the command line accepts besides the registry's (003's symbols).
 ALIASES = {"phi": "nogueira", "phi_pears": "pearson", "pears": "pearson", "phi_iw": "iw",
@@ -141,22 +142,17 @@ def _fill_measures(table: pd.DataFrame, study, measures, context_factory) -> pd.
 
 def _replicates(study, trial, context: _Context, n_replicates: int, measures) -> dict:
     """The (accuracy, measures) of ``n_replicates`` fresh protocols of ``trial`` — cached
-    as the study artifact ``replicates-trial-N-B.json`` (a finished trial takes no new
-    artifact)."""
+    in the study's system attributes (``paretostab:replicates:N:B``: kept with the study,
+    not shown by the dashboard as artifacts one could delete)."""
     from paretostab.protocol import replicates as run_replicates
     from paretostab.selectors import get_selector
     from paretostab.tuning import measure_values
 
-    filename = f"replicates-trial-{trial.number}-{n_replicates}.json"
-    for meta in get_all_artifact_meta(study, storage=context.storage):
-        if meta.filename == filename:
-            with tempfile.TemporaryDirectory() as folder:
-                path = Path(folder) / filename
-                download_artifact(artifact_store=context.store, file_path=str(path),
-                                  artifact_id=meta.artifact_id)
-                cached = json.loads(path.read_text(encoding="utf-8"))
-            if all(m in cached for m in measures):
-                return cached
+    key = f"{REPLICATES_KEY}{trial.number}:{n_replicates}"
+    study_id = context.storage.get_study_id_from_name(study.study_name)
+    cached = context.storage.get_study_system_attrs(study_id).get(key)
+    if cached is not None and all(m in cached for m in measures):
+        return cached
     spec = context.spec
     selector = get_selector(spec.selector.name).make(**{**spec.selector.fixed, **trial.params})
     runsets = run_replicates(selector, context.problem.X, context.problem.y, n_replicates,
@@ -176,23 +172,13 @@ def _replicates(study, trial, context: _Context, n_replicates: int, measures) ->
                     warnings.simplefilter("ignore", StabilityWarning)
                     recorded[name] = runs.stability(name, **extra)
             values.setdefault(name, []).append(recorded[name])
-    with tempfile.TemporaryDirectory() as folder:
-        path = Path(folder) / filename
-        path.write_text(json.dumps(values), encoding="utf-8")
-        upload_artifact(artifact_store=context.store, file_path=str(path),
-                        study_or_trial=study, mimetype="application/json")
+    context.storage.set_study_system_attr(study_id, key, {**(cached or {}), **values})
     return values
-
-
-def _chosen_points(points: np.ndarray, gamma: float | None) -> list[int]:
-    if gamma is None:
-        return []
-    return [choose(points, gamma)]
 
 
 def build_report(storage_url: str, *, study_name: str | None = None,
                  measures: list[str] | None = None, replicates: int | None = None,
-                 weight: str | None = None, gamma: float | None = None, level: float = 0.95,
+                 weight: str | None = None, gamma: float = 0.5, level: float = 0.95,
                  out: str | Path = "report", artifacts: str | None = None,
                  progress: bool | None = None) -> Path:
     """Write the report of a study to ``out``: ``index.html``, ``front.csv``,
@@ -203,7 +189,9 @@ def build_report(storage_url: str, *, study_name: str | None = None,
     are those of the study's objective. ``replicates``: B re-runs of each front trial for
     the Hotelling regions (default: the spec's ``protocol.replicates``; 0 skips them).
     ``weight``: ``"uniform"``, ``"accuracy:A"``, ``"stability:A"``. ``gamma``: the trade-off
-    γ ∈ [0, 1] whose choice is circled.
+    γ ∈ [0, 1] (003 §7.1) whose choice every figure and table marks and the "chosen
+    trade-off" section details (its parameters, values, replicate means with intervals and
+    the features its selector selects on the whole data).
     """
     from tqdm.auto import tqdm
 
@@ -211,7 +199,7 @@ def build_report(storage_url: str, *, study_name: str | None = None,
     from paretostab.report import html
     from paretostab.storage import artifact_store, load_runset, open_storage
 
-    if gamma is not None and not (isinstance(gamma, int | float) and 0 <= gamma <= 1):
+    if not (isinstance(gamma, int | float) and 0 <= gamma <= 1):
         raise InvalidInputError(f"gamma must be a number in [0, 1]; got {gamma!r}.")
     if not 0 < level < 1:
         raise InvalidInputError(f"level must be in (0, 1); got {level!r}.")
@@ -239,18 +227,18 @@ def build_report(storage_url: str, *, study_name: str | None = None,
     front_table = table.iloc[front].reset_index(drop=True)
     front_points = points[front]
     choices = gamma_table(front_points)
-    chosen = _chosen_points(front_points, gamma)
+    chosen = choose(front_points, gamma)  # its row in the front
     n_replicates = context().spec.protocol.replicates if replicates is None else replicates
     regions = simultaneous = interval = simultaneous_interval = means = None
+    values: list[dict] = []  # each front trial's replicates
     if n_replicates:
         if n_replicates < 3:
             raise InvalidInputError(
                 f"replicates must be 0 (no confidence regions) or >= 3; got {n_replicates}.")
         enabled = sys.stderr.isatty() if progress is None else progress
-        values = []
         with tqdm(total=len(front), desc="replicates", disable=not enabled, leave=False) as bar:
-            for number in front_table["trial"]:
-                values.append(_replicates(study, _trial(study, number), context(),
+            for trial_number in front_table["trial"]:
+                values.append(_replicates(study, _trial(study, trial_number), context(),
                                           n_replicates, names))
                 bar.update()
         samples = [np.column_stack([v["accuracy"], v[objective]]) for v in values]
@@ -281,9 +269,16 @@ def build_report(storage_url: str, *, study_name: str | None = None,
             ["accuracy", objective], np.nanmean(front_points - means, axis=0).tolist(),
             strict=True)),
         "gamma": gamma,
-        "chosen": [int(front_table["trial"].iloc[i]) for i in chosen],
+        "chosen": [int(front_table["trial"].iloc[chosen])],
         "gamma_table": gamma_frame.to_dict(orient="records"),
     }
+    params = _trial(study, int(front_table["trial"].iloc[chosen])).params
+    selection = None
+    if "spec" in study.user_attrs:
+        selection = whole_data_selection(context().problem, context().spec, params)
+    trade_off = chosen_trade_off(front_table.iloc[chosen], params, names, gamma, level,
+                                 values[chosen] if values else None, selection)
+    summary["chosen_trade_off"] = trade_off
     (out / "summary.json").write_text(json.dumps(summary, indent=2, default=float),
                                       encoding="utf-8")
     figures = _figures(study, table, names, objective, front, regions, means, chosen, gamma,
@@ -294,12 +289,64 @@ def build_report(storage_url: str, *, study_name: str | None = None,
     return out
 
 
+def chosen_trade_off(row: pd.Series, params: dict, measures: list[str], gamma: float,
+                     level: float, replicates: dict | None,
+                     selection: pd.DataFrame | None) -> dict:
+    """What the report says of the γ choice (003 §7.1): its trial (``row`` of the trial
+    table), its parameters, its values,
+    the mean of its replicates for each with a ``level`` t interval for that mean (B − 1
+    degrees of freedom), and the features its selector selects on the whole data."""
+    from scipy import stats
+
+    rows = []
+    for name in ["accuracy", *measures]:
+        entry = {"objective": name, "trial": float(row[name]), "replicate mean": math.nan,
+                 "interval low": math.nan, "interval high": math.nan}
+        sample = np.asarray(replicates.get(name, []) if replicates else [], dtype=float)
+        sample = sample[np.isfinite(sample)]
+        if sample.size >= 2:
+            half = (stats.t.ppf((1 + level) / 2, sample.size - 1) * sample.std(ddof=1)
+                    / math.sqrt(sample.size))
+            mean = float(sample.mean())
+            entry.update({"replicate mean": mean, "interval low": mean - half,
+                          "interval high": mean + half})
+        rows.append(entry)
+    return {"trial": int(row["trial"]), "gamma": gamma, "params": params,
+            "mean_selected": float(row["k̄"]) if _present(row.get("k̄")) else None,
+            "values": rows, "level": level,
+            "replicates": 0 if replicates is None else len(replicates["accuracy"]),
+            "selected_features": ([] if selection is None
+                                  else selection.to_dict(orient="records"))}
+
+
+def _present(value) -> bool:
+    return value is not None and not (isinstance(value, float) and math.isnan(value))
+
+
+def whole_data_selection(problem, spec, params: dict) -> pd.DataFrame:
+    """The features the study's selector with ``params`` selects when fitted on the whole
+    data set (pre-filtered as the spec says): one row per selected feature, by decreasing
+    importance, with its column ``index`` in the data, ``feature`` name and
+    ``importance`` (SPEC §1, in the final model)."""
+    from paretostab.data import variance_prefilter
+    from paretostab.selectors import get_selector
+
+    selector = get_selector(spec.selector.name).make(**{**spec.selector.fixed, **params})
+    columns = np.arange(problem.X.shape[1])
+    if spec.data.prefilter:
+        columns = variance_prefilter(problem.X, spec.data.prefilter)
+    selector.fit(problem.X[:, columns], problem.y)
+    order = [f for f in np.argsort(-selector.importances_, kind="stable")
+             if selector.support_[f]]
+    return pd.DataFrame({"index": columns[order],
+                         "feature": [str(problem.feature_names[columns[f]]) for f in order],
+                         "importance": selector.importances_[order]})
+
+
 def choose_trial(storage_url: str, gamma: float, *, study_name: str | None = None,
                  measure: str | None = None, artifacts: str | None = None) -> dict:
     """The front trial maximising γA + (1−γ)φ (003 §7.1), its parameters, and the features
     its selector selects when fitted on the whole data set."""
-    from paretostab.selectors import get_selector
-    from paretostab.spec import parse_spec
     from paretostab.storage import artifact_store, open_storage
 
     if not (isinstance(gamma, int | float) and 0 <= gamma <= 1):
@@ -316,58 +363,53 @@ def choose_trial(storage_url: str, gamma: float, *, study_name: str | None = Non
     front = pareto_front(points)
     row = table.iloc[front[choose(points[front], gamma)]]
     trial = _trial(study, row["trial"])
-    spec = parse_spec(study.user_attrs["spec"]) if "spec" in study.user_attrs else None
     features: list[str] = []
-    if spec is not None:
-        from paretostab.data import load_dataset
-
-        data = load_dataset(spec.data.source, label=spec.data.label, impute=spec.data.impute,
-                            random_state=0)  # the data the study's trials saw
-        selector = get_selector(spec.selector.name).make(**{**spec.selector.fixed,
-                                                            **trial.params})
-        X, names = data.X, np.asarray(data.feature_names)
-        if spec.data.prefilter:
-            from paretostab.data import variance_prefilter
-
-            kept = variance_prefilter(X, spec.data.prefilter)
-            X, names = X[:, kept], names[kept]
-        selector.fit(X, data.y)
-        order = np.argsort(-selector.importances_, kind="stable")
-        features = [str(names[f]) for f in order if selector.support_[f]]
+    if "spec" in study.user_attrs:
+        context = _context(study, storage, None)
+        features = list(whole_data_selection(context.problem, context.spec,
+                                             trial.params)["feature"])
     return {"trial": trial.number, "gamma": gamma, "accuracy": float(row["accuracy"]),
             objective: float(row[objective]), "params": trial.params,
             "selected_features": features}
 
 
-def _front_figure(table, objective, front, regions, means, chosen, gamma, weight):
+def label(name: str) -> str:
+    """What a person reads for a table column or axis: a measure's symbol (``φ_iw``), any
+    other name as it is."""
+    return get_measure(name).label if name in _REGISTRY else name
+
+
+def _front_figure(study_name, table, objective, front, regions, means, chosen, gamma, weight):
     """The front of the study's objective, zoomed to the trials: front trials labelled with
     their numbers, their confidence regions joined to them with the front of their
     replicate means, the γ choice circled; the legend and an overview of the whole unit
-    square (the dominated area there) beside it."""
+    square (the dominated area there) beside it. Returns the figure and the front's axes
+    and the links of its front points to their maps."""
     from matplotlib.figure import Figure
     from matplotlib.patches import Rectangle
 
     from paretostab.plot import draw_front, draw_optimism, zoom_to_data
+    from paretostab.report.html import FigureLink
 
     points = table[["accuracy", objective]].to_numpy(dtype=float)
     numbers = [str(int(n)) for n in table["trial"]]
     on_front = set(int(i) for i in front)
-    figure = Figure(figsize=(10.5, 5.5))  # the plot, and beside it the legend over an overview
-    ax = figure.add_axes((0.07, 0.1, 0.56, 0.82))
-    chosen_rows = [int(front[i]) for i in chosen]
-    label = (f"γ = {gamma:g} choice (trial {numbers[chosen_rows[0]]})" if chosen_rows
-             else "γ choice")
-    draw_front(points, ax=ax, weight=weight, ellipses=regions, chosen=chosen_rows,
-               chosen_label=label,
+    figure = Figure(figsize=(10.5, 5.8))  # the plot, and beside it the legend over an overview
+    ax = figure.add_axes((0.07, 0.1, 0.56, 0.78))
+    chosen_row = int(front[chosen])
+    draw_front(points, ax=ax, weight=weight, ellipses=regions, chosen=[chosen_row],
+               chosen_label=f"γ = {gamma:g} choice (trial {numbers[chosen_row]})",
                labels=[n if i in on_front else "" for i, n in enumerate(numbers)])
     if means is not None:
         draw_optimism(points[front], means, ax=ax)
     (x0, x1), (y0, y1) = zoom_to_data(ax, points, *([] if means is None else [means]))
-    ax.set_ylabel(objective)
-    ax.set_title("Pareto front (zoomed to the trials)", fontsize="medium")
+    ax.set_ylabel(label(objective))
+    ax.set_title("zoomed to the trials", fontsize="small")
+    figure.suptitle(f"Pareto front of {study_name}: accuracy and {label(objective)}",
+                    x=0.07, y=0.97, ha="left", fontsize="large")
     figure.legend(*ax.get_legend_handles_labels(), loc="upper left",
-                  bbox_to_anchor=(0.66, 0.93), fontsize="small", frameon=False)
-    overview = figure.add_axes((0.72, 0.1, 0.2, 0.34))
+                  bbox_to_anchor=(0.66, 0.88), fontsize="small", frameon=False)
+    overview = figure.add_axes((0.72, 0.1, 0.2, 0.32))
     draw_front(points, ax=overview, weight=weight)
     overview.set_xlim(0, 1)
     overview.set_ylim(0, 1)
@@ -375,9 +417,13 @@ def _front_figure(table, objective, front, regions, means, chosen, gamma, weight
                                  linewidth=1.0, zorder=6))
     overview.set_title("the unit square", fontsize="small")
     overview.set_xlabel("accuracy", fontsize="small")
-    overview.set_ylabel(objective, fontsize="small")
+    overview.set_ylabel(label(objective), fontsize="small")
     overview.tick_params(labelsize="x-small")
-    return figure
+    links = [FigureLink(ax, points[i, 0], points[i, 1], f"#trial-{numbers[i]}",
+                        f"trial {numbers[i]}: accuracy {points[i, 0]:.4g}, "
+                        f"{label(objective)} {points[i, 1]:.4g} (its map)")
+             for i in front]
+    return figure, links
 
 
 def _figures(study, table, names, objective, front, regions, means, chosen, gamma, weight,
@@ -387,31 +433,70 @@ def _figures(study, table, names, objective, front, regions, means, chosen, gamm
 
     from paretostab.plot import draw_fronts, draw_stability_map
 
-    figures = {"front": _front_figure(table, objective, front, regions, means, chosen, gamma,
-                                      weight)}
-    panels = []
-    trade_off = 0.5 if gamma is None else gamma
-    for name in names:
-        measure_points = table[["accuracy", name]].to_numpy(dtype=float)
-        measure_front = pareto_front(measure_points)
-        panels.append((name, measure_points, measure_front,
-                       [int(measure_front[choose(measure_points[measure_front], trade_off)])]
-                       if len(measure_front) else None))
-    figure = Figure(figsize=(4.5 * len(panels), 4))
-    draw_fronts(panels, axes=figure.subplots(1, len(panels), squeeze=False, sharey=True)[0])
+    figures = {}
+    figures["front"], figures["front_links"] = _front_figure(
+        study.study_name, table, objective, front, regions, means, chosen, gamma, weight)
+    chosen_row = int(front[chosen])
+    number = int(table["trial"].iloc[chosen_row])
+    panels = [(label(name), table[["accuracy", name]].to_numpy(dtype=float), None,
+               [chosen_row]) for name in names]
+    figure = Figure(figsize=(4.5 * len(panels), 4.4))
+    axes = figure.subplots(1, len(panels), squeeze=False, sharey=True)[0]
+    draw_fronts(panels, axes=axes, chosen_label=f"trial {number} (γ = {gamma:g} choice)")
+    figure.suptitle(f"Fronts of {study.study_name} under each measure", x=0.02, ha="left")
     figures["fronts"] = figure
     maps = []
     spec = context().spec if "spec" in study.user_attrs else None
     names_of_features = context().problem.feature_names if spec is not None else None
     for index in front:
-        number = int(table["trial"].iloc[index])
-        runs = load_runset(_trial(study, number), storage=storage, store=store)
+        trial_number = int(table["trial"].iloc[index])
+        runs = load_runset(_trial(study, trial_number), storage=storage, store=store)
         figure = Figure(figsize=(8, 4))
         draw_stability_map(stability_map(runs, feature_names=names_of_features, top=10),
                            ax=figure.add_subplot())
-        maps.append((number, figure))
+        maps.append((trial_number, figure))
     figures["maps"] = maps
     return figures
+
+
+def _shown(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with measure columns named by their symbols, for the page."""
+    return frame.rename(columns={c: label(c) for c in frame.columns})
+
+
+def _chosen_sections(trade_off: dict, objective: str) -> list:
+    from paretostab.report.html import Section
+
+    number, level = trade_off["trial"], trade_off["level"]
+    values = pd.DataFrame(trade_off["values"])
+    values["objective"] = [label(n) for n in values["objective"]]
+    values = values.rename(columns={
+        "objective": "", "trial": f"trial {number}",
+        "replicate mean": f"mean of {trade_off['replicates']} replicates",
+        "interval low": f"{level:.0%} interval from", "interval high": "to"})
+    text = (f"γ = {trade_off['gamma']:g} chooses trial {number}: of the front, it maximises "
+            f"{trade_off['gamma']:g} · accuracy + {1 - trade_off['gamma']:g} · "
+            f"{label(objective)} (JMLR 2021, §7.1).")
+    if trade_off["replicates"]:
+        text += (" Its values are those of its own resamples; the replicates re-run its "
+                 "protocol on fresh resamples, and their mean, with a t interval, is what to "
+                 "expect of this setting.")
+    features = pd.DataFrame(trade_off["selected_features"])
+    sections = [Section("Chosen trade-off", text=text, anchors=["chosen"],
+                        fields={**trade_off["params"], "k̄ (mean selected)":
+                                trade_off["mean_selected"]},
+                        table=values.set_index(""),
+                        caption=f"Trial {number}'s own values, and the mean of its replicates "
+                                f"with its {level:.0%} interval.")]
+    if not features.empty:
+        sections.append(Section(
+            f"Features selected on the whole data ({len(features)})",
+            table=features[["feature", "importance"]].rename(
+                columns={"importance": "importance in the final model"}),
+            caption=f"Trial {number}'s selector with its parameters, fitted once on all "
+                    "samples (pre-filtered as the spec says): what to use for new data; by "
+                    "decreasing importance."))
+    return sections
 
 
 def _sections(summary: dict, front_table: pd.DataFrame, gamma_frame: pd.DataFrame,
@@ -423,51 +508,67 @@ def _sections(summary: dict, front_table: pd.DataFrame, gamma_frame: pd.DataFram
             return "not computed (no replicates)"
         return f"[{pair.low:.4f}, {pair.high:.4f}]"
 
-    text = (f"Objective: out-of-bag accuracy and {summary['objective']}; "
+    objective = summary["objective"]
+    number = summary["chosen"][0]
+    text = (f"Objectives: out-of-bag accuracy and {label(objective)}, both maximised; "
             f"{summary['trials']} completed trials, {len(summary['front'])} on the Pareto "
             f"front. Dominance area ({summary['weight']} weight): "
             f"{summary['dominance_area']:.4f} for the trials' values")
     if interval is not None:
         text += (f", {interval.estimate:.4f} for the means of {summary['replicates']} "
-                 f"replicates per front point, with {summary['level']:.0%} interval "
-                 f"{fmt(interval)} and simultaneous (Bonferroni over the front points) "
+                 f"replicates per front trial, with {summary['level']:.0%} interval "
+                 f"{fmt(interval)} and simultaneous (Bonferroni over the front trials) "
                  f"interval {fmt(simultaneous_interval)}")
     text += "."
     if summary["optimism"] is not None:
         optimism = summary["optimism"]
         text += (" The front trials' own values minus the means of their replicates are, "
                  f"on average, {optimism['accuracy']:+.4f} accuracy and "
-                 f"{optimism[summary['objective']]:+.4f} {summary['objective']}; a positive "
+                 f"{optimism[objective]:+.4f} {label(objective)}; a positive "
                  "difference is the front's optimism, as its trials were selected for being "
                  "good on their own resamples (the dotted segments in the figure join each "
                  "trial to its replicates' mean).")
-    if summary["chosen"]:
-        text += f" γ = {summary['gamma']} chooses trial {summary['chosen'][0]}."
+    text += f" γ = {summary['gamma']:g} chooses trial {number} (see the chosen trade-off)."
+    chosen_front_row = [list(front_table["trial"]).index(number)]
+    chosen_gamma_row = [i for i, t in enumerate(gamma_frame["trial"]) if t == number]
     sections = [
         Section("Summary", text=text),
-        Section("Pareto front", figure=figures["front"], table=front_table,
+        Section("Pareto front", figure=figures["front"], figure_links=figures["front_links"],
+                table=_shown(front_table), links=("trial", "#trial-{}"),
+                highlight=chosen_front_row,
                 caption="All completed trials, zoomed to them (the overview beside shows "
                         "the whole unit square with the zoomed part framed); the front as a "
-                        "staircase over the shaded dominated area, its trials numbered; the "
+                        "staircase over the shaded dominated area, its trials numbered (a "
+                        "click on one, or on its number in the table, opens its map); the "
                         "Hotelling confidence regions of the front trials' expected "
                         "(accuracy, stability), each joined to its trial, with the front of "
-                        "the replicate means dashed; the γ choice circled."),
-        Section("Trade-off by γ (003 §7.1)", table=gamma_frame,
+                        "the replicate means dashed (Hamer & Dupont 2019, §3); the γ choice "
+                        "circled and highlighted in the table."),
+        *_chosen_sections(summary["chosen_trade_off"], objective),
+        Section("Trade-off by γ", table=_shown(gamma_frame), links=("trial", "#trial-{}"),
+                highlight=chosen_gamma_row,
                 text="Each convex-hull vertex of the front maximises γ·accuracy + (1 − γ)·"
-                     "stability for the γ interval shown; the willingness γ/(1 − γ) is the "
-                     "stability given up per point of accuracy at the segment ends."),
+                     f"{label(objective)} for the γ interval shown (JMLR 2021, §7.1); the "
+                     "willingness γ/(1 − γ) is the stability given up per point of accuracy "
+                     f"at the segment ends. The row of γ = {summary['gamma']:g} is "
+                     "highlighted."),
         Section("Fronts under each measure", figure=figures["fronts"],
-                caption="The same trials, their fronts under each recorded measure "
-                        f"(003 Fig. 11); the γ = "
-                        f"{0.5 if summary['gamma'] is None else summary['gamma']:g} choice "
-                        "under each measure circled."),
+                caption="The same trials, their fronts under each measure (as in JMLR 2021, "
+                        f"Fig. 11); trial {number}, the γ = {summary['gamma']:g} choice, "
+                        "circled in each."),
     ]
     sections.append(Section(
         "Feature stability maps of the front",
         text="One row per run; rectangle widths are the importances; features by decreasing "
-             "selection frequency, one colour per feature (003 §3).",
+             "selection frequency, one colour per feature (JMLR 2021, §3).",
         subsections=tuple(Section(
-            f"Feature stability map, trial {number}"
-            + (f" (the γ = {summary['gamma']} choice)" if number in summary["chosen"] else ""),
-            figure=figure) for number, figure in figures["maps"])))
+            f"Feature stability map, trial {trial_number}"
+            + (f" (the γ = {summary['gamma']:g} choice)" if trial_number == number else ""),
+            figure=figure, anchors=[f"trial-{trial_number}"])
+            for trial_number, figure in figures["maps"])))
+    sections.append(Section("References", text=[
+        "JMLR 2021: V. Hamer, P. Dupont. An importance weighted feature selection stability "
+        "measure. Journal of Machine Learning Research (2021).",
+        "Hamer & Dupont 2019: V. Hamer, P. Dupont. Explicit control of feature relevance and "
+        "selection stability through Pareto optimality (2019)."]))
     return sections
