@@ -72,14 +72,28 @@ def test_the_report_renders_with_its_figures_front_table_and_gamma_choice(study,
                    capture_output=True, text=True, cwd=folder, check=True)
     index = out / "index.html"
     png = shot(tmp_path, "report.png")
-    page = Page(render(index.as_uri(), screenshot=png, window=(1280, 2400)).dom)
+    dom = render(index.as_uri(), screenshot=png, window=(1280, 2400)).dom
+    page = Page(dom)
+    ids = set(re.findall(r'\sid="([^"]+)"', dom))
+    targets = re.findall(r'href="#([^"]+)"', dom)
+    assert {f"trial-{t.number}" for t in optuna_study.best_trials} <= set(targets)
+    assert set(targets) <= ids, f"links without a target: {sorted(set(targets) - ids)}"
 
     assert page.title.startswith("paretostab report") and "tiny" in page.title, page.title
     text = page.text
-    for name in ("accuracy", "iw"):  # the objective names (φ_iw reads as "iw" too)
+    for name in ("accuracy", "φ_iw"):  # the objective names, the measure by its symbol
         assert name in text, f"{name!r} not on the page: {text[:500]}"
     assert "Pareto front" in text
     assert re.search(r"γ\s*=\s*0\.6", text), f"no γ = 0.6 choice on the page: {text[:800]}"
+    summary = json.loads((out / "summary.json").read_text())
+    chosen = summary["chosen"][0]
+    section = page.element_text("chosen-trade-off") or ""
+    assert f"chooses trial {chosen}" in section, f"no chosen trade-off section: {section[:500]}"
+    for name in (*optuna_study.trials[chosen].params, "mean of 3 replicates", "φ_iw"):
+        assert name in section, f"{name!r} not in the chosen trade-off: {section[:800]}"
+    features = page.element_text("features-selected-on-the-whole-data-4") or ""
+    assert all(f["feature"] in features
+               for f in summary["chosen_trade_off"]["selected_features"]), features[:500]
 
     front = sorted(t.number for t in optuna_study.best_trials)
     tables = [t for t in page.tables if "trial" in t and "accuracy" in t]
