@@ -161,7 +161,7 @@ def _report(args) -> int:
 
 
 def _choose(args) -> int:
-    from paretostab.report.study import choose_trial
+    from paretostab.report.study import choose_trial, label
     from paretostab.storage import DEFAULT_STORAGE
 
     try:
@@ -172,7 +172,7 @@ def _choose(args) -> int:
         return _interrupted("nothing chosen; the study is unchanged.")
     features = result.pop("selected_features")
     params = result.pop("params")
-    print(", ".join(f"{k} = {v:.4g}" if isinstance(v, float) else f"{k} = {v}"
+    print(", ".join(f"{label(k)} = {v:.4g}" if isinstance(v, float) else f"{label(k)} = {v}"
                     for k, v in result.items()))
     print("parameters: " + ", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}"
                                      for k, v in params.items()))

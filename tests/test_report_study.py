@@ -136,3 +136,4 @@ def test_cli_report_and_choose(study_url, tmp_path):
                           "--storage", study_url], capture_output=True, text=True,
                          cwd=tmp_path, check=True)
     assert "selected features (4" in run.stdout and "parameters:" in run.stdout
+    assert "φ_iw = " in run.stdout  # the measure by its symbol
