@@ -1,20 +1,25 @@
-"""The data of a feature stability map (003 §3; SPEC §5).
+"""The data of feature stability maps and of their overview (003 §3; SPEC §5).
 
-One row per run; in each row one rectangle per selected feature, of width its importance
-in that run's final model (rows normalised to sum to k̄, SPEC §0), laid left to right with
-the features in decreasing order of selection frequency ``p_f``. Each feature has one
-colour, a function of its index only, so that the same feature has the same colour in
-every map — of other runs, other selectors or other hyper-parameters on the same data.
+A map has one row per run; in each row one rectangle per selected feature, of width its
+importance in that run's final model (rows normalised to sum to k̄, SPEC §0), laid left
+to right with the features in decreasing order of selection frequency ``p_f``. Features
+are told apart by colour (003 §3: "each feature is assigned a color"): a
+:class:`FeaturePalette` gives the first features of an ordered list the colours of
+:data:`PALETTE`, twenty colours chosen to stay distinguishable, and every later feature
+one grey. Maps built with one palette colour a feature alike (a report builds one for
+its front trials, :meth:`SelectionOverview.palette`); a map built without one colours
+its own features, most frequent first.
 
-Pure numpy (and the standard library's ``colorsys``); :mod:`paretostab.plot` draws
-the result.
+For a report of many maps: :func:`group_identical_maps` finds the maps a reader would
+see as the same picture, and :func:`selection_overview` tabulates each feature's ``p_f``
+in each trial (features × trials).
+
+Pure numpy; :mod:`paretostab.plot` draws the results.
 """
 
 from __future__ import annotations
 
-import colorsys
-import math
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -22,29 +27,131 @@ import numpy as np
 from paretostab.errors import InvalidInputError
 from paretostab.measures._inputs import normalise_importances
 
-__all__ = ["StabilityMap", "feature_color", "stability_map"]
+__all__ = ["OTHER_COLOR", "PALETTE", "FeaturePalette", "SelectionOverview", "StabilityMap",
+           "feature_palette", "group_identical_maps", "map_difference", "selection_overview",
+           "stability_map"]
 
-_GOLDEN = (math.sqrt(5.0) - 1.0) / 2.0  # hue step: neighbouring indices far apart
-_STEP_L = math.sqrt(2.0) - 1.0          # lightness and saturation steps (irrational,
-_STEP_S = math.sqrt(3.0) - 1.0          # independent of the hue step)
+RGB = tuple[float, float, float]
 
 
-def feature_color(feature: int) -> tuple[float, float, float]:
-    """The RGB colour (components in [0, 1]) of feature ``feature``, a column index.
+def _rgb(code: str) -> RGB:
+    return tuple(int(code[i:i + 2], 16) / 255.0 for i in (1, 3, 5))
 
-    A fixed function of the index alone: hue from the golden-ratio sequence (consecutive
-    indices — often correlated neighbours — get hues ~0.38 turn apart), lightness in
-    [0.35, 0.65] and saturation in [0.55, 0.95] from two other irrational sequences, so
-    that neither white nor black nor two equal colours occur.
+
+# Twenty colours, most distinct first, made once by a greedy maximin ("Glasbey") search in
+# CIELAB with the CIEDE2000 difference ΔE00: Tableau 10's blue, orange, green and red,
+# then, sixteen times, the colour of the sRGB grid of step 1/24 with lightness L* in
+# [30, 82] and chroma C* in [20, 75] farthest from white, OTHER_COLOR and every colour
+# already taken (tests/test_maps_overview.py repeats the search and checks the result).
+# Each of the twenty is at least ΔE00 = 19 from the others, from white and from
+# OTHER_COLOR (the hashed colours they replace had pairs 4-5 apart among a legend's
+# twelve); a map of few features uses the first colours, the farthest apart.
+PALETTE: tuple[RGB, ...] = tuple(_rgb(code) for code in (
+    "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#801595", "#604a00", "#f460ca", "#00554a",
+    "#dfbf20", "#00aaaa", "#9f9fff", "#ff9f9f", "#6a4040", "#958a60", "#80dfaa", "#4abfff",
+    "#756a95", "#ca0b6a", "#2a6000", "#15409f",
+))
+# the features beyond a palette's colours: a light grey that recedes behind the colours
+OTHER_COLOR: RGB = _rgb("#c8c8c8")
+
+
+@dataclass(frozen=True)
+class FeaturePalette:
+    """The colours of features in stability maps (003 §3).
+
+    ``features[i]`` has colour ``colors[i]``; every other feature has ``other``. Build one
+    with :func:`feature_palette`; pass it to :func:`stability_map` so that several maps
+    colour each feature alike.
+
+    Attributes
+    ----------
+    features : tuple of int
+        The features with a colour of their own (column indices, distinct).
+    colors : tuple of (r, g, b)
+        Their colours, components in [0, 1].
+    other : (r, g, b)
+        The colour of every other feature.
     """
-    f = int(feature)
-    if f < 0:
-        raise InvalidInputError(f"feature must be a column index >= 0; got {feature!r}.")
-    hue = (0.5 + f * _GOLDEN) % 1.0
-    lightness = 0.35 + 0.30 * ((0.5 + f * _STEP_L) % 1.0)
-    saturation = 0.55 + 0.40 * ((0.5 + f * _STEP_S) % 1.0)
-    r, g, b = colorsys.hls_to_rgb(hue, lightness, saturation)
-    return (float(r), float(g), float(b))
+
+    features: tuple[int, ...]
+    colors: tuple[RGB, ...]
+    other: RGB = OTHER_COLOR
+
+    def __post_init__(self) -> None:
+        if len(self.features) != len(self.colors):
+            raise InvalidInputError(
+                f"A FeaturePalette needs one colour per feature; got {len(self.features)} "
+                f"features and {len(self.colors)} colours.")
+        if len(set(self.features)) != len(self.features):
+            raise InvalidInputError("A FeaturePalette's features must be distinct.")
+
+    def color(self, feature: int) -> RGB:
+        """The colour of ``feature`` (a column index)."""
+        try:
+            return self.colors[self.features.index(int(feature))]
+        except ValueError:
+            return self.other
+
+    def colors_of(self, features: Sequence[int] | np.ndarray) -> tuple[RGB, ...]:
+        """The colours of ``features``, one per feature."""
+        lookup = dict(zip(self.features, self.colors, strict=True))
+        return tuple(lookup.get(int(f), self.other) for f in np.asarray(features).ravel())
+
+
+def _check_color(color: object, name: str) -> RGB:
+    try:
+        rgb = tuple(float(c) for c in color)
+    except (TypeError, ValueError):
+        rgb = ()
+    if len(rgb) != 3 or not all(0.0 <= c <= 1.0 for c in rgb):
+        raise InvalidInputError(
+            f"{name} must be (r, g, b) with components in [0, 1]; got {color!r}.")
+    return rgb
+
+
+def _feature_indices(features: object, name: str) -> np.ndarray:
+    arr = np.asarray(features)
+    if arr.size == 0:
+        return np.zeros(0, dtype=np.intp)
+    if arr.ndim != 1 or arr.dtype == bool or not np.issubdtype(arr.dtype, np.integer) \
+            or np.any(arr < 0):
+        raise InvalidInputError(
+            f"{name} must be a 1-D sequence of column indices (integers >= 0); got {features!r}.")
+    return arr.astype(np.intp)
+
+
+def feature_palette(features: Sequence[int] | np.ndarray, /, *,
+                    colors: Sequence[RGB] = PALETTE, other: RGB = OTHER_COLOR) -> FeaturePalette:
+    """Give the first ``len(colors)`` of ``features`` the colours ``colors``, in order
+    (003 §3: one colour per feature).
+
+    Parameters
+    ----------
+    features : sequence of int
+        Distinct column indices, the most important first — for one map, its map order
+        (what :func:`stability_map` uses without a palette); for the maps of a report, the
+        union of their features (``selection_overview(...).palette()``).
+    colors : sequence of (r, g, b)
+        Default :data:`PALETTE`: twenty colours at least ΔE00 = 19 (CIEDE2000) from each
+        other, from white and from ``OTHER_COLOR``.
+    other : (r, g, b)
+        The colour of the features after the first ``len(colors)`` and of every feature not
+        in ``features``. Default :data:`OTHER_COLOR`, a light grey.
+
+    Returns
+    -------
+    FeaturePalette
+        Two features never share a colour while ``colors`` lasts.
+    """
+    chosen = _feature_indices(features, "features")
+    if np.unique(chosen).size != chosen.size:
+        raise InvalidInputError("features must be distinct column indices.")
+    palette = tuple(_check_color(c, "Each colour") for c in colors)
+    if not palette:
+        raise InvalidInputError("colors must hold at least one colour.")
+    chosen = chosen[:len(palette)]
+    return FeaturePalette(features=tuple(int(f) for f in chosen),
+                          colors=palette[:chosen.size], other=_check_color(other, "other"))
 
 
 @dataclass(frozen=True, eq=False)
@@ -70,7 +177,7 @@ class StabilityMap:
     names : tuple of str (P,)
         Their names.
     colors : tuple of (r, g, b) (P,)
-        Their colours (:func:`feature_color`), components in [0, 1].
+        Their colours (from ``palette``), components in [0, 1].
     frequency : float array (P,)
         ``p_f``, the fraction of runs selecting each.
     mean_importance : float array (P,)
@@ -80,6 +187,9 @@ class StabilityMap:
     legend : int array (L,)
         The features of the legend: the first ``top`` of ``features`` (all without
         ``top``).
+    palette : FeaturePalette
+        The colours: the one given to :func:`stability_map`, else ``features``' own
+        (``feature_palette(features)``).
     """
 
     runs: int
@@ -96,6 +206,7 @@ class StabilityMap:
     mean_importance: np.ndarray
     cumulative_importance: np.ndarray
     legend: np.ndarray
+    palette: FeaturePalette
 
     def _position(self, feature: np.ndarray) -> np.ndarray:
         lookup = np.full(self.n_features, -1, dtype=np.intp)
@@ -120,6 +231,17 @@ class StabilityMap:
     def legend_frequency(self) -> np.ndarray:
         return self.frequency[self._position(self.legend)]
 
+    @property
+    def legend_omitted(self) -> int:
+        """The number of features the legend leaves out (its "+n more features")."""
+        return int(self.features.size - self.legend.size)
+
+    @property
+    def other_features(self) -> np.ndarray:
+        """The features drawn in the palette's ``other`` colour (beyond its colours), in
+        map order."""
+        return self.features[~np.isin(self.features, self.palette.features)]
+
     def summary(self):
         """The per-feature summary as a pandas DataFrame, in map order (columns
         ``feature``, ``name``, ``frequency``, ``mean_importance``,
@@ -139,24 +261,35 @@ def _readonly(arr: np.ndarray) -> np.ndarray:
     return arr
 
 
-def _matrices(runset: object) -> tuple[np.ndarray, np.ndarray]:
+def _selection(runset: object, caller: str) -> np.ndarray:
     try:
         Z = np.asarray(runset.selection_matrix)
-        I = np.asarray(runset.importance_matrix, dtype=float)
     except AttributeError:
         raise InvalidInputError(
-            "stability_map needs a RunSet (selection_matrix and importance_matrix); got "
-            f"{type(runset).__name__}."
-        ) from None
-    if Z.ndim != 2 or I.shape != Z.shape or Z.shape[0] < 1:
+            f"{caller} needs a RunSet (selection_matrix and importance_matrix); got "
+            f"{type(runset).__name__}.") from None
+    if Z.ndim != 2 or Z.shape[0] < 1:
         raise InvalidInputError(
-            "The RunSet's selection and importance matrices must both be (M, d) with M >= 1;"
-            f" got {Z.shape} and {I.shape}."
-        )
+            f"The RunSet's selection matrix must be (M, d) with M >= 1; got {Z.shape}.")
     if Z.dtype != bool:
         if not np.all((Z == 0) | (Z == 1)):
             raise InvalidInputError("The selection matrix must hold only 0/1 values.")
         Z = Z.astype(bool)
+    return Z
+
+
+def _matrices(runset: object) -> tuple[np.ndarray, np.ndarray]:
+    Z = _selection(runset, "stability_map")
+    try:
+        I = np.asarray(runset.importance_matrix, dtype=float)
+    except AttributeError:
+        raise InvalidInputError(
+            "stability_map needs a RunSet (selection_matrix and importance_matrix); got "
+            f"{type(runset).__name__}.") from None
+    if I.shape != Z.shape:
+        raise InvalidInputError(
+            "The RunSet's selection and importance matrices must both be (M, d) with M >= 1;"
+            f" got {Z.shape} and {I.shape}.")
     bad = ~np.isfinite(I) | (I < 0)
     if np.any(bad & Z):
         i, f = np.argwhere(bad & Z)[0]
@@ -177,7 +310,8 @@ def _check_names(names: object, d: int) -> None:
 
 
 def stability_map(runset: object, /, *, feature_names: Sequence[str] | None = None,
-                  top: int | None = None) -> StabilityMap:
+                  top: int | None = None,
+                  palette: FeaturePalette | None = None) -> StabilityMap:
     """The data of the feature stability map of ``runset`` (003 §3; SPEC §5).
 
     Parameters
@@ -188,6 +322,11 @@ def stability_map(runset: object, /, *, feature_names: Sequence[str] | None = No
         One name per feature; default the RunSet's, else ``f0, f1, …``.
     top : int, optional
         Keep only the ``top`` most frequent features (map order) in the legend.
+    palette : FeaturePalette, optional
+        The features' colours (:func:`feature_palette`): one palette for several maps
+        colours each feature alike in all of them. Default ``feature_palette(features)``:
+        the map's own features get :data:`PALETTE`'s colours in map order, most frequent
+        first, and the features after the twentieth are grey.
 
     Returns
     -------
@@ -211,6 +350,9 @@ def stability_map(runset: object, /, *, feature_names: Sequence[str] | None = No
         feature_names = getattr(runset, "feature_names", None)
     if feature_names is not None:
         _check_names(feature_names, d)
+    if palette is not None and not isinstance(palette, FeaturePalette):
+        raise InvalidInputError(
+            f"palette must be a FeaturePalette (feature_palette); got {type(palette).__name__}.")
 
     selected = np.flatnonzero(Z.any(axis=0))  # every other column is empty in the map
     Z, I = Z[:, selected], I[:, selected]
@@ -244,6 +386,8 @@ def stability_map(runset: object, /, *, feature_names: Sequence[str] | None = No
 
     if top is None:
         top = features.size
+    if palette is None:
+        palette = feature_palette(features)
     return StabilityMap(
         runs=M,
         n_features=d,
@@ -255,9 +399,293 @@ def stability_map(runset: object, /, *, feature_names: Sequence[str] | None = No
         features=_readonly(features.astype(np.intp)),
         names=tuple(str(feature_names[f]) if feature_names is not None else f"f{f}"
                     for f in features),
-        colors=tuple(feature_color(f) for f in features),
+        colors=palette.colors_of(features),
         frequency=_readonly(counts / M),
         mean_importance=_readonly(total / counts),
         cumulative_importance=_readonly(total),
         legend=_readonly(features[:top].astype(np.intp)),
+        palette=palette,
+    )
+
+
+# ----------------------------------------------------------------- maps that look alike
+
+
+def _picture(m: StabilityMap) -> tuple[np.ndarray, np.ndarray]:
+    """Each rectangle's start and end on one line that lays the rows, rescaled to width
+    1, side by side with gaps (row r covers [2r, 2r + 1])."""
+    k = m.mean_selected if m.mean_selected > 0 else 1.0
+    base = 2.0 * m.row
+    return (base + np.clip(m.left / k, 0.0, 1.0),
+            base + np.clip((m.left + m.width) / k, 0.0, 1.0))
+
+
+def _color_at(points: np.ndarray, start: np.ndarray, end: np.ndarray,
+              color: np.ndarray) -> np.ndarray:
+    """The colour code drawn at each point (-1: none); rectangles sorted by start."""
+    if not start.size:
+        return np.full(points.shape, -1, dtype=np.intp)
+    index = np.searchsorted(start, points, side="right") - 1
+    safe = np.maximum(index, 0)
+    return np.where((index >= 0) & (points < end[safe]), color[safe], -1)
+
+
+def _check_maps(maps: Sequence[object], caller: str) -> None:
+    for m in maps:
+        if not isinstance(m, StabilityMap):
+            raise InvalidInputError(
+                f"{caller} takes StabilityMaps (stability_map); got {type(m).__name__}.")
+
+
+def map_difference(first: StabilityMap, second: StabilityMap, /) -> float:
+    """How differently two stability maps (003 §3) look: 0 for the same picture, 1 at most.
+
+    The largest of
+
+    - in any run, the fraction of the row (rows rescaled to the same width) where the two
+      maps show different colours;
+    - the relative difference of their k̄ (the rows' widths, the x axis);
+    - for the features of their legends, the largest difference of ``p_f`` (the legends'
+      numbers).
+
+    It is 1 when they have different numbers of runs, or different legend features
+    (names or order).
+
+    Parameters
+    ----------
+    first, second : StabilityMap
+
+    Returns
+    -------
+    float
+        In [0, 1].
+
+    Notes
+    -----
+    Equal selection matrices are neither necessary nor sufficient for equal pictures: a
+    rare feature of negligible importance selected in one run rather than another changes
+    no visible pixel, while equal selections with different importances move every
+    boundary, and a tie on ``p_f`` broken the other way swaps two features' places in
+    every row. The difference
+    is taken on what is drawn (the run with the most visible change) and on the legend's
+    numbers (a feature selected or not in a run changes its ``p_f`` even where its
+    rectangle is invisible). Colours, not features, are compared in the rows: within a
+    palette a colour is one feature, but the features in its grey look alike (rare
+    features tied on ``p_f`` and ordered by their importances swap places unseen). The
+    features the legend leaves out are compared only as they are drawn.
+    """
+    _check_maps((first, second), "map_difference")
+    if first.runs != second.runs or first.legend_names != second.legend_names \
+            or not np.array_equal(first.legend, second.legend):
+        return 1.0
+    legend = float(np.max(np.abs(first.legend_frequency - second.legend_frequency),
+                          initial=0.0))
+    widest = max(first.mean_selected, second.mean_selected)
+    width = abs(first.mean_selected - second.mean_selected) / widest if widest > 0 else 0.0
+    a_start, a_end = _picture(first)
+    b_start, b_end = _picture(second)
+    _, code = np.unique(np.vstack([first.rectangle_colors, second.rectangle_colors]),
+                        axis=0, return_inverse=True)
+    code = code.ravel()
+    a_code, b_code = code[:a_start.size], code[a_start.size:]
+    rows = 2.0 * np.arange(first.runs)
+    points = np.unique(np.concatenate([a_start, a_end, b_start, b_end, rows, rows + 1.0]))
+    middle = (points[:-1] + points[1:]) / 2
+    length = np.diff(points)
+    row = np.floor(middle / 2.0)
+    inside = middle - 2.0 * row < 1.0  # not the gaps between rows
+    middle, length, row = middle[inside], length[inside], row[inside].astype(np.intp)
+    differs = (_color_at(middle, a_start, a_end, a_code)
+               != _color_at(middle, b_start, b_end, b_code))
+    rows_differ = np.bincount(row, weights=length * differs, minlength=first.runs)
+    return float(min(1.0, max(legend, width, float(rows_differ.max(initial=0.0)))))
+
+
+def group_identical_maps(maps: Sequence[StabilityMap], /,
+                         labels: Sequence[Hashable] | None = None, *,
+                         tolerance: float = 0.01) -> list[tuple]:
+    """Group the stability maps (003 §3) that a reader sees as the same picture, so that a
+    report draws each picture once, titled with the trials it stands for.
+
+    Maps are taken in order; each joins the first group whose first map (the one to draw)
+    is within ``tolerance`` of it (:func:`map_difference`), else starts a group. Every map
+    of a group thus differs from the drawn one by at most ``tolerance``.
+
+    Parameters
+    ----------
+    maps : sequence of StabilityMap
+        Colour them with one :class:`FeaturePalette` (a feature in two colours counts as
+        a difference).
+    labels : sequence, optional
+        One label per map (e.g. trial numbers); default their positions 0, 1, …
+    tolerance : float
+        In [0, 1). The default 0.01 allows 1 % of a row's width — under 5 pixels of the
+        480 pixels a map artifact's rows span — and a legend ``p_f`` off by 0.01 (one
+        run in a hundred; the legend prints two decimals).
+
+    Returns
+    -------
+    list of tuple
+        The groups' labels, each group in input order, groups by their first map.
+    """
+    maps = list(maps)
+    _check_maps(maps, "group_identical_maps")
+    if labels is None:
+        labels = list(range(len(maps)))
+    elif len(labels) != len(maps):
+        raise InvalidInputError(
+            f"labels must hold one label per map ({len(maps)}); got {len(labels)}.")
+    if isinstance(tolerance, bool) or not isinstance(tolerance, int | float | np.floating) \
+            or not 0.0 <= tolerance < 1.0:
+        raise InvalidInputError(f"tolerance must be a number in [0, 1); got {tolerance!r}.")
+    drawn: list[StabilityMap] = []
+    groups: list[list] = []
+    for m, label in zip(maps, labels, strict=True):
+        for shown, group in zip(drawn, groups, strict=True):
+            if map_difference(shown, m) <= tolerance:
+                group.append(label)
+                break
+        else:
+            drawn.append(m)
+            groups.append([label])
+    return [tuple(group) for group in groups]
+
+
+# ----------------------------------------------------------------- features × trials
+
+
+@dataclass(frozen=True, eq=False)
+class SelectionOverview:
+    """The selection frequency of each feature in each of several trials (003 §3): which
+    features every trade-off keeps. Arrays are read-only.
+
+    Attributes
+    ----------
+    labels : tuple (T,)
+        The trials (columns).
+    runs : int array (T,)
+        Each trial's number of runs M.
+    n_features : int
+        d.
+    features : int array (F,)
+        The rows: the first F of ``color_order`` (each trial's most frequent features),
+        in the order of ``all_features``.
+    names : tuple of str (F,)
+        Their names.
+    frequency : float array (F, T)
+        ``p_f`` of each row's feature in each trial.
+    mean_frequency : float array (F,)
+        Its mean over the trials.
+    all_features : int array (P,)
+        Every feature selected in a run of a trial: by decreasing mean ``p_f`` over the
+        trials, ties by larger smallest ``p_f`` (kept by every trial first), then smaller
+        index.
+    color_order : int array (P,)
+        The same features by decreasing largest ``p_f`` over the trials, ties by the
+        order of ``all_features``: the order in which :meth:`palette` gives colours.
+    """
+
+    labels: tuple
+    runs: np.ndarray
+    n_features: int
+    features: np.ndarray
+    names: tuple[str, ...]
+    frequency: np.ndarray
+    mean_frequency: np.ndarray
+    all_features: np.ndarray
+    color_order: np.ndarray
+
+    @property
+    def omitted(self) -> int:
+        """The number of features selected somewhere but not in the rows."""
+        return int(self.all_features.size - self.features.size)
+
+    def palette(self, *, colors: Sequence[RGB] = PALETTE,
+                other: RGB = OTHER_COLOR) -> FeaturePalette:
+        """One palette for the maps of these trials (:func:`feature_palette` of
+        ``color_order``): a feature has one colour in all of them.
+
+        The colours go first to the features that some trial selects most often, rather
+        than to those of largest mean ``p_f``: a feature selected in every run of one
+        trade-off and never elsewhere is the first of that trial's map and gets a colour
+        before one that every trial selects a third of the time.
+        """
+        return feature_palette(self.color_order, colors=colors, other=other)
+
+
+def selection_overview(runsets: Sequence[object], /,
+                       labels: Sequence[Hashable] | None = None, *,
+                       feature_names: Sequence[str] | None = None,
+                       top: int | None = 25) -> SelectionOverview:
+    """Each feature's selection frequency ``p_f`` in each trial (e.g. the Pareto front's),
+    features × trials: the overview of their stability maps (003 §3).
+
+    Parameters
+    ----------
+    runsets : sequence of RunSet
+        One per trial, on the same d features; reads ``selection_matrix``.
+    labels : sequence, optional
+        One label per trial (e.g. trial numbers); default 0, 1, …
+    feature_names : sequence of str, optional
+        One name per feature; default the first RunSet's, else ``f0, f1, …``.
+    top : int or None
+        The number of rows (all features with None): the ``top`` features of largest
+        ``p_f`` in some trial — the union of the trials' most frequent features, so that
+        a feature one trade-off always keeps is a row even if no other trial selects it.
+        With the default ``top`` ≥ 20 every feature that :meth:`SelectionOverview.palette`
+        colours is a row.
+
+    Returns
+    -------
+    SelectionOverview
+        Rows by decreasing mean ``p_f`` over the trials (each trial weighs the same,
+        whatever its M), ties by larger smallest ``p_f`` (what every trial keeps first),
+        then smaller index.
+    """
+    runsets = list(runsets)
+    if not runsets:
+        raise InvalidInputError("selection_overview needs at least one RunSet.")
+    if labels is None:
+        labels = list(range(len(runsets)))
+    elif isinstance(labels, str) or len(labels) != len(runsets):
+        raise InvalidInputError(
+            f"labels must hold one label per RunSet ({len(runsets)}); got {labels!r}.")
+    if top is not None and (isinstance(top, bool) or not isinstance(top, int | np.integer)
+                            or top < 0):
+        raise InvalidInputError(f"top must be None or an integer >= 0; got {top!r}.")
+    matrices = [_selection(r, "selection_overview") for r in runsets]
+    d = matrices[0].shape[1]
+    if any(Z.shape[1] != d for Z in matrices):
+        raise InvalidInputError(
+            "The RunSets must have the same number of features; got "
+            f"{sorted({Z.shape[1] for Z in matrices})}.")
+    if feature_names is None:
+        feature_names = getattr(runsets[0], "feature_names", None)
+    if feature_names is not None:
+        _check_names(feature_names, d)
+    runs = np.array([Z.shape[0] for Z in matrices], dtype=np.intp)
+    p = np.stack([Z.sum(axis=0) / Z.shape[0] for Z in matrices], axis=1)  # (d, T)
+    selected = np.flatnonzero(p.max(axis=1) > 0)
+    p = p[selected]
+    mean = p.mean(axis=1)
+    # rounded: means equal in exact arithmetic tie whatever the order of the sums
+    order = np.lexsort((selected, -np.round(p.min(axis=1), 12), -np.round(mean, 12)))
+    all_features = selected[order]
+    by_largest = order[np.argsort(-p.max(axis=1)[order], kind="stable")]
+    rank = np.empty_like(order)
+    rank[order] = np.arange(order.size)
+    rows = np.sort(rank[by_largest[:top]])  # positions in `order`
+    rows = order[rows]
+    features = selected[rows]
+    return SelectionOverview(
+        labels=tuple(labels),
+        runs=_readonly(runs),
+        n_features=d,
+        features=_readonly(features.astype(np.intp)),
+        names=tuple(str(feature_names[f]) if feature_names is not None else f"f{f}"
+                    for f in features),
+        frequency=_readonly(p[rows]),
+        mean_frequency=_readonly(mean[rows]),
+        all_features=_readonly(all_features.astype(np.intp)),
+        color_order=_readonly(selected[by_largest].astype(np.intp)),
     )

@@ -10,9 +10,10 @@ import numpy as np
 import pytest
 
 from paretostab import InvalidInputError
+from paretostab.maps import OTHER_COLOR, PALETTE
 from paretostab.measures._inputs import normalise_importances
 from paretostab.protocol import RunSet
-from paretostab.report import StabilityMap, feature_color, stability_map
+from paretostab.report import StabilityMap, feature_palette, stability_map
 
 matplotlib.use("Agg", force=True)
 from matplotlib.collections import PolyCollection  # noqa: E402
@@ -66,7 +67,8 @@ def test_small_map_by_hand():
     np.testing.assert_allclose(m.cumulative_importance, [k * (2 / 3 + 3 / 4 + 1 / 4),
                                                          k * (1 / 4 + 1 / 2), k * (1 / 3 + 1 / 4)])
     np.testing.assert_allclose(m.mean_importance, m.cumulative_importance / [3, 2, 2])
-    assert m.colors == tuple(feature_color(f) for f in (0, 2, 1))
+    assert m.colors == PALETTE[:3]  # its own palette: colours in map order
+    assert m.palette == feature_palette([0, 2, 1])
     assert m.legend.tolist() == [0, 2, 1]
     summary = m.summary()
     assert summary["name"].tolist() == ["a", "c", "b"]
@@ -108,30 +110,29 @@ def test_order_widths_and_layout(seed):
     assert np.all(np.diff(m.row) >= 0)
 
 
-def test_colours_are_stable_across_maps():
+def test_one_palette_colours_a_feature_alike_in_every_map():
     names = tuple(f"gene{j}" for j in range(30))
-    first = stability_map(random_runset(0, names=names))
-    second = stability_map(random_runset(1, M=7, names=names))
+    first_runs, second_runs = random_runset(0, names=names), random_runset(1, M=7, names=names)
+    own = [stability_map(first_runs), stability_map(second_runs)]
+    assert set(own[0].features.tolist()) & set(own[1].features.tolist())  # the test compares some
+    assert own[0].features.tolist() != own[1].features.tolist()  # orders differ
+    # without a palette: each map's features get the palette in its own order
+    for m in own:
+        n = min(m.features.size, len(PALETTE))
+        assert m.colors[:n] == PALETTE[:n]
+        assert all(c == OTHER_COLOR for c in m.colors[n:])
+    # with one palette: one colour per feature across the maps
+    palette = feature_palette(np.arange(30)[::-1])
+    shared = [stability_map(first_runs, palette=palette), stability_map(second_runs, palette=palette)]
     colours = {}
-    for m in (first, second):
+    for m in shared:
+        assert m.palette is palette
         for f, c in zip(m.features.tolist(), m.colors, strict=True):
-            assert colours.setdefault(f, c) == c
+            assert colours.setdefault(f, c) == c == palette.color(f)
         for f, c in zip(m.feature, m.rectangle_colors, strict=True):
             assert tuple(c) == colours[int(f)]
-    assert set(first.features.tolist()) & set(second.features.tolist())  # the test compares some
-    assert set(first.features.tolist()) != set(second.features.tolist())  # orders differ
-
-
-def test_feature_colours_are_valid_and_distinct():
-    colours = np.array([feature_color(f) for f in range(2000)])
-    assert np.all((colours >= 0) & (colours <= 1))
-    assert np.unique(colours, axis=0).shape[0] == 2000
-    # neither white nor black, and neighbouring features far apart
-    assert np.all(colours.max(axis=1) > 0.3) and np.all(colours.min(axis=1) < 0.8)
-    assert np.all(np.abs(np.diff(colours[:200], axis=0)).sum(axis=1) > 0.1)
-    assert feature_color(np.int64(7)) == feature_color(7)
-    with pytest.raises(InvalidInputError):
-        feature_color(-1)
+    with pytest.raises(InvalidInputError, match="palette"):
+        stability_map(first_runs, palette={0: (0.0, 0.0, 0.0)})
 
 
 def test_empty_runs():
@@ -218,7 +219,9 @@ def test_draw_stability_map_on_given_axes():
     np.testing.assert_allclose(corners[:, :, 0].max(axis=1), m.left + m.width)
     np.testing.assert_allclose(corners[:, :, 1].mean(axis=1), m.row)
     legend = ax.get_legend()
-    assert [t.get_text().split(" (")[0] for t in legend.get_texts()] == list(m.legend_names)
+    texts = [t.get_text() for t in legend.get_texts()]
+    assert [t.split(" (")[0] for t in texts[:-1]] == list(m.legend_names)
+    assert texts[-1] == f"+{m.features.size - 5} more features"  # top = 5 of more
     assert ax.get_xlabel() == "cumulative importance" and ax.get_ylabel() == "run"
     assert ax.get_ylim() == (m.runs - 0.5, -0.5)  # run 0 on top
     np.testing.assert_array_equal(ax.get_yticks(), [0, (m.runs - 1) // 2, m.runs - 1])
@@ -258,3 +261,53 @@ def test_the_standalone_map_figure_keeps_its_legend_inside(name):
     assert 0 < legend.x0 and legend.x1 <= figure.bbox.width + 1  # not cut off
     assert ax.get_window_extent(renderer).x1 < legend.x0  # beside the map
     assert ax.get_position().width > 0.2
+
+
+# --------------------------------------------------------------------------- complete legends
+
+
+def legend_entries(ax):
+    legend = ax.get_legend()
+    return ([t.get_text() for t in legend.get_texts()],
+            [tuple(h.get_facecolor()) for h in legend.legend_handles])
+
+
+def test_a_cut_legend_ends_with_how_many_more_features():
+    # 12 features, a legend of 10: "+2 more features" (both coloured: no grey)
+    Z = np.tril(np.ones((12, 12), dtype=bool))  # feature j in 12 - j runs: p decreasing
+    m = stability_map(make_runset(Z, names=tuple(f"g{j}" for j in range(12))), top=10)
+    texts, colours = legend_entries(draw_stability_map(m, ax=Figure().add_subplot()))
+    assert texts[:10] == [f"g{j} (p = {(12 - j) / 12:.2f})" for j in range(10)]
+    assert texts[10:] == ["+2 more features"]
+    assert colours[10][3] == 0.0  # no swatch: no feature of the two is grey
+    np.testing.assert_allclose(np.array(colours[:10])[:, :3], PALETTE[:10])
+    # a legend of them all: nothing more to say
+    texts, _ = legend_entries(draw_stability_map(stability_map(make_runset(Z)),
+                                                 ax=Figure().add_subplot()))
+    assert len(texts) == 12 and not any(t.startswith("+") for t in texts)
+    # one left out
+    texts, _ = legend_entries(draw_stability_map(stability_map(make_runset(Z), top=11),
+                                                 ax=Figure().add_subplot()))
+    assert texts[-1] == "+1 more feature"
+
+
+def test_the_legend_shows_the_grey_of_the_features_beyond_the_palette():
+    d = len(PALETTE) + 5
+    Z = np.tril(np.ones((d, d), dtype=bool))
+    m = stability_map(make_runset(Z), top=10)
+    assert m.other_features.tolist() == list(range(len(PALETTE), d))
+    texts, colours = legend_entries(draw_stability_map(m, ax=Figure().add_subplot()))
+    assert texts[-1] == f"+{d - 10} more features (5 in grey)"
+    assert colours[-1][:3] == pytest.approx(OTHER_COLOR)
+    # a legend of the twenty coloured: what it leaves out is exactly the grey
+    texts, colours = legend_entries(draw_stability_map(stability_map(make_runset(Z), top=20),
+                                                       ax=Figure().add_subplot()))
+    assert texts[-1] == "+5 more features, in grey"
+    assert colours[-1][:3] == pytest.approx(OTHER_COLOR)
+    # grey features named in the legend (a palette that colours only two) keep their names
+    two = feature_palette([0, 1])
+    m = stability_map(make_runset(Z), top=4, palette=two)
+    texts, colours = legend_entries(draw_stability_map(m, ax=Figure().add_subplot()))
+    assert texts[-1] == f"+{d - 4} more features, in grey"
+    np.testing.assert_allclose(np.array(colours[:4])[:, :3],
+                               [PALETTE[0], PALETTE[1], OTHER_COLOR, OTHER_COLOR])

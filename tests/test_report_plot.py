@@ -165,6 +165,14 @@ def test_front_given_as_indices_and_choices_as_objects(rc_unchanged):
     np.testing.assert_allclose(circles(ax), POINTS[[0]])
 
 
+def test_the_points_are_labelled_trials_unless_told(rc_unchanged):
+    ax = draw_front(POINTS, ax=Figure().add_subplot(), legend=True)
+    assert labels_of(ax)[0] == "trials" and "points" not in labels_of(ax)
+    assert [t.get_text() for t in ax.get_legend().get_texts()][0] == "trials"
+    ax = draw_front(POINTS, ax=Figure().add_subplot(), points_label="replicate means")
+    assert labels_of(ax)[0] == "replicate means"
+
+
 @pytest.mark.parametrize("kwargs, match", [
     ({"weight": ("accuracy", "strong")}, "weight"),
     ({"weight": "heavy"}, "weight"),

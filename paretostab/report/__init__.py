@@ -19,7 +19,7 @@ from paretostab.front import (
     pareto_front,
     staircase,
 )
-from paretostab.maps import StabilityMap, feature_color, stability_map
+from paretostab.maps import FeaturePalette, StabilityMap, feature_palette, stability_map
 from paretostab.report.confidence import (
     DominanceAreaInterval,
     Ellipse,
@@ -30,13 +30,14 @@ from paretostab.report.confidence import (
 __all__ = [
     "DominanceAreaInterval",
     "Ellipse",
+    "FeaturePalette",
     "GammaChoice",
     "StabilityMap",
     "choose",
     "confidence_regions",
     "dominance_area",
     "dominance_area_interval",
-    "feature_color",
+    "feature_palette",
     "gamma_table",
     "pareto_front",
     "stability_map",
