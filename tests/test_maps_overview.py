@@ -26,7 +26,6 @@ from paretostab.maps import (
     selection_overview,
     stability_map,
 )
-from paretostab.protocol import RunSet
 
 matplotlib.use("Agg", force=True)
 from matplotlib.collections import PathCollection  # noqa: E402
@@ -38,27 +37,7 @@ from paretostab.plot import (  # noqa: E402
     selection_overview_figure,
     stability_maps_figure,
 )
-
-
-def make_runset(Z, I=None, names=None) -> RunSet:
-    Z = np.asarray(Z, dtype=bool)
-    I = Z.astype(float) if I is None else np.asarray(I, dtype=float)
-    M = Z.shape[0]
-    return RunSet(selection_matrix=Z, importance_matrix=I, rank_matrix=None,
-                  scores=np.full(M, 0.8), seeds=np.arange(M, dtype=np.uint32),
-                  fit_seconds=np.zeros(M), metric="accuracy", resampling="bootstrap",
-                  selector="Test", params={}, feature_names=names)
-
-
-def random_runset(seed, M=12, d=30, k=(2, 8), names=None) -> RunSet:
-    rng = np.random.default_rng(seed)
-    popularity = rng.dirichlet(np.full(d, 0.3))
-    Z = np.zeros((M, d), dtype=bool)
-    for i in range(M):
-        Z[i, rng.choice(d, size=rng.integers(*k), replace=False, p=popularity)] = True
-    I = np.where(Z, rng.exponential(size=(M, d)), 0.0)
-    return make_runset(Z, I, names)
-
+from tests.test_report_maps import make_runset, random_runset
 
 # --------------------------------------------------------------------------- colour science
 # sRGB (IEC 61966-2-1) → CIE XYZ (D65) → CIELAB, and the CIEDE2000 difference (Sharma, Wu
