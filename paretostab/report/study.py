@@ -195,7 +195,6 @@ def build_report(storage_url: str, *, study_name: str | None = None,
     """
     from tqdm.auto import tqdm
 
-    from paretostab.maps import stability_map
     from paretostab.report import html
     from paretostab.storage import artifact_store, load_runset, open_storage
 
@@ -282,7 +281,7 @@ def build_report(storage_url: str, *, study_name: str | None = None,
     (out / "summary.json").write_text(json.dumps(summary, indent=2, default=float),
                                       encoding="utf-8")
     figures = _figures(study, table, names, objective, front, regions, means, chosen, gamma,
-                       weight_spec, load_runset, stability_map, storage, store, context)
+                       weight_spec, load_runset, storage, store, context)
     html.write_report(out, title=f"paretostab report: {study.study_name}",
                       sections=_sections(summary, front_table, gamma_frame, figures, interval,
                                          simultaneous_interval))
@@ -427,11 +426,11 @@ def _front_figure(study_name, table, objective, front, regions, means, chosen, g
 
 
 def _figures(study, table, names, objective, front, regions, means, chosen, gamma, weight,
-             load_runset, stability_map, storage, store, context) -> dict:
+             load_runset, storage, store, context) -> dict:
     """The report's matplotlib figures (no pyplot: no global state)."""
     from matplotlib.figure import Figure
 
-    from paretostab.plot import draw_fronts, draw_stability_map
+    from paretostab.plot import draw_fronts
 
     figures = {}
     figures["front"], figures["front_links"] = _front_figure(
@@ -445,18 +444,42 @@ def _figures(study, table, names, objective, front, regions, means, chosen, gamm
     draw_fronts(panels, axes=axes, chosen_label=f"trial {number} (γ = {gamma:g} choice)")
     figure.suptitle(f"Fronts of {study.study_name} under each measure", x=0.02, ha="left")
     figures["fronts"] = figure
-    maps = []
-    spec = context().spec if "spec" in study.user_attrs else None
-    names_of_features = context().problem.feature_names if spec is not None else None
-    for index in front:
-        trial_number = int(table["trial"].iloc[index])
-        runs = load_runset(_trial(study, trial_number), storage=storage, store=store)
-        figure = Figure(figsize=(8, 4))
-        draw_stability_map(stability_map(runs, feature_names=names_of_features, top=10),
-                           ax=figure.add_subplot())
-        maps.append((trial_number, figure))
-    figures["maps"] = maps
+    figures.update(_map_figures(study, table, front, number, gamma, load_runset, storage,
+                                store, context))
     return figures
+
+
+def _map_figures(study, table, front, chosen_number, gamma, load_runset, storage, store,
+                 context) -> dict:
+    """The front's stability maps, compact (JMLR 2021, §3): the overview of selection
+    frequencies (features × front trials) and one map per distinct picture with the trials
+    it stands for, all in one palette (a feature has one colour on the whole page)."""
+    from paretostab.maps import group_identical_maps, selection_overview, stability_map
+    from paretostab.plot import selection_overview_figure, stability_map_figure
+
+    numbers = [int(table["trial"].iloc[i]) for i in front]
+    feature_names = (context().problem.feature_names if "spec" in study.user_attrs
+                     else None)
+    runsets = [load_runset(_trial(study, n), storage=storage, store=store) for n in numbers]
+    overview = selection_overview(runsets, numbers, feature_names=feature_names)
+    palette = overview.palette()
+    choice = f"γ = {gamma:g} choice"
+    maps = [stability_map(runs, feature_names=feature_names, top=10, palette=palette)
+            for runs in runsets]
+    groups = []
+    for group in group_identical_maps(maps, numbers):
+        trials = ", ".join(str(n) for n in group)
+        title = f"Trial{'s' if len(group) > 1 else ''} {trials}"
+        if chosen_number in group:
+            title += (f", the {choice}" if len(group) == 1
+                      else f", with trial {chosen_number}, the {choice}")
+        figure = stability_map_figure(maps[numbers.index(group[0])], size=(8.0, 4.5),
+                                      title=f"Feature stability map: {title.lower()}")
+        groups.append((group, title, figure))
+    return {"overview": selection_overview_figure(
+                overview, chosen=chosen_number, chosen_label=choice, palette=palette,
+                title=f"Which features the front trials of {study.study_name} keep"),
+            "maps": groups}
 
 
 def _shown(frame: pd.DataFrame) -> pd.DataFrame:
@@ -557,15 +580,24 @@ def _sections(summary: dict, front_table: pd.DataFrame, gamma_frame: pd.DataFram
                         f"Fig. 11); trial {number}, the γ = {summary['gamma']:g} choice, "
                         "circled in each."),
     ]
+    maps = figures["maps"]
+    distinct = (f"{len(maps)} distinct pictures" if len(maps) < len(summary["front"])
+                else "every one distinct")
     sections.append(Section(
         "Feature stability maps of the front",
-        text="One row per run; rectangle widths are the importances; features by decreasing "
-             "selection frequency, one colour per feature (JMLR 2021, §3).",
-        subsections=tuple(Section(
-            f"Feature stability map, trial {trial_number}"
-            + (f" (the γ = {summary['gamma']:g} choice)" if trial_number == number else ""),
-            figure=figure, anchors=[f"trial-{trial_number}"])
-            for trial_number, figure in figures["maps"])))
+        text=f"The {len(summary['front'])} front trials' maps ({distinct}): first which "
+             "features each trial keeps, then one map per picture with the trials it stands "
+             "for (maps within 1 % of each other count as one). In a map, one row per run; "
+             "rectangle widths are the importances; features by decreasing selection "
+             "frequency; one colour per feature on the whole page, light grey beyond the "
+             "palette's 20 colours (JMLR 2021, §3).",
+        figure=figures["overview"],
+        caption="Selection frequency p_f of the most selected features (rows) in each front "
+                f"trial's runs (columns); trial {number}, the γ = {summary['gamma']:g} "
+                "choice, outlined.",
+        subsections=tuple(
+            Section(title, figure=figure, anchors=[f"trial-{n}" for n in group])
+            for group, title, figure in maps)))
     sections.append(Section("References", text=[
         "JMLR 2021: V. Hamer, P. Dupont. An importance weighted feature selection stability "
         "measure. Journal of Machine Learning Research (2021).",
