@@ -294,7 +294,7 @@ def chosen_trade_off(row: pd.Series, params: dict, measures: list[str], gamma: f
     """What the report says of the γ choice (003 §7.1): its trial (``row`` of the trial
     table), its parameters, its values,
     the mean of its replicates for each with a ``level`` t interval for that mean (B − 1
-    degrees of freedom), and the features its selector selects on the whole data."""
+    degrees of freedom; cut to the measure's bounds: φ of 1.002 means nothing), and the features its selector selects on the whole data."""
     from scipy import stats
 
     rows = []
@@ -307,8 +307,10 @@ def chosen_trade_off(row: pd.Series, params: dict, measures: list[str], gamma: f
             half = (stats.t.ppf((1 + level) / 2, sample.size - 1) * sample.std(ddof=1)
                     / math.sqrt(sample.size))
             mean = float(sample.mean())
-            entry.update({"replicate mean": mean, "interval low": mean - half,
-                          "interval high": mean + half})
+            low, high = ((0.0, 1.0) if name == "accuracy"
+                         else (get_measure(name).lower, get_measure(name).upper))
+            entry.update({"replicate mean": mean, "interval low": max(mean - half, low),
+                          "interval high": min(mean + half, high)})  # within the bounds
         rows.append(entry)
     return {"trial": int(row["trial"]), "gamma": gamma, "params": params,
             "mean_selected": float(row["k̄"]) if _present(row.get("k̄")) else None,
@@ -455,7 +457,7 @@ def _map_figures(study, table, front, chosen_number, gamma, load_runset, storage
     frequencies (features × front trials) and one map per distinct picture with the trials
     it stands for, all in one palette (a feature has one colour on the whole page)."""
     from paretostab.maps import group_identical_maps, selection_overview, stability_map
-    from paretostab.plot import selection_overview_figure, stability_map_figure
+    from paretostab.plot import selection_overview_figure, stability_maps_figure
 
     numbers = [int(table["trial"].iloc[i]) for i in front]
     feature_names = (context().problem.feature_names if "spec" in study.user_attrs
@@ -466,20 +468,19 @@ def _map_figures(study, table, front, chosen_number, gamma, load_runset, storage
     choice = f"γ = {gamma:g} choice"
     maps = [stability_map(runs, feature_names=feature_names, top=10, palette=palette)
             for runs in runsets]
-    groups = []
-    for group in group_identical_maps(maps, numbers):
-        trials = ", ".join(str(n) for n in group)
-        title = f"Trial{'s' if len(group) > 1 else ''} {trials}"
-        if chosen_number in group:
-            title += (f", the {choice}" if len(group) == 1
-                      else f", with trial {chosen_number}, the {choice}")
-        figure = stability_map_figure(maps[numbers.index(group[0])], size=(8.0, 4.5),
-                                      title=f"Feature stability map: {title.lower()}")
-        groups.append((group, title, figure))
+    groups = group_identical_maps(maps, numbers)
+    titles = [f"trial{'s' if len(group) > 1 else ''} {', '.join(map(str, group))}"
+              + (f" ({choice}: {chosen_number})" if len(group) > 1 and chosen_number in group
+                 else f" ({choice})" if chosen_number in group else "")
+              for group in groups]
     return {"overview": selection_overview_figure(
                 overview, chosen=chosen_number, chosen_label=choice, palette=palette,
                 title=f"Which features the front trials of {study.study_name} keep"),
-            "maps": groups}
+            "maps": stability_maps_figure(
+                [maps[numbers.index(group[0])] for group in groups], titles,
+                title=f"Feature stability maps of the front trials of {study.study_name}, "
+                      "one per distinct picture"),
+            "map_groups": groups}
 
 
 def _shown(frame: pd.DataFrame) -> pd.DataFrame:
@@ -580,24 +581,27 @@ def _sections(summary: dict, front_table: pd.DataFrame, gamma_frame: pd.DataFram
                         f"Fig. 11); trial {number}, the γ = {summary['gamma']:g} choice, "
                         "circled in each."),
     ]
-    maps = figures["maps"]
-    distinct = (f"{len(maps)} distinct pictures" if len(maps) < len(summary["front"])
+    groups = figures["map_groups"]
+    distinct = (f"{len(groups)} distinct pictures" if len(groups) < len(summary["front"])
                 else "every one distinct")
     sections.append(Section(
         "Feature stability maps of the front",
         text=f"The {len(summary['front'])} front trials' maps ({distinct}): first which "
-             "features each trial keeps, then one map per picture with the trials it stands "
-             "for (maps within 1 % of each other count as one). In a map, one row per run; "
-             "rectangle widths are the importances; features by decreasing selection "
-             "frequency; one colour per feature on the whole page, light grey beyond the "
-             "palette's 20 colours (JMLR 2021, §3).",
+             "features each trial keeps, then the maps as small multiples, one per picture "
+             "titled with the trials it stands for (maps within 1 % of each other count as "
+             "one). In a map, one row per run; rectangle widths are the importances; "
+             "features by decreasing selection frequency; one colour per feature on the "
+             "whole page, light grey beyond the palette's 20 colours (JMLR 2021, §3).",
         figure=figures["overview"],
         caption="Selection frequency p_f of the most selected features (rows) in each front "
                 f"trial's runs (columns); trial {number}, the γ = {summary['gamma']:g} "
                 "choice, outlined.",
-        subsections=tuple(
-            Section(title, figure=figure, anchors=[f"trial-{n}" for n in group])
-            for group, title, figure in maps)))
+        subsections=(Section(
+            "The maps, one per picture", figure=figures["maps"],
+            anchors=[f"trial-{n}" for group in groups for n in group],
+            caption="Each panel: one row per run (run 0 at the top), the importances of its "
+                    "selected features side by side (rows sum to k̄); panels titled with the "
+                    "trials whose maps they stand for."),)))
     sections.append(Section("References", text=[
         "JMLR 2021: V. Hamer, P. Dupont. An importance weighted feature selection stability "
         "measure. Journal of Machine Learning Research (2021).",
