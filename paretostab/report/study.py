@@ -294,7 +294,8 @@ def chosen_trade_off(row: pd.Series, params: dict, measures: list[str], gamma: f
     """What the report says of the γ choice (003 §7.1): its trial (``row`` of the trial
     table), its parameters, its values,
     the mean of its replicates for each with a ``level`` t interval for that mean (B − 1
-    degrees of freedom; cut to the measure's bounds: φ of 1.002 means nothing), and the features its selector selects on the whole data."""
+    degrees of freedom; cut to the measure's bounds: φ of 1.002 means nothing), and the
+    features its selector selects on the whole data."""
     from scipy import stats
 
     rows = []
