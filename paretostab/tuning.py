@@ -14,6 +14,12 @@ study is created without one), and each process keeps its prepared runs in a
 :class:`~paretostab.protocol.RunCache`: a trial then costs its fits, not their
 preparation. Each trial records where its time went (user attribute ``timing``).
 
+For the Optuna dashboard: the study's metric names are what a person reads (``accuracy``,
+``φ_iw``), the study has a note saying what the objectives are and how every trial
+computes them (:func:`study_note`), and every trial a note with its values, measures, k̄
+and most frequent features, and its stability map shown full size when it has one
+(:func:`trial_note`).
+
 Optuna appears only here, in the CLI and in the report's loader.
 """
 
@@ -23,6 +29,7 @@ import math
 import multiprocessing
 import multiprocessing.connection
 import os
+import re
 import signal
 import sys
 import tempfile
@@ -48,12 +55,23 @@ from paretostab.coordination import (
 )
 from paretostab.data import load_dataset
 from paretostab.errors import InvalidInputError, ParetostabError, StabilityWarning, WorkerError
+from paretostab.maps import StabilityMap, stability_map
 from paretostab.measures import get_measure
 from paretostab.protocol import DEFAULT_CACHE_BYTES, RunCache, RunSet, run_protocol
 from paretostab.selectors import get_selector
 from paretostab.similarity import FeatureSimilarity
 from paretostab.spec import SAMPLERS, Param, StudySpec
 from paretostab.storage import DEFAULT_STORAGE, artifact_store, open_storage
+
+# The per-trial stability map PNG, for optuna-dashboard: its artifact cards show an image
+# in a 200 × 150 px box (too small for any legend, and not clickable), so the trial's note
+# embeds the map at its natural size, as the dashboard's own "insert an image" does (the
+# note's images are shown at most as wide as the note, 900–1000 px in a 1280–1440 px
+# window). 8 × 5 in at 110 dpi is 880 × 550 px: the legend's text is 12–13 px high, the
+# title and axis labels 15 px.
+MAP_SIZE = (8.0, 5.0)
+MAP_DPI = 110.0
+NOTE_FEATURES = 10  # the most frequent features a trial's note lists
 
 # ------------------------------------------------------------------------- the study
 
@@ -96,14 +114,23 @@ def create_or_load_study(spec: StudySpec, *, storage,
                             int(np.random.SeedSequence().entropy % 2**63))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
-            study.set_metric_names([spec.protocol.metric, spec.objective.stability])
+            study.set_metric_names(objective_names(spec))
     elif known != spec.content_hash():
         raise InvalidInputError(
             f"Study {name!r} in this storage was made from another spec or by another "
             f"version of paretostab (hash {known[:12]}, this spec "
             f"{spec.content_hash()[:12]}); choose another --study-name."
         )
+    if not has_note(study):  # written once: never over a note someone edited since
+        write_note(study, study_note(spec))
     return study
+
+
+def objective_names(spec: StudySpec) -> list[str]:
+    """The study's metric names, as a person reads them: the protocol's metric and the
+    stability measure's symbol (``["accuracy", "φ_iw"]``). The registry name of the
+    stability measure is the study's user attribute ``objective``."""
+    return [spec.protocol.metric, get_measure(spec.objective.stability).label]
 
 
 def resample_seed(study: optuna.Study) -> int:
@@ -199,6 +226,7 @@ def make_objective(spec: StudySpec, problem: _Problem, *, store, n_jobs: int | N
     cache = RunCache(cache_bytes) if shared else None
     problem = problem.read_only()
     ranks = kept_ranks(spec)
+    names = objective_names(spec)
     interrupts = Interrupts()
     _start_drawing()
 
@@ -228,18 +256,30 @@ def make_objective(spec: StudySpec, problem: _Problem, *, store, n_jobs: int | N
             raise
         measures_end = time.perf_counter()
         accuracy, stability = runs.accuracy, values[spec.objective.stability]
-        _upload_artifacts(trial, runs, problem.feature_names, store, ranks,
-                          draw_map=_on_front(trial, accuracy, stability))
+        on_front = _on_front(trial, accuracy, stability)
+        map_data = stability_map(runs, feature_names=problem.feature_names, top=NOTE_FEATURES)
+        title = (f"Trial {trial.number} · {names[0]} {accuracy:.4f} · {names[1]} "
+                 f"{stability:.4f}")
+        image = _upload_artifacts(trial, runs, map_data, store, ranks,
+                                  title=title if on_front else None)
+        artifacts_end = time.perf_counter()
+        write_note(trial, trial_note(trial.number, spec, values, accuracy, map_data,
+                                     on_front=on_front, image=image))
         end = time.perf_counter()
         trial.set_user_attr("measures", values)
         trial.set_user_attr("mean_selected", runs.mean_selected)
         trial.set_user_attr("runs", runs.runs)
         trial.set_user_attr("seconds", end - start)
-        trial.set_user_attr("timing", {
+        # seconds to 0.1 ms: the dashboard shows a user attribute on one line that does
+        # not wrap, and at full precision this one (270 characters) made the trial pane
+        # wider than a 2600 px window, cutting off the note's right side (now 160
+        # characters: the pane fits windows from about 1650 px)
+        trial.set_user_attr("timing", {key: round(value, 4) for key, value in {
             "protocol": protocol_end - start, "preparation": float(runs.prepare_seconds.sum()),
             "fits": float(runs.fit_seconds.sum()), "scoring": float(runs.score_seconds.sum()),
-            "measures": measures_end - protocol_end, "artifacts": end - measures_end,
-            "run_cache_mib": (cache.nbytes / 2**20) if cache is not None else 0.0})
+            "measures": measures_end - protocol_end,
+            "artifacts": end - measures_end, "note": end - artifacts_end,  # note ⊂ artifacts
+            "run_cache_mib": (cache.nbytes / 2**20) if cache is not None else 0.0}.items()})
         trial.set_user_attr("spec_hash", spec.content_hash())
         if runs.params.get("calibrated"):
             trial.set_user_attr("calibrated", runs.params["calibrated"])
@@ -262,40 +302,49 @@ def _on_front(trial: optuna.Trial, accuracy: float, stability: float) -> bool:
 
 
 def _start_drawing() -> None:
-    """Import matplotlib and load its fonts now, by drawing a tiny map: a start-up cost of
-    the process (about a second), not of the first trial that draws one."""
+    """Import matplotlib and load its fonts now, by drawing a tiny map with a title: a
+    start-up cost of the process (about a second), not of the first trial that draws
+    one."""
     import io
 
-    from paretostab.maps import stability_map
     from paretostab.plot import stability_map_figure
 
     tiny = RunSet(selection_matrix=np.eye(2, dtype=bool), importance_matrix=np.eye(2),
                   rank_matrix=None, scores=np.ones(2), seeds=np.zeros(2, dtype=np.uint32),
                   fit_seconds=np.zeros(2), metric="accuracy", resampling="bootstrap",
                   selector="start-up")
-    stability_map_figure(stability_map(tiny)).savefig(io.BytesIO(), format="png")
+    stability_map_figure(stability_map(tiny), size=MAP_SIZE, dpi=MAP_DPI,
+                         title="Trial 0 · accuracy 1 · φ_iw 1").savefig(io.BytesIO(),
+                                                                       format="png")
 
 
-def _upload_artifacts(trial, runs: RunSet, feature_names, store, ranks, *,
-                      draw_map: bool) -> None:
-    """The trial's RunSet and, when ``draw_map``, its feature stability map (a PNG costs
-    matplotlib about 0.15–0.2 s, mostly laying out and rendering text: 8 % of a trial's
-    protocol with shared resamples; drawn for the trials that join the front, which the
-    dashboard and the report show; any other map is a ``load_runset`` away)."""
+def _upload_artifacts(trial, runs: RunSet, map_data: StabilityMap, store, ranks, *,
+                      title: str | None) -> str | None:
+    """Upload the trial's RunSet and, with a ``title``, its feature stability map
+    (``MAP_SIZE`` at ``MAP_DPI``, titled): the map's address on optuna-dashboard
+    (``/artifacts/<study_id>/<trial_id>/<artifact_id>``, as the dashboard's own notes
+    link images), else None.
+
+    A map costs matplotlib about 0.13 s in the quickstart (laying out and rendering text
+    mostly; 0.11 s at the former 640 × 400 px without a title), about half of the
+    quickstart's median protocol (0.2–0.23 s): drawn only for the trials that join the
+    front, which the dashboard and the report show; any other map is a ``load_runset``
+    away, and every trial's note lists its most frequent features without drawing.
+    """
     with tempfile.TemporaryDirectory() as folder:
         runset_path = runs.save(Path(folder) / f"runset-trial-{trial.number}.npz", ranks=ranks)
         upload_artifact(artifact_store=store, file_path=str(runset_path), study_or_trial=trial,
                         mimetype="application/octet-stream")
-        if not draw_map:
-            return
-        from paretostab.maps import stability_map
+        if title is None:
+            return None
         from paretostab.plot import stability_map_figure
 
-        figure = stability_map_figure(stability_map(runs, feature_names=feature_names, top=10))
+        figure = stability_map_figure(map_data, size=MAP_SIZE, dpi=MAP_DPI, title=title)
         map_path = Path(folder) / f"stability-map-trial-{trial.number}.png"
         figure.savefig(map_path, pil_kwargs={"compress_level": 1})
-        upload_artifact(artifact_store=store, file_path=str(map_path), study_or_trial=trial,
-                        mimetype="image/png")
+        artifact_id = upload_artifact(artifact_store=store, file_path=str(map_path),
+                                      study_or_trial=trial, mimetype="image/png")
+    return f"/artifacts/{trial.study._study_id}/{trial._trial_id}/{artifact_id}"
 
 
 def _optimize(study: optuna.Study, objective, slots: TrialSlots, *,
@@ -501,3 +550,160 @@ def front_table(study: optuna.Study):
         rows.append({"trial": trial.number, names[0]: trial.values[0], names[1]: trial.values[1],
                      "k̄": trial.user_attrs.get("mean_selected"), **trial.params})
     return pd.DataFrame(rows)
+
+
+# ------------------------------------------------------------------- dashboard notes
+# optuna-dashboard keeps notes (Markdown) in the study's system attributes
+# (optuna_dashboard/_note.py): a version under "dashboard:note_ver" (a trial's under
+# "dashboard:<trial_id>:note_ver") and the body in pieces of at most 2045 characters
+# under "…note_str:0", "…note_str:1", …. Its save_note (which works from inside a
+# running trial) reads every note of the study twice to write one, a cost that grows
+# with the study: measured per trial with 900-character notes, 8–17 ms at the start,
+# 25–47 ms after 250 trials, 140–150 ms after 1000, on SQLite and PostgreSQL alike. A
+# trial's note is written here once, as its version 1, without reading: 4–10 ms at
+# every size (a quickstart trial: 6–7 ms median, about 3 % of its protocol). A test
+# reads the notes back with optuna-dashboard's get_note; the browser test sees them.
+
+_NOTE_PIECE = 2045
+
+
+def _note_keys(trial_id: int | None) -> tuple[str, str]:
+    """The version key and the body pieces' key prefix of a study's (None) or a trial's
+    note."""
+    where = "dashboard:" if trial_id is None else f"dashboard:{trial_id}:"
+    return f"{where}note_ver", f"{where}note_str:"
+
+
+def _note_target(study_or_trial) -> tuple[optuna.storages.BaseStorage, int, int | None]:
+    if isinstance(study_or_trial, optuna.Study):
+        return study_or_trial._storage, study_or_trial._study_id, None
+    return study_or_trial.storage, study_or_trial.study._study_id, study_or_trial._trial_id
+
+
+def has_note(study_or_trial) -> bool:
+    """Whether the study (or the running trial) has an optuna-dashboard note, even an
+    emptied one."""
+    storage, study_id, trial_id = _note_target(study_or_trial)
+    return _note_keys(trial_id)[0] in storage.get_study_system_attrs(study_id)
+
+
+def write_note(study_or_trial, body: str) -> None:
+    """Give a study (or a running trial) that has no note yet the optuna-dashboard note
+    ``body`` (Markdown), as its version 1, without reading the study's other notes. Two
+    processes writing a study's first note together write the same keys (the last
+    wins)."""
+    storage, study_id, trial_id = _note_target(study_or_trial)
+    version, piece = _note_keys(trial_id)
+    storage.set_study_system_attr(study_id, version, 1)
+    for i in range(max(1, math.ceil(len(body) / _NOTE_PIECE))):
+        storage.set_study_system_attr(study_id, f"{piece}{i}",
+                                      body[i * _NOTE_PIECE:(i + 1) * _NOTE_PIECE])
+
+
+_MARKUP = re.compile(r"[\\`*\[\]<>|~&]|(?<!\w)_|_(?!\w)")
+
+
+def _md(text: object) -> str:
+    """``text`` on one line, read literally in the note's Markdown: the characters that
+    would start markup escaped (``|`` must be, in a table), ``_`` only where it could
+    (``φ_iw`` and ``g1_0`` stay as they are, for whoever edits the note)."""
+    return _MARKUP.sub(lambda found: "\\" + found.group(0), " ".join(str(text).split()))
+
+
+def _number(value: float) -> str:
+    return "nan" if value is None or math.isnan(value) else f"{value:.4f}"
+
+
+_METRICS = {"accuracy": "out-of-bag accuracy", "balanced_accuracy":
+            "out-of-bag balanced accuracy", "roc_auc": "out-of-bag ROC AUC"}
+
+
+def _resamples(spec: StudySpec) -> str:
+    """How a trial's M resamples are drawn, in words."""
+    p, data = spec.protocol, f"`{spec.data.source.replace('`', '')}`"  # a code span: literal
+    if p.resampling == "bootstrap":
+        kind = (f"M = {p.runs} stratified bootstrap resamples of {data} (each class drawn "
+                "with replacement to its size)")
+    else:
+        kind = (f"M = {p.runs} stratified subsamples of {data} ({p.sample_fraction:.0%} of "
+                "each class, without replacement)")
+    if p.resamples == "shared":
+        seed = "the study's seed" if spec.seed is None else f"seed {spec.seed}"
+        return f"{kind}, the same for every trial (shared resamples, {seed})"
+    return f"{kind}, drawn afresh for every trial"
+
+
+def study_note(spec: StudySpec) -> str:
+    """The study's optuna-dashboard note (Markdown): the two objectives, both maximised,
+    what they are, the protocol every trial runs (M runs, resampling, selector) and the
+    other recorded measures."""
+    metric, stability = spec.protocol.metric, get_measure(spec.objective.stability)
+    runs = spec.protocol.runs
+    searched = ", ".join(p.name for p in spec.selector.search) or "none"
+    fixed = ", ".join(f"{k} = {v}" for k, v in spec.selector.fixed.items())
+    others = [get_measure(n) for n in spec.objective.measures if n != stability.name]
+    summary = stability.summary.removeprefix(f"{stability.label}:").strip()
+    similarity = (f", with |{spec.objective.similarity}| feature similarity"
+                  if spec.objective.similarity else "")
+    lines = [
+        "## Two objectives, both maximised",
+        "",
+        f"1. **{_md(metric)}**: the {_METRICS.get(metric, metric)} of each run's final model "
+        f"(scored on the examples its resample left out), averaged over the {runs} runs.",
+        f"2. **{_md(stability.label)}** (measure `{stability.name}`, in [{stability.lower:g}, "
+        f"{stability.upper:g}]): the stability of the {runs} runs' feature "
+        f"selections{_md(similarity)} — {_md(summary)} ({_md(stability.reference)})",
+        "",
+        f"**Protocol.** Every trial draws the hyperparameters of `{spec.selector.name}` "
+        f"(searched: {_md(searched)}" + (f"; fixed: {_md(fixed)}" if fixed else "") +
+        f") and runs it on {_resamples(spec)}.",
+        "",
+    ]
+    if others:
+        lines += ["**Also recorded** on every trial (user attribute `measures`, by measure "
+                  "name): " + ", ".join(f"{_md(m.label)} (`{m.name}`)" for m in others) + ".",
+                  ""]
+    lines.append("Each trial's note gives its objective values, every recorded measure, k̄ "
+                 "(the mean number of features selected per run) and its most frequently "
+                 "selected features; a trial that joined the Pareto front when it finished "
+                 "shows its feature stability map. `python -m paretostab report` draws the "
+                 "fronts with their confidence regions and the γ choice.")
+    return "\n".join(lines) + "\n"
+
+
+def trial_note(number: int, spec: StudySpec, measures: dict[str, float], accuracy: float,
+               stability_map: StabilityMap, *, on_front: bool, image: str | None = None,
+               top: int = NOTE_FEATURES) -> str:
+    """A trial's optuna-dashboard note (Markdown): whether it joined the front, its
+    objective values by name, every recorded measure by its symbol (and registry name),
+    k̄ and the runs, its ``top`` most frequently selected features with their selection
+    frequencies ``p_f`` (``stability_map``'s order) and, with ``image`` (the map's
+    address), its stability map. Lists, not tables: the dashboard draws tables without
+    cell spacing; short lines: a long user attribute can make the trial pane wider than
+    the window (optuna-dashboard does not wrap them), cutting off long lines' ends."""
+    metric, objective = spec.protocol.metric, get_measure(spec.objective.stability)
+    m = stability_map
+    where = "on the Pareto front when it finished" if on_front else "dominated when it finished"
+    lines = [
+        f"**Trial {number}** · {where}",
+        "",
+        f"- objectives (maximised): **{_md(metric)} = {_number(accuracy)}** · "
+        f"**{_md(objective.label)} = {_number(measures.get(objective.name, math.nan))}**",
+        "- measures: " + " · ".join(f"{_md(get_measure(name).label)} = {_number(value)} "
+                                    f"(`{name}`)" for name, value in measures.items()),
+        f"- k̄ = {m.mean_selected:.2f} features selected per run (mean) · M = {m.runs} "
+        f"{spec.protocol.resampling} runs",
+    ]
+    shown = min(top, len(m.names))
+    if shown:  # one a line: the dashboard's trial pane can be wider than the window
+        lines.append(f"- top features by selection frequency p_f (the fraction of the "
+                     f"{m.runs} runs selecting them; {len(m.names)} selected at least once):")
+        lines += [f"  - {_md(name)}: {p:.2f}"
+                  for name, p in zip(m.names[:shown], m.frequency[:shown], strict=True)]
+        if len(m.names) > shown:
+            lines.append(f"  - +{len(m.names) - shown} more")
+    else:
+        lines.append("- no feature was selected in any run")
+    if image:
+        lines += ["", f"![Stability map of trial {number}]({image})"]
+    return "\n".join(lines) + "\n"

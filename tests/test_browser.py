@@ -155,8 +155,33 @@ def dashboard(url, folder, timeout=60.0):
         servers.stop_s3(process)  # terminate, wait (kill after 10 s): any server process
 
 
+def top_feature(url, trial):
+    """The name and selection frequency of the trial's most frequently selected feature,
+    from its RunSet artifact."""
+    from paretostab.data import load_dataset
+    from paretostab.maps import stability_map
+    from paretostab.storage import artifact_store, load_runset, open_storage
+
+    runs = load_runset(trial, storage=open_storage(url), store=artifact_store(url))
+    names = load_dataset("simulated:n_other=30,n_per_class=20", random_state=0).feature_names
+    m = stability_map(runs, feature_names=names)
+    return m.names[0], float(m.frequency[0])
+
+
+def assert_on_page(text, patterns, where):
+    for pattern in patterns:
+        assert re.search(pattern, text), f"{pattern!r} not on the {where}: {text[:2000]}"
+
+
 def test_the_dashboard_shows_the_study_and_a_trial_with_its_map(study, tmp_path):
+    import io
+
+    from PIL import Image
+
+    from paretostab.tuning import MAP_DPI, MAP_SIZE
+
     folder, url, optuna_study = study
+    assert optuna_study.metric_names == ["accuracy", "φ_iw"]
     with dashboard(url, tmp_path) as base:
         summaries = json.loads(get(f"{base}/api/studies")[2])["study_summaries"]
         study_id = next(s["study_id"] for s in summaries if s["study_name"] == "tiny")
@@ -166,11 +191,21 @@ def test_the_dashboard_shows_the_study_and_a_trial_with_its_map(study, tmp_path)
                            budget_ms=DASHBOARD_BUDGET_MS, window=(1400, 1000)).dom)
         text = page.text
         assert "tiny" in text, f"no study name on the study page: {text[:500]}"
-        for name in optuna_study.metric_names:  # ["accuracy", "iw"]
-            assert re.search(rf"\b{re.escape(name)}\b", text), \
-                f"objective {name!r} not on the study page: {text[:800]}"
+        # the objectives by name on the Pareto front's axes
+        assert_on_page(text, [r"Objective X:\s*accuracy\b", r"Objective Y:\s*φ_iw\b"],
+                       "study page")
         assert "Pareto Front" in text, f"the app did not draw its Pareto front: {text[:800]}"
         assert_not_blank(study_png)
+
+        note_png = shot(tmp_path, "dashboard-study-note.png")
+        text = Page(render(f"{base}/dashboard/studies/{study_id}/note", screenshot=note_png,
+                           budget_ms=DASHBOARD_BUDGET_MS, window=(1400, 1000)).dom).text
+        assert_on_page(text, [r"Two objectives, both maximised",  # (list numbers: CSS)
+                              r"accuracy\s*: the out-of-bag accuracy",
+                              r"φ_iw \(measure\s*iw\s*, in \[-1, 1\]\): the stability",
+                              r"M = 3 stratified bootstrap resamples", r"φ_pears"],
+                       "study's note page")
+        assert_not_blank(note_png)
 
         trial = min(optuna_study.best_trials, key=lambda t: t.number)
         trial_png = shot(tmp_path, "dashboard-trial.png")
@@ -181,11 +216,28 @@ def test_the_dashboard_shows_the_study_and_a_trial_with_its_map(study, tmp_path)
         assert f"Trial {trial.number}" in text, f"trial {trial.number} not shown: {text[:800]}"
         for value in trial.values:  # JavaScript and Python print a float the same way
             assert repr(value) in text, f"value {value!r} not on the trial page: {text[:1500]}"
+        # the trial's note: objectives by name with their values, a measure by its symbol,
+        # k̄ and the most frequent feature with its p_f
+        accuracy, phi = trial.values
+        name, frequency = top_feature(url, trial)
+        measures = trial.user_attrs["measures"]
+        assert_on_page(text, [
+            rf"Trial {trial.number} · on the Pareto front when it finished",
+            rf"accuracy = {accuracy:.4f} · φ_iw = {phi:.4f}",
+            rf"φ_pears = {measures['pearson']:.4f} \(\s*pearson\s*\)",
+            rf"k̄ = {trial.user_attrs['mean_selected']:.2f} features selected per run",
+            rf"\b{re.escape(name)}: {frequency:.2f}"], "trial page's note")
+        cards = [img for img in page.images
+                 if img.get("alt") == f"stability-map-trial-{trial.number}.png"]
+        assert cards, f"no stability map card on the trial page: {page.images}"
         maps = [img for img in page.images
-                if img.get("alt") == f"stability-map-trial-{trial.number}.png"]
-        assert maps, f"no stability map image on the trial page: {page.images}"
+                if img.get("alt") == f"Stability map of trial {trial.number}"]
+        assert maps, f"no stability map in the trial's note: {page.images}"
+        assert maps[0]["src"] == cards[0]["src"]
         status, kind, body = get(base + maps[0]["src"])
         assert status == 200 and body[:8] == b"\x89PNG\r\n\x1a\n", (status, kind, body[:20])
+        with Image.open(io.BytesIO(body)) as image:  # shown at its size in the note
+            assert image.size == (round(MAP_SIZE[0] * MAP_DPI), round(MAP_SIZE[1] * MAP_DPI))
         assert_not_blank(trial_png)
 
 

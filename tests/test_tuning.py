@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import math
 import subprocess
 import sys
 from pathlib import Path
@@ -65,7 +66,8 @@ def test_a_study_records_objectives_measures_and_artifacts(tmp_path):
     url = storage_url(tmp_path)
     study = tune(tiny(), storage=url, progress=False)
     assert states(study) == [TrialState.COMPLETE] * 3
-    assert study.metric_names == ["accuracy", "iw"]
+    assert study.metric_names == ["accuracy", "φ_iw"]  # what a person reads
+    assert study.user_attrs["objective"] == "iw"  # the registry name
     trial = study.trials[0]
     assert set(trial.user_attrs["measures"]) == {"iw", "nogueira", "pearson"}
     assert trial.values[1] == trial.user_attrs["measures"]["iw"]
@@ -140,7 +142,7 @@ def test_the_dashboard_serves_the_study_with_metric_names_and_artifacts(tmp_path
     study_id = studies[0]["study_id"]
     status, body = get(f"/api/studies/{study_id}")
     detail = json.loads(body)
-    assert detail["objective_names"] == ["accuracy", "iw"]  # the study's metric names
+    assert detail["objective_names"] == ["accuracy", "φ_iw"]  # the study's metric names
     trial = detail["trials"][0]
     artifacts = {a["filename"]: a for a in trial["artifacts"]}
     assert set(artifacts) == {"runset-trial-0.npz", "stability-map-trial-0.png"}
@@ -277,8 +279,9 @@ def test_shared_resamples_give_every_trial_the_same_runs(tmp_path):
     assert all(np.array_equal(r.seeds, runsets[0].seeds) for r in runsets)
     assert study.user_attrs["resample_seed"] == 0  # the spec's seed
     timing = study.trials[1].user_attrs["timing"]
-    assert {"protocol", "preparation", "fits", "scoring", "measures", "artifacts",
+    assert {"protocol", "preparation", "fits", "scoring", "measures", "artifacts", "note",
             "run_cache_mib"} == set(timing)
+    assert timing["note"] <= timing["artifacts"]  # a part of it
     assert timing["run_cache_mib"] > 0
     # later trials find their runs prepared (in this process's cache)
     assert timing["preparation"] < study.trials[0].user_attrs["timing"]["preparation"]
@@ -351,7 +354,7 @@ def test_msi_is_a_tuning_objective(tmp_path):
                                                 "record": ["nogueira"]})
     url = storage_url(tmp_path)
     study = tune(spec, storage=url, progress=False)
-    assert study.metric_names == ["accuracy", "msi"]
+    assert study.metric_names == ["accuracy", "φ_msi"]
     data = load_dataset(spec.data.source, random_state=0)  # what the study simulated
     similarity = FeatureSimilarity(data.X, "spearman")
     for trial, runs in zip(study.trials, trial_runsets(url, study), strict=True):
@@ -377,3 +380,169 @@ def test_a_map_for_every_trial_that_joins_the_front(tmp_path):
         with_map.append(joined)
     assert all(with_map[i] for i in pareto_front(points))  # the front has its maps
     assert not all(with_map)  # and the others cost no drawing
+
+
+# ------------------------------------------------------------------- dashboard notes
+
+
+def note_of(study, trial=None):
+    """The optuna-dashboard note of the study or of one of its (frozen) trials, read by
+    optuna-dashboard itself."""
+    from types import SimpleNamespace
+
+    from optuna_dashboard import get_note
+
+    if trial is None:
+        return get_note(study)
+    return get_note(SimpleNamespace(storage=study._storage, study=study,
+                                    _trial_id=trial._trial_id))
+
+
+def note_keys(study, trial_id=None):
+    where = "dashboard:note" if trial_id is None else f"dashboard:{trial_id}:note"
+    return sorted(k for k in study._storage.get_study_system_attrs(study._study_id)
+                  if k.startswith(where))
+
+
+def test_every_trial_has_a_note_with_values_measures_k_bar_and_top_features(tmp_path):
+    pytest.importorskip("optuna_dashboard")
+    from paretostab.data import load_dataset
+    from paretostab.maps import stability_map
+
+    url = storage_url(tmp_path)
+    spec = tiny(study={"trials": 10, "seed": 3})
+    study = tune(spec, storage=url, progress=False)
+    storage = open_storage(url)
+    names = load_dataset(spec.data.source, random_state=0).feature_names
+    kinds = set()
+    for trial in study.get_trials(deepcopy=False):
+        note = note_of(study, trial)
+        accuracy, phi = trial.values
+        assert note.startswith(f"**Trial {trial.number}** · ")
+        assert f"**accuracy = {accuracy:.4f}** · **φ_iw = {phi:.4f}**" in note
+        measures = trial.user_attrs["measures"]
+        assert set(measures) == {"iw", "nogueira", "pearson"}
+        for name, symbol in (("iw", "φ_iw"), ("nogueira", "φ"), ("pearson", "φ_pears")):
+            assert f"{symbol} = {measures[name]:.4f} (`{name}`)" in note
+        assert f"k̄ = {trial.user_attrs['mean_selected']:.2f} features selected per run" in note
+        assert "M = 3 bootstrap runs" in note
+        runs = load_runset(trial, storage=storage, store=artifact_store(url))
+        expected = stability_map(runs, feature_names=names)
+        listed = [line.removeprefix("  - ") for line in note.splitlines()
+                  if line.startswith("  - ")]
+        top = [f"{n}: {p:.2f}" for n, p in zip(expected.names[:10], expected.frequency[:10],
+                                                strict=True)]
+        more = [f"+{len(expected.names) - 10} more"] if len(expected.names) > 10 else []
+        assert listed == top + more
+        assert f"{len(expected.names)} selected at least once" in note
+        png = [m for m in get_all_artifact_meta(trial, storage=storage)
+               if m.filename.endswith(".png")]
+        image = (f"![Stability map of trial {trial.number}](/artifacts/{study._study_id}/"
+                 f"{trial._trial_id}/{png[0].artifact_id})" if png else None)
+        assert (image in note) if png else ("![" not in note)
+        assert ("on the Pareto front when it finished" in note) == bool(png)
+        assert ("dominated when it finished" in note) == (not png)
+        kinds.add(bool(png))
+        assert note_keys(study, trial._trial_id) == [
+            f"dashboard:{trial._trial_id}:note_str:0", f"dashboard:{trial._trial_id}:note_ver"]
+    assert kinds == {True, False}  # trials with a map and without one
+
+
+def test_the_study_note_states_the_objectives_and_protocol_and_is_written_once(tmp_path):
+    pytest.importorskip("optuna_dashboard")
+    from optuna_dashboard import save_note
+
+    from paretostab.tuning import study_note
+
+    url = storage_url(tmp_path)
+    spec = tiny(study={"trials": 2})
+    study = tune(spec, storage=url, n_trials=1, progress=False)
+    note = note_of(study)
+    assert note == study_note(spec)
+    for text in ("both maximised", "1. **accuracy**", "out-of-bag accuracy",
+                 "2. **φ_iw** (measure `iw`", "M = 3 stratified bootstrap resamples",
+                 "the same for every trial (shared resamples, seed 0)", "`hybrid_rfe`",
+                 "φ (`nogueira`)", "φ_pears (`pearson`)"):
+        assert text in note, f"{text!r} not in the study note:\n{note}"
+    keys = ["dashboard:note_str:0", "dashboard:note_ver"]
+    assert note_keys(study) == keys
+
+    study = tune(spec, storage=url, n_trials=2, progress=False)  # resumed
+    assert note_of(study) == note and note_keys(study) == keys
+    assert study._storage.get_study_system_attrs(study._study_id)["dashboard:note_ver"] == 1
+
+    save_note(study, "my own words")  # edited in the dashboard: a resume keeps it
+    tune(spec, storage=url, n_trials=3, workers=2, progress=False)
+    assert note_of(study) == "my own words" and note_keys(study) == keys
+
+
+def _create(spec, url):
+    from paretostab.tuning import create_or_load_study
+
+    create_or_load_study(spec, storage=open_storage(url))
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "journal", "postgres"])
+def test_processes_creating_a_study_together_write_one_study_note(tmp_path, request, kind):
+    pytest.importorskip("optuna_dashboard")
+    import multiprocessing
+
+    from paretostab.tuning import study_note
+
+    url = {"sqlite": lambda: storage_url(tmp_path),
+           "journal": lambda: f"journal:{tmp_path / 'study.log'}",
+           "postgres": lambda: request.getfixturevalue("postgres_url")}[kind]()
+    spec = tiny()
+    context = multiprocessing.get_context("spawn")
+    processes = [context.Process(target=_create, args=(spec, url)) for _ in range(3)]
+    for process in processes:
+        process.start()
+    for process in processes:
+        process.join(120)
+    assert [p.exitcode for p in processes] == [0, 0, 0]
+    study = optuna.load_study(study_name="tiny", storage=open_storage(url))
+    assert note_of(study) == study_note(spec)
+    assert note_keys(study) == ["dashboard:note_str:0", "dashboard:note_ver"]
+
+
+def test_write_note_is_read_back_by_optuna_dashboard_however_long(tmp_path):
+    pytest.importorskip("optuna_dashboard")
+    from paretostab.tuning import has_note, write_note
+
+    study = optuna.create_study(storage=open_storage(storage_url(tmp_path)))
+    trial = study.ask()
+    assert not has_note(study) and not has_note(trial)
+    long = "".join(f"line {i} é φ\n" for i in range(600))  # pieces of 2045 characters
+    write_note(trial, long)
+    write_note(study, "")
+    assert has_note(study) and has_note(trial)
+    assert note_of(study) == "" and note_of(study, trial) == long
+    assert len(note_keys(study, trial._trial_id)) == 1 + math.ceil(len(long) / 2045) == 5
+
+
+def test_a_trial_note_escapes_markdown_in_names_and_counts_the_features_left_out():
+    from paretostab.maps import stability_map
+    from paretostab.tuning import trial_note
+
+    Z = np.zeros((4, 14), dtype=bool)
+    Z[:, :3] = True
+    Z[np.arange(4), 3 + np.arange(4)] = True
+    Z[0, 7:14] = True
+    runs = RunSet(selection_matrix=Z, importance_matrix=Z.astype(float), rank_matrix=None,
+                  scores=np.ones(4), seeds=np.zeros(4, dtype=np.uint32), fit_seconds=np.zeros(4),
+                  metric="accuracy", resampling="bootstrap", selector="test")
+    names = ["a|b", "_hidden_", "g1_0", *(f"x{i}" for i in range(3, 14))]
+    m = stability_map(runs, feature_names=names)
+    note = trial_note(7, tiny(), {"iw": 0.5, "nogueira": 0.25, "pearson": float("nan")}, 0.9, m,
+                      on_front=False)
+    assert "**accuracy = 0.9000** · **φ_iw = 0.5000**" in note
+    assert "φ_pears = nan (`pearson`)" in note and "k̄ = 5.75" in note  # (4 · 4 + 7) / 4
+    assert "  - a\\|b: 1.00\n  - \\_hidden\\_: 1.00\n  - g1_0: 1.00\n" in note
+    assert note.count("\n  - ") == 11 and "  - +4 more\n" in note  # 14 selected, 10 shown
+    assert "dominated when it finished" in note and "![" not in note
+    empty = stability_map(RunSet(
+        selection_matrix=np.zeros((2, 3), dtype=bool), importance_matrix=np.zeros((2, 3)),
+        rank_matrix=None, scores=np.ones(2), seeds=np.zeros(2, dtype=np.uint32),
+        fit_seconds=np.zeros(2), metric="accuracy", resampling="bootstrap", selector="test"))
+    assert "- no feature was selected in any run" in trial_note(
+        0, tiny(), {"iw": 0.0}, 0.5, empty, on_front=True, image="/artifacts/1/2/x")
