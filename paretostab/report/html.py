@@ -220,14 +220,11 @@ def figure_to_svg(figure: object) -> str:
 def _link_areas(figure: object, links: Sequence[FigureLink]) -> list[tuple]:
     """Where each link's point lands in the figure saved with ``bbox_inches="tight"``, in
     CSS pixels of the page's image (96 per inch, from its top left corner): ``(x, y,
-    radius, href, title)``, for the points inside their axes."""
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-
+    radius, href, title)``, for the points inside their axes. Called once the figure is
+    saved: its layout is the saved one, and nothing is drawn again."""
     if not links:
         return []
-    renderer = FigureCanvasAgg(figure).get_renderer()
-    figure.draw(renderer)
-    tight = figure.get_tightbbox(renderer)  # inches
+    tight = figure.get_tightbbox()  # inches
     left, top = tight.x0 - _PAD_INCHES, tight.y1 + _PAD_INCHES
     areas = []
     for link in links:
