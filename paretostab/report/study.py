@@ -10,10 +10,12 @@ is instant — and assembles the pure computations of :mod:`~paretostab.front`,
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import sys
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -115,6 +117,12 @@ def _context(study, storage, store) -> _Context:
     return _Context(spec, _Problem.from_spec(spec), storage, store)
 
 
+def _lazy_context(study, storage, store) -> Callable[[], _Context]:
+    """The study's :class:`_Context`, built on first use and kept (it loads the data);
+    ``store`` gives the artifact store, opened then too."""
+    return functools.cache(lambda: _context(study, storage, store()))
+
+
 def _fill_measures(table: pd.DataFrame, study, measures, context_factory) -> pd.DataFrame:
     """Recompute, from the trials' RunSets, the measures the trials did not record."""
     from paretostab.storage import load_runset
@@ -213,13 +221,7 @@ def build_report(storage_url: str, *, study_name: str | None = None,
     table = trial_table(study, names)
     if table.empty:
         raise InvalidInputError(f"Study {study.study_name!r} has no completed trial yet.")
-    contexts: list[_Context] = []
-
-    def context() -> _Context:
-        if not contexts:
-            contexts.append(_context(study, storage, store))
-        return contexts[0]
-
+    context = _lazy_context(study, storage, lambda: store)
     table = _fill_measures(table, study, names, context)
     points = table[["accuracy", objective]].to_numpy(dtype=float)
     front = pareto_front(points)
@@ -359,16 +361,15 @@ def choose_trial(storage_url: str, gamma: float, *, study_name: str | None = Non
     table = trial_table(study, [objective])
     if table.empty:
         raise InvalidInputError(f"Study {study.study_name!r} has no completed trial yet.")
-    table = _fill_measures(table, study, [objective],
-                           lambda: _context(study, storage, artifact_store(storage_url, artifacts)))
+    context = _lazy_context(study, storage, lambda: artifact_store(storage_url, artifacts))
+    table = _fill_measures(table, study, [objective], context)
     points = table[["accuracy", objective]].to_numpy(dtype=float)
     front = pareto_front(points)
     row = table.iloc[front[choose(points[front], gamma)]]
     trial = _trial(study, row["trial"])
     features: list[str] = []
     if "spec" in study.user_attrs:
-        context = _context(study, storage, None)
-        features = list(whole_data_selection(context.problem, context.spec,
+        features = list(whole_data_selection(context().problem, context().spec,
                                              trial.params)["feature"])
     return {"trial": trial.number, "gamma": gamma, "accuracy": float(row["accuracy"]),
             objective: float(row[objective]), "params": trial.params,
