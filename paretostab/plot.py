@@ -51,6 +51,15 @@ def _new_axes(figsize: tuple[float, float]) -> Axes:
     return ax
 
 
+def _require(value: object, kind: type, maker: str, caller: str) -> None:
+    """``value`` must be a ``kind`` (made by ``paretostab.maps.<maker>``), else one error
+    naming ``caller``."""
+    if not isinstance(value, kind):
+        raise InvalidInputError(
+            f"{caller} needs a {kind.__name__} (paretostab.maps.{maker}); got "
+            f"{type(value).__name__}.")
+
+
 def _plural(n: int, word: str) -> str:
     return f"{n} {word}" + ("" if n == 1 else "s")
 
@@ -99,10 +108,7 @@ def draw_stability_map(stability_map: StabilityMap, *, ax: Axes | None = None,
     -------
     matplotlib Axes
     """
-    if not isinstance(stability_map, StabilityMap):
-        raise InvalidInputError(
-            "draw_stability_map needs a StabilityMap (paretostab.maps.stability_map); got "
-            f"{type(stability_map).__name__}.")
+    _require(stability_map, StabilityMap, "stability_map", "draw_stability_map")
     m = stability_map
     if ax is None:
         ax = _new_axes((8.0, max(3.0, 0.15 * m.runs + 1.5)))
@@ -325,10 +331,7 @@ def draw_selection_overview(overview: SelectionOverview, *, ax: Axes | None = No
     -------
     matplotlib Axes
     """
-    if not isinstance(overview, SelectionOverview):
-        raise InvalidInputError(
-            "draw_selection_overview needs a SelectionOverview "
-            f"(paretostab.maps.selection_overview); got {type(overview).__name__}.")
+    _require(overview, SelectionOverview, "selection_overview", "draw_selection_overview")
     if palette is not None and not isinstance(palette, FeaturePalette):
         raise InvalidInputError(
             f"palette must be a FeaturePalette (feature_palette); got {type(palette).__name__}.")
@@ -405,10 +408,7 @@ def selection_overview_figure(overview: SelectionOverview, *, chosen: Hashable |
     matplotlib Figure
         On an Agg canvas.
     """
-    if not isinstance(overview, SelectionOverview):
-        raise InvalidInputError(
-            "selection_overview_figure needs a SelectionOverview "
-            f"(paretostab.maps.selection_overview); got {type(overview).__name__}.")
+    _require(overview, SelectionOverview, "selection_overview", "selection_overview_figure")
     n_rows, n_columns = overview.frequency.shape
     longest = max((len(name) for name in overview.names), default=4)
     width = 1.9 + 0.065 * longest + 0.4 * n_columns
