@@ -139,3 +139,18 @@ def test_cli_report_and_choose(study_url, tmp_path):
                          cwd=tmp_path, check=True)
     assert "selected features (4" in run.stdout and "parameters:" in run.stdout
     assert "φ_iw = " in run.stdout  # the measure by its symbol
+
+
+def test_replicates_cached_without_a_measure_are_rerun_and_merged(study_url, tmp_path):
+    """A report asking for a measure the cached replicates lack re-runs them (same seeds:
+    the same values) and keeps the cache's other measures beside the new one."""
+    first = build_report(study_url, out=tmp_path / "a", progress=False)
+    front = json.loads((first / "summary.json").read_text())["front"]
+    study = optuna.load_study(study_name="tiny", storage=study_url)
+    before = study._storage.get_study_system_attrs(study._study_id)
+    build_report(study_url, out=tmp_path / "b", measures=["jaccard"], progress=False)
+    after = study._storage.get_study_system_attrs(study._study_id)
+    for number in front:
+        key = f"paretostab:replicates:{number}:3"
+        assert set(after[key]) == {*before[key], "jaccard"}
+        assert all(after[key][m] == before[key][m] for m in before[key])
