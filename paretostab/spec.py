@@ -15,7 +15,7 @@ The layout (every table but ``[study]``'s ``name``, ``[data]``'s ``source`` and
     name = "singh_hybrid_rfe"    # the Optuna study name
     trials = 200                 # >= 1
     seed = 0                     # integer >= 0: same spec + seed ⇒ same study
-    sampler = "tpe"              # "tpe" | "nsga2" | "gp" | "random"
+    sampler = "tpe"              # "tpe" | "nsga2" | "gp" | "random" | "grid"
     storage = "sqlite:///x.db"   # an Optuna storage URL; absent = the tuning default
 
     [data]
@@ -43,6 +43,15 @@ The layout (every table but ``[study]``'s ``name``, ``[data]``'s ``source`` and
     epsilon = { low = 1e-3, high = 1.0, log = true }  # log scale
     criterion = { choices = ["variance", "welch_t"] } # categorical
 
+    # or several selectors: the selector is then a categorical parameter of the study,
+    # each with its own fixed parameters and (conditional) search space
+    # [selector]
+    # name = ["lasso", "svm_rfe", "random_forest"]
+    # [selector.fixed.lasso]
+    # target_features = 20
+    # [selector.search.svm_rfe]
+    # reg = { low = 1e-3, high = 1e3, log = true }
+
     [objective]
     stability = "iw"             # any registered measure (the second objective)
     similarity = "spearman"      # "spearman" | "pearson" | "nmi"; iff a measure needs one
@@ -63,6 +72,15 @@ Rules the parser applies:
   both bounds are TOML integers — so is a registry :class:`~paretostab.selectors.Range`
   with integer bounds. ``low < high``; ``log`` needs ``low > 0`` (``low >= 1`` for
   integers, as Optuna requires).
+* With several selectors, each one's tables follow these rules on their own; errors name
+  the selector's table (``selector.search.svm_rfe.reg``). Trials record their selector as
+  the categorical parameter ``selector`` and its searched parameters as
+  ``<selector>.<parameter>``. ``sampler = "grid"`` runs each selector once at its fixed
+  setting (000 Fig. 6: one point per method, no search) — every parameter a selector's
+  registry searches must then be fixed — or, with one selector, every combination of its
+  categorical parameters; ``trials`` defaults to the grid's size.
+* A fixed ``groups = "data"`` (group lasso) takes the data set's feature groups (the
+  simulated correlated groups; −1 marks a feature in no group).
 * One cross-parameter rule: HybridRFE's stable set lies within the selected features,
   ``n_stable <= n_features``; the registry's default ``n_stable`` range is clipped to
   ``n_features``, a range written in the spec that exceeds it is an error.
@@ -109,7 +127,9 @@ from paretostab.protocol import METRICS, RESAMPLINGS
 from paretostab.selectors import SELECTORS, get_selector
 from paretostab.similarity import _METHODS as _SIMILARITY_METHODS
 
-SAMPLERS = ("tpe", "nsga2", "gp", "random")
+SAMPLERS = ("tpe", "nsga2", "gp", "random", "grid")
+#: A fixed ``groups`` value that takes the data set's feature groups (group lasso).
+DATA_GROUPS = "data"
 SIMILARITIES = tuple(_SIMILARITY_METHODS)
 #: ``load_dataset`` sources that are names, not files (the part before any ``:``).
 BUILTIN_SOURCES = ("breast_cancer", "digits", "iris", "simulated", "wine")
@@ -245,9 +265,20 @@ class ObjectiveSpec:
         return tuple(dict.fromkeys((self.stability, *self.record)))
 
 
+#: The Optuna parameter holding a multi-selector study's selector (a categorical).
+SELECTOR_PARAM = "selector"
+
+
 @dataclass(frozen=True, kw_only=True)
 class StudySpec:
-    """A whole study: what the trials compute and how the study is run."""
+    """A whole study: what the trials compute and how the study is run.
+
+    ``selectors`` holds one :class:`SelectorSpec`, or with ``selector_choice`` (the spec's
+    ``[selector] name`` is an array) the selectors a trial chooses among: the study's
+    categorical parameter ``selector`` (:data:`SELECTOR_PARAM`), and each selector's own
+    searched parameters named ``<selector>.<parameter>`` (a conditional search space:
+    ``svm_rfe.reg`` is drawn only by the trials that run ``svm_rfe``).
+    """
 
     name: str
     trials: int = 50
@@ -256,9 +287,66 @@ class StudySpec:
     storage: str | None = None
     data: DataSpec
     protocol: ProtocolSpec
-    selector: SelectorSpec
+    selectors: tuple[SelectorSpec, ...]
+    selector_choice: bool = False
     objective: ObjectiveSpec
     path: Path | None = None
+
+    def __post_init__(self):
+        object.__setattr__(self, "selectors", tuple(self.selectors))
+        if not self.selectors or (len(self.selectors) > 1 and not self.selector_choice):
+            raise InvalidInputError("a study spec needs one selector, or several with "
+                                    "selector_choice = True.")
+
+    def param_name(self, selector: SelectorSpec, param: Param) -> str:
+        """The Optuna name of ``selector``'s searched ``param``: its own name, or
+        ``<selector>.<name>`` in a multi-selector study."""
+        return f"{selector.name}.{param.name}" if self.selector_choice else param.name
+
+    def trial_selector(self, params: Mapping[str, object]) -> tuple[SelectorSpec, dict]:
+        """The selector a trial with the Optuna parameters ``params`` runs, and its
+        searched hyperparameters by their estimator names."""
+        if not self.selector_choice:
+            return self.selectors[0], dict(params)
+        name = params.get(SELECTOR_PARAM)
+        for selector in self.selectors:
+            if selector.name == name:
+                own = {p.name: params[self.param_name(selector, p)] for p in selector.search
+                       if self.param_name(selector, p) in params}
+                return selector, own
+        raise InvalidInputError(
+            f"the trial's selector {name!r} is not one of this study's "
+            f"({', '.join(s.name for s in self.selectors)}).")
+
+    def estimator(self, params: Mapping[str, object], *, groups=None):
+        """The estimator a trial with the Optuna parameters ``params`` fits: its
+        selector's registry entry with the fixed parameters and the trial's. A fixed
+        ``groups = "data"`` takes the data set's feature ``groups``."""
+        selector, own = self.trial_selector(params)
+        kwargs = {**selector.fixed, **own}
+        if self.takes_data_groups(selector, groups):
+            kwargs["groups"] = groups
+        return get_selector(selector.name).make(**kwargs)
+
+    def takes_data_groups(self, selector: SelectorSpec, groups) -> bool:
+        """Whether ``selector`` takes the data set's feature groups (a fixed ``groups =
+        "data"``); raises when it does and the data set has none (``groups`` None)."""
+        value = selector.fixed.get("groups")
+        if not (isinstance(value, str) and value == DATA_GROUPS):
+            return False
+        if groups is None:
+            raise InvalidInputError(
+                f"{selector.name}: groups = {DATA_GROUPS!r} takes the data set's feature "
+                f"groups, but {self.data.source!r} has none; give the groups as an array "
+                "(one label per feature, -1 for a feature in no group).")
+        return True
+
+    def grid(self) -> dict[str, list]:
+        """The search space of ``sampler = "grid"``: the selector choice, or a single
+        selector's categorical parameters (Optuna's ``GridSampler``)."""
+        if self.selector_choice:
+            return {SELECTOR_PARAM: [s.name for s in self.selectors]}
+        return {p.name: list(p.choices) for p in self.selectors[0].search}
 
     def content_hash(self) -> str:
         """SHA-256 (hex) of the canonical JSON of data, protocol (without ``n_jobs``),
@@ -269,7 +357,7 @@ class StudySpec:
             "data": _data_dict(self.data),
             "protocol": {k: v for k, v in _protocol_dict(self.protocol).items()
                          if k != "n_jobs"},
-            "selector": _selector_dict(self.selector),
+            "selector": _selectors_dict(self.selectors, self.selector_choice),
             "objective": {**_objective_dict(self.objective),
                           "record": sorted(set(self.objective.record))},
         }
@@ -287,7 +375,7 @@ class StudySpec:
             study["storage"] = self.storage
         return {"study": study, "data": _data_dict(self.data),
                 "protocol": _protocol_dict(self.protocol),
-                "selector": _selector_dict(self.selector),
+                "selector": _selectors_dict(self.selectors, self.selector_choice),
                 "objective": _objective_dict(self.objective)}
 
 
@@ -318,6 +406,16 @@ def _selector_dict(selector: SelectorSpec) -> dict:
     return {"name": selector.name, "fixed": _thaw(selector.fixed),
             "search": {p.name: p.to_value() for p in sorted(selector.search,
                                                              key=lambda p: p.name)}}
+
+
+def _selectors_dict(selectors: tuple[SelectorSpec, ...], choice: bool) -> dict:
+    """The ``[selector]`` table: one selector's, or the multi-selector layout."""
+    if not choice:
+        return _selector_dict(selectors[0])
+    tables = {s.name: _selector_dict(s) for s in selectors}
+    return {"name": list(tables),
+            "fixed": {name: t["fixed"] for name, t in tables.items() if t["fixed"]},
+            "search": {name: t["search"] for name, t in tables.items() if t["search"]}}
 
 
 def _objective_dict(objective: ObjectiveSpec) -> dict:
@@ -573,23 +671,60 @@ def _choices(where: _Where, key: str, value: object) -> tuple:
     return tuple(value)
 
 
-def _parse_selector(where: _Where, table: dict) -> SelectorSpec:
+def _parse_selectors(where: _Where, table: dict) -> tuple[tuple[SelectorSpec, ...], bool]:
+    """The spec's selectors, and whether the study chooses among them (``name`` a list:
+    then ``[selector.fixed.<name>]`` and ``[selector.search.<name>]`` hold each one's)."""
     if "name" not in table:
         raise where.error("selector.name", f"missing: [selector] needs name = one of "
-                                           f"{', '.join(sorted(SELECTORS))}.")
-    try:
-        info = get_selector(table["name"])
-    except UnknownNameError as exc:
-        raise where.wrap("selector.name", exc) from None
+                                           f"{', '.join(sorted(SELECTORS))}, or an array of "
+                                           "them to compare selectors.")
+    names = table["name"]
+    if not isinstance(names, list | tuple):
+        try:
+            info = get_selector(names)
+        except UnknownNameError as exc:
+            raise where.wrap("selector.name", exc) from None
+        return (_parse_selector(where, info, table.get("fixed"), table.get("search"),
+                                "selector"),), False
+    if not names:
+        raise where.error("selector.name", "must name at least one selector; got [].")
+    infos = []
+    for index, name in enumerate(names):
+        try:
+            infos.append(get_selector(name))
+        except UnknownNameError as exc:
+            raise where.wrap(f"selector.name[{index}]", exc) from None
+        if infos[-1].name in [info.name for info in infos[:-1]]:
+            raise where.error(f"selector.name[{index}]", f"{name!r} is named twice.")
+    listed = [info.name for info in infos]
+    tables = {}
+    for part in ("fixed", "search"):
+        tables[part] = _table(
+            where, f"selector.{part}", table.get(part), listed,
+            f"not a selector of selector.name (with several selectors, [selector.{part}] "
+            f"holds one table per selector: [selector.{part}.<selector>])")
+    return tuple(_parse_selector(where, info, tables["fixed"].get(info.name),
+                                 tables["search"].get(info.name), f"selector.{info.name}")
+                 for info in infos), True
+
+
+def _parse_selector(where: _Where, info, fixed_value: object, search_value: object,
+                    prefix: str) -> SelectorSpec:
+    """One selector's fixed parameters and search space; ``prefix`` names its tables in
+    errors (``selector`` → ``selector.fixed.reg``; ``selector.lasso`` → the multi-selector
+    layout's ``selector.fixed.lasso.reg``)."""
     defaults = info.estimator().get_params()
     label = f"{info.name} ({info.estimator.__name__})"
     what = f"not a parameter of {label}"
-    fixed_table = _table(where, "selector.fixed", table.get("fixed"), defaults, what)
-    search_table = _table(where, "selector.search", table.get("search"), defaults, what)
+    head, _, own = prefix.partition(".")
+    fixed_key = f"{head}.fixed" + (f".{own}" if own else "")
+    search_key = f"{head}.search" + (f".{own}" if own else "")
+    fixed_table = _table(where, fixed_key, fixed_value, defaults, what)
+    search_table = _table(where, search_key, search_value, defaults, what)
 
     fixed = dict(info.fixed)
     for name, value in fixed_table.items():
-        key = f"selector.fixed.{name}"
+        key = f"{fixed_key}.{name}"
         value = _fixed_value(where, key, value, _param_kind(defaults[name]))
         if name in info.fixed and _freeze(info.fixed[name]) != _freeze(value):
             raise where.error(key, f"{label} fixes {name} = {info.fixed[name]!r} (that is "
@@ -608,9 +743,9 @@ def _parse_selector(where: _Where, table: dict) -> SelectorSpec:
         search[name] = Param(name, cast(rng.low), cast(rng.high), log=rng.log, integer=integer)
         registry_names.add(name)
     for name, value in search_table.items():
-        key = f"selector.search.{name}"
+        key = f"{search_key}.{name}"
         if name in fixed_table:
-            raise where.error(key, f"{name} is also in [selector.fixed]: a parameter is "
+            raise where.error(key, f"{name} is also in [{fixed_key}]: a parameter is "
                                    "either fixed or searched.")
         if name in info.fixed:
             raise where.error(key, f"{label} fixes {name} = {info.fixed[name]!r} (that is "
@@ -618,13 +753,13 @@ def _parse_selector(where: _Where, table: dict) -> SelectorSpec:
                                    "Choose a selector with it free (e.g. hybrid_rfe).")
         search[name] = _parse_param(where, key, name, value, _param_kind(defaults[name]))
         registry_names.discard(name)
-    _check_stable_set(where, defaults, fixed, search, registry_names)
+    _check_stable_set(where, defaults, fixed, search, registry_names, fixed_key, search_key)
     return SelectorSpec(info.name, FrozenMap(fixed),
                         tuple(sorted(search.values(), key=lambda p: p.name)))
 
 
 def _check_stable_set(where: _Where, defaults: dict, fixed: dict, search: dict[str, Param],
-                      registry_names: set[str]) -> None:
+                      registry_names: set[str], fixed_key: str, search_key: str) -> None:
     """n_stable <= n_features (HybridRFE's S_N lies within the k selected features)."""
     if "n_stable" not in defaults or "n_features" not in defaults:
         return
@@ -641,7 +776,7 @@ def _check_stable_set(where: _Where, defaults: dict, fixed: dict, search: dict[s
     if "n_stable" in fixed:
         value = fixed["n_stable"]
         if _is_number(value) and value > k:
-            raise where.error("selector.fixed.n_stable",
+            raise where.error(f"{fixed_key}.n_stable",
                               f"n_stable must be <= {k_text} (the stable set lies within the "
                               f"selected features); got {value!r}.")
         return
@@ -656,7 +791,7 @@ def _check_stable_set(where: _Where, defaults: dict, fixed: dict, search: dict[s
         search["n_stable"] = Param("n_stable", param.low, int(k) if param.integer else k,
                                    log=param.log, integer=param.integer)
         return
-    raise where.error("selector.search.n_stable",
+    raise where.error(f"{search_key}.n_stable",
                       f"n_stable must be <= {k_text} (the stable set lies within the selected "
                       f"features); the range reaches {top!r}.")
 
@@ -784,12 +919,36 @@ def parse_spec(mapping: Mapping, *, base: Path | None = None,
     data = _parse_data(where, _table(where, "data", top["data"], _DATA_KEYS), base)
     protocol = _parse_protocol(where, _table(where, "protocol", top.get("protocol"),
                                              _PROTOCOL_KEYS))
-    selector = _parse_selector(where, _table(where, "selector", top["selector"],
-                                             _SELECTOR_KEYS))
+    selectors, choice = _parse_selectors(where, _table(where, "selector", top["selector"],
+                                                       _SELECTOR_KEYS))
     objective = _parse_objective(where, _table(where, "objective", top.get("objective"),
                                                _OBJECTIVE_KEYS))
-    return StudySpec(**study, data=data, protocol=protocol, selector=selector,
-                     objective=objective)
+    spec = StudySpec(**study, data=data, protocol=protocol, selectors=selectors,
+                     selector_choice=choice, objective=objective)
+    if spec.sampler == "grid":
+        spec = _check_grid(where, spec, given_trials="trials" in study)
+    return spec
+
+
+def _check_grid(where: _Where, spec: StudySpec, given_trials: bool) -> StudySpec:
+    """``sampler = "grid"`` runs each point of :meth:`StudySpec.grid` once: every selector
+    at its fixed setting (000 Fig. 6), or one selector's categorical parameters. Its
+    trials default to the grid's size and cannot exceed it."""
+    ranges = [f"{spec.param_name(s, p)}" for s in spec.selectors for p in s.search
+              if spec.selector_choice or p.choices is None]
+    if ranges:
+        what = ("with several selectors, each runs at its fixed setting: fix or remove "
+                if spec.selector_choice else "every searched parameter must be categorical "
+                "({ choices = [...] }) or fixed: ")
+        raise where.error("study.sampler", f"'grid' tries every point of a finite grid; {what}"
+                                           f"{', '.join(ranges)}.")
+    size = math.prod(len(values) for values in spec.grid().values())
+    if not given_trials:
+        return replace(spec, trials=size)
+    if spec.trials > size:
+        raise where.error("study.trials", f"the grid has {size} points, each run once; got "
+                                          f"trials = {spec.trials}.")
+    return spec
 
 
 def load_spec(path: str | os.PathLike) -> StudySpec:
@@ -845,6 +1004,6 @@ def builtin_spec_path(name: str = "quickstart") -> Path:
     return path
 
 
-__all__ = ["BUILTIN_SOURCES", "RESAMPLES", "SAMPLERS", "SIMILARITIES", "DataSpec", "ObjectiveSpec",
-           "Param", "ProtocolSpec", "SelectorSpec", "StudySpec", "builtin_spec_names",
-           "builtin_spec_path", "load_spec", "parse_spec"]
+__all__ = ["BUILTIN_SOURCES", "DATA_GROUPS", "RESAMPLES", "SAMPLERS", "SELECTOR_PARAM",
+           "SIMILARITIES", "DataSpec", "ObjectiveSpec", "Param", "ProtocolSpec", "SelectorSpec",
+           "StudySpec", "builtin_spec_names", "builtin_spec_path", "load_spec", "parse_spec"]

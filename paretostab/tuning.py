@@ -58,9 +58,8 @@ from paretostab.errors import InvalidInputError, ParetostabError, StabilityWarni
 from paretostab.maps import StabilityMap, stability_map
 from paretostab.measures import get_measure
 from paretostab.protocol import DEFAULT_CACHE_BYTES, RunCache, RunSet, run_protocol
-from paretostab.selectors import get_selector
 from paretostab.similarity import FeatureSimilarity
-from paretostab.spec import SAMPLERS, Param, StudySpec
+from paretostab.spec import SAMPLERS, SELECTOR_PARAM, Param, StudySpec
 from paretostab.storage import DEFAULT_STORAGE, artifact_store, open_storage
 
 # The per-trial stability map PNG, for optuna-dashboard: its artifact cards show an image
@@ -76,9 +75,20 @@ NOTE_FEATURES = 10  # the most frequent features a trial's note lists
 # ------------------------------------------------------------------------- the study
 
 
-def make_sampler(name: str, seed: int | None) -> optuna.samplers.BaseSampler:
+def make_sampler(spec: StudySpec, seed: int | None) -> optuna.samplers.BaseSampler:
+    """The spec's sampler seeded with ``seed``. A multi-selector study's search space is
+    conditional (each selector draws its own parameters): TPE then models the parameters
+    of each selector's trials together (``multivariate``, ``group``), as Optuna advises
+    for conditional spaces."""
+    name = spec.sampler
     if name == "tpe":
+        if spec.selector_choice:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
+                return optuna.samplers.TPESampler(seed=seed, multivariate=True, group=True)
         return optuna.samplers.TPESampler(seed=seed)
+    if name == "grid":
+        return optuna.samplers.GridSampler(spec.grid(), seed=seed)
     if name == "nsga2":
         return optuna.samplers.NSGAIISampler(seed=seed)
     if name == "random":
@@ -102,7 +112,7 @@ def create_or_load_study(spec: StudySpec, *, storage,
     would not be comparable.
     """
     name = study_name or spec.name
-    sampler = StreamSampler(lambda seed: make_sampler(spec.sampler, seed), spec.seed)
+    sampler = StreamSampler(lambda seed: make_sampler(spec, seed), spec.seed)
     study = optuna.create_study(storage=storage, study_name=name, load_if_exists=True,
                                 directions=["maximize", "maximize"], sampler=sampler)
     known = study.user_attrs.get("spec_hash")
@@ -138,13 +148,30 @@ def resample_seed(study: optuna.Study) -> int:
     return int(study.user_attrs["resample_seed"])
 
 
-def suggest(trial: optuna.Trial, param: Param):
-    """Draw one hyperparameter from its spec range."""
+def suggest(trial: optuna.Trial, param: Param, name: str | None = None):
+    """Draw one hyperparameter from its spec range, as Optuna parameter ``name`` (by
+    default the parameter's own name)."""
+    name = name or param.name
     if param.choices is not None:
-        return trial.suggest_categorical(param.name, list(param.choices))
+        return trial.suggest_categorical(name, list(param.choices))
     if param.integer:
-        return trial.suggest_int(param.name, int(param.low), int(param.high), log=param.log)
-    return trial.suggest_float(param.name, float(param.low), float(param.high), log=param.log)
+        return trial.suggest_int(name, int(param.low), int(param.high), log=param.log)
+    return trial.suggest_float(name, float(param.low), float(param.high), log=param.log)
+
+
+def suggest_params(trial: optuna.Trial, spec: StudySpec) -> dict[str, object]:
+    """Draw a trial's parameters: in a multi-selector study its selector (categorical
+    ``selector``), then that selector's searched parameters (a conditional space)."""
+    params: dict[str, object] = {}
+    selector = spec.selectors[0]
+    if spec.selector_choice:
+        params[SELECTOR_PARAM] = trial.suggest_categorical(
+            SELECTOR_PARAM, [s.name for s in spec.selectors])
+        selector = spec.trial_selector(params)[0]
+    for param in selector.search:
+        name = spec.param_name(selector, param)
+        params[name] = suggest(trial, param, name)
+    return params
 
 
 @dataclass
@@ -156,6 +183,7 @@ class _Problem:
     y: np.ndarray
     feature_names: tuple[str, ...]
     similarity: FeatureSimilarity | None
+    groups: np.ndarray | None = None
 
     @classmethod
     def from_spec(cls, spec: StudySpec) -> _Problem:
@@ -163,9 +191,11 @@ class _Problem:
         of the study sees the same data) and similarity."""
         data = load_dataset(spec.data.source, label=spec.data.label, impute=spec.data.impute,
                             random_state=0)
+        for selector in spec.selectors:  # a missing group labelling fails now
+            spec.takes_data_groups(selector, data.groups)
         similarity = (FeatureSimilarity(data.X, spec.objective.similarity)
                       if spec.objective.similarity else None)
-        return cls(data.X, data.y, data.feature_names, similarity)
+        return cls(data.X, data.y, data.feature_names, similarity, data.groups)
 
     def read_only(self) -> _Problem:
         """The same problem with data no one can change (copied where they view other
@@ -174,7 +204,13 @@ class _Problem:
             array = array if array.flags.owndata else array.copy()
             array.flags.writeable = False
             return array
-        return _Problem(frozen(self.X), frozen(self.y), self.feature_names, self.similarity)
+        return _Problem(frozen(self.X), frozen(self.y), self.feature_names, self.similarity,
+                        self.groups)
+
+    def estimator(self, spec: StudySpec, params: dict):
+        """The estimator of a trial with Optuna ``params`` (:meth:`StudySpec.estimator`
+        with these data's feature groups)."""
+        return spec.estimator(params, groups=self.groups)
 
 
 def measure_values(runs: RunSet, spec: StudySpec, similarity) -> dict[str, float]:
@@ -219,7 +255,6 @@ def make_objective(spec: StudySpec, problem: _Problem, *, store, n_jobs: int | N
     trials. The function's ``interrupts`` (:class:`Interrupts`) say where Ctrl-C may stop
     it; a trial stopped by one fails with its reason and does not count.
     """
-    info = get_selector(spec.selector.name)
     shared = spec.protocol.resamples == "shared"
     if shared and resamples_seed is None:
         raise InvalidInputError("shared resamples need the study's resample seed.")
@@ -235,12 +270,12 @@ def make_objective(spec: StudySpec, problem: _Problem, *, store, n_jobs: int | N
             raise optuna.TrialPruned(
                 f"not run: the study had its {slots.n_trials} trials, finished or running, "
                 "when this one started")
-        params = {p.name: suggest(trial, p) for p in spec.selector.search}
+        params = suggest_params(trial, spec)
         start = time.perf_counter()
         try:
             with interrupts.computation():
                 runs = run_protocol(
-                    info.make(**{**spec.selector.fixed, **params}), problem.X, problem.y,
+                    problem.estimator(spec, params), problem.X, problem.y,
                     runs=spec.protocol.runs, resampling=spec.protocol.resampling,
                     sample_fraction=spec.protocol.sample_fraction,
                     prefilter=spec.data.prefilter, metric=spec.protocol.metric,
@@ -264,7 +299,8 @@ def make_objective(spec: StudySpec, problem: _Problem, *, store, n_jobs: int | N
                                   title=title if on_front else None)
         artifacts_end = time.perf_counter()
         write_note(trial, trial_note(trial.number, spec, values, accuracy, map_data,
-                                     on_front=on_front, image=image))
+                                     on_front=on_front, image=image,
+                                     selector=params.get(SELECTOR_PARAM)))
         end = time.perf_counter()
         trial.set_user_attr("measures", values)
         trial.set_user_attr("mean_selected", runs.mean_selected)
@@ -633,14 +669,27 @@ def _resamples(spec: StudySpec) -> str:
     return f"{kind}, drawn afresh for every trial"
 
 
+def _selectors_text(spec: StudySpec) -> str:
+    """What a trial draws, in words (a sentence without its full stop)."""
+    def one(selector) -> str:
+        searched = ", ".join(f"`{spec.param_name(selector, p)}`" for p in selector.search)
+        fixed = ", ".join(f"{k} = {v}" for k, v in selector.fixed.items())
+        return (f"`{selector.name}` (searched: {searched or 'none'}"
+                + (f"; fixed: {_md(fixed)}" if fixed else "") + ")")
+
+    if not spec.selector_choice:
+        return f"Every trial draws the hyperparameters of {one(spec.selectors[0])}"
+    return (f"Every trial chooses a selector (the parameter `{SELECTOR_PARAM}`) among "
+            + "; ".join(one(s) for s in spec.selectors)
+            + ", then draws that selector's hyperparameters")
+
+
 def study_note(spec: StudySpec) -> str:
     """The study's optuna-dashboard note (Markdown): the two objectives, both maximised,
     what they are, the protocol every trial runs (M runs, resampling, selector) and the
     other recorded measures."""
     metric, stability = spec.protocol.metric, get_measure(spec.objective.stability)
     runs = spec.protocol.runs
-    searched = ", ".join(p.name for p in spec.selector.search) or "none"
-    fixed = ", ".join(f"{k} = {v}" for k, v in spec.selector.fixed.items())
     others = [get_measure(n) for n in spec.objective.measures if n != stability.name]
     summary = stability.summary.removeprefix(f"{stability.label}:").strip()
     similarity = (f", with |{spec.objective.similarity}| feature similarity"
@@ -654,9 +703,7 @@ def study_note(spec: StudySpec) -> str:
         f"{stability.upper:g}]): the stability of the {runs} runs' feature "
         f"selections{_md(similarity)} — {_md(summary)} ({_md(stability.reference)})",
         "",
-        f"**Protocol.** Every trial draws the hyperparameters of `{spec.selector.name}` "
-        f"(searched: {_md(searched)}" + (f"; fixed: {_md(fixed)}" if fixed else "") +
-        f") and runs it on {_resamples(spec)}.",
+        f"**Protocol.** {_selectors_text(spec)}, and runs it on {_resamples(spec)}.",
         "",
     ]
     if others:
@@ -673,7 +720,7 @@ def study_note(spec: StudySpec) -> str:
 
 def trial_note(number: int, spec: StudySpec, measures: dict[str, float], accuracy: float,
                stability_map: StabilityMap, *, on_front: bool, image: str | None = None,
-               top: int = NOTE_FEATURES) -> str:
+               selector: str | None = None, top: int = NOTE_FEATURES) -> str:
     """A trial's optuna-dashboard note (Markdown): whether it joined the front, its
     objective values by name, every recorded measure by its symbol (and registry name),
     k̄ and the runs, its ``top`` most frequently selected features with their selection
@@ -685,7 +732,7 @@ def trial_note(number: int, spec: StudySpec, measures: dict[str, float], accurac
     m = stability_map
     where = "on the Pareto front when it finished" if on_front else "dominated when it finished"
     lines = [
-        f"**Trial {number}** · {where}",
+        f"**Trial {number}**" + (f" · selector `{selector}`" if selector else "") + f" · {where}",
         "",
         f"- objectives (maximised): **{_md(metric)} = {_number(accuracy)}** · "
         f"**{_md(objective.label)} = {_number(measures.get(objective.name, math.nan))}**",

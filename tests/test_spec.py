@@ -93,7 +93,7 @@ def raises(spec: dict, error: type, *fragments: str) -> str:
 
 
 def search(spec: StudySpec) -> dict[str, Param]:
-    return {p.name: p for p in spec.selector.search}
+    return {p.name: p for p in spec.selectors[0].search}
 
 
 # ----------------------------------------------------------------------- the studies folder
@@ -104,7 +104,7 @@ def test_every_study_file_parses_and_round_trips(path):
     spec = load_spec(path)
     assert spec.name == path.stem
     assert spec.path == path
-    assert spec.selector.name in SELECTORS
+    assert spec.selectors[0].name in SELECTORS
     assert spec.objective.stability in spec.objective.measures
     again = parse_spec(spec.to_dict(), base=path.parent, source=str(path))
     assert dataclasses.replace(again, path=path) == spec
@@ -122,7 +122,7 @@ def test_the_studies_folder_holds_what_the_cli_relies_on():
 def test_quickstart_is_small_hybrid_rfe_on_breast_cancer():
     spec = load_spec(builtin_spec_path())
     assert spec.data == DataSpec("breast_cancer")
-    assert spec.selector.name == "hybrid_rfe" and spec.selector.fixed["n_features"] == 5
+    assert spec.selectors[0].name == "hybrid_rfe" and spec.selectors[0].fixed["n_features"] == 5
     assert set(search(spec)) == {"n_stable", "epsilon", "reg", "final_reg", "alpha"}
     assert (search(spec)["n_stable"].low, search(spec)["n_stable"].high) == (0, 5)
     assert spec.objective.stability == "iw"
@@ -142,8 +142,8 @@ def test_real_data_studies_point_at_the_shared_data(path):
     with gzip.open(source, "rt") as handle:  # the header only: the data are not loaded
         d = len(handle.readline().split(",")) - 1
     assert spec.data.prefilter is None or spec.data.prefilter < d
-    if spec.selector.name == "hybrid_rfe":
-        k = spec.selector.fixed["n_features"]
+    if spec.selectors[0].name == "hybrid_rfe":
+        k = spec.selectors[0].fixed["n_features"]
         assert k == round(min(20, d ** 0.5))
         assert spec.protocol.runs == 100
         assert search(spec)["n_stable"].high == k
@@ -178,9 +178,9 @@ def test_every_table_round_trips():
     assert spec.protocol == ProtocolSpec(runs=12, resampling="subsample", metric="roc_auc",
                                          replicates=4, n_jobs=-1, sample_fraction=0.5,
                                          resamples="per_trial")
-    assert spec.selector.name == "hybrid_rfe"
-    assert dict(spec.selector.fixed) == {"n_features": 10, "criterion": "welch_t"}
-    assert spec.selector.search == (
+    assert spec.selectors[0].name == "hybrid_rfe"
+    assert dict(spec.selectors[0].fixed) == {"n_features": 10, "criterion": "welch_t"}
+    assert spec.selectors[0].search == (
         Param("alpha", choices=(0.0, 0.1, 0.5)),
         Param("epsilon", 1e-3, 1.0, log=True),
         Param("final_reg", 0.5, 2.0),
@@ -228,7 +228,7 @@ def test_specs_are_frozen_hashable_and_picklable():
     with pytest.raises(dataclasses.FrozenInstanceError):
         spec.trials = 3
     with pytest.raises(TypeError):
-        spec.selector.fixed["n_features"] = 3
+        spec.selectors[0].fixed["n_features"] = 3
     assert pickle.loads(pickle.dumps(spec)) == spec
     assert hash(spec) == hash(parse_spec(full()))
     direct = SelectorSpec("hybrid_rfe", {"prior": [3, 1]}, [Param("reg", 1.0, 2.0)])
@@ -246,14 +246,14 @@ def test_parse_never_mutates_its_input():
 
 def test_registry_space_fixed_parameters_and_overrides():
     spec = parse_spec(with_value(minimal(), "selector.fixed.reg", 1))
-    assert spec.selector.fixed["reg"] == 1.0 and isinstance(spec.selector.fixed["reg"], float)
+    assert spec.selectors[0].fixed["reg"] == 1.0 and isinstance(spec.selectors[0].fixed["reg"], float)
     assert set(search(spec)) == {"n_stable", "epsilon", "final_reg", "alpha"}
     assert search(spec)["epsilon"] == Param("epsilon", 1e-3, 1.0, log=True)  # the registry's
     lasso = parse_spec({**minimal(), "selector": {"name": "lasso"}})
-    assert lasso.selector.fixed == {"l1_ratio": 1.0}
+    assert lasso.selectors[0].fixed == {"l1_ratio": 1.0}
     assert set(search(lasso)) == {"target_features"}
     svm = parse_spec({**minimal(), "selector": {"name": "svm_rfe"}})
-    assert dict(svm.selector.fixed) == {"n_stable": 0, "loss": "hinge"}
+    assert dict(svm.selectors[0].fixed) == {"n_stable": 0, "loss": "hinge"}
     same = parse_spec({**minimal(), "selector": {"name": "svm_rfe", "fixed": {"loss": "hinge"}}})
     assert same == svm
 
@@ -405,7 +405,7 @@ def test_bad_values(dotted, value, fragments):
 
 
 @pytest.mark.parametrize(("dotted", "value", "kind", "given", "suggestion", "known"), [
-    ("study.sampler", "tpee", "sampler", "tpee", "tpe", "gp, nsga2, random, tpe"),
+    ("study.sampler", "tpee", "sampler", "tpee", "tpe", "gp, grid, nsga2, random, tpe"),
     ("data.impute", "medain", "impute", "medain", "median", "drop, mean, median"),
     ("protocol.resampling", "boot", "resampling", "boot", "bootstrap", "bootstrap, subsample"),
     ("protocol.resamples", "per-trial", "resamples", "per-trial", "per_trial",
@@ -620,7 +620,7 @@ def test_numpy_scalars_in_a_mapping_become_plain_values():
     spec = with_value(with_value(spec, "objective.stability", "js"), "objective.options",
                       {"k": np.int64(3)})
     parsed = parse_spec(spec)
-    assert type(parsed.trials) is int and type(parsed.selector.fixed["reg"]) is float
+    assert type(parsed.trials) is int and type(parsed.selectors[0].fixed["reg"]) is float
     assert search(parsed)["n_stable"] == Param("n_stable", 0, 3, integer=True)
     assert [type(v) for v in search(parsed)["criterion"].choices] == [float, int]
     assert type(parsed.objective.options["k"]) is int
@@ -656,13 +656,13 @@ def as_distribution(param: Param):
 
 @pytest.mark.parametrize("path", STUDY_FILES, ids=[p.stem for p in STUDY_FILES])
 def test_search_spaces_are_valid_optuna_distributions(path):
-    for param in load_spec(path).selector.search:
+    for param in load_spec(path).selectors[0].search:
         as_distribution(param)
 
 
 @pytest.mark.parametrize("name", sorted(SELECTORS))
 def test_every_registry_search_space_parses_with_its_defaults(name):
     spec = parse_spec({**minimal(), "selector": {"name": name}})
-    assert spec.selector.name == name and spec.selector.search
-    for param in spec.selector.search:
+    assert spec.selectors[0].name == name and spec.selectors[0].search
+    for param in spec.selectors[0].search:
         as_distribution(param)

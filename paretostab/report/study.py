@@ -153,7 +153,6 @@ def _replicates(study, trial, context: _Context, n_replicates: int, measures) ->
     in the study's system attributes (``paretostab:replicates:N:B``: kept with the study,
     not shown by the dashboard as artifacts one could delete)."""
     from paretostab.protocol import replicates as run_replicates
-    from paretostab.selectors import get_selector
     from paretostab.tuning import measure_values
 
     key = f"{REPLICATES_KEY}{trial.number}:{n_replicates}"
@@ -162,8 +161,8 @@ def _replicates(study, trial, context: _Context, n_replicates: int, measures) ->
     if cached is not None and all(m in cached for m in measures):
         return cached
     spec = context.spec
-    selector = get_selector(spec.selector.name).make(**{**spec.selector.fixed, **trial.params})
-    runsets = run_replicates(selector, context.problem.X, context.problem.y, n_replicates,
+    runsets = run_replicates(context.problem.estimator(spec, trial.params), context.problem.X,
+                             context.problem.y, n_replicates,
                              random_state=[spec.seed or 0, trial.number, 1],
                              runs=spec.protocol.runs, resampling=spec.protocol.resampling,
                              sample_fraction=spec.protocol.sample_fraction,
@@ -333,9 +332,8 @@ def whole_data_selection(problem, spec, params: dict) -> pd.DataFrame:
     importance, with its column ``index`` in the data, ``feature`` name and
     ``importance`` (SPEC §1, in the final model)."""
     from paretostab.data import variance_prefilter
-    from paretostab.selectors import get_selector
 
-    selector = get_selector(spec.selector.name).make(**{**spec.selector.fixed, **params})
+    selector = problem.estimator(spec, params)
     columns = np.arange(problem.X.shape[1])
     if spec.data.prefilter:
         columns = variance_prefilter(problem.X, spec.data.prefilter)

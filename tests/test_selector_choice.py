@@ -1,0 +1,284 @@
+"""One study over several selectors: the multi-selector spec layout, its validation, its
+conditional search space, the grid of fixed settings (000 Fig. 6), the data set's groups,
+and such a study end to end (tune, report, choose)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import optuna
+import pytest
+from optuna.trial import TrialState
+
+from paretostab.errors import InvalidInputError, UnknownNameError
+from paretostab.selectors import ElasticNetSelector, GroupLassoSelector, HybridRFE, TTestSelector
+from paretostab.spec import SELECTOR_PARAM, parse_spec
+from paretostab.tuning import _Problem, study_note, tune
+from tests.test_tuning import note_of
+
+DATA = {"source": "simulated:n_other=30,n_per_class=20"}
+
+
+def multi(**selector) -> dict:
+    """A spec comparing the t-test filter, logistic RFE and the lasso at k = 4."""
+    table = {"name": ["t_test", "logistic_rfe", "lasso"],
+             "fixed": {"t_test": {"n_features": 4}, "logistic_rfe": {"n_features": 4},
+                       "lasso": {"target_features": 4}},
+             "search": {"logistic_rfe": {"reg": {"low": 0.01, "high": 10.0, "log": True}}}}
+    table.update(selector)
+    return {"study": {"name": "multi", "trials": 6, "seed": 0, "sampler": "random"},
+            "data": dict(DATA), "protocol": {"runs": 3, "replicates": 3},
+            "selector": table, "objective": {"stability": "nogueira", "record": ["pearson"]}}
+
+
+def raises(spec: dict, error: type, *fragments: str) -> str:
+    with pytest.raises(error) as info:
+        parse_spec(spec, source="spec.toml")
+    message = str(info.value)
+    for fragment in fragments:
+        assert fragment in message, f"{fragment!r} not in {message!r}"
+    return message
+
+
+# --------------------------------------------------------------------------- the layout
+
+
+def test_a_list_of_names_makes_the_selector_a_choice_with_its_own_tables():
+    spec = parse_spec(multi())
+    assert spec.selector_choice
+    assert [s.name for s in spec.selectors] == ["t_test", "logistic_rfe", "lasso"]
+    t_test, rfe, lasso = spec.selectors
+    assert dict(t_test.fixed) == {"n_features": 4}
+    assert [p.name for p in t_test.search] == ["final_reg"]  # the registry's space
+    assert dict(rfe.fixed) == {"n_features": 4, "n_stable": 0}  # with the registry's own
+    assert {p.name: (p.low, p.high, p.log) for p in rfe.search}["reg"] == (0.01, 10.0, True)
+    assert dict(lasso.fixed) == {"l1_ratio": 1.0, "target_features": 4}
+    assert lasso.search == ()  # its only registry parameter is fixed
+
+
+def test_one_name_keeps_the_single_selector_layout():
+    spec = parse_spec({**multi(), "selector": {"name": "t_test", "fixed": {"n_features": 4}}})
+    assert not spec.selector_choice and len(spec.selectors) == 1
+    assert spec.param_name(spec.selectors[0], spec.selectors[0].search[0]) == "final_reg"
+    assert spec.trial_selector({"final_reg": 2.0}) == (spec.selectors[0], {"final_reg": 2.0})
+
+
+def test_trial_parameters_are_prefixed_and_pick_their_selector():
+    spec = parse_spec(multi())
+    rfe = spec.selectors[1]
+    assert spec.param_name(rfe, rfe.search[0]) == "logistic_rfe.final_reg"
+    params = {SELECTOR_PARAM: "logistic_rfe", "logistic_rfe.reg": 0.5,
+              "logistic_rfe.final_reg": 2.0}
+    assert spec.trial_selector(params) == (rfe, {"reg": 0.5, "final_reg": 2.0})
+    estimator = spec.estimator(params)
+    assert isinstance(estimator, HybridRFE)
+    assert (estimator.n_features, estimator.n_stable, estimator.reg,
+            estimator.final_reg) == (4, 0, 0.5, 2.0)
+    t_test = spec.estimator({SELECTOR_PARAM: "t_test", "t_test.final_reg": 3.0})
+    assert isinstance(t_test, TTestSelector) and t_test.final_reg == 3.0
+    assert isinstance(spec.estimator({SELECTOR_PARAM: "lasso"}), ElasticNetSelector)
+    with pytest.raises(InvalidInputError, match="'svm_rfe' is not one of this study's"):
+        spec.trial_selector({SELECTOR_PARAM: "svm_rfe"})
+
+
+def test_to_dict_round_trips_and_the_hash_tells_the_layouts_apart():
+    spec = parse_spec(multi())
+    again = parse_spec(json.loads(json.dumps(spec.to_dict())))
+    assert again == spec and again.content_hash() == spec.content_hash()
+    assert spec.to_dict()["selector"]["name"] == ["t_test", "logistic_rfe", "lasso"]
+    reordered = multi(name=["lasso", "t_test", "logistic_rfe"])
+    assert parse_spec(reordered).content_hash() != spec.content_hash()  # the choices' order
+    changed = multi()
+    changed["selector"]["fixed"]["t_test"]["n_features"] = 5
+    assert parse_spec(changed).content_hash() != spec.content_hash()
+    single = parse_spec({**multi(), "selector": {"name": "t_test", "fixed": {"n_features": 4}}})
+    one = parse_spec({**multi(), "selector": {"name": ["t_test"],
+                                              "fixed": {"t_test": {"n_features": 4}}}})
+    assert one.selector_choice and one.content_hash() != single.content_hash()
+
+
+# --------------------------------------------------------------------------- validation
+
+
+@pytest.mark.parametrize(("change", "error", "fragments"), [
+    ({"name": ["t_test", "lasoo"]}, UnknownNameError,
+     ["spec.toml: selector.name[1]: ", "'lasoo'", "Did you mean 'lasso'?"]),
+    ({"name": ["t_test", "t_test"]}, InvalidInputError,
+     ["selector.name[1]: 't_test' is named twice."]),
+    ({"name": []}, InvalidInputError, ["selector.name: must name at least one selector"]),
+    ({"name": ["t_test", "lasso"], "fixed": {"logistic_rfe": {"n_features": 4}}},
+     UnknownNameError, ["selector.fixed.logistic_rfe: not a selector of selector.name",
+                        "[selector.fixed.<selector>]", "Allowed keys: lasso, t_test."]),
+    ({"fixed": {"n_features": 4}}, UnknownNameError,
+     ["selector.fixed.n_features: not a selector of selector.name"]),
+    ({"search": {"lasso": {"target_feature": [5, 10]}}}, UnknownNameError,
+     ["selector.search.lasso.target_feature: not a parameter of lasso (ElasticNetSelector)",
+      "Did you mean 'target_features'?"]),
+    ({"search": {"logistic_rfe": {"reg": [2.0, 1.0]}}}, InvalidInputError,
+     ["selector.search.logistic_rfe.reg: needs low < high"]),
+    ({"fixed": {"logistic_rfe": {"n_stable": 3}}}, InvalidInputError,
+     ["selector.fixed.logistic_rfe.n_stable: logistic_rfe (HybridRFE) fixes n_stable = 0"]),
+    ({"fixed": {"lasso": {"target_features": 4}},
+      "search": {"lasso": {"target_features": [5, 9]}}}, InvalidInputError,
+     ["selector.search.lasso.target_features: target_features is also in "
+      "[selector.fixed.lasso]"]),
+    ({"fixed": {"t_test": "big"}}, InvalidInputError,
+     ["selector.fixed.t_test: must be a table ([selector.fixed.t_test])"]),
+])
+def test_errors_name_the_selector_and_the_key(change, error, fragments):
+    raises(multi(**change), error, *fragments)
+
+
+def test_a_single_selector_error_keeps_its_key():
+    raises({**multi(), "selector": {"name": "hybrid_rfe", "fixed": {"n_features": 3},
+                                    "search": {"n_stable": [0, 5]}}},
+           InvalidInputError, "spec.toml: selector.search.n_stable: n_stable must be <= "
+                              "n_features = 3")
+
+
+def test_the_stable_set_rule_names_the_selector_of_a_multi_selector_spec():
+    spec = multi(name=["hybrid_rfe", "lasso"],
+                 fixed={"hybrid_rfe": {"n_features": 3}, "lasso": {"target_features": 4}},
+                 search={"hybrid_rfe": {"n_stable": [0, 5]}})
+    raises(spec, InvalidInputError, "selector.search.hybrid_rfe.n_stable: n_stable must be <= "
+                                    "n_features = 3")
+
+
+# --------------------------------------------------------------------------- the grid
+
+
+def fixed_settings() -> dict:
+    """000 Fig. 6: each method at its fixed setting, one point per method."""
+    spec = multi(fixed={"t_test": {"n_features": 4, "final_reg": 1.0},
+                        "logistic_rfe": {"n_features": 4, "reg": 1.0, "final_reg": 1.0},
+                        "lasso": {"target_features": 4}}, search={})
+    spec["study"] = {"name": "fixed", "sampler": "grid", "seed": 0}
+    return spec
+
+
+def test_the_grid_runs_each_selector_at_its_fixed_setting():
+    spec = parse_spec(fixed_settings())
+    assert spec.trials == 3  # the grid's size
+    assert spec.grid() == {SELECTOR_PARAM: ["t_test", "logistic_rfe", "lasso"]}
+    assert all(not s.search for s in spec.selectors)
+
+
+def test_the_grid_refuses_searched_parameters_and_more_trials_than_points():
+    raises({**multi(), "study": {"name": "g", "sampler": "grid"}}, InvalidInputError,
+           "study.sampler: 'grid' tries every point of a finite grid; with several selectors, "
+           "each runs at its fixed setting: fix or remove t_test.final_reg, "
+           "logistic_rfe.final_reg, logistic_rfe.reg.")
+    spec = fixed_settings()
+    spec["study"]["trials"] = 4
+    raises(spec, InvalidInputError, "study.trials: the grid has 3 points, each run once; got "
+                                    "trials = 4.")
+    spec["study"]["trials"] = 2  # a part of the grid
+    assert parse_spec(spec).trials == 2
+
+
+def test_a_single_selector_grid_takes_its_categorical_parameters():
+    table = {"name": "hybrid_rfe", "fixed": {"n_features": 4, "n_stable": 0, "epsilon": 1.0,
+                                             "reg": 1.0, "final_reg": 1.0},
+             "search": {"alpha": {"choices": [0.0, 0.5]},
+                        "criterion": {"choices": ["variance", "welch_t"]}}}
+    spec = parse_spec({**multi(), "study": {"name": "g", "sampler": "grid"},
+                       "selector": table})
+    assert spec.grid() == {"alpha": [0.0, 0.5], "criterion": ["variance", "welch_t"]}
+    assert spec.trials == 4
+    del table["fixed"]["reg"]
+    raises({**multi(), "study": {"name": "g", "sampler": "grid"}, "selector": table},
+           InvalidInputError, "every searched parameter must be categorical", ": reg.")
+
+
+# --------------------------------------------------------------------------- groups
+
+
+def test_groups_data_takes_the_data_sets_groups_and_fails_without_them():
+    spec = parse_spec({**multi(), "data": {"source": "simulated:group_size=3,n_other=20"},
+                       "selector": {"name": "group_lasso",
+                                    "fixed": {"groups": "data", "target_features": 6}}})
+    problem = _Problem.from_spec(spec)
+    estimator = problem.estimator(spec, {"target_features": 6})
+    assert isinstance(estimator, GroupLassoSelector)
+    np.testing.assert_array_equal(estimator.groups, problem.groups)
+    assert sorted(set(problem.groups.tolist())) == [-1, 0, 1, 2, 3, 4]
+    no_groups = parse_spec({**multi(), "data": {"source": "breast_cancer"},
+                            "selector": {"name": "group_lasso", "fixed": {"groups": "data"}}})
+    with pytest.raises(InvalidInputError, match="group_lasso: groups = 'data' takes the data "
+                                                "set's feature groups, but 'breast_cancer' "
+                                                "has none"):
+        _Problem.from_spec(no_groups)
+
+
+def test_groups_can_be_given_as_an_array():
+    groups = [0, 0, 1, 1, -1, -1]
+    spec = parse_spec({**multi(), "selector": {"name": "group_lasso",
+                                               "fixed": {"groups": groups}}})
+    estimator = spec.estimator({"target_features": 4})
+    assert list(estimator.groups) == groups
+
+
+# --------------------------------------------------------------------------- studies
+
+
+def test_a_multi_selector_study_records_each_trials_selector_and_its_own_parameters(tmp_path):
+    spec = parse_spec({**multi(), "study": {"name": "multi", "trials": 9, "seed": 1,
+                                            "sampler": "random"}})
+    url = f"sqlite:///{tmp_path / 'multi.db'}"
+    study = tune(spec, storage=url, progress=False)
+    trials = study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
+    assert len(trials) == 9
+    seen = set()
+    for trial in trials:
+        name = trial.params[SELECTOR_PARAM]
+        seen.add(name)
+        own = {key for key in trial.params if key != SELECTOR_PARAM}
+        assert own == {spec.param_name(s, p) for s in spec.selectors if s.name == name
+                       for p in s.search}  # only its own, prefixed
+        assert f"selector `{name}`" in note_of(study, trial)
+    assert seen == {"t_test", "logistic_rfe", "lasso"}
+    note = study_note(spec)
+    assert "chooses a selector (the parameter `selector`) among `t_test`" in note
+    assert "`logistic_rfe.reg`" in note
+
+
+def test_a_fixed_settings_grid_study_runs_each_selector_once(tmp_path):
+    spec = parse_spec(fixed_settings())
+    study = tune(spec, storage=f"sqlite:///{tmp_path / 'grid.db'}", progress=False)
+    complete = study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
+    assert sorted(t.params[SELECTOR_PARAM] for t in complete) == sorted(
+        ["t_test", "logistic_rfe", "lasso"])
+    assert len(study.trials) == 3
+
+
+def test_report_and_choose_refit_a_multi_selector_trial(tmp_path):
+    from paretostab.report.study import build_report, choose_trial
+
+    spec = parse_spec(fixed_settings())
+    url = f"sqlite:///{tmp_path / 'grid.db'}"
+    tune(spec, storage=url, progress=False)
+    chosen = choose_trial(url, 0.5)
+    assert chosen["params"][SELECTOR_PARAM] in {"t_test", "logistic_rfe", "lasso"}
+    assert len(chosen["selected_features"]) >= 1
+    out = build_report(url, out=tmp_path / "report", progress=False)
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["chosen_trade_off"]["params"] == chosen["params"]
+    assert summary["chosen_trade_off"]["replicates"] == 3
+
+
+def test_the_conditional_space_suggests_only_the_chosen_selectors_parameters():
+    spec = parse_spec(multi())
+    study = optuna.create_study(directions=["maximize", "maximize"],
+                                sampler=optuna.samplers.RandomSampler(seed=0))
+    from paretostab.tuning import suggest_params
+
+    for _ in range(12):
+        trial = study.ask()
+        params = suggest_params(trial, spec)
+        selector, own = spec.trial_selector(params)
+        assert set(own) == {p.name for p in selector.search}
+        study.tell(trial, [0.5, 0.5])
+    assert {t.params[SELECTOR_PARAM] for t in study.trials} == {"t_test", "logistic_rfe",
+                                                                 "lasso"}
+
