@@ -951,6 +951,26 @@ def _check_grid(where: _Where, spec: StudySpec, given_trials: bool) -> StudySpec
     return spec
 
 
+def with_objective(spec: StudySpec, measure: str) -> StudySpec:
+    """``spec`` tuned for another stability ``measure`` (a registry name): the same data,
+    protocol, selectors and recorded measures, in a study named ``<name>_<measure>`` —
+    the comparison of 003 Fig. 11 (one space tuned for φ, φ_pears and φ_iw). Its options
+    are those of the spec that apply to it.
+    Validated as a spec is (a measure that needs a similarity needs the spec's)."""
+    mapping = spec.to_dict()
+    objective = mapping["objective"]
+    try:
+        info = get_measure(measure)
+    except UnknownNameError as exc:
+        raise InvalidInputError(f"objective: {exc}") from None
+    objective["options"] = {k: v for k, v in objective["options"].items() if k in info.options}
+    objective["stability"] = info.name
+    mapping["study"]["name"] = f"{spec.name}_{info.name}"
+    source = str(spec.path) if spec.path else "<spec>"
+    return replace(parse_spec(mapping, source=f"{source} with objective {info.name}"),
+                   path=spec.path)
+
+
 def load_spec(path: str | os.PathLike) -> StudySpec:
     """Read and validate the TOML study spec at ``path`` (see the module docstring)."""
     try:
@@ -1006,4 +1026,5 @@ def builtin_spec_path(name: str = "quickstart") -> Path:
 
 __all__ = ["BUILTIN_SOURCES", "DATA_GROUPS", "RESAMPLES", "SAMPLERS", "SELECTOR_PARAM",
            "SIMILARITIES", "DataSpec", "ObjectiveSpec", "Param", "ProtocolSpec", "SelectorSpec",
-           "StudySpec", "builtin_spec_names", "builtin_spec_path", "load_spec", "parse_spec"]
+           "StudySpec", "builtin_spec_names", "builtin_spec_path", "load_spec", "parse_spec",
+           "with_objective"]

@@ -666,3 +666,20 @@ def test_every_registry_search_space_parses_with_its_defaults(name):
     assert spec.selectors[0].name == name and spec.selectors[0].search
     for param in spec.selectors[0].search:
         as_distribution(param)
+
+
+def test_with_objective_tunes_the_same_space_for_another_measure():
+    from paretostab.spec import with_objective
+
+    spec = parse_spec({**minimal(), "objective": {"stability": "iw", "record": ["pearson"],
+                                                  "options": {}}})
+    phi = with_objective(spec, "nogueira")
+    assert phi.name == "t_nogueira" and phi.objective.stability == "nogueira"
+    assert phi.objective.record == ("pearson",)
+    assert phi.selectors == spec.selectors and phi.data == spec.data
+    assert phi.protocol == spec.protocol
+    assert with_objective(spec, "iw").content_hash() == spec.content_hash()
+    with pytest.raises(InvalidInputError, match="objective.similarity: missing: msi needs"):
+        with_objective(spec, "msi")
+    with pytest.raises(InvalidInputError, match="Did you mean 'pearson'"):
+        with_objective(spec, "pearsn")
