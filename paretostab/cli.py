@@ -8,6 +8,10 @@ A thin layer over the library:
 ``report``
     The report of a tuned study: fronts, dominance area with confidence interval, γ
     choice, stability maps (index.html, front.csv, summary.json).
+``compare STUDY STUDY…``
+    Compare studies (in one storage or several) by their fronts under each measure:
+    dominance areas with intervals, pairwise differences with verdicts, the combined front,
+    Hamer & Dupont 2021's Table 3 (index.html, comparison.csv, comparison.json).
 ``choose --gamma G``
     The front trial chosen by γ, its parameters and selected features.
 ``dashboard``
@@ -160,6 +164,31 @@ def _report(args) -> int:
     return 0
 
 
+def _compare(args) -> int:
+    from paretostab.report.compare import build_comparison
+    from paretostab.report.study import label
+
+    measures = [m.strip() for m in args.measures.split(",")] if args.measures else None
+    try:
+        folder, comparison = build_comparison(
+            args.studies, args.storage, measures=measures, replicates=args.replicates,
+            weight=args.weight, level=args.level, out=args.out, artifacts=args.artifacts)
+    except KeyboardInterrupt:
+        return _interrupted("no comparison written; the replicates computed so far are "
+                            "kept in the studies and reused by the next compare or report.")
+    print(f"Comparison written to {folder / 'index.html'} (with comparison.csv and "
+          "comparison.json).")
+    for d in comparison.differences:
+        first = comparison.front(d.measure, d.first).dominance_area
+        second = comparison.front(d.measure, d.second).dominance_area
+        interval = ("" if d.low is None else
+                    f", replicate means {d.estimate:+.4f}, {d.level:.0%} interval "
+                    f"[{d.low:+.4f}, {d.high:+.4f}]")
+        print(f"{label(d.measure)}: {d.first} vs {d.second}: dominance area {first:.4f} vs "
+              f"{second:.4f} (difference {d.dominance_area:+.4f}{interval}): {d.verdict}")
+    return 0
+
+
 def _choose(args) -> int:
     from paretostab.report.study import choose_trial, label
     from paretostab.storage import DEFAULT_STORAGE
@@ -220,6 +249,26 @@ def main(argv: list[str] | None = None) -> int:
     report.add_argument("--level", type=float, default=0.95, help="confidence level")
     report.add_argument("--out", default="report", help="output folder (default: report)")
     report.add_argument("--artifacts", help=ARTIFACTS_HELP)
+    compare = commands.add_parser(
+        "compare", help="compare studies by their fronts (HTML, CSV, JSON)",
+        description="Compare studies by their (accuracy, stability) Pareto fronts under each "
+        "measure: dominance areas with confidence intervals from replicates of the front "
+        "trials, pairwise differences with verdicts, the front of all studies together and "
+        "Hamer & Dupont 2021's Table 3.")
+    compare.add_argument("studies", nargs="+", metavar="STUDY", help="study names (two or more)")
+    compare.add_argument("--storage", action="append",
+                         help="Optuna storage URL: once for every study, or once per study in "
+                              "their order (default sqlite:///paretostab.db)")
+    compare.add_argument("--measures", help="comma-separated stability measures (default: the "
+                         "studies' objectives and the measures every study records)")
+    compare.add_argument("--replicates", type=int, help="B re-runs of each front trial "
+                         "(default: each study's spec; 0: none)")
+    compare.add_argument("--weight", help="uniform (default), accuracy:A or stability:A")
+    compare.add_argument("--level", type=float, default=0.95, help="confidence level")
+    compare.add_argument("--out", default="comparison",
+                         help="output folder (default: comparison)")
+    compare.add_argument("--artifacts", action="append",
+                         help=ARTIFACTS_HELP + "; once for every study, or once per study")
     choose = commands.add_parser("choose", help="the front trial chosen by γ, and its features")
     choose.add_argument("--gamma", type=float, required=True, help="γ in [0, 1]")
     choose.add_argument("--storage", help="Optuna storage URL (default sqlite:///paretostab.db)")
@@ -239,7 +288,8 @@ def main(argv: list[str] | None = None) -> int:
     measures.add_argument("--threshold", type=float, default=0.9,
                           help="similarity threshold of the adjusted measures (default 0.9)")
     args = parser.parse_args(argv)
-    handlers = {"tune": _tune, "dashboard": _dashboard, "report": _report, "choose": _choose}
+    handlers = {"tune": _tune, "dashboard": _dashboard, "report": _report, "choose": _choose,
+                "compare": _compare}
     if args.command in handlers:
         try:
             return handlers[args.command](args)

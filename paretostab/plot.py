@@ -2,7 +2,10 @@
 for the report and for the maps a tuning study stores with its trials: one map
 (:func:`draw_stability_map`, :func:`stability_map_figure`), several as small multiples
 with one legend (:func:`stability_maps_figure`) and the features × trials overview of
-selection frequencies (:func:`draw_selection_overview`, :func:`selection_overview_figure`).
+selection frequencies (:func:`draw_selection_overview`, :func:`selection_overview_figure`);
+for comparisons of groups of trials (000 §6.2 Fig. 6), each group's front in its own
+colour (:func:`draw_group_fronts`) and the front of all groups together
+(:func:`draw_combined_front`).
 
 Each drawer takes an ``ax=`` (or ``axes=``) to draw on and returns it; it creates a
 figure (through ``matplotlib.pyplot``) only when none is given — pass axes of a
@@ -35,9 +38,10 @@ from paretostab.errors import InvalidInputError
 from paretostab.front import _as_points, _with_trivial_point, pareto_front, staircase
 from paretostab.maps import FeaturePalette, SelectionOverview, StabilityMap
 
-__all__ = ["draw_front", "draw_fronts", "draw_optimism", "draw_selection_overview",
-           "draw_stability_map", "selection_overview_figure", "stability_map_figure",
-           "stability_maps_figure", "zoom_to_data"]
+__all__ = ["GROUP_COLORS", "GROUP_MARKERS", "draw_combined_front", "draw_front", "draw_fronts",
+           "draw_group_fronts", "draw_optimism", "draw_selection_overview",
+           "draw_stability_map", "group_style", "selection_overview_figure",
+           "stability_map_figure", "stability_maps_figure", "zoom_to_data"]
 
 _SHADE_ALPHA = 0.18        # uniform shading of the dominated area
 _WEIGHT_ALPHA = (0.10, 0.50)  # weighted shading: the patch's alpha, the image's maximum
@@ -550,6 +554,39 @@ def _draw_ellipses(ax: Axes, ellipses: Sequence[object], color: object) -> list:
     return patches
 
 
+def _front_points(points: np.ndarray, rows: np.ndarray | None) -> np.ndarray:
+    """The front points to draw as a staircase: ``points``' own Pareto front when ``rows``
+    is None, else ``points[rows]`` without NaN rows; by increasing first objective (then
+    decreasing second, so that the staircase goes down through equal accuracies)."""
+    drawn = points[pareto_front(points)] if rows is None else points[rows]
+    drawn = drawn[~np.isnan(drawn).any(axis=1)]
+    return drawn[np.lexsort((-drawn[:, 1], drawn[:, 0]))]
+
+
+def _draw_staircase(ax: Axes, drawn: np.ndarray, color: object, label: str, *,
+                    marker: str | None = "o", face: object = "none", size: float = 30.0,
+                    linewidth: float = 1.5) -> None:
+    """The front ``drawn`` (from :func:`_front_points`) as a staircase in ``color``, its
+    points as ``marker`` (filled with ``face``, edged in black; None: not marked)."""
+    if drawn.size:
+        ax.step(drawn[:, 0], drawn[:, 1], where="pre", color=color, linewidth=linewidth,
+                zorder=2, label=label)
+        if marker is not None:
+            ax.scatter(drawn[:, 0], drawn[:, 1], s=size, marker=marker, facecolors=face,
+                       edgecolors="black", linewidths=0.8, zorder=4)
+
+
+def _finish_front_axes(ax: Axes, legend: bool) -> Axes:
+    """Axis labels a front's axes lack (accuracy, stability) and, if asked, its legend."""
+    if not ax.get_xlabel():
+        ax.set_xlabel("accuracy")
+    if not ax.get_ylabel():
+        ax.set_ylabel("stability")
+    if legend:
+        ax.legend(fontsize="small", loc="best")
+    return ax
+
+
 def draw_front(points: object, *, ax: Axes | None = None, front: bool | object = True,
                area: bool = True, labels: Sequence[str] | None = None,
                reference: object = (0.0, 0.0), weight: object = None,
@@ -633,16 +670,9 @@ def draw_front(points: object, *, ax: Axes | None = None, front: bool | object =
                    zorder=3, label="trivial point")
     if front is not False:
         if front_idx is None:
-            drawn = everything[pareto_front(everything)]
+            _draw_staircase(ax, _front_points(everything, None), color, "Pareto front")
         else:
-            drawn = arr[front_idx]
-            drawn = drawn[~np.isnan(drawn).any(axis=1)]
-            drawn = drawn[np.lexsort((-drawn[:, 1], drawn[:, 0]))]
-        if drawn.size:
-            ax.step(drawn[:, 0], drawn[:, 1], where="pre", color=color, linewidth=1.5,
-                    zorder=2, label="Pareto front")
-            ax.scatter(drawn[:, 0], drawn[:, 1], s=30, facecolors="none",
-                       edgecolors="black", linewidths=0.8, zorder=4)
+            _draw_staircase(ax, _front_points(arr, front_idx), color, "Pareto front")
     if polygon is not None:
         if density is None:
             ax.fill(polygon[:, 0], polygon[:, 1], color=color, alpha=_SHADE_ALPHA,
@@ -662,13 +692,7 @@ def draw_front(points: object, *, ax: Axes | None = None, front: bool | object =
             if np.isfinite(x) and np.isfinite(y):
                 ax.annotate(str(text), (x, y), xytext=(3, 3), textcoords="offset points",
                             fontsize="small")
-    if not ax.get_xlabel():
-        ax.set_xlabel("accuracy")
-    if not ax.get_ylabel():
-        ax.set_ylabel("stability")
-    if legend:
-        ax.legend(fontsize="small", loc="best")
-    return ax
+    return _finish_front_axes(ax, legend)
 
 
 def draw_optimism(trial_points: object, replicate_means: object, *, ax: Axes,
@@ -797,3 +821,190 @@ def draw_fronts(panels: Sequence[object], *, axes: Sequence[Axes] | None = None,
         if legend:
             ax.legend(fontsize="x-small", loc="best")
     return axes_list
+
+
+# --------------------------------------------------------------------------- groups
+
+#: The colours of compared groups (studies, or the selectors of one study): Okabe & Ito's
+#: colour-blind-safe qualitative palette (B. Wong, Nature Methods 8:441, 2011) without its
+#: yellow (too light on white) and its black (the combined front's colour).
+GROUP_COLORS = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9")
+#: Their markers: groups differ in shape too (in grey print, and beyond six groups: the
+#: pairs (colour, marker) of the first 42 groups are all distinct).
+GROUP_MARKERS = ("o", "s", "^", "D", "v", "P", "X")
+
+
+def group_style(k: int) -> tuple[str, str]:
+    """The (colour, marker) of the ``k``-th group (0-based) of a comparison."""
+    return GROUP_COLORS[k % len(GROUP_COLORS)], GROUP_MARKERS[k % len(GROUP_MARKERS)]
+
+
+def _legend_entry(ax: Axes, label: str, color: object, marker: str, *, line: bool = True,
+                  **style) -> None:
+    """A legend entry (``marker`` in ``color``, on a line of that colour when ``line``) as
+    an empty line of ``ax``: ``ax.get_legend_handles_labels()`` finds it, and it draws
+    nothing."""
+    style = {"markeredgecolor": "black", "markeredgewidth": 0.6, **style}
+    ax.plot([], [], color=color, marker=marker, linestyle="-" if line else "none",
+            linewidth=1.5, label=label, **style)
+
+
+def _styles(styles: object, n: int, caller: str) -> list[tuple[object, str]]:
+    if styles is None:
+        return [group_style(k) for k in range(n)]
+    styles = list(styles)
+    if len(styles) != n or not all(isinstance(s, Sequence) and len(s) == 2 for s in styles):
+        raise InvalidInputError(
+            f"{caller}: styles must hold one (colour, marker) pair per group ({n}); got "
+            f"{styles!r:.80}.")
+    return styles
+
+
+def _group(group: object, k: int) -> tuple[str, np.ndarray, object, object]:
+    if isinstance(group, str) or not isinstance(group, Sequence) or not 2 <= len(group) <= 4:
+        raise InvalidInputError(
+            "each group must be a (name, points, front indices or None, confidence regions "
+            f"or None) tuple; group {k} is {group!r:.80}.")
+    name, points, front, regions = (*group, None, None)[:4]
+    return str(name), _as_points(points), front, regions
+
+
+def draw_group_fronts(groups: Sequence[object], *, ax: Axes | None = None,
+                      styles: Sequence[tuple[object, str]] | None = None,
+                      legend: bool = False) -> Axes:
+    """Draw several groups of (accuracy, stability) points — one per selection method or
+    study — each with its own Pareto front and confidence regions, in its own colour and
+    marker (000 §6.2 Fig. 6 with one front per method; 002 §3 Fig. 3 regions).
+
+    Parameters
+    ----------
+    groups : sequence of (name, points, front, regions)
+        One per group: its name (the legend label), its (n, 2) points, the row indices to
+        draw as its front (None: its own Pareto front) and the confidence regions of its
+        front points (:func:`paretostab.report.confidence_regions`; None: none). The last
+        two may be left out.
+    ax : matplotlib Axes, optional
+        Where to draw; a new figure is created only when None.
+    styles : sequence of (colour, marker), optional
+        One per group; default :func:`group_style` (:data:`GROUP_COLORS`,
+        :data:`GROUP_MARKERS`).
+    legend : bool
+        Call ``ax.legend``.
+
+    Returns
+    -------
+    matplotlib Axes
+        A group's points are hollow markers, its front a staircase through solid ones, its
+        regions outlines and their centres (the replicate means) crosses, all in its
+        colour. Legend entries (``ax.get_legend_handles_labels()``): one per group (its
+        marker on a line of its colour), then, when regions are drawn, "95% confidence
+        regions" and "replicate means" (in grey: each group's are in its colour).
+    """
+    if isinstance(groups, str) or not isinstance(groups, Sequence):
+        raise InvalidInputError(
+            "groups must be a sequence of (name, points, front, regions); got "
+            f"{type(groups).__name__}.")
+    parsed = [_group(group, k) for k, group in enumerate(groups)]
+    styles = _styles(styles, len(parsed), "draw_group_fronts")
+    rows = [None if front is None else _indices(front, arr.shape[0], "front")
+            for _, arr, front, _ in parsed]
+    if ax is None:
+        ax = _new_axes((5.5, 4.5))
+    drawn: list = []  # every region drawn
+    for (name, arr, _, regions), front, (color, marker) in zip(parsed, rows, styles,
+                                                              strict=True):
+        ax.scatter(arr[:, 0], arr[:, 1], s=18, marker=marker, facecolors="none",
+                   edgecolors=color, linewidths=0.9, zorder=3)
+        _draw_staircase(ax, _front_points(arr, front), color, "_nolegend_", marker=marker,
+                        face=color, size=40)
+        _legend_entry(ax, name, color, marker)
+        if regions is not None:
+            for patch in _draw_ellipses(ax, regions, color):
+                patch.set_label("_nolegend_")
+            centers = np.array([r.center for r in regions], dtype=float).reshape(-1, 2)
+            ax.scatter(centers[:, 0], centers[:, 1], s=36, marker="+", color=color,
+                       linewidths=1.0, zorder=3.6)
+            drawn.extend(regions)
+    if drawn:
+        level = getattr(drawn[0], "level", None)
+        _legend_entry(ax, f"{level:.0%} confidence regions" if isinstance(level, float | int)
+                      else "confidence regions", "none", "o", line=False, markersize=11,
+                      markeredgecolor="0.3", markeredgewidth=1.0)
+        _legend_entry(ax, "replicate means", "0.3", "+", line=False, markersize=7,
+                      markeredgecolor="0.3", markeredgewidth=1.0)
+    return _finish_front_axes(ax, legend)
+
+
+def draw_combined_front(points: object, groups: Sequence[str], *, ax: Axes | None = None,
+                        front: object = None, labels: Sequence[str] | None = None,
+                        styles: dict[str, tuple[object, str]] | None = None,
+                        legend: bool = False) -> Axes:
+    """Draw the Pareto front of the points of several groups together, each point in its
+    group's colour and marker (000 §6.2 Fig. 6: the front across selection methods).
+
+    Parameters
+    ----------
+    points : array-like (n, 2)
+        Every group's (accuracy, stability) points.
+    groups : sequence of str
+        The group of each point (its legend label, e.g. "study" or "study: selector").
+    ax : matplotlib Axes, optional
+        Where to draw; a new figure is created only when None.
+    front : sequence of int, optional
+        The rows of the combined front (default: the Pareto front of ``points``).
+    labels : sequence of str, optional
+        One annotation per point ("" for none; e.g. the trial numbers of the front); the
+        labels of points at one place are joined into one ("4, 7").
+    styles : dict, optional
+        Group → (colour, marker); default :func:`group_style` by order of first
+        appearance.
+    legend : bool
+        Call ``ax.legend``.
+
+    Returns
+    -------
+    matplotlib Axes
+        Every point a hollow marker in its group's style; the combined front a black
+        staircase through solid ones. Legend entries: "combined Pareto front", then one per
+        group.
+    """
+    arr = _as_points(points)
+    n = arr.shape[0]
+    groups = [str(g) for g in groups]
+    if len(groups) != n:
+        raise InvalidInputError(
+            f"groups must name the group of every point ({n}); got {len(groups)}.")
+    if labels is not None and len(labels) != n:
+        raise InvalidInputError(
+            f"labels must hold one label per point ({n}); got {len(labels)}.")
+    names = list(dict.fromkeys(groups))
+    if styles is None:
+        styles = {name: group_style(k) for k, name in enumerate(names)}
+    missing = [name for name in names if name not in styles]
+    if missing:
+        raise InvalidInputError(f"styles has no (colour, marker) for the group {missing[0]!r}.")
+    rows = pareto_front(arr) if front is None else _indices(front, n, "front")
+    on_front = np.zeros(n, dtype=bool)
+    on_front[rows] = True
+    if ax is None:
+        ax = _new_axes((5.5, 4.5))
+    _draw_staircase(ax, _front_points(arr, rows), "black", "combined Pareto front",
+                    marker=None, linewidth=1.2)
+    of_group = np.asarray(groups)
+    for name in names:
+        color, marker = styles[name]
+        mine = of_group == name
+        ax.scatter(arr[mine & ~on_front, 0], arr[mine & ~on_front, 1], s=18, marker=marker,
+                   facecolors="none", edgecolors=color, linewidths=0.9, zorder=3)
+        ax.scatter(arr[mine & on_front, 0], arr[mine & on_front, 1], s=48, marker=marker,
+                   color=color, edgecolors="black", linewidths=0.7, zorder=4)
+        _legend_entry(ax, name, color, marker, line=False)
+    if labels is not None:
+        texts: dict[tuple[float, float], list[str]] = {}  # one annotation per place
+        for (x, y), text in zip(arr, labels, strict=True):
+            if text and np.isfinite(x) and np.isfinite(y):
+                texts.setdefault((float(x), float(y)), []).append(str(text))
+        for (x, y), words in texts.items():
+            ax.annotate(", ".join(words), (x, y), xytext=(4, 4), textcoords="offset points",
+                        fontsize="x-small", zorder=5)
+    return _finish_front_axes(ax, legend)

@@ -83,6 +83,13 @@ def open_study(storage, study_name: str | None) -> optuna.Study:
     return optuna.load_study(study_name=study_name, storage=storage)
 
 
+def study_measures(study: optuna.Study) -> tuple[str, list[str]]:
+    """A study's stability objective (registry name) and the measures its spec records."""
+    objective = study.user_attrs.get("objective") or (study.metric_names or ["", "stability"])[1]
+    return objective, list(study.user_attrs.get("spec", {}).get("objective", {})
+                           .get("record", []))
+
+
 def trial_table(study: optuna.Study, measures: list[str]) -> pd.DataFrame:
     """One row per completed trial: accuracy, every requested measure, k̄, parameters."""
     rows = []
@@ -213,8 +220,7 @@ def build_report(storage_url: str, *, study_name: str | None = None,
     storage = open_storage(storage_url, must_exist=True)
     store = artifact_store(storage_url, artifacts)
     study = open_study(storage, study_name)
-    objective = study.user_attrs.get("objective") or (study.metric_names or ["", "stability"])[1]
-    recorded = study.user_attrs.get("spec", {}).get("objective", {}).get("record", [])
+    objective, recorded = study_measures(study)
     names = [measure_name(m) for m in (measures or [objective, *recorded])]
     names = list(dict.fromkeys([objective, *names]))
     table = trial_table(study, names)
