@@ -77,11 +77,15 @@ def _measures_table(runs: int, k: int, seed: int, threshold: float) -> pd.DataFr
 
 def _tune(args) -> int:
     from paretostab.coordination import counted_trials
-    from paretostab.spec import builtin_spec_path, load_spec
+    from paretostab.spec import builtin_spec_path, load_spec, with_objective
     from paretostab.storage import DEFAULT_STORAGE, artifact_notice
     from paretostab.tuning import front_table, tune
 
     spec = load_spec(args.spec or builtin_spec_path("quickstart"))
+    if args.objective:
+        from paretostab.report.study import measure_name
+
+        spec = with_objective(spec, measure_name(args.objective))
     storage = args.storage or spec.storage or DEFAULT_STORAGE
     if not 0 <= args.cache_gib < math.inf:
         raise InvalidInputError(
@@ -160,7 +164,9 @@ def _report(args) -> int:
     except KeyboardInterrupt:
         return _interrupted("no report written; the replicates computed so far are kept in "
                             "the study and reused by the next report.")
-    print(f"Report written to {folder / 'index.html'} (with front.csv and summary.json).")
+    extra = ", selectors.csv" if (folder / "selectors.csv").is_file() else ""
+    print(f"Report written to {folder / 'index.html'} (with front.csv{extra} and "
+          "summary.json).")
     return 0
 
 
@@ -221,7 +227,10 @@ def main(argv: list[str] | None = None) -> int:
     tune.add_argument("spec", nargs="?", help="study spec (TOML); default studies/quickstart.toml")
     tune.add_argument("--storage", help="Optuna storage URL (default sqlite:///paretostab.db; "
                       "journal:PATH for a journal file)")
-    tune.add_argument("--study-name", help="default: the spec's name")
+    tune.add_argument("--study-name", help="default: the spec's name (with --objective: "
+                                           "<name>_<measure>)")
+    tune.add_argument("--objective", help="tune the spec's space for this stability measure "
+                                          "instead of its own (e.g. phi, phi_pears; 003 Fig. 11)")
     tune.add_argument("--n-trials", type=int, help="finished trials wanted in total")
     tune.add_argument("--timeout", type=float, help="seconds; stops starting new trials")
     tune.add_argument("--n-jobs", type=int, help="processes for the runs inside a trial")

@@ -265,6 +265,19 @@ def test_report_and_choose_refit_a_multi_selector_trial(tmp_path):
     summary = json.loads((out / "summary.json").read_text())
     assert summary["chosen_trade_off"]["params"] == chosen["params"]
     assert summary["chosen_trade_off"]["replicates"] == 3
+    # the selectors compared as compare compares studies: one group per selector
+    selectors = summary["selectors"]
+    assert sorted(selectors["groups"]) == ["lasso", "logistic_rfe", "t_test"]
+    table3 = {row["group"]: row for row in selectors["table3"]}
+    complete = {t.params[SELECTOR_PARAM]: t for t in optuna.load_study(
+        study_name="fixed", storage=url).get_trials(states=(TrialState.COMPLETE,))}
+    for name, trial in complete.items():  # one trial each: its range is its value
+        assert table3[name]["accuracy min"] == pytest.approx(trial.values[0])
+        assert table3[name]["nogueira max"] == pytest.approx(trial.values[1])
+    assert (out / "selectors.csv").is_file()
+    page = (out / "index.html").read_text()
+    assert "Selectors compared" in page and "Pairwise differences" in page
+    assert "Each selector&#x27;s front" in page or "Each selector's front" in page
 
 
 def test_the_conditional_space_suggests_only_the_chosen_selectors_parameters():
@@ -282,3 +295,19 @@ def test_the_conditional_space_suggests_only_the_chosen_selectors_parameters():
     assert {t.params[SELECTOR_PARAM] for t in study.trials} == {"t_test", "logistic_rfe",
                                                                  "lasso"}
 
+
+
+def test_tune_objective_tunes_the_spec_for_another_measure(tmp_path, capsys):
+    from paretostab.cli import main
+    from tests.test_tuning import write_spec
+
+    path = write_spec(tmp_path, "space", trials=2)
+    url = f"sqlite:///{tmp_path / 'fig11.db'}"
+    assert main(["tune", str(path), "--storage", url, "--objective", "phi_pears"]) == 0
+    assert "Study 'space_pearson'" in capsys.readouterr().out
+    study = optuna.load_study(study_name="space_pearson", storage=url)
+    assert study.user_attrs["objective"] == "pearson" and study.metric_names[1] == "φ_pears"
+    with pytest.raises(SystemExit) as stop:
+        main(["tune", str(path), "--storage", url, "--objective", "phi_x"])
+    assert stop.value.code == 2
+    assert capsys.readouterr().err.startswith("error: Unknown measure 'phi_x'.")

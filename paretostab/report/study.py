@@ -29,6 +29,7 @@ from paretostab.front import choose, dominance_area, gamma_table, pareto_front
 from paretostab.measures import get_measure
 from paretostab.measures._registry import _REGISTRY
 from paretostab.report.confidence import confidence_regions, dominance_area_interval
+from paretostab.spec import SELECTOR_PARAM
 
 #: Prefix of the study system attributes that cache a front trial's replicates.
 REPLICATES_KEY = "paretostab:replicates:"
@@ -237,11 +238,11 @@ def build_report(storage_url: str, *, study_name: str | None = None,
     n_replicates = context().spec.protocol.replicates if replicates is None else replicates
     regions = simultaneous = interval = simultaneous_interval = means = None
     values: list[dict] = []  # each front trial's replicates
+    enabled = sys.stderr.isatty() if progress is None else progress
     if n_replicates:
         if n_replicates < 3:
             raise InvalidInputError(
                 f"replicates must be 0 (no confidence regions) or >= 3; got {n_replicates}.")
-        enabled = sys.stderr.isatty() if progress is None else progress
         with tqdm(total=len(front), desc="replicates", disable=not enabled, leave=False) as bar:
             for trial_number in front_table["trial"]:
                 values.append(_replicates(study, _trial(study, trial_number), context(),
@@ -285,14 +286,64 @@ def build_report(storage_url: str, *, study_name: str | None = None,
     trade_off = chosen_trade_off(front_table.iloc[chosen], params, names, gamma, level,
                                  values[chosen] if values else None, selection)
     summary["chosen_trade_off"] = trade_off
+    selectors = None
+    if SELECTOR_PARAM in table and table[SELECTOR_PARAM].nunique() > 1:
+        from paretostab.report.compare import _jsonable
+
+        selectors = _selector_comparison(study, table, names, context, n_replicates,
+                                         weight_spec, level, enabled)
+        selectors[0].to_frame().to_csv(out / "selectors.csv", index=False)
+        summary["selectors"] = _jsonable(selectors[0].to_dict())
     (out / "summary.json").write_text(json.dumps(summary, indent=2, default=float),
                                       encoding="utf-8")
     figures = _figures(study, table, names, objective, front, regions, means, chosen, gamma,
                        weight_spec, load_runset, storage, store, context)
-    html.write_report(out, title=f"paretostab report: {study.study_name}",
-                      sections=_sections(summary, front_table, gamma_frame, figures, interval,
-                                         simultaneous_interval))
+    sections = _sections(summary, front_table, gamma_frame, figures, interval,
+                         simultaneous_interval)
+    if selectors is not None:
+        sections.insert(-1, _selectors_section(*selectors, n_replicates))
+    html.write_report(out, title=f"paretostab report: {study.study_name}", sections=sections)
     return out
+
+
+def _selector_comparison(study, table, names, context, n_replicates, weight, level,
+                         progress: bool):
+    """A multi-selector study's selectors compared as ``compare`` compares studies: one
+    group of trials per selector, the trials on a selector's front under some measure
+    replicated (the report's cache)."""
+    from tqdm.auto import tqdm
+
+    from paretostab.report.compare import Group, compare_groups, front_trials
+
+    tables = {name: part.reset_index(drop=True)
+              for name, part in table.groupby(SELECTOR_PARAM, sort=False)}
+    todo = ([(name, number) for name, part in tables.items()
+             for number in front_trials(part, names)] if n_replicates else [])
+    found: dict[str, dict] = {name: {} for name in tables}
+    with tqdm(total=len(todo), desc="selector replicates", disable=not progress,
+              leave=False) as bar:
+        for name, number in todo:
+            found[name][number] = _replicates(study, _trial(study, number), context(),
+                                              n_replicates, names)
+            bar.update()
+    groups = [Group(name, part, found[name]) for name, part in tables.items()]
+    return compare_groups(groups, names, weight=weight, level=level), groups
+
+
+def _selectors_section(comparison, groups, n_replicates: int):
+    from paretostab.report.compare import comparison_sections
+    from paretostab.report.html import Section
+
+    replicated = (f"each trial on a selector's front under some measure re-run B = "
+                  f"{n_replicates} times on fresh resamples" if n_replicates else
+                  "no replicates: dominance areas and differences without intervals")
+    return Section(
+        "Selectors compared",
+        text=f"The study's trials grouped by their selector ({len(groups)} selectors; "
+             f"{replicated}), compared as `python -m paretostab compare` compares studies "
+             "(also in selectors.csv and summary.json's \"selectors\").",
+        subsections=tuple(comparison_sections(comparison, groups, noun="selector",
+                                              plural="selectors")))
 
 
 def chosen_trade_off(row: pd.Series, params: dict, measures: list[str], gamma: float,
