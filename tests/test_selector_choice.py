@@ -5,6 +5,7 @@ and such a study end to end (tune, report, choose)."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import optuna
@@ -311,3 +312,38 @@ def test_tune_objective_tunes_the_spec_for_another_measure(tmp_path, capsys):
         main(["tune", str(path), "--storage", url, "--objective", "phi_x"])
     assert stop.value.code == 2
     assert capsys.readouterr().err.startswith("error: Unknown measure 'phi_x'.")
+
+
+# --------------------------------------------------------------------------- shipped
+
+
+STUDIES = Path(__file__).resolve().parents[1] / "studies"
+
+
+def test_the_shipped_methods_comparison_has_the_settings_of_000_section_6_2():
+    from paretostab.spec import load_spec
+
+    spec = load_spec(STUDIES / "singh_methods.toml")
+    assert spec.selector_choice and spec.sampler == "grid" and spec.trials == 9
+    assert [s.name for s in spec.selectors] == [
+        "random_forest", "lasso", "elastic_net", "relief", "logistic_rfe", "svm_rfe",
+        "t_test", "mim", "mrmr"]
+    assert all(not s.search for s in spec.selectors)  # one point per method
+    fixed = {s.name: dict(s.fixed) for s in spec.selectors}
+    assert all(f.get("n_features", f.get("target_features")) == 20 for f in fixed.values())
+    assert fixed["random_forest"]["n_trees"] == 1000 and fixed["relief"]["n_neighbors"] == 5
+    assert fixed["elastic_net"]["l1_ratio"] == 0.8 and fixed["lasso"]["l1_ratio"] == 1.0
+    assert (spec.protocol.runs, spec.protocol.resampling, spec.data.prefilter) == (
+        100, "bootstrap", 5000)
+    assert spec.objective.measures == ("nogueira", "msi")
+    assert spec.objective.similarity == "spearman"
+
+
+def test_the_shipped_fig11_script_compares_the_studies_with_objective_names():
+    from paretostab.spec import load_spec, with_objective
+
+    script = (STUDIES / "singh_fig11.sh").read_text()
+    spec = load_spec(STUDIES / "singh_hybrid_rfe.toml")
+    for measure, name in (("phi", "nogueira"), ("phi_pears", "pearson"), ("phi_iw", "iw")):
+        assert "--objective \"$measure\"" in script and measure in script
+        assert with_objective(spec, name).name in script
