@@ -18,13 +18,21 @@ from paretostab.errors import InvalidInputError, UnknownNameError
 
 IMPUTE = ("mean", "median", "drop")
 
+#: The group label of a feature that belongs to no group — 000 §6.1's l features outside
+#: the correlated groups. Exactly the number −1 (an int or float equal to −1; other
+#: negative numbers, and the string "-1", are ordinary labels). Each such feature is a
+#: group of its own, of size 1 (the group lasso's penalty weight √1): ``[0, 0, −1, −1]``
+#: is three groups, ``{0, 1}``, ``{2}`` and ``{3}``. See :func:`group_indices`.
+UNGROUPED = -1
+
 
 @dataclass(frozen=True)
 class Dataset:
     """A binary classification data set: ``X`` (n × d floats), ``y`` (n labels).
 
     ``groups`` labels the features' groups where the data set has them (the simulated
-    correlated groups; -1 for features outside any group).
+    correlated groups; :data:`UNGROUPED` (−1) for a feature outside any group, a group of
+    its own).
     """
 
     X: np.ndarray
@@ -332,7 +340,8 @@ def simulate_correlated_groups(n_groups: int = 5, group_size: int = 1, n_other: 
     unit variances; class means ``±mu_group`` for the group features and ``±mu_other`` for
     the others (+ for class 1, − for class 0); ``n_per_class`` examples per class. Group
     features come first (names ``g{group}_{index}``, ``groups`` = group index), then the
-    others (``x{index}``, group −1).
+    others (``x{index}``, group :data:`UNGROUPED` = −1: each its own group, see
+    :func:`group_indices`): ``n_groups`` groups + ``n_other`` singletons.
     """
     for name, value in [("n_groups", n_groups), ("group_size", group_size),
                         ("n_per_class", n_per_class)]:
@@ -354,8 +363,53 @@ def simulate_correlated_groups(n_groups: int = 5, group_size: int = 1, n_other: 
     names = [f"g{g}_{j}" for g in range(n_groups) for j in range(group_size)]
     names += [f"x{j}" for j in range(n_other)]
     groups = np.concatenate([np.repeat(np.arange(n_groups), group_size),
-                             np.full(n_other, -1)])
+                             np.full(n_other, UNGROUPED)])
     return Dataset(X, y, tuple(names), "simulated", groups)
+
+
+def _ungrouped(labels: np.ndarray) -> np.ndarray:
+    """Which labels are :data:`UNGROUPED`: numbers equal to −1 (not bools, not strings)."""
+    if labels.dtype == object:
+        return np.array([isinstance(g, int | float | np.integer | np.floating)
+                         and not isinstance(g, bool | np.bool_) and g == UNGROUPED
+                         for g in labels.tolist()], dtype=bool).reshape(labels.shape)
+    if np.issubdtype(labels.dtype, np.number) and not np.issubdtype(labels.dtype, np.bool_):
+        return labels == UNGROUPED
+    return np.zeros(labels.shape, dtype=bool)
+
+
+def group_indices(labels) -> tuple[np.ndarray, int]:
+    """``(index, n_groups)``: the group index 0..G−1 of each feature, from its label.
+
+    The one place where the package reads group labels (000 §6.1; the group lasso, and
+    whatever else takes feature groups). Features of equal labels share a group; the
+    labelled groups are numbered first, in increasing label order, then every
+    :data:`UNGROUPED` (−1) feature gets a group of its own, in feature order. So
+    ``[5, −1, 2, 5, −1]`` gives ``[1, 2, 0, 1, 3]`` and G = 4. Labels must be comparable
+    (all numbers, or all strings).
+
+    Raises
+    ------
+    InvalidInputError
+        If ``labels`` is not 1-D or holds labels that cannot be compared.
+    """
+    labels = np.asarray(labels)
+    if labels.ndim != 1:
+        raise InvalidInputError(
+            f"groups must be a 1-D array of group labels; got shape {labels.shape}."
+        )
+    alone = _ungrouped(labels)
+    try:
+        names, index = np.unique(labels[~alone], return_inverse=True)
+    except TypeError:
+        raise InvalidInputError(
+            "groups must hold comparable labels (all numbers or all strings); got "
+            f"types {sorted({type(g).__name__ for g in labels.tolist()})}."
+        ) from None
+    result = np.empty(labels.size, dtype=np.int64)
+    result[~alone] = index.ravel()
+    result[alone] = names.size + np.arange(int(alone.sum()))
+    return result, int(names.size + alone.sum())
 
 
 def variance_order(X: np.ndarray) -> np.ndarray:
@@ -383,5 +437,6 @@ def check_prefilter(n_kept: object, d: int) -> int:
     return int(n_kept)
 
 
-__all__ = ["Dataset", "check_classes", "check_prefilter", "load_dataset",
-           "simulate_correlated_groups", "variance_order", "variance_prefilter"]
+__all__ = ["UNGROUPED", "Dataset", "check_classes", "check_prefilter", "group_indices",
+           "load_dataset", "simulate_correlated_groups", "variance_order",
+           "variance_prefilter"]

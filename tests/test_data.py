@@ -13,7 +13,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from paretostab.data import load_dataset, simulate_correlated_groups, variance_prefilter
+from paretostab.data import (
+    UNGROUPED,
+    group_indices,
+    load_dataset,
+    simulate_correlated_groups,
+    variance_prefilter,
+)
 from paretostab.errors import InvalidInputError, UnknownNameError
 
 SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
@@ -257,6 +263,57 @@ def test_simulated_groups_have_the_requested_means_and_correlations():
     between = np.corrcoef(positive[:, ~grouped][:, :20].T)[np.triu_indices(20, 1)]
     assert np.abs(between).mean() < 0.03
     assert positive[:, grouped].std(axis=0).mean() == pytest.approx(1.0, abs=0.02)
+
+
+def test_simulated_groups_are_the_groups_plus_singletons():
+    """000 §6.1: N = 5 correlated groups of q features, and l others each in no group,
+    labelled UNGROUPED: 5 groups + l singletons."""
+    for q, others in [(1, 1000), (4, 30)]:
+        data = simulate_correlated_groups(group_size=q, n_other=others, random_state=0)
+        assert UNGROUPED == -1
+        np.testing.assert_array_equal(data.groups[5 * q:], np.full(others, -1))
+        index, n_groups = group_indices(data.groups)
+        assert n_groups == 5 + others
+        sizes = np.bincount(index, minlength=n_groups)
+        np.testing.assert_array_equal(sizes, [q] * 5 + [1] * others)
+        np.testing.assert_array_equal(index[: 5 * q], np.repeat(np.arange(5), q))
+        np.testing.assert_array_equal(index[5 * q:], 5 + np.arange(others))
+
+
+@pytest.mark.parametrize(
+    ("labels", "expected"),
+    [
+        ([5, -1, 2, 5, -1], ([1, 2, 0, 1, 3], 4)),
+        ([-1.0, 0.5, 0.5, -1.0], ([1, 0, 0, 2], 3)),  # a float −1 is UNGROUPED too
+        ([-2, -2, -1], ([0, 0, 1], 2)),  # only −1: −2 is an ordinary label
+        (["b", "-1", "b", "a"], ([2, 0, 2, 1], 3)),  # the string "-1" is a label
+        ([-1, -1, -1], ([0, 1, 2], 3)),
+        ([], ([], 0)),
+    ],
+)
+def test_group_indices_make_each_ungrouped_feature_a_group_of_its_own(labels, expected):
+    index, n_groups = group_indices(np.asarray(labels))
+    assert index.tolist() == expected[0] and n_groups == expected[1]
+
+
+def test_group_indices_brute_force():
+    """Against a plain definition: ungrouped features get fresh labels of their own."""
+    rng = np.random.default_rng(3)
+    for _ in range(50):
+        labels = rng.integers(-1, 6, size=rng.integers(1, 40))
+        index, n_groups = group_indices(labels)
+        fresh = [("alone", j) if g == -1 else ("group", int(g)) for j, g in enumerate(labels)]
+        for a in range(labels.size):  # same index iff same (fresh) label
+            for b in range(labels.size):
+                assert (index[a] == index[b]) == (fresh[a] == fresh[b])
+        assert n_groups == len(set(fresh)) and sorted(set(index.tolist())) == list(range(n_groups))
+
+
+def test_group_indices_errors():
+    with pytest.raises(InvalidInputError, match="groups must hold comparable labels"):
+        group_indices(np.array([1, "a", -1], dtype=object))
+    with pytest.raises(InvalidInputError, match=r"groups must be a 1-D array .*got shape \(2, 2\)"):
+        group_indices(np.zeros((2, 2)))
 
 
 def test_variance_prefilter():

@@ -14,6 +14,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from paretostab import CalibrationWarning, InvalidInputError
+from paretostab.data import UNGROUPED, simulate_correlated_groups
 from paretostab.selectors._logistic import fit_l2_logistic
 from paretostab.selectors.linear import (
     ElasticNetSelector,
@@ -153,6 +154,50 @@ def test_singleton_groups_are_the_lasso():
         np.testing.assert_allclose(full_coef(group), full_coef(lasso), atol=1e-5)
         assert group.intercept_ == pytest.approx(lasso.intercept_, abs=1e-5)
         np.testing.assert_allclose(full_coef(explicit), full_coef(group), atol=1e-6)
+
+
+def test_ungrouped_features_behave_as_groups_of_their_own():
+    """Brute force: a feature labelled UNGROUPED (−1) is a group of its own — the fit is
+    the one with a distinct fresh label for each such feature, bit for bit — not one big
+    group of all of them."""
+    X, y, labels = simulate_groups(21, q=4, n_groups=5, others=60, n_half=40)
+    ungrouped = np.where(labels >= 5, UNGROUPED, labels)  # the others: −1
+    fresh = labels  # the others: 5, 6, … one each, numbered after the groups
+    for params in ({"reg": 3.0}, {"target_features": 24}, {"reg": 2.0, "final_reg": 0.5}):
+        a = GroupLassoSelector(groups=ungrouped, **params).fit(X, y)
+        b = GroupLassoSelector(groups=fresh, **params).fit(X, y)
+        assert a.reg_ == b.reg_ and a.support_[20:].any()  # some singletons selected
+        for name in ("support_", "coef_", "rank_order_", "importances_"):
+            np.testing.assert_array_equal(getattr(a, name), getattr(b, name))
+        assert a.intercept_ == b.intercept_
+        # another numbering of the fresh labels: the same problem, to solver accuracy
+        relabelled = np.where(labels >= 5, 1000 - labels, labels)
+        c = GroupLassoSelector(groups=relabelled, **{**params, "reg": a.reg_}).fit(X, y)
+        np.testing.assert_array_equal(c.support_, a.support_)
+        np.testing.assert_allclose(full_coef(c), full_coef(a), atol=1e-6)
+    # one big group of all 60 others (the former reading of −1) is another problem
+    big = GroupLassoSelector(groups=np.where(labels >= 5, 99, labels), reg=3.0).fit(X, y)
+    alone = GroupLassoSelector(groups=ungrouped, reg=3.0).fit(X, y)
+    assert not np.allclose(full_coef(big), full_coef(alone), atol=1e-3)
+    # calibration over runs with per-run columns (the protocol's pre-filter) reads the
+    # labels the same way
+    rng = np.random.default_rng(5)
+    pairs = [(r, np.sort(rng.choice(80, 60, replace=False))) for r in bootstrap(80, 6, seed=6)]
+    calibrated = [calibrate_runs(GroupLassoSelector(groups=g, target_features=10), X, y, pairs,
+                                 n_subset=3) for g in (ungrouped, fresh)]
+    assert calibrated[0] == calibrated[1]
+
+
+def test_simulated_groups_at_q_1_make_the_group_lasso_the_lasso():
+    """000 §6.1: at q = 1 "each correlated group is reduced to a single feature" — with the
+    1 000 others ungrouped, every group is a singleton and the group lasso is the lasso."""
+    data = simulate_correlated_groups(group_size=1, n_other=300, n_per_class=30,
+                                      random_state=2)
+    group = GroupLassoSelector(groups=data.groups, reg=4.0).fit(data.X, data.y)
+    lasso = ElasticNetSelector(l1_ratio=1.0, reg=4.0).fit(data.X, data.y)
+    assert group.n_selected_ > 3
+    np.testing.assert_array_equal(group.support_, lasso.support_)
+    np.testing.assert_allclose(full_coef(group), full_coef(lasso), atol=1e-5)
 
 
 def test_bootstrap_multiplicities_fit_without_stalling():
@@ -332,7 +377,7 @@ def test_group_lasso_selects_whole_correlated_groups_and_the_lasso_does_not():
 @pytest.mark.parametrize(
     ("params", "message"),
     [
-        ({"reg": None}, r"give reg .* or target_features .*; got both None"),
+        ({"reg": None, "target_features": None}, r"give reg .* or target_features .*; got both None"),
         ({"reg": 0}, "reg must be a finite number > 0; got 0"),
         ({"reg": "1"}, "reg must be a finite number > 0; got '1'"),
         ({"reg": None, "target_features": 0}, r"target_features must be an integer in \[1, 30\]"),
@@ -375,7 +420,7 @@ def test_bad_data_and_bad_calibration_inputs():
         GroupLassoSelector(reg=1.0).fit(X, np.zeros(len(y)))
     samples = bootstrap(len(y), 3)
     with pytest.raises(InvalidInputError, match="calibrate needs target_features"):
-        ElasticNetSelector(reg=1.0).calibrate(X, y, samples)
+        ElasticNetSelector(reg=1.0, target_features=None).calibrate(X, y, samples)
     selector = ElasticNetSelector(target_features=5)
     with pytest.raises(InvalidInputError, match="samples must list at least one run"):
         selector.calibrate(X, y, [])

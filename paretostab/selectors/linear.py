@@ -16,7 +16,9 @@ Both minimise, on standardised features with an unpenalised intercept ``b``,
   Solved by FISTA (:func:`group_fista` with singleton groups and the ridge λ₁(1 − λ₂)) by
   default, or by that scikit-learn estimator itself with ``solver="saga"``.
 * :class:`GroupLassoSelector` (000 §6.1): ``penalty = λ Σ_g √p_g ‖w_g‖₂`` over the groups
-  of ``groups`` (p_g the group's size), solved by FISTA (written here).
+  of ``groups`` (p_g the group's size; a feature labelled
+  :data:`~paretostab.data.UNGROUPED` (−1) is a group of its own, see
+  :func:`~paretostab.data.group_indices`), solved by FISTA (written here).
 
 **Working sets** (both). With k̄ = 20 of d = 5 000 features, the solution is sparse: each
 fit solves the problem on a small working set of penalty units (features; groups) and
@@ -54,6 +56,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
 from sklearn.utils.validation import check_array
 
+from paretostab.data import group_indices
 from paretostab.errors import CalibrationWarning, InvalidInputError
 from paretostab.importance import linear_importance
 from paretostab.selectors._base import (
@@ -701,7 +704,7 @@ class _SparseLogisticBase(LogisticModelMixin, SelectorBase):
             )
         if self.reg is not None:
             check_positive("reg", self.reg)
-        if self.target_features is not None:
+        else:  # target_features is used (reg takes precedence)
             check_int("target_features", self.target_features, 1, d,
                       f"the number of features to select, at most the {d} features of X")
         if self.final_reg is not None:
@@ -789,6 +792,10 @@ class ElasticNetSelector(_SparseLogisticBase):
     elastic-net model itself; they refit only for the filters and the random forest),
     unless ``final_reg`` asks for an L2-logistic refit on the selected features.
 
+    The defaults are 000 §6.2's lasso: λ₂ = 1 and λ₁ "set to select, on average,
+    k̄ = 20 features over the M runs" (``target_features=20``, ``reg=None``: the
+    protocol calibrates λ₁ over its runs; a lone ``fit`` calibrates it on its data).
+
     Parameters
     ----------
     l1_ratio : float in (0, 1]
@@ -797,7 +804,8 @@ class ElasticNetSelector(_SparseLogisticBase):
     reg : float > 0 or None
         λ₁. When None, ``fit`` calibrates it to select ``target_features``.
     target_features : int or None
-        k̄. With ``reg=None``, ``fit`` searches λ₁ selecting exactly k̄ features on its
+        k̄ (000 §6.2: 20); validated only when used (``reg=None``, or ``calibrate``).
+        With ``reg=None``, ``fit`` searches λ₁ selecting exactly k̄ features on its
         training data (the closest count, with a :class:`CalibrationWarning`, if no λ₁
         does: features entering together, or k̄ beyond the path's largest support — on
         separable data, e.g. d ≫ n, the L1-logistic path tends to a max-margin solution
@@ -826,7 +834,7 @@ class ElasticNetSelector(_SparseLogisticBase):
     Attributes: see :class:`_SparseLogisticBase`.
     """
 
-    def __init__(self, l1_ratio=1.0, reg=None, target_features=None, final_reg=None,
+    def __init__(self, l1_ratio=1.0, reg=None, target_features=20, final_reg=None,
                  solver="fista", tol=1e-8, max_iter=None):
         self.l1_ratio = l1_ratio
         self.reg = reg
@@ -864,12 +872,20 @@ class GroupLassoSelector(_SparseLogisticBase):
     Parameters
     ----------
     groups : array of d labels or None
-        The group of each feature; features with a label of their own are singleton
-        groups; None: all singletons (the lasso).
+        The group of each feature (numbers or strings). Features with a label of their
+        own are singleton groups, and so is every feature labelled
+        :data:`~paretostab.data.UNGROUPED` (exactly −1: "in no group", as
+        :func:`~paretostab.data.simulate_correlated_groups` labels 000 §6.1's other
+        features), each with the penalty weight √1 — the convention of
+        :func:`~paretostab.data.group_indices`. None: all singletons (the lasso).
     reg : float > 0 or None
         λ. When None, ``fit`` calibrates it to select ``target_features`` (counts move by
         whole groups, so the closest count is often used, with a :class:`CalibrationWarning`).
-    target_features, final_reg : as :class:`ElasticNetSelector`.
+    target_features : int or None
+        k̄, as :class:`ElasticNetSelector`'s, but no default: 000 §6.1 sets one λ "so as
+        to select approximately 40 features when q = 1" and keeps it for every group
+        size q, which is a ``reg`` to give, not a k̄ per fit.
+    final_reg : as :class:`ElasticNetSelector`.
     tol : float
         FISTA stops when the relative KKT residual is at most ``tol``.
     max_iter : int or None
@@ -902,14 +918,8 @@ class GroupLassoSelector(_SparseLogisticBase):
                 f"groups must hold one group label per feature ({d}); got shape "
                 f"{groups.shape}."
             )
-        try:
-            labels, index = np.unique(groups, return_inverse=True)
-        except TypeError:
-            raise InvalidInputError(
-                "groups must hold comparable labels (all numbers or all strings); got "
-                f"types {sorted({type(g).__name__ for g in groups.tolist()})}."
-            ) from None
-        return _GroupLassoPenalty(index.ravel(), labels.size, self.tol, max_iter)
+        index, n_groups = group_indices(groups)
+        return _GroupLassoPenalty(index, n_groups, self.tol, max_iter)
 
 
 __all__ = ["Calibration", "ElasticNetSelector", "GroupLassoSelector",
