@@ -55,7 +55,8 @@ def sklearn_logistic(X, y, reg):
 
 ESTIMATORS = [
     TTestSelector(n_features=1),
-    MIMSelector(n_features=1, random_state=0),
+    MIMSelector(n_features=1),
+    MIMSelector(n_features=1, estimator="knn", random_state=0),
     MRMRSelector(n_features=1),
     MRMRSelector(n_features=1, correlation="spearman"),
     ReliefSelector(n_features=1, n_neighbors=3),
@@ -72,7 +73,8 @@ def test_sklearn_compatible(estimator, check):
 
 ALL = [
     TTestSelector(n_features=5),
-    MIMSelector(n_features=5, random_state=1),
+    MIMSelector(n_features=5),
+    MIMSelector(n_features=5, estimator="knn", random_state=1),
     MRMRSelector(n_features=5),
     ReliefSelector(n_features=5, n_neighbors=5),
     RandomForestSelector(n_features=5, n_trees=50, random_state=1),
@@ -104,6 +106,49 @@ def test_fitted_attributes_are_consistent(selector):
     np.testing.assert_array_equal(proba[:, 1] > 0.5, decision > 0)
     assert list(selector.classes_) == ["normal", "tumour"]
     assert selector.score(X, labels) > 0.75  # training accuracy on an easy problem
+
+
+def test_defaults_are_the_settings_of_000_section_6_2():
+    """k = 20 for every selector (k̄ = 20 for the lasso and elastic net), 1000 trees in both
+    forests, ReliefF with 5 equal-weight neighbours and a 5-NN final model, MIM by R
+    infotheo's estimator."""
+    from paretostab.selectors import SELECTORS
+
+    for name, info in SELECTORS.items():
+        params = info.make().get_params()
+        if "n_features" in params:
+            assert params["n_features"] == 20, name
+        elif name in ("lasso", "elastic_net"):
+            assert params["target_features"] == 20 and params["reg"] is None, name
+    assert RandomForestSelector().get_params()["n_trees"] == 1000
+    relief = ReliefSelector()
+    assert relief.n_neighbors == 5 and relief.n_neighbors_predict is None
+    X, y = problem(16, n=40, d=30)
+    assert ReliefSelector(n_features=3).fit(X, y).knn_.n_neighbors == 5  # a 5-NN
+    assert MIMSelector().estimator == "discrete"
+
+
+def test_rfe_tolerance_defaults_per_loss():
+    """tol=None: 1e-8 for the logistic Newton core, 1e-6 for liblinear's hinge loss (the
+    SVM-RFE; measured by benchmarks/bench_svm_tol.py, see HybridRFE's docstring)."""
+    from paretostab.selectors import BiasedRFE, HybridRFE, get_selector
+    from paretostab.selectors._rfe import DEFAULT_TOL
+
+    assert DEFAULT_TOL == {"logistic": 1e-8, "hinge": 1e-6}
+    assert HybridRFE().tol is None and BiasedRFE().tol is None
+    assert get_selector("svm_rfe").make().get_params()["tol"] is None
+    X, y = problem(17, n=50, d=60)
+    for loss in ("logistic", "hinge"):
+        default = HybridRFE(n_features=5, loss=loss).fit(X, y)
+        explicit = HybridRFE(n_features=5, loss=loss, tol=DEFAULT_TOL[loss]).fit(X, y)
+        np.testing.assert_array_equal(default.support_, explicit.support_)
+        np.testing.assert_array_equal(default.coef_, explicit.coef_)
+        biased = BiasedRFE(n_features=5, loss=loss, shape=100.0, random_state=0).fit(X, y)
+        again = BiasedRFE(n_features=5, loss=loss, shape=100.0, tol=DEFAULT_TOL[loss],
+                          random_state=0)
+        np.testing.assert_array_equal(biased.coef_, again.fit(X, y).coef_)
+    with pytest.raises(InvalidInputError, match="tol must be a finite number > 0; got 0"):
+        HybridRFE(n_features=5, loss="hinge", tol=0).fit(X, y)
 
 
 # ---------------------------------------------------------------------------- t-test
@@ -142,11 +187,11 @@ def test_ties_are_broken_by_feature_index():
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
-def test_mim_scores_are_mutual_info_classif(seed):
+def test_mim_knn_scores_are_mutual_info_classif(seed):
     X, y = problem(seed, n=70, d=120)
     X[:, 3] = np.round(X[:, 3])  # ties
     X[:, 9] = 2.0  # constant
-    selector = MIMSelector(n_features=8, random_state=seed).fit(X, y)
+    selector = MIMSelector(n_features=8, estimator="knn", random_state=seed).fit(X, y)
     reference = mutual_info_classif(standardise(selector, X), y, random_state=seed)
     np.testing.assert_array_equal(selector.scores_, reference)  # bit for bit
     order = np.argsort(-reference, kind="stable")
@@ -168,10 +213,10 @@ def test_fast_mutual_information_equals_scikit_learn(class_sizes, n_neighbors):
     np.testing.assert_array_equal(fast, reference)
 
 
-def test_mim_is_reproducible_with_random_state():
+def test_mim_knn_is_reproducible_with_random_state():
     X, y = problem(4, d=80)
-    a = MIMSelector(n_features=5, random_state=11).fit(X, y)
-    b = MIMSelector(n_features=5, random_state=11).fit(X, y)
+    a = MIMSelector(n_features=5, estimator="knn", random_state=11).fit(X, y)
+    b = MIMSelector(n_features=5, estimator="knn", random_state=11).fit(X, y)
     np.testing.assert_array_equal(a.scores_, b.scores_)
     np.testing.assert_array_equal(a.coef_, b.coef_)
 
@@ -378,8 +423,9 @@ def test_relief_prediction_neighbours():
         (TTestSelector(n_features=2.0), r"n_features must be an integer in \[1, 12\] .*; got 2.0"),
         (TTestSelector(n_features=2, final_reg=0), "final_reg must be a finite number > 0; got 0"),
         (MIMSelector(n_features=2, final_reg=-1.0), "final_reg must be a finite number > 0"),
-        (MIMSelector(n_features=2, n_neighbors=0), r"n_neighbors must be an integer >= 1 .*; got 0"),
-        (MIMSelector(n_features=2, random_state="seed"), "random_state must be None, an integer .*; got 'seed'"),
+        (MIMSelector(n_features=2, estimator="knn", n_neighbors=0), r"n_neighbors must be an integer >= 1 .*; got 0"),
+        (MIMSelector(n_features=2, estimator="knn", random_state="seed"), "random_state must be None, an integer .*; got 'seed'"),
+        (MIMSelector(n_features=2, estimator="KNN"), r"estimator must be one of 'discrete', 'knn' .*; got 'KNN'"),
         (MRMRSelector(n_features=2, correlation="kendall"), "correlation must be one of 'pearson', 'spearman'; got 'kendall'"),
         (ReliefSelector(n_features=2, n_neighbors=0), r"n_neighbors must be an integer >= 1 \(ReliefF"),
         (ReliefSelector(n_features=2, n_neighbors_predict=1.5), r"n_neighbors_predict must be an integer >= 1 .*; got 1.5"),

@@ -270,7 +270,7 @@ def test_new_search_parameters_extend_the_registry_space():
     ("hybrid_rfe", "reg", [1, 100], Param("reg", 1.0, 100.0)),  # a float parameter: floats
     ("hybrid_rfe", "reg", {"low": 1, "high": 100, "log": True}, Param("reg", 1.0, 100.0, log=True)),
     ("elastic_net", "target_features", [5, 30], Param("target_features", 5, 30, integer=True)),
-    ("elastic_net", "target_features", [5.0, 30.0], Param("target_features", 5.0, 30.0)),
+    ("group_lasso", "target_features", [5.0, 30.0], Param("target_features", 5.0, 30.0)),
     ("random_forest", "n_trees", {"low": 10, "high": 100, "log": True},
      Param("n_trees", 10, 100, log=True, integer=True)),
 ])
