@@ -27,6 +27,11 @@ from paretostab.selectors._logistic import IncrementalL2Logistic
 
 LOSSES = ("logistic", "hinge")
 
+#: The solver tolerance ``tol=None`` means, per loss (the measurements behind each value
+#: are in :class:`~paretostab.selectors.HybridRFE`'s docstring): the Newton core's
+#: relative gradient norm for the logistic loss, liblinear's ``tol`` for the hinge loss.
+DEFAULT_TOL = {"logistic": 1e-8, "hinge": 1e-6}
+
 
 class _HingeModel:
     """Linear SVM (hinge loss) refitted from scratch at each step, the interface of
@@ -153,7 +158,8 @@ class _BaseRFE(LinearModelMixin, SelectorBase):
                   f"the number of features to select, at most the {d} features of X")
         check_positive("reg", self.reg)
         check_positive("final_reg", self.final_reg)
-        check_positive("tol", self.tol)
+        if self.tol is not None:
+            check_positive("tol", self.tol)
         if not is_number(self.step) or not 0 < self.step < 1:
             raise InvalidInputError(
                 f"step must be a fraction in (0, 1) of the remaining features dropped per "
@@ -167,15 +173,16 @@ class _BaseRFE(LinearModelMixin, SelectorBase):
     def _select(self, sample):
         d = sample.n_features
         self._validate_common(d)
+        tol = DEFAULT_TOL[self.loss] if self.tol is None else float(self.tol)
         beta, protected = self._shrinkage(sample)
         self.beta_ = beta
         X_std, signs, counts = sample.distinct
         gram = sample.distinct_gram if self.loss == "logistic" and d >= signs.size else None
         path = eliminate(X_std, signs, n_features=self.n_features, protected=protected,
-                         beta=beta, reg=self.reg, step=self.step, tol=self.tol, loss=self.loss,
+                         beta=beta, reg=self.reg, step=self.step, tol=tol, loss=self.loss,
                          weights=counts, gram=gram)
         final = _model(self.loss, X_std[:, path.kept], signs, reg=self.final_reg,
-                       beta=self._final_shrinkage(path), weights=counts, tol=self.tol).fit()
+                       beta=self._final_shrinkage(path), weights=counts, tol=tol).fit()
         self.support_ = np.zeros(d, dtype=bool)
         self.support_[path.kept] = True
         self.coef_ = final.coef
