@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from paretostab.errors import UnknownNameError
 from paretostab.selectors._base import TrainingSample
 from paretostab.selectors.hybrid_rfe import BiasedRFE, HybridRFE, transfer_learning_rfe
+from paretostab.selectors.kernel_svm import KernelSVMRFE
 from paretostab.selectors.linear import ElasticNetSelector, GroupLassoSelector
 from paretostab.selectors.other import (
     MIMSelector,
@@ -71,6 +72,8 @@ SELECTORS = {
         SelectorInfo("t_test", TTestSelector, search_space=dict(_FINAL_SPACE)),
         SelectorInfo("mim", MIMSelector, search_space=dict(_FINAL_SPACE)),
         SelectorInfo("mrmr", MRMRSelector, search_space=dict(_FINAL_SPACE)),
+        SelectorInfo("kernel_svm_rfe", KernelSVMRFE, search_space={
+            **_RFE_SPACE, "gamma_factor": Range(1e-2, 1e2, log=True)}),
     ]
 }
 
@@ -84,6 +87,7 @@ def get_selector(name: str) -> SelectorInfo:
 
 
 __all__ = ["SELECTORS", "BiasedRFE", "ElasticNetSelector", "GroupLassoSelector", "HybridRFE",
+           "KernelSVMRFE",
            "MIMSelector", "MRMRSelector",
            "RandomForestSelector", "Range", "ReliefSelector", "SelectorInfo", "TTestSelector",
            "TrainingSample",
