@@ -36,7 +36,7 @@ from matplotlib.transforms import blended_transform_factory
 from paretostab import front as _front
 from paretostab.errors import InvalidInputError
 from paretostab.front import _as_points, _with_trivial_point, pareto_front, staircase
-from paretostab.maps import FeaturePalette, SelectionOverview, StabilityMap
+from paretostab.maps import PALETTE, FeaturePalette, SelectionOverview, StabilityMap
 
 __all__ = ["GROUP_COLORS", "GROUP_MARKERS", "draw_combined_front", "draw_front", "draw_fronts",
            "draw_group_fronts", "draw_optimism", "draw_selection_overview",
@@ -834,9 +834,13 @@ GROUP_COLORS = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9"
 GROUP_MARKERS = ("o", "s", "^", "D", "v", "P", "X")
 
 
-def group_style(k: int) -> tuple[str, str]:
-    """The (colour, marker) of the ``k``-th group (0-based) of a comparison."""
-    return GROUP_COLORS[k % len(GROUP_COLORS)], GROUP_MARKERS[k % len(GROUP_MARKERS)]
+def group_style(k: int, n: int = 1) -> tuple[object, str]:
+    """The (colour, marker) of the ``k``-th group (0-based) of a comparison of ``n``
+    groups: :data:`GROUP_COLORS` for up to six groups; for more (000 §6.2's nine methods)
+    the 20 colours of :data:`paretostab.maps.PALETTE`, at least ΔE00 19 apart, so that no
+    two of up to 20 groups share a colour."""
+    colors = GROUP_COLORS if n <= len(GROUP_COLORS) else PALETTE
+    return colors[k % len(colors)], GROUP_MARKERS[k % len(GROUP_MARKERS)]
 
 
 def _legend_entry(ax: Axes, label: str, color: object, marker: str, *, line: bool = True,
@@ -851,7 +855,7 @@ def _legend_entry(ax: Axes, label: str, color: object, marker: str, *, line: boo
 
 def _styles(styles: object, n: int, caller: str) -> list[tuple[object, str]]:
     if styles is None:
-        return [group_style(k) for k in range(n)]
+        return [group_style(k, n) for k in range(n)]
     styles = list(styles)
     if len(styles) != n or not all(isinstance(s, Sequence) and len(s) == 2 for s in styles):
         raise InvalidInputError(
@@ -979,7 +983,7 @@ def draw_combined_front(points: object, groups: Sequence[str], *, ax: Axes | Non
             f"labels must hold one label per point ({n}); got {len(labels)}.")
     names = list(dict.fromkeys(groups))
     if styles is None:
-        styles = {name: group_style(k) for k, name in enumerate(names)}
+        styles = {name: group_style(k, len(names)) for k, name in enumerate(names)}
     missing = [name for name in names if name not in styles]
     if missing:
         raise InvalidInputError(f"styles has no (colour, marker) for the group {missing[0]!r}.")

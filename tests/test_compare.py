@@ -330,6 +330,21 @@ def test_point_styles_are_distinct_for_a_multi_selector_study_among_studies():
     assert len({styles[f"multi: {s}"][0] for s in ("lasso", "t_test", "relief")}) == 1
 
 
+def test_nine_groups_get_nine_colours_as_000_section_6_2_compares_nine_methods():
+    from matplotlib.colors import to_hex
+    from matplotlib.figure import Figure
+
+    from paretostab.plot import GROUP_COLORS, draw_combined_front, group_style
+
+    names = [f"m{k}" for k in range(9)]
+    ax = Figure().add_subplot()
+    points = [(0.5 + 0.04 * k, 0.9 - 0.05 * k) for k in range(9)]
+    draw_combined_front(points, names, ax=ax)
+    colours = {to_hex(line.get_color()) for line in ax.get_lines()[1:]}  # after the front
+    assert len(colours) == 9
+    assert [group_style(k, 6)[0] for k in range(6)] == list(GROUP_COLORS)  # up to six
+
+
 # --------------------------------------------------------------------------- end to end
 
 SPEC = {

@@ -769,7 +769,7 @@ def _point_styles(groups: Sequence[Group]) -> dict[str, tuple[str, str]]:
     spare = GROUP_MARKERS[len(groups):] or GROUP_MARKERS
     styles, j = {}, 0
     for k, group in enumerate(groups):
-        color, marker = group_style(k)
+        color, marker = group_style(k, len(groups))
         labels = list(dict.fromkeys(group.labels()))
         for name in labels:
             if len(labels) > 1:
