@@ -64,9 +64,13 @@ def counted_trials(study: optuna.Study) -> int:
 
 def release(storage, trial_id: int, reason: str) -> None:
     """Record why a running trial is failed and that it does not count (its slot is run
-    again); the caller then fails it."""
+    again); the caller then fails it. Its point of a grid (``sampler = "grid"``) is
+    freed too: Optuna's ``GridSampler`` takes every finished trial's ``grid_id`` as done,
+    and would end the study without ever running that point."""
     storage.set_trial_user_attr(trial_id, "fail_reason", reason)
     storage.set_trial_user_attr(trial_id, "counted", False)
+    if "grid_id" in storage.get_trial_system_attrs(trial_id):
+        storage.set_trial_system_attr(trial_id, "grid_id", None)
 
 
 def _process_ended(pid: int) -> bool:

@@ -347,3 +347,22 @@ def test_the_shipped_fig11_script_compares_the_studies_with_objective_names():
     for measure, name in (("phi", "nogueira"), ("phi_pears", "pearson"), ("phi_iw", "iw")):
         assert "--objective \"$measure\"" in script and measure in script
         assert with_objective(spec, name).name in script
+
+
+def test_a_grid_point_whose_trial_was_interrupted_is_run_on_resume(tmp_path):
+    from paretostab.coordination import release
+    from paretostab.storage import open_storage
+    from paretostab.tuning import create_or_load_study, suggest_params
+
+    spec = parse_spec(fixed_settings())
+    url = f"sqlite:///{tmp_path / 'grid.db'}"
+    study = create_or_load_study(spec, storage=open_storage(url))
+    trial = study.ask()  # as Ctrl-C or a killed process leaves it: released, failed
+    interrupted = suggest_params(trial, spec)[SELECTOR_PARAM]
+    release(study._storage, trial._trial_id, "interrupted (Ctrl-C)")
+    study.tell(trial, state=TrialState.FAIL)
+    study = tune(spec, storage=url, progress=False)  # the resume
+    complete = [t.params[SELECTOR_PARAM]
+                for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))]
+    assert sorted(complete) == ["lasso", "logistic_rfe", "t_test"]  # each once
+    assert interrupted in complete
