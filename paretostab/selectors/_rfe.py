@@ -85,6 +85,38 @@ class EliminationPath:
     frequency_score: np.ndarray
 
 
+def check_step(step: object) -> None:
+    """``step``: the fraction of the remaining features an elimination step drops."""
+    if not is_number(step) or not 0 < step < 1:
+        raise InvalidInputError(
+            f"step must be a fraction in (0, 1) of the remaining features dropped per "
+            f"iteration; got {step!r}."
+        )
+
+
+def n_dropped(step: float, size: int, n_features: int) -> int:
+    """How many of ``size`` remaining features a step drops: ``min(max(1, ⌊step · |F|⌋),
+    |F| − k)`` (scikit-learn's ``RFE(step=0.2)`` drops 20 % of the original count)."""
+    return min(max(1, math.floor(step * size)), size - n_features)
+
+
+def elimination_ranks(support: np.ndarray, dropped_at: np.ndarray,
+                      last_weight: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``ranking_`` and ``rank_order_`` of an elimination: scikit-learn's RFE ranking (1 =
+    kept, larger = dropped earlier) and a full ranking 1..d without ties — kept features
+    by decreasing ``last_weight`` (their final model's), then the others by reverse
+    elimination step (``dropped_at``), within a step by decreasing ``last_weight`` (their
+    last model's), then by index."""
+    d = support.size
+    last_step = dropped_at.max(initial=0)
+    ranking = np.where(support, 1, last_step - dropped_at + 2)
+    order = np.lexsort((np.arange(d), -last_weight,
+                        -np.where(support, last_step + 1, dropped_at)))
+    rank_order = np.empty(d, dtype=np.int64)
+    rank_order[order] = np.arange(1, d + 1)
+    return ranking, rank_order
+
+
 def eliminate(X: np.ndarray, y: np.ndarray, *, n_features: int, protected: np.ndarray,
               beta: np.ndarray, reg: float, step: float, tol: float, loss: str,
               weights: np.ndarray | None = None,
@@ -119,7 +151,7 @@ def eliminate(X: np.ndarray, y: np.ndarray, *, n_features: int, protected: np.nd
         order = np.concatenate([position[protected],
                                 free[np.argsort(-weight[free], kind="stable")]])
         size = features.size
-        n_drop = min(max(1, math.floor(step * size)), size - n_features)
+        n_drop = n_dropped(step, size, n_features)
         rank = np.empty(size)
         rank[order] = np.arange(1, size + 1)
         product[features] *= (size - n_drop - rank + 1) / (size - rank + 1)
@@ -160,11 +192,7 @@ class _BaseRFE(LinearModelMixin, SelectorBase):
         check_positive("final_reg", self.final_reg)
         if self.tol is not None:
             check_positive("tol", self.tol)
-        if not is_number(self.step) or not 0 < self.step < 1:
-            raise InvalidInputError(
-                f"step must be a fraction in (0, 1) of the remaining features dropped per "
-                f"iteration; got {self.step!r}."
-            )
+        check_step(self.step)
         if self.loss not in LOSSES:
             raise InvalidInputError(
                 f"loss must be one of {', '.join(map(repr, LOSSES))}; got {self.loss!r}."
@@ -190,14 +218,10 @@ class _BaseRFE(LinearModelMixin, SelectorBase):
         self.importances_ = np.zeros(d)
         self.importances_[path.kept] = linear_importance(self.coef_)
         self.frequency_scores_ = path.frequency_score
-        last_step = path.dropped_at.max(initial=0)
-        self.ranking_ = np.where(self.support_, 1, last_step - path.dropped_at + 2)
         weight = path.last_weight.copy()
         weight[path.kept] = np.abs(self.coef_)
-        order = np.lexsort((np.arange(d), -weight, -np.where(self.support_, last_step + 1,
-                                                              path.dropped_at)))
-        self.rank_order_ = np.empty(d, dtype=np.int64)
-        self.rank_order_[order] = np.arange(1, d + 1)
+        self.ranking_, self.rank_order_ = elimination_ranks(self.support_, path.dropped_at,
+                                                            weight)
 
     def _is_logistic(self) -> bool:
         return self.loss == "logistic"

@@ -15,8 +15,9 @@ import numpy as np
 from sklearn.svm import SVC
 
 from paretostab.errors import InvalidInputError
-from paretostab.importance import KERNELS, kernel_svm_importance, svc_gamma
+from paretostab.importance import KERNELS, kernel_svm_importance, linear_importance, svc_gamma
 from paretostab.selectors._base import SelectorBase, check_int, check_positive, is_number
+from paretostab.selectors._rfe import check_step, elimination_ranks, n_dropped
 
 
 class KernelSVMRFE(SelectorBase):
@@ -130,11 +131,7 @@ class KernelSVMRFE(SelectorBase):
         check_int("degree", self.degree, 1, 100, "the degree of the poly kernel")
         if not is_number(self.coef0) or not math.isfinite(self.coef0):
             raise InvalidInputError(f"coef0 must be a finite number; got {self.coef0!r}.")
-        if not is_number(self.step) or not 0 < self.step < 1:
-            raise InvalidInputError(
-                f"step must be a fraction in (0, 1) of the remaining features dropped per "
-                f"iteration; got {self.step!r}."
-            )
+        check_step(self.step)
         if self.criterion not in ("absolute", "signed"):
             raise InvalidInputError(
                 f"criterion must be 'absolute' (003 eq. 8) or 'signed' (Guyon's DJ); got "
@@ -168,7 +165,7 @@ class KernelSVMRFE(SelectorBase):
                 importance = np.abs(importance)
             step_importance[features] = importance
             size = features.size
-            n_drop = min(max(1, math.floor(self.step * size)), size - k)
+            n_drop = n_dropped(self.step, size, k)
             order = np.argsort(-importance, kind="stable")  # ties: lower index first
             pruning += 1
             dropped = order[size - n_drop:]
@@ -183,16 +180,10 @@ class KernelSVMRFE(SelectorBase):
         self.step_importances_ = step_importance
         self.margin_importances_ = np.zeros(d)
         self.margin_importances_[features] = importance
-        total = importance.sum()
-        self.importances_ = np.zeros(d)
-        if total > 0:
-            self.importances_[features] = np.count_nonzero(importance) * importance / total
-        last_step = dropped_at.max(initial=0)
-        self.ranking_ = np.where(self.support_, 1, last_step - dropped_at + 2)
-        order = np.lexsort((np.arange(d), -step_importance,
-                            -np.where(self.support_, last_step + 1, dropped_at)))
-        self.rank_order_ = np.empty(d, dtype=np.int64)
-        self.rank_order_[order] = np.arange(1, d + 1)
+        self.importances_ = np.zeros(d)  # rescaled as I_lin: ‖I‖₀ I_f / ‖I‖₁
+        self.importances_[features] = linear_importance(importance)
+        self.ranking_, self.rank_order_ = elimination_ranks(self.support_, dropped_at,
+                                                            step_importance)
 
     def _decision(self, X_selected: np.ndarray) -> np.ndarray:
         return self.estimator_.decision_function(X_selected)
