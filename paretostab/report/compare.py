@@ -492,8 +492,11 @@ def table3(groups: Sequence[Group], measures: Sequence[str]) -> pd.DataFrame:
         that combined front joined by " / " (000 Table 3's row for one data set).
     """
     groups, measures = _check(groups, measures)
-    combined = _combined_fronts(groups, measures)
+    return _table3(groups, measures, _combined_fronts(groups, measures))
 
+
+def _table3(groups: list[Group], measures: list[str], combined: dict) -> pd.DataFrame:
+    """:func:`table3` for checked groups and their :func:`_combined_fronts`."""
     def ranges(tables: list[pd.DataFrame], fronts: dict) -> dict:
         row = {"trials": sum(len(t) for t in tables)}
         for name in [*measures, "accuracy"]:
@@ -554,10 +557,10 @@ def compare_groups(groups: Sequence[Group], measures: Sequence[str], *,
     differences = tuple(_difference(fronts[m][i], fronts[m][j], level)
                         for m in measures for i in range(len(groups))
                         for j in range(i + 1, len(groups)))
+    combined = _combined_fronts(groups, measures)
     return Comparison(groups=tuple(g.name for g in groups), measures=tuple(measures),
                       level=level, weight=weight, fronts=fronts, differences=differences,
-                      combined=_combined_fronts(groups, measures),
-                      table3=table3(groups, measures))
+                      combined=combined, table3=_table3(groups, measures, combined))
 
 
 # --------------------------------------------------------------------------- the loader

@@ -288,12 +288,10 @@ def build_report(storage_url: str, *, study_name: str | None = None,
     summary["chosen_trade_off"] = trade_off
     selectors = None
     if SELECTOR_PARAM in table and table[SELECTOR_PARAM].nunique() > 1:
-        from paretostab.report.compare import _jsonable
-
         selectors = _selector_comparison(study, table, names, context, n_replicates,
                                          weight_spec, level, enabled)
         selectors[0].to_frame().to_csv(out / "selectors.csv", index=False)
-        summary["selectors"] = _jsonable(selectors[0].to_dict())
+        summary["selectors"] = selectors[0].to_dict()  # JSON-able already
     (out / "summary.json").write_text(json.dumps(summary, indent=2, default=float),
                                       encoding="utf-8")
     figures = _figures(study, table, names, objective, front, regions, means, chosen, gamma,
