@@ -5,6 +5,7 @@ and such a study end to end (tune, report, choose)."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -279,6 +280,13 @@ def test_report_and_choose_refit_a_multi_selector_trial(tmp_path):
     page = (out / "index.html").read_text()
     assert "Selectors compared" in page and "Pairwise differences" in page
     assert "Each selector&#x27;s front" in page or "Each selector's front" in page
+    section = page[page.index('id="selectors-compared"'):page.index('id="references"')]
+    headers = re.findall(r"<th[^>]*>([^<]*)</th>", section)
+    assert "study" not in headers and "selector" in headers and "all selectors" in section
+    assert "{noun}" not in section and "which selector reaches it" in section
+    for table in re.findall(r"<thead>.*?</thead>", section, flags=re.S):  # no column twice
+        names = re.findall(r"<th[^>]*>([^<]*)</th>", table)
+        assert len(names) == len(set(names)), names
 
 
 def test_the_conditional_space_suggests_only_the_chosen_selectors_parameters():

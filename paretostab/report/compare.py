@@ -809,10 +809,10 @@ def _interval_cell(interval: DominanceAreaInterval | None) -> tuple[float, float
     return None if interval is None else (interval.low, interval.high)
 
 
-def _fronts_table(comparison: Comparison, measure: str) -> pd.DataFrame:
+def _fronts_table(comparison: Comparison, measure: str, noun: str) -> pd.DataFrame:
     level = f"{comparison.level:.0%}"
     return pd.DataFrame([{
-        "study": f.group, "trials": int(comparison.table3.loc[f.group, "trials"]),
+        noun: f.group, "trials": int(comparison.table3.loc[f.group, "trials"]),
         "front (trials)": ", ".join(map(str, f.trials)),
         "dominance area": f.dominance_area,
         "DA of replicate means": _estimate(f.interval), "B": f.replicates,
@@ -831,19 +831,21 @@ def _differences_table(comparison: Comparison) -> pd.DataFrame:
         "verdict": d.verdict} for d in comparison.differences])
 
 
-def _combined_table(comparison: Comparison) -> pd.DataFrame:
+def _combined_table(comparison: Comparison, noun: str) -> pd.DataFrame:
     from paretostab.report.study import _shown, label
 
     frames = [c.table.drop(columns="label").assign(**{"front under": label(m)})
               for m, c in comparison.combined.items()]
     table = pd.concat(frames, ignore_index=True)
     table = table[["front under", *[c for c in table.columns if c != "front under"]]]
-    return _shown(table.rename(columns={"group": "study"}))
+    if "selector" in table and (table["selector"] == table["group"]).all():
+        table = table.drop(columns="selector")  # the groups are the selectors
+    return _shown(table.rename(columns={"group": noun}))
 
 
-def _table3_page(comparison: Comparison) -> pd.DataFrame:
+def _table3_page(comparison: Comparison, noun: str, plural: str) -> pd.DataFrame:
     """000 Table 3 as the paper prints it: ranges as "low–high", fronts as yes / no and,
-    on the last row, the studies on each combined front."""
+    on the last row, the groups (``plural``) on each combined front."""
     from paretostab.report.study import label
 
     def span(row, name):
@@ -851,7 +853,7 @@ def _table3_page(comparison: Comparison) -> pd.DataFrame:
 
     rows = []
     for group, row in comparison.table3.iterrows():
-        entry = {"study": "all studies" if group == "all" else group,
+        entry = {noun: f"all {plural}" if group == "all" else group,
                  "trials": int(row["trials"])}
         for measure in comparison.measures:
             entry[f"range {label(measure)}"] = span(row, measure)
@@ -914,7 +916,7 @@ def comparison_sections(comparison: Comparison, groups: Sequence[Group], *,
     pair = f"{_pair_level(comparison.level):.1%}"
     measures = ", ".join(label(m) for m in comparison.measures)
     per_measure = [Section(
-        f"Under {label(m)}", table=_fronts_table(comparison, m),
+        f"Under {label(m)}", table=_fronts_table(comparison, m, noun),
         caption=f"Each {noun}'s front under {label(m)} (its trials by increasing accuracy), "
                 f"the dominance area of its trials' values and of the means of their "
                 f"replicates, with the interval of Hamer & Dupont 2019, §3 (the DAs of the "
@@ -953,16 +955,16 @@ def comparison_sections(comparison: Comparison, groups: Sequence[Group], *,
                         f"means, its {level} interval, and the verdict."),
         Section("Combined front", figure=combined_figure(
                     comparison, groups, title=f"The front of all {plural}' trials together"),
-                table=_combined_table(comparison),
+                table=_combined_table(comparison, noun),
                 text=f"The Pareto front of every {noun}'s trials together under each "
                      "measure, as Hamer & Dupont 2021 (ECML), Fig. 6 draws the front "
-                     "across selection methods: which {noun} reaches it "
+                     f"across selection methods: which {noun} reaches it "
                      "where.",
                 caption=f"All trials as hollow markers in their {noun}'s colour and marker (a "
                         "multi-selector study's selectors in its colour with markers of "
                         "their own), the combined front as a black staircase with its "
                         "points solid and numbered with their trials."),
-        Section("Table 3", table=_table3_page(comparison),
+        Section("Table 3", table=_table3_page(comparison, noun, plural),
                 text=f"As Hamer & Dupont 2021 (ECML), Table 3: each {noun}'s ranges of "
                      f"accuracy and of {measures} over its trials, and whether it has a "
                      "point on the combined front under each measure; the last row, over "

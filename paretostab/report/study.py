@@ -338,7 +338,7 @@ def _selectors_section(comparison, groups, n_replicates: int):
     return Section(
         "Selectors compared",
         text=f"The study's trials grouped by their selector ({len(groups)} selectors; "
-             f"{replicated}), compared as `python -m paretostab compare` compares studies "
+             f"{replicated}), compared as python -m paretostab compare compares studies "
              "(also in selectors.csv and summary.json's \"selectors\").",
         subsections=tuple(comparison_sections(comparison, groups, noun="selector",
                                               plural="selectors")))
