@@ -374,3 +374,13 @@ def test_a_grid_point_whose_trial_was_interrupted_is_run_on_resume(tmp_path):
                 for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))]
     assert sorted(complete) == ["lasso", "logistic_rfe", "t_test"]  # each once
     assert interrupted in complete
+
+
+def test_two_workers_run_each_point_of_a_grid_once(tmp_path):
+    spec = parse_spec(fixed_settings())
+    study = tune(spec, storage=f"sqlite:///{tmp_path / 'grid.db'}", workers=2,
+                 progress=False)
+    trials = study.get_trials(deepcopy=False)
+    complete = [t.params[SELECTOR_PARAM] for t in trials if t.state == TrialState.COMPLETE]
+    assert sorted(complete) == ["lasso", "logistic_rfe", "t_test"]
+    assert all(t.state in (TrialState.COMPLETE, TrialState.PRUNED) for t in trials)
