@@ -41,7 +41,7 @@ POLL_SECONDS = 2.0
 """How often a process whose remaining slots are all running checks them again."""
 
 
-def counts(trial: FrozenTrial) -> bool:
+def counts(trial: FrozenTrial, state: TrialState | None = None) -> bool:
     """Whether ``trial`` counts towards the study's ``n_trials``.
 
     A completed trial counts, and so does a trial its own computation failed (an error,
@@ -49,11 +49,13 @@ def counts(trial: FrozenTrial) -> bool:
     because it was interrupted or went stale has ``counted`` = False beside its reason,
     and one that Optuna failed outside its computation has no reason: neither counts,
     and its slot is run again. Pruned trials (:class:`TrialSlots` prunes a trial that
-    started when the study had its trials) never count.
+    started when the study had its trials) never count. ``state``: the state the trial
+    is being finished in, where it is not stored yet (a sampler's ``after_trial``).
     """
-    if trial.state == TrialState.COMPLETE:
+    state = trial.state if state is None else state
+    if state == TrialState.COMPLETE:
         return True
-    return (trial.state == TrialState.FAIL and "fail_reason" in trial.user_attrs
+    return (state == TrialState.FAIL and "fail_reason" in trial.user_attrs
             and trial.user_attrs.get("counted", True) is not False)
 
 
@@ -64,12 +66,23 @@ def counted_trials(study: optuna.Study) -> int:
 
 def release(storage, trial_id: int, reason: str) -> None:
     """Record why a running trial is failed and that it does not count (its slot is run
-    again); the caller then fails it. Its point of a grid (``sampler = "grid"``) is
-    freed too: Optuna's ``GridSampler`` takes every finished trial's ``grid_id`` as done,
-    and would end the study without ever running that point."""
+    again), and free its grid point (:func:`free_grid_point`); the caller then fails it."""
     storage.set_trial_user_attr(trial_id, "fail_reason", reason)
     storage.set_trial_user_attr(trial_id, "counted", False)
-    if "grid_id" in storage.get_trial_system_attrs(trial_id):
+    free_grid_point(storage, trial_id, storage.get_trial_system_attrs(trial_id))
+
+
+def free_grid_point(storage, trial_id: int, system_attrs: dict) -> None:
+    """Free the point of a grid (``sampler = "grid"``) that a trial finishing without
+    counting holds, so that a later trial runs it.
+
+    Optuna's ``GridSampler`` takes the ``grid_id`` of every finished trial as done — of
+    a pruned, an interrupted or a stale one too — and would end the study without ever
+    running that point. So the trial's ``grid_id`` becomes None: every finished trial
+    that holds a grid point counts (:func:`counts`), and each point is held by at most
+    one counted or running trial (:meth:`TrialSlots.claim`).
+    """
+    if system_attrs.get("grid_id") is not None:
         storage.set_trial_system_attr(trial_id, "grid_id", None)
 
 
@@ -171,15 +184,26 @@ class TrialSlots:
             with interrupts.computation():
                 time.sleep(self.poll_seconds)
 
-    def claim(self, trial: optuna.Trial) -> bool:
-        """Whether ``trial`` (just created, not started) holds a slot; if it does, its
-        process (host and pid) is recorded for :func:`fail_stale_trials`."""
-        held = sum(1 for t in self.study.get_trials(deepcopy=False)
-                   if t.number < trial.number and (counts(t) or t.state == TrialState.RUNNING))
-        if held >= self.n_trials:
-            return False
+    def claim(self, trial: optuna.Trial) -> str | None:
+        """None if ``trial`` (just created, not started) holds a slot, else why it does
+        not run. It holds one if fewer than ``n_trials`` trials numbered before it count
+        or are running and, in a grid study, none of them holds its grid point (two
+        processes that create trials at once may be given one point; the later trial
+        gives it up). Its process (host and pid) is then recorded for
+        :func:`fail_stale_trials`."""
+        trials = self.study.get_trials(deepcopy=False)
+        held = [t for t in trials if t.number < trial.number
+                and (counts(t) or t.state == TrialState.RUNNING)]
+        if len(held) >= self.n_trials:
+            return (f"not run: the study had its {self.n_trials} trials, finished or "
+                    "running, when this one started")
+        point = next(t for t in trials if t.number == trial.number).system_attrs.get("grid_id")
+        twin = next((t for t in held if point is not None
+                     and t.system_attrs.get("grid_id") == point), None)
+        if twin is not None:
+            return f"not run: its grid point is trial {twin.number}'s"
         trial.set_user_attr("process", {"host": socket.gethostname(), "pid": os.getpid()})
-        return True
+        return None
 
 
 class StreamSampler(optuna.samplers.BaseSampler):
@@ -191,6 +215,11 @@ class StreamSampler(optuna.samplers.BaseSampler):
     two processes draw the same stream of parameters (with one seed, TPE's random
     start-up trials would repeat). The sampler is made at the process's first trial,
     when the storage has given that trial its number.
+
+    A grid (Optuna's ``GridSampler``) is the exception: it shuffles its points with its
+    seed and names each by its place (a trial's ``grid_id``), so every process takes the
+    spec's seed — with a seed of its own, a process would read another process's
+    ``grid_id`` as another point, run some points twice and never run others.
     """
 
     def __init__(self, make: Callable[[int | None], optuna.samplers.BaseSampler],
@@ -201,9 +230,12 @@ class StreamSampler(optuna.samplers.BaseSampler):
 
     @property
     def sampler(self) -> optuna.samplers.BaseSampler:
-        """This process's sampler (one with fresh entropy if asked before a first trial)."""
+        """This process's sampler (one with fresh entropy if asked before a first trial,
+        unless it is a grid)."""
         if self._sampler is None:
-            self._sampler = self._make(int(np.random.SeedSequence().entropy % 2**32))
+            self._sampler = (self._seeded
+                             if isinstance(self._seeded, optuna.samplers.GridSampler) else
+                             self._make(int(np.random.SeedSequence().entropy % 2**32)))
         return self._sampler
 
     def before_trial(self, study, trial) -> None:
@@ -221,6 +253,8 @@ class StreamSampler(optuna.samplers.BaseSampler):
         return self.sampler.sample_independent(study, trial, param_name, param_distribution)
 
     def after_trial(self, study, trial, state, values) -> None:
+        if not counts(trial, state):  # pruned, interrupted, failed outside its computation
+            free_grid_point(study._storage, trial._trial_id, trial.system_attrs)
         self.sampler.after_trial(study, trial, state, values)
 
     def reseed_rng(self) -> None:

@@ -348,6 +348,10 @@ class StudySpec:
             return {SELECTOR_PARAM: [s.name for s in self.selectors]}
         return {p.name: list(p.choices) for p in self.selectors[0].search}
 
+    def grid_size(self) -> int:
+        """The number of points of :meth:`grid`."""
+        return math.prod(len(values) for values in self.grid().values())
+
     def content_hash(self) -> str:
         """SHA-256 (hex) of the canonical JSON of data, protocol (without ``n_jobs``),
         selector, objective and, with shared resamples, the seed: equal for specs whose
@@ -942,7 +946,7 @@ def _check_grid(where: _Where, spec: StudySpec, given_trials: bool) -> StudySpec
                 "({ choices = [...] }) or fixed: ")
         raise where.error("study.sampler", f"'grid' tries every point of a finite grid; {what}"
                                            f"{', '.join(ranges)}.")
-    size = math.prod(len(values) for values in spec.grid().values())
+    size = spec.grid_size()
     if not given_trials:
         return replace(spec, trials=size)
     if spec.trials > size:

@@ -266,10 +266,9 @@ def make_objective(spec: StudySpec, problem: _Problem, *, store, n_jobs: int | N
     _start_drawing()
 
     def objective(trial: optuna.Trial) -> tuple[float, float]:
-        if slots is not None and not slots.claim(trial):
-            raise optuna.TrialPruned(
-                f"not run: the study had its {slots.n_trials} trials, finished or running, "
-                "when this one started")
+        refused = None if slots is None else slots.claim(trial)
+        if refused:
+            raise optuna.TrialPruned(refused)
         params = suggest_params(trial, spec)
         start = time.perf_counter()
         try:
@@ -484,6 +483,9 @@ def tune(spec: StudySpec, *, storage: str | None = None, study_name: str | None 
         raise InvalidInputError(f"workers must be an integer >= 1; got {workers!r}.")
     if isinstance(total, bool) or not isinstance(total, int) or total < 1:
         raise InvalidInputError(f"n_trials must be an integer >= 1; got {total!r}.")
+    if spec.sampler == "grid" and total > spec.grid_size():
+        raise InvalidInputError(f"n_trials: the grid has {spec.grid_size()} points, each run "
+                                f"once; got {total}.")
     if isinstance(cache_bytes, bool) or not isinstance(cache_bytes, int) or cache_bytes < 0:
         raise InvalidInputError(
             f"cache_bytes must be an integer >= 0 (the run cache's memory budget per "

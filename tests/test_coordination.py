@@ -93,11 +93,13 @@ def test_a_trial_runs_only_while_fewer_than_n_trials_before_it_count_or_run(tmp_
     study = create_or_load_study(tiny(), storage=open_storage(storage_url(tmp_path)))
     first, second, third = study.ask(), study.ask(), study.ask()
     slots = TrialSlots(study, 2)
-    assert slots.claim(first) and slots.claim(second) and not slots.claim(third)
+    assert slots.claim(first) is None and slots.claim(second) is None
+    assert slots.claim(third) == ("not run: the study had its 2 trials, finished or running, "
+                                  "when this one started")
     assert first.study.get_trials()[0].user_attrs["process"] == {
         "host": socket.gethostname(), "pid": os.getpid()}
     study.tell(first, state=TrialState.FAIL)  # no reason: not counted, its slot is free
-    assert slots.claim(third)
+    assert slots.claim(third) is None
 
 
 def test_a_process_waits_for_running_trials_only_where_heartbeats_tell_them_alive(tmp_path):

@@ -384,3 +384,78 @@ def test_two_workers_run_each_point_of_a_grid_once(tmp_path):
     complete = [t.params[SELECTOR_PARAM] for t in trials if t.state == TrialState.COMPLETE]
     assert sorted(complete) == ["lasso", "logistic_rfe", "t_test"]
     assert all(t.state in (TrialState.COMPLETE, TrialState.PRUNED) for t in trials)
+
+
+def one_selector_grid(points: int = 6) -> dict:
+    """A grid over one selector's categorical parameter: the t-test filter at k = 2, 3, …"""
+    return {"study": {"name": "kgrid", "sampler": "grid", "seed": 0}, "data": dict(DATA),
+            "protocol": {"runs": 2, "replicates": 3},
+            "selector": {"name": "t_test", "fixed": {"final_reg": 1.0},
+                         "search": {"n_features": {"choices": list(range(2, 2 + points))}}},
+            "objective": {"stability": "nogueira"}}
+
+
+def test_every_process_reads_a_grid_point_alike(tmp_path):
+    # Optuna's GridSampler shuffles its points with its seed and names each by its place
+    # (grid_id): each tune call here is a process of its own, a resume of the one before
+    spec = parse_spec(one_selector_grid())
+    url = f"sqlite:///{tmp_path / 'grid.db'}"
+    for trials in range(1, spec.trials + 1):
+        study = tune(spec, storage=url, n_trials=trials, progress=False)
+    ks = [t.params["n_features"] for t in study.get_trials(deepcopy=False)]
+    assert sorted(ks) == list(range(2, 8))  # each point once (before: 2 to 4 distinct)
+
+
+def test_tune_refuses_more_trials_than_grid_points(tmp_path):
+    spec = parse_spec(fixed_settings())
+    with pytest.raises(InvalidInputError, match=r"^n_trials: the grid has 3 points, each run "
+                                                r"once; got 4\.$"):
+        tune(spec, storage=f"sqlite:///{tmp_path / 'grid.db'}", n_trials=4, progress=False)
+
+
+def test_the_later_of_two_trials_given_one_grid_point_does_not_run_it(tmp_path):
+    from paretostab.coordination import TrialSlots
+    from paretostab.storage import open_storage
+    from paretostab.tuning import create_or_load_study
+
+    spec = parse_spec(fixed_settings())
+    study = create_or_load_study(spec, storage=open_storage(f"sqlite:///{tmp_path / 'g.db'}"))
+    slots = TrialSlots(study, spec.trials)
+    first, second = study.ask(), study.ask()
+    point = study._storage.get_trial_system_attrs(first._trial_id)["grid_id"]
+    # two processes that create trials at once may be given one point
+    study._storage.set_trial_system_attr(second._trial_id, "grid_id", point)
+    assert slots.claim(first) is None
+    assert slots.claim(second) == "not run: its grid point is trial 0's"
+
+
+@pytest.mark.parametrize("ending, frees", [
+    ("pruned", True),  # TrialSlots found no slot for it, or its point taken
+    ("failed outside its computation", True),  # Optuna failed it: no reason, not counted
+    ("failed in its computation", False),  # its fail_reason: it counts, its point is done
+])
+def test_a_grid_point_is_freed_when_its_trial_ends_without_counting(tmp_path, ending, frees):
+    from paretostab.storage import open_storage
+    from paretostab.tuning import create_or_load_study, suggest_params
+
+    spec = parse_spec(fixed_settings())
+    url = f"sqlite:///{tmp_path / 'grid.db'}"
+    study = create_or_load_study(spec, storage=open_storage(url))
+
+    def objective(trial):
+        suggest_params(trial, spec)
+        if ending == "pruned":
+            raise optuna.TrialPruned("not run")
+        if ending == "failed in its computation":
+            trial.set_user_attr("fail_reason", "ValueError: the selector failed")
+        raise RuntimeError("an error")
+
+    study.optimize(objective, n_trials=1, catch=(RuntimeError,))
+    (trial,) = study.get_trials(deepcopy=False)
+    assert (trial.system_attrs["grid_id"] is None) is frees
+    study = tune(spec, storage=url, progress=False)
+    complete = [t.params[SELECTOR_PARAM]
+                for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))]
+    assert sorted(complete) == (["lasso", "logistic_rfe", "t_test"] if frees else
+                                sorted({"lasso", "logistic_rfe", "t_test"} - {
+                                    trial.params[SELECTOR_PARAM]}))
