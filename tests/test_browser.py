@@ -1,7 +1,8 @@
 """In a real browser (headless Chromium, ``tests/browser.py``): the report's ``index.html``
-and optuna-dashboard's study and trial pages on one small study, as a person would open
-them — the DOM after the scripts ran, every image decoded, and screenshots that are not
-blank. Set ``PARETOSTAB_SCREENSHOTS=folder`` to keep the screenshots there.
+and optuna-dashboard's study and trial pages on one small study, and the ``compare`` page
+of it and a second study, as a person would open them — the DOM after the scripts ran,
+every image decoded, and screenshots that are not blank. Set
+``PARETOSTAB_SCREENSHOTS=folder`` to keep the screenshots there.
 
 Skipped, saying so, only where no Chromium binary exists (``.ci/run`` installs Debian's).
 """
@@ -114,6 +115,50 @@ def test_the_report_renders_with_its_figures_front_table_and_gamma_choice(study,
     assert len(decoded) == len(page.images)
     not_loaded = [row for row in decoded if not (row["complete"] and row["width"] > 0)]
     assert not not_loaded, f"images the browser did not decode: {not_loaded}"
+    assert_not_blank(png)
+
+
+def test_the_comparison_renders_its_fronts_differences_and_table3(study, tmp_path):
+    folder, url, _ = study
+    other = write_spec(tmp_path, "other", trials=4)
+    other_url = storage_url(tmp_path, "other.db")
+    subprocess.run([sys.executable, "-m", "paretostab", "tune", str(other), "--storage",
+                    other_url], capture_output=True, text=True, cwd=tmp_path, check=True)
+    out = tmp_path / "cmp"
+    subprocess.run([sys.executable, "-m", "paretostab", "compare", "tiny", "other",
+                    "--storage", url, "--storage", other_url, "--out", str(out),
+                    "--replicates", "3"], capture_output=True, text=True, cwd=folder, check=True)
+    index = out / "index.html"
+    png = shot(tmp_path, "compare.png")
+    dom = render(index.as_uri(), screenshot=png, window=(1280, 2400)).dom
+    page = Page(dom)
+    ids = set(re.findall(r'\sid="([^"]+)"', dom))
+    targets = set(re.findall(r'href="#([^"]+)"', dom))
+    assert targets <= ids, f"links without a target: {sorted(targets - ids)}"
+    assert page.title == "paretostab comparison: tiny, other", page.title
+    for section in ("summary", "fronts-and-dominance-areas", "under-phi-iw", "under-phi",
+                    "under-phi-pears", "pairwise-differences", "combined-front", "table-3",
+                    "references"):
+        assert section in targets, f"no link to section {section!r}"
+    data = json.loads((out / "comparison.json").read_text())
+    summary = page.tables[0]
+    assert all(name in summary for name in ("tiny", "other", url, other_url)), summary
+
+    pairs = next((t for t in page.tables if "DA(A) − DA(B)" in t), "")
+    verdicts = re.findall(r"(φ_iw|φ_pears|φ) tiny other .*?"
+                          r"(overlap: no difference shown|tiny's front dominates other's|"
+                          r"other's front dominates tiny's|(?:tiny|other) has the larger "
+                          r"dominance area)", pairs)
+    assert [v for _, v in verdicts] == [d["verdict"] for d in data["differences"]], verdicts
+    table3 = page.element_text("table-3") or ""
+    assert all(row["group"] in table3 for row in data["table3"]), table3[:500]
+    for section in ("fronts-and-dominance-areas", "combined-front"):
+        assert "<img" in dom.split(f'id="{section}"')[1].split("<section")[0], section
+
+    assert len(page.images) == 2
+    decoded = probe_images(index)
+    not_loaded = [row for row in decoded if not (row["complete"] and row["width"] > 0)]
+    assert len(decoded) == 2 and not not_loaded, decoded
     assert_not_blank(png)
 
 
