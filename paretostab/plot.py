@@ -998,8 +998,10 @@ def draw_combined_front(points: object, groups: Sequence[str], *, ax: Axes | Non
     for name in names:
         color, marker = styles[name]
         mine = of_group == name
+        # hollow markers above the solid ones: a point off the front just behind one on
+        # it (mRMR under the random forest in singh's φ panel) still shows
         ax.scatter(arr[mine & ~on_front, 0], arr[mine & ~on_front, 1], s=18, marker=marker,
-                   facecolors="none", edgecolors=color, linewidths=0.9, zorder=3)
+                   facecolors="none", edgecolors=color, linewidths=0.9, zorder=5)
         ax.scatter(arr[mine & on_front, 0], arr[mine & on_front, 1], s=48, marker=marker,
                    color=color, edgecolors="black", linewidths=0.7, zorder=4)
         _legend_entry(ax, name, color, marker, line=False)
@@ -1010,5 +1012,5 @@ def draw_combined_front(points: object, groups: Sequence[str], *, ax: Axes | Non
                 texts.setdefault((float(x), float(y)), []).append(str(text))
         for (x, y), words in texts.items():
             ax.annotate(", ".join(words), (x, y), xytext=(4, 4), textcoords="offset points",
-                        fontsize="x-small", zorder=5)
+                        fontsize="x-small", zorder=6)
     return _finish_front_axes(ax, legend)

@@ -310,6 +310,16 @@ def test_draw_combined_front_colours_points_by_group_and_joins_labels_at_one_pla
     draw_combined_front(points, ["A", "A", "B", "B"], ax=ax, labels=["1", "4", "2", ""])
     assert ax.get_legend_handles_labels()[1] == ["combined Pareto front", "A", "B"]
     assert sorted(t.get_text() for t in ax.texts) == ["1, 4", "2"]
+    # a point off the front just behind one on it (mRMR under the random forest) shows:
+    # its hollow marker is drawn above the solid one, the labels above both
+    ax = Figure().add_subplot()
+    draw_combined_front([(0.93, 0.53), (0.9295, 0.529)], ["forest", "mrmr"], ax=ax,
+                        labels=["7", ""])
+    solid, hollow = ([c for c in ax.collections if len(c.get_offsets()) and
+                      tuple(c.get_offsets()[0]) == point] for point in ((0.93, 0.53),
+                                                                         (0.9295, 0.529)))
+    assert hollow[0].get_zorder() > solid[0].get_zorder()
+    assert ax.texts[0].get_zorder() > hollow[0].get_zorder()
     with pytest.raises(InvalidInputError, match=r"the group of every point \(4\); got 3"):
         draw_combined_front(points, ["A", "A", "B"], ax=ax)
     with pytest.raises(InvalidInputError, match=r"no \(colour, marker\) for the group 'B'"):
