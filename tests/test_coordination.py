@@ -322,6 +322,32 @@ def test_kill_9_of_one_of_three_processes_on_postgresql_then_a_resume(tmp_path, 
                if t.state == TrialState.FAIL)
 
 
+def test_a_grid_over_three_processes_on_postgresql_a_kill_9_and_a_resume(tmp_path,
+                                                                         postgres_url):
+    spec_path = tmp_path / "grid.toml"
+    spec_path.write_text(
+        '[study]\nname = "grid"\nsampler = "grid"\nseed = 0\n'
+        '[data]\nsource = "simulated:n_other=30,n_per_class=20"\n[protocol]\nruns = 3\n'
+        '[selector]\nname = "hybrid_rfe"\n'
+        '[selector.fixed]\nn_features = 4\nalpha = 0.5\nepsilon = 0.1\nfinal_reg = 1.0\n'
+        '[selector.search]\nn_stable = { choices = [0, 1, 2, 3, 4] }\n'
+        'reg = { choices = [0.1, 1.0, 10.0] }\n[objective]\nstability = "iw"\n')
+    processes = [cli_tune(spec_path, postgres_url, cwd=tmp_path) for _ in range(3)]
+    wait_for(lambda: counted_now(postgres_url, "grid") >= 2, what="two trials")
+    processes[0].kill()
+    for process in processes:
+        process.communicate(timeout=600)
+    resume = subprocess.run([sys.executable, "-m", "paretostab", "tune", str(spec_path),
+                             "--storage", postgres_url], cwd=tmp_path, capture_output=True,
+                            text=True, timeout=600)
+    assert resume.returncode == 0, resume.stderr[-2000:]
+    study = load(postgres_url, "grid")
+    complete = sorted((t.params["n_stable"], t.params["reg"])
+                      for t in study.get_trials(states=(TrialState.COMPLETE,)))
+    assert complete == [(k, reg) for k in range(5) for reg in (0.1, 1.0, 10.0)]  # each once
+    assert not study.get_trials(states=(TrialState.RUNNING,))
+
+
 @pytest.mark.filterwarnings("ignore:Heartbeat of storage:UserWarning")  # asked by hand
 def test_a_trial_without_heartbeat_on_postgresql_fails_as_stale(postgres_url):
     storage = open_storage(postgres_url, heartbeat_interval=1, grace_period=1)
