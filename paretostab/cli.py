@@ -11,7 +11,7 @@ A thin layer over the library:
 ``compare STUDY STUDY…``
     Compare studies (in one storage or several) by their fronts under each measure:
     dominance areas with intervals, pairwise differences with verdicts, the combined front,
-    Hamer & Dupont 2021's Table 3 (index.html, comparison.csv, comparison.json).
+    Table 3 of Hamer & Dupont, ECML 2021 (index.html, comparison.csv, comparison.json).
 ``choose --gamma G``
     The front trial chosen by γ, its parameters and selected features.
 ``dashboard``
@@ -230,7 +230,8 @@ def main(argv: list[str] | None = None) -> int:
     tune.add_argument("--study-name", help="default: the spec's name (with --objective: "
                                            "<name>_<measure>)")
     tune.add_argument("--objective", help="tune the spec's space for this stability measure "
-                                          "instead of its own (e.g. phi, phi_pears; 003 Fig. 11)")
+                                          "instead of its own (e.g. phi, phi_pears; Fig. 11 "
+                                          "of Hamer & Dupont, JMLR 2021)")
     tune.add_argument("--n-trials", type=int, help="finished trials wanted in total")
     tune.add_argument("--timeout", type=float, help="seconds; stops starting new trials")
     tune.add_argument("--n-jobs", type=int, help="processes for the runs inside a trial")
@@ -263,7 +264,7 @@ def main(argv: list[str] | None = None) -> int:
         description="Compare studies by their (accuracy, stability) Pareto fronts under each "
         "measure: dominance areas with confidence intervals from replicates of the front "
         "trials, pairwise differences with verdicts, the front of all studies together and "
-        "Hamer & Dupont 2021's Table 3.")
+        "Table 3 of Hamer & Dupont, ECML 2021.")
     compare.add_argument("studies", nargs="+", metavar="STUDY", help="study names (two or more)")
     compare.add_argument("--storage", action="append",
                          help="Optuna storage URL: once for every study, or once per study in "

@@ -432,7 +432,7 @@ def test_compare_writes_the_page_the_csv_and_the_json(storages, tmp_path, capsys
     for title in ("Fronts and dominance areas", "Under φ_iw", "Pairwise differences",
                   "Combined front", "Table 3", "References"):
         assert f">{title}</h" in page
-    assert "Hamer &amp; Dupont 2021 (ECML)" in page and "Hamer &amp; Dupont 2019" in page
+    assert "Hamer &amp; Dupont, ECML 2021" in page and "Hamer &amp; Dupont 2019" in page
     assert "1 − α/2" in page and "[low_A − high_B, high_A − low_B]" in page
     # the replicates are the report's, cached in the studies: a second compare re-runs none
     # (and, the page checked above, skips drawing it again)

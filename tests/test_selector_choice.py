@@ -287,6 +287,10 @@ def test_report_and_choose_refit_a_multi_selector_trial(tmp_path):
     for table in re.findall(r"<thead>.*?</thead>", section, flags=re.S):  # no column twice
         names = re.findall(r"<th[^>]*>([^<]*)</th>", table)
         assert len(names) == len(set(names)), names
+    # every paper the page names is in its references, ECML 2021 for the selectors' part
+    references = re.findall(r"<p>([^:<]+): [^<]*</p>", page[page.index('id="references"'):])
+    assert references == ["Hamer &amp; Dupont 2019", "Hamer &amp; Dupont, ECML 2021",
+                          "Hamer &amp; Dupont, JMLR 2021"]
 
 
 def test_the_conditional_space_suggests_only_the_chosen_selectors_parameters():

@@ -462,7 +462,8 @@ def test_the_study_note_states_the_objectives_and_protocol_and_is_written_once(t
     for text in ("both maximised", "1. **accuracy**", "out-of-bag accuracy",
                  "2. **φ_iw** (measure `iw`", "M = 3 stratified bootstrap resamples",
                  "the same for every trial (shared resamples, seed 0)", "`hybrid_rfe`",
-                 "φ (`nogueira`)", "φ_pears (`pearson`)"):
+                 "φ (`nogueira`)", "φ_pears (`pearson`)",
+                 r"(Hamer \& Dupont, JMLR 2021, eq. 6, Algorithm 2)"):  # a paper by its name
         assert text in note, f"{text!r} not in the study note:\n{note}"
     keys = ["dashboard:note_str:0", "dashboard:note_ver"]
     assert note_keys(study) == keys

@@ -34,6 +34,7 @@ from paretostab.measures._inputs import (
     as_rank_matrix,
     as_selection_matrix,
 )
+from paretostab.papers import cite
 from paretostab.similarity import FeatureSimilarity, SimilarityMatrix, as_similarity
 
 InputKind = Literal["selection", "importance", "ranking"]
@@ -82,6 +83,8 @@ class MeasureInfo:
     upper: float
     corrected: bool
     reference: str
+    """Where it comes from, the papers named (``register``'s ``"000 eq. 3"`` is shown as
+    ``"Hamer & Dupont 2021 (ECML), eq. 3"``: :func:`paretostab.papers.cite`)."""
     options: dict[str, object]
     identical_runs_maximal: bool = True
     symbol: str = ""
@@ -143,7 +146,7 @@ def register(
             lower=float(bounds[0]),
             upper=float(bounds[1]),
             corrected=corrected,
-            reference=reference,
+            reference=cite(reference),
             options=options,
             identical_runs_maximal=identical_runs_maximal,
             symbol=symbol,

@@ -36,7 +36,7 @@ def rank_probabilities(length: int) -> np.ndarray:
 
 
 @register("js", input="ranking", bounds=(0, 1), corrected=False,
-          reference="Guzmán-Martínez & Alaiz-Rodríguez 2011; 004 eq. 7, 10–16")
+          reference="004 eq. 7, 10–16")
 def js(R: np.ndarray, *, k: int | None = None, ranked: bool = True) -> float:
     """S_JS = 1 − D_JS / D*: Jensen–Shannon stability of full, partial ranked or top-k lists.
 

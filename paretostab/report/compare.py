@@ -865,7 +865,7 @@ def _table3_page(comparison: Comparison, noun: str, plural: str) -> pd.DataFrame
 
 def _sections(comparison: Comparison, groups: Sequence[Group], studies: list[dict],
               weight: str) -> list:
-    from paretostab.report.html import Section
+    from paretostab.report.html import Section, references
     from paretostab.report.study import label
 
     level = f"{comparison.level:.0%}"
@@ -878,7 +878,7 @@ def _sections(comparison: Comparison, groups: Sequence[Group], studies: list[dic
             f"stability), both maximised, under {measures}: each study's front and its "
             f"dominance area ({weight} weight; Hamer & Dupont 2019, §3), the differences of "
             f"every pair, the front of all studies' trials together and the ranges of "
-            f"Hamer & Dupont 2021 (ECML), Table 3. ")
+            f"Table 3 of Hamer & Dupont, ECML 2021. ")
     text += (f"Each trial on a study's front under some measure was re-run {replicated} "
              f"on fresh resamples (its own values were selected for being good on its own "
              f"resamples); regions, intervals and verdicts are at the {level} level."
@@ -890,17 +890,13 @@ def _sections(comparison: Comparison, groups: Sequence[Group], studies: list[dic
         "objective": label(s["objective"]), "B": s["replicates"]} for s in studies])
     if (overview["study"] == overview["study name"]).all():
         overview = overview.drop(columns="study name")
-    return [
+    sections = [
         Section("Summary", text=text, table=overview,
                 caption="The studies: where they are stored, their completed trials, "
                         "selectors, objectives and replicates per front trial."),
         *comparison_sections(comparison, groups),
-        Section("References", text=[
-            "Hamer & Dupont 2019: V. Hamer, P. Dupont. Explicit control of feature "
-            "relevance and selection stability through Pareto optimality (2019).",
-            "Hamer & Dupont 2021 (ECML): V. Hamer, P. Dupont. Robust selection stability "
-            "estimation in correlated spaces. ECML PKDD 2021."]),
     ]
+    return [*sections, references(sections)]
 
 
 def comparison_sections(comparison: Comparison, groups: Sequence[Group], *,
@@ -908,7 +904,7 @@ def comparison_sections(comparison: Comparison, groups: Sequence[Group], *,
     """The page sections of a comparison of ``groups`` — studies (``compare``) or the
     selectors of one study (``report``, ``noun="selector"``): their fronts and dominance
     areas under each measure, the pairwise differences, the combined front and Table 3
-    (Hamer & Dupont 2021, ECML)."""
+    (Hamer & Dupont, ECML 2021)."""
     from paretostab.report.html import Section
     from paretostab.report.study import label
 
@@ -957,15 +953,14 @@ def comparison_sections(comparison: Comparison, groups: Sequence[Group], *,
                     comparison, groups, title=f"The front of all {plural}' trials together"),
                 table=_combined_table(comparison, noun),
                 text=f"The Pareto front of every {noun}'s trials together under each "
-                     "measure, as Hamer & Dupont 2021 (ECML), Fig. 6 draws the front "
-                     f"across selection methods: which {noun} reaches it "
-                     "where.",
+                     "measure, as Fig. 6 of Hamer & Dupont, ECML 2021 draws the front "
+                     f"across selection methods: which {noun} reaches it where.",
                 caption=f"All trials as hollow markers in their {noun}'s colour and marker (a "
                         "multi-selector study's selectors in its colour with markers of "
                         "their own), the combined front as a black staircase with its "
                         "points solid and numbered with their trials."),
         Section("Table 3", table=_table3_page(comparison, noun, plural),
-                text=f"As Hamer & Dupont 2021 (ECML), Table 3: each {noun}'s ranges of "
+                text=f"As Table 3 of Hamer & Dupont, ECML 2021: each {noun}'s ranges of "
                      f"accuracy and of {measures} over its trials, and whether it has a "
                      "point on the combined front under each measure; the last row, over "
                      f"all {plural}, lists the {plural} on each combined front."),

@@ -32,7 +32,8 @@ import numpy as np
 
 from paretostab.errors import InvalidInputError
 
-__all__ = ["FigureLink", "Section", "figure_to_png", "figure_to_svg", "write_report"]
+__all__ = ["FigureLink", "Section", "figure_to_png", "figure_to_svg", "references",
+           "write_report"]
 
 _FORMATS = ("png", "svg")
 _ANCHOR = re.compile(r"[A-Za-z][\w-]*")
@@ -448,6 +449,21 @@ def _toc_html(entries: list, depth: int = 0) -> str:
         inner = _toc_html(children, depth + 1) if depth < 1 else ""
         items.append(f'<li><a href="#{slug}">{html.escape(title)}</a>{inner}</li>')
     return "<ol>" + "".join(items) + "</ol>"
+
+
+def references(sections: Sequence[Section]) -> Section:
+    """The "References" section of a page of ``sections``: the full reference of every
+    paper their texts and captions name (:func:`paretostab.papers.cited`)."""
+    from paretostab.papers import cited
+
+    def texts(section: Section):
+        body = section.text
+        yield from ([body] if isinstance(body, str) else body or [])
+        yield section.caption or ""
+        for subsection in section.subsections:
+            yield from texts(subsection)
+
+    return Section("References", text=cited(t for s in sections for t in texts(s)))
 
 
 def write_report(folder: str | Path, *, title: str, sections: Sequence[Section],

@@ -299,7 +299,8 @@ def build_report(storage_url: str, *, study_name: str | None = None,
     sections = _sections(summary, front_table, gamma_frame, figures, interval,
                          simultaneous_interval)
     if selectors is not None:
-        sections.insert(-1, _selectors_section(*selectors, n_replicates))
+        sections.append(_selectors_section(*selectors, n_replicates))
+    sections.append(html.references(sections))
     html.write_report(out, title=f"paretostab report: {study.study_name}", sections=sections)
     return out
 
@@ -508,9 +509,10 @@ def _figures(study, table, names, objective, front, regions, means, chosen, gamm
 
 def _map_figures(study, table, front, chosen_number, gamma, load_runset, storage, store,
                  context) -> dict:
-    """The front's stability maps, compact (JMLR 2021, §3): the overview of selection
-    frequencies (features × front trials) and one map per distinct picture with the trials
-    it stands for, all in one palette (a feature has one colour on the whole page)."""
+    """The front's stability maps, compact (Hamer & Dupont, JMLR 2021, §3): the overview
+    of selection frequencies (features × front trials) and one map per distinct picture
+    with the trials it stands for, all in one palette (a feature has one colour on the
+    whole page)."""
     from paretostab.maps import group_identical_maps, selection_overview, stability_map
     from paretostab.plot import selection_overview_figure, stability_maps_figure
 
@@ -555,7 +557,7 @@ def _chosen_sections(trade_off: dict, objective: str) -> list:
         "interval low": f"{level:.0%} interval from", "interval high": "to"})
     text = (f"γ = {trade_off['gamma']:g} chooses trial {number}: of the front, it maximises "
             f"{trade_off['gamma']:g} · accuracy + {1 - trade_off['gamma']:g} · "
-            f"{label(objective)} (JMLR 2021, §7.1).")
+            f"{label(objective)} (Hamer & Dupont, JMLR 2021, §7.1).")
     if trade_off["replicates"]:
         text += (" Its values are those of its own resamples; the replicates re-run its "
                  "protocol on fresh resamples, and their mean, with a t interval, is what to "
@@ -627,14 +629,14 @@ def _sections(summary: dict, front_table: pd.DataFrame, gamma_frame: pd.DataFram
         Section("Trade-off by γ", table=_shown(gamma_frame), links=("trial", "#trial-{}"),
                 highlight=chosen_gamma_row,
                 text="Each convex-hull vertex of the front maximises γ·accuracy + (1 − γ)·"
-                     f"{label(objective)} for the γ interval shown (JMLR 2021, §7.1); the "
-                     "willingness γ/(1 − γ) is the stability given up per point of accuracy "
-                     f"at the segment ends. The row of γ = {summary['gamma']:g} is "
-                     "highlighted."),
+                     f"{label(objective)} for the γ interval shown (Hamer & Dupont, JMLR "
+                     "2021, §7.1); the willingness γ/(1 − γ) is the stability given up per "
+                     "point of accuracy at the segment ends. The row of γ = "
+                     f"{summary['gamma']:g} is highlighted."),
         Section("Fronts under each measure", figure=figures["fronts"],
-                caption="The same trials, their fronts under each measure (as in JMLR 2021, "
-                        f"Fig. 11); trial {number}, the γ = {summary['gamma']:g} choice, "
-                        "circled in each."),
+                caption="The same trials, their fronts under each measure (as in Hamer & "
+                        f"Dupont, JMLR 2021, Fig. 11); trial {number}, the γ = "
+                        f"{summary['gamma']:g} choice, circled in each."),
     ]
     groups = figures["map_groups"]
     distinct = (f"{len(groups)} distinct pictures" if len(groups) < len(summary["front"])
@@ -646,7 +648,8 @@ def _sections(summary: dict, front_table: pd.DataFrame, gamma_frame: pd.DataFram
              "titled with the trials it stands for (maps within 1 % of each other count as "
              "one). In a map, one row per run; rectangle widths are the importances; "
              "features by decreasing selection frequency; one colour per feature on the "
-             "whole page, light grey beyond the palette's 20 colours (JMLR 2021, §3).",
+             "whole page, light grey beyond the palette's 20 colours (Hamer & Dupont, JMLR "
+             "2021, §3).",
         figure=figures["overview"],
         caption="Selection frequency p_f of the most selected features (rows) in each front "
                 f"trial's runs (columns); trial {number}, the γ = {summary['gamma']:g} "
@@ -657,9 +660,4 @@ def _sections(summary: dict, front_table: pd.DataFrame, gamma_frame: pd.DataFram
             caption="Each panel: one row per run (run 0 at the top), the importances of its "
                     "selected features side by side (rows sum to k̄); panels titled with the "
                     "trials whose maps they stand for."),)))
-    sections.append(Section("References", text=[
-        "JMLR 2021: V. Hamer, P. Dupont. An importance weighted feature selection stability "
-        "measure. Journal of Machine Learning Research (2021).",
-        "Hamer & Dupont 2019: V. Hamer, P. Dupont. Explicit control of feature relevance and "
-        "selection stability through Pareto optimality (2019)."]))
     return sections
