@@ -222,7 +222,7 @@ def test_registry_metadata():
     info = get_measure("msi")
     assert (info.input, info.lower, info.upper) == ("importance", 0.0, 1.0)
     assert info.needs_similarity and not info.corrected
-    assert "000 eq. 8" in info.reference
+    assert "Hamer & Dupont, ECML 2021, eq. 8" in info.reference
 
 
 def test_a_solve_that_does_not_converge_raises(monkeypatch):
