@@ -100,8 +100,8 @@ def _process_ended(pid: int) -> bool:
     return False
 
 
-def fail_stale_trials(study: optuna.Study,
-                      trials: list[FrozenTrial] | None = None) -> list[int]:
+def fail_stale_trials(study: optuna.Study, trials: list[FrozenTrial] | None = None,
+                      silent_since: dict[int, float] | None = None) -> list[int]:
     """Fail the study's running trials whose process is gone, and return their numbers.
 
     A trial is stale when the process that runs it (user attribute ``process``: host and
@@ -112,6 +112,13 @@ def fail_stale_trials(study: optuna.Study,
     together, one fails it. Optuna's own stale check (before every trial of
     ``study.optimize``) would fail it without a reason, so this runs first. ``trials``:
     the study's trials if the caller has just read them.
+
+    Optuna's check passes over a trial that never recorded a heartbeat: that of a
+    process killed between Optuna creating its trial and the trial's first heartbeat,
+    which then runs for ever. ``silent_since`` (trial id → ``time.monotonic()`` when this
+    caller first saw it running without a heartbeat; kept by the caller across calls and
+    updated here, as :class:`TrialSlots` does) makes such a trial stale once it has been
+    watched for the grace period.
     """
     storage = study._storage
     host = socket.gethostname()
@@ -130,6 +137,8 @@ def fail_stale_trials(study: optuna.Study,
             stale.setdefault(trial_id, (numbers.get(trial_id, -1), (
                 "went stale: no heartbeat from its process within the grace period "
                 "(killed, or cut off from the storage)")))
+        if silent_since is not None:
+            stale = {**_never_beating(storage, numbers, silent_since), **stale}
     failed = []
     for trial_id, (number, reason) in stale.items():
         try:
@@ -139,6 +148,31 @@ def fail_stale_trials(study: optuna.Study,
         except UpdateFinishedTrialError:  # another process failed it first
             continue
     return failed
+
+
+def _never_beating(storage, numbers: dict[int, int],
+                   silent_since: dict[int, float]) -> dict[int, tuple[int, str]]:
+    """The running trials (``numbers``: trial id → number) that have had no heartbeat
+    since ``silent_since`` first saw them, for the grace period of the storage (an
+    RDBStorage, perhaps in Optuna's cache): trial id → (number, reason). Updates
+    ``silent_since`` to the running trials without a heartbeat."""
+    from optuna.storages._rdb import models  # the heartbeat table: tested
+    from optuna.storages._rdb.storage import _create_scoped_session
+
+    rdb = getattr(storage, "_backend", storage)
+    grace = rdb.grace_period or 2 * rdb.heartbeat_interval
+    with _create_scoped_session(rdb.scoped_session) as session:
+        beating = {trial_id for (trial_id,) in session.query(
+            models.TrialHeartbeatModel.trial_id).filter(
+            models.TrialHeartbeatModel.trial_id.in_(list(numbers)))}
+    now = time.monotonic()
+    silent = numbers.keys() - beating
+    for trial_id in silent_since.keys() - silent:
+        del silent_since[trial_id]
+    return {trial_id: (numbers[trial_id], (
+        f"went stale: no heartbeat ever came from its process, watched for {grace} s "
+        "(it ended or stopped while starting the trial)"))
+        for trial_id in silent if now - silent_since.setdefault(trial_id, now) >= grace}
 
 
 class TrialSlots:
@@ -164,6 +198,7 @@ class TrialSlots:
         self.n_trials = n_trials
         self.poll_seconds = poll_seconds
         self.heartbeats = is_heartbeat_enabled(study._storage)
+        self._silent_since: dict[int, float] = {}  # for fail_stale_trials
 
     def wait(self, interrupts: Interrupts, deadline: float | None = None) -> bool:
         """Block until this process may start a trial (True), or until the study has its
@@ -171,7 +206,7 @@ class TrialSlots:
         heartbeats, or ``deadline`` (``time.monotonic()``) has passed (False)."""
         while True:
             trials = self.study.get_trials(deepcopy=False)
-            if fail_stale_trials(self.study, trials):
+            if fail_stale_trials(self.study, trials, self._silent_since):
                 trials = self.study.get_trials(deepcopy=False)
             done = sum(counts(t) for t in trials)
             running = sum(t.state == TrialState.RUNNING for t in trials)

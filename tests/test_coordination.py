@@ -10,6 +10,7 @@ import socket
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import optuna
 import pytest
@@ -27,6 +28,8 @@ from paretostab.errors import InvalidInputError, WorkerError
 from paretostab.storage import open_storage
 from paretostab.tuning import create_or_load_study, tune
 from tests.test_tuning import storage_url, tiny, write_spec
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def cli_tune(spec_path, url, *extra, cwd):
@@ -322,6 +325,26 @@ def test_kill_9_of_one_of_three_processes_on_postgresql_then_a_resume(tmp_path, 
                if t.state == TrialState.FAIL)
 
 
+@pytest.mark.filterwarnings("ignore:Heartbeat of storage:UserWarning")  # asked by hand
+def test_a_process_waiting_on_a_trial_killed_before_its_first_heartbeat_fails_it_and_ends(
+        postgres_url):
+    """Before: it waited for ever. In CI a survivor of the kill -9 above did (600 s), its
+    killed process having just created a trial; 2 of 2 runs of ``tune`` after a kill in
+    that window hung, here and in the reproduction."""
+    tune(tiny(), storage=postgres_url, n_trials=2, progress=False)
+    orphan = load(postgres_url, "tiny").ask()  # as a kill -9 right after creating it leaves it
+    script = ("import sys; from tests.test_tuning import tiny; from paretostab.tuning import tune;"
+              " tune(tiny(), storage=sys.argv[1], n_trials=4, heartbeat_interval=1,"
+              " grace_period=2, progress=False)")
+    waiting = subprocess.run([sys.executable, "-c", script, postgres_url], cwd=ROOT,
+                             capture_output=True, text=True, timeout=300)
+    assert waiting.returncode == 0, waiting.stderr[-2000:]
+    study = load(postgres_url, "tiny")
+    assert counted_trials(study) == 4 and not study.get_trials(states=(TrialState.RUNNING,))
+    assert study.trials[orphan.number].user_attrs["fail_reason"].startswith(
+        "went stale: no heartbeat ever came from its process, watched for 2 s")
+
+
 def test_a_grid_over_three_processes_on_postgresql_a_kill_9_and_a_resume(tmp_path,
                                                                          postgres_url):
     spec_path = tmp_path / "grid.toml"
@@ -346,6 +369,30 @@ def test_a_grid_over_three_processes_on_postgresql_a_kill_9_and_a_resume(tmp_pat
                       for t in study.get_trials(states=(TrialState.COMPLETE,)))
     assert complete == [(k, reg) for k in range(5) for reg in (0.1, 1.0, 10.0)]  # each once
     assert not study.get_trials(states=(TrialState.RUNNING,))
+
+
+@pytest.mark.filterwarnings("ignore:Heartbeat of storage:UserWarning")  # asked by hand
+def test_a_trial_that_never_beat_fails_as_stale_once_watched_for_the_grace_period(tmp_path):
+    """Its process was killed between Optuna creating it and its first heartbeat: Optuna's
+    check never fails it, and a process waiting for its slot waited for ever."""
+    storage = open_storage(storage_url(tmp_path), heartbeat_interval=1, grace_period=1)
+    study = create_or_load_study(tiny(), storage=storage)
+    silent, late = study.ask(), study.ask()  # no heartbeat, no process recorded
+    watched: dict[int, float] = {}
+    assert fail_stale_trials(study, silent_since=watched) == []
+    assert watched.keys() == {silent._trial_id, late._trial_id}
+    time.sleep(1.2)
+    storage.record_heartbeat(late._trial_id)  # its first heartbeat comes late, but comes
+    assert fail_stale_trials(study) == []  # not watched: Optuna's rule alone
+    assert fail_stale_trials(study, silent_since=watched) == [silent.number]
+    assert watched.keys() == {silent._trial_id}  # the late one beats: no longer watched
+    assert fail_stale_trials(study, silent_since=watched) == [] and watched == {}
+    frozen = study.get_trials()[silent.number]
+    assert frozen.state == TrialState.FAIL and not counts(frozen)
+    assert frozen.user_attrs["fail_reason"] == (
+        "went stale: no heartbeat ever came from its process, watched for 1 s (it ended or "
+        "stopped while starting the trial)")
+    assert study.get_trials()[late.number].state == TrialState.RUNNING
 
 
 @pytest.mark.filterwarnings("ignore:Heartbeat of storage:UserWarning")  # asked by hand
