@@ -250,11 +250,6 @@ class StreamSampler(optuna.samplers.BaseSampler):
     two processes draw the same stream of parameters (with one seed, TPE's random
     start-up trials would repeat). The sampler is made at the process's first trial,
     when the storage has given that trial its number.
-
-    A grid (Optuna's ``GridSampler``) is the exception: it shuffles its points with its
-    seed and names each by its place (a trial's ``grid_id``), so every process takes the
-    spec's seed — with a seed of its own, a process would read another process's
-    ``grid_id`` as another point, run some points twice and never run others.
     """
 
     def __init__(self, make: Callable[[int | None], optuna.samplers.BaseSampler],
@@ -265,12 +260,9 @@ class StreamSampler(optuna.samplers.BaseSampler):
 
     @property
     def sampler(self) -> optuna.samplers.BaseSampler:
-        """This process's sampler (one with fresh entropy if asked before a first trial,
-        unless it is a grid)."""
+        """This process's sampler (one with fresh entropy if asked before a first trial)."""
         if self._sampler is None:
-            self._sampler = (self._seeded
-                             if isinstance(self._seeded, optuna.samplers.GridSampler) else
-                             self._make(int(np.random.SeedSequence().entropy % 2**32)))
+            self._sampler = self._make(int(np.random.SeedSequence().entropy % 2**32))
         return self._sampler
 
     def before_trial(self, study, trial) -> None:

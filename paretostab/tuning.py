@@ -79,7 +79,12 @@ def make_sampler(spec: StudySpec, seed: int | None) -> optuna.samplers.BaseSampl
     """The spec's sampler seeded with ``seed``. A multi-selector study's search space is
     conditional (each selector draws its own parameters): TPE then models the parameters
     of each selector's trials together (``multivariate``, ``group``), as Optuna advises
-    for conditional spaces."""
+    for conditional spaces.
+
+    A grid takes the spec's seed whatever ``seed`` is: Optuna's ``GridSampler`` shuffles
+    its points with its seed and names each by its place (a trial's ``grid_id``), so every
+    process must shuffle alike — with a seed of its own, a process would read another
+    process's ``grid_id`` as another point, run some points twice and never run others."""
     name = spec.sampler
     if name == "tpe":
         if spec.selector_choice:
@@ -88,7 +93,7 @@ def make_sampler(spec: StudySpec, seed: int | None) -> optuna.samplers.BaseSampl
                 return optuna.samplers.TPESampler(seed=seed, multivariate=True, group=True)
         return optuna.samplers.TPESampler(seed=seed)
     if name == "grid":
-        return optuna.samplers.GridSampler(spec.grid(), seed=seed)
+        return optuna.samplers.GridSampler(spec.grid(), seed=spec.seed)
     if name == "nsga2":
         return optuna.samplers.NSGAIISampler(seed=seed)
     if name == "random":
