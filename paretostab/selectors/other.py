@@ -391,7 +391,7 @@ class MIMSelector(_FilterSelector):
     The choice matters. Through :func:`~paretostab.protocol.run_protocol` (30 bootstrap
     runs, pre-filter to 5 000 features, k = 20; protocol seeds 0, 1, 2) MIM's stability
     φ (Nogueira) is 0.48–0.50 with the discrete estimator against 0.27–0.31 with the
-    k-NN one on singh (102 × 12 600; accuracy 0.91–0.93 with either), and 0.21–0.24
+    k-NN one on singh (102 × 12 600; accuracy 0.90–0.93 with either), and 0.21–0.24
     against 0.07 on alon (62 × 2 000; accuracy 0.78–0.82); with 100 runs (seed 0):
     0.50 against 0.29 (singh), 0.24 against 0.07 (alon). Not an artefact of ties broken
     by index: broken at random instead, φ moves by at most 0.003. The difference is at
