@@ -156,6 +156,9 @@ def _never_beating(storage, numbers: dict[int, int],
     since ``silent_since`` first saw them, for the grace period of the storage (an
     RDBStorage, perhaps in Optuna's cache): trial id → (number, reason). Updates
     ``silent_since`` to the running trials without a heartbeat."""
+    if not numbers:  # nothing runs: no query
+        silent_since.clear()
+        return {}
     from optuna.storages._rdb import models  # the heartbeat table: tested
     from optuna.storages._rdb.storage import _create_scoped_session
 
@@ -232,7 +235,7 @@ class TrialSlots:
         if len(held) >= self.n_trials:
             return (f"not run: the study had its {self.n_trials} trials, finished or "
                     "running, when this one started")
-        point = next(t for t in trials if t.number == trial.number).system_attrs.get("grid_id")
+        point = trials[trial.number].system_attrs.get("grid_id")
         twin = next((t for t in held if point is not None
                      and t.system_attrs.get("grid_id") == point), None)
         if twin is not None:

@@ -393,6 +393,9 @@ def test_a_trial_that_never_beat_fails_as_stale_once_watched_for_the_grace_perio
         "went stale: no heartbeat ever came from its process, watched for 1 s (it ended or "
         "stopped while starting the trial)")
     assert study.get_trials()[late.number].state == TrialState.RUNNING
+    study.tell(late, [0.5, 0.5])
+    watched = {late._trial_id: 0.0}  # with nothing running, nothing is watched or queried
+    assert fail_stale_trials(study, silent_since=watched) == [] and watched == {}
 
 
 @pytest.mark.filterwarnings("ignore:Heartbeat of storage:UserWarning")  # asked by hand
