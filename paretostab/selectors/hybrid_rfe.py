@@ -109,8 +109,8 @@ class HybridRFE(_BaseRFE):
           converges linearly: each decade costs ≈ 20–35 more iterations per fit, 96 % of
           the fit time. On singh (100 runs, λ = λ_f = 1) 1e-7 and 1e-8 select the same
           set as 1e-10 in every run; 1e-6 in 99 of 100 (mean Jaccard 0.994, φ 0.235
-          against 0.236, the same accuracy 0.906) at 0.77–0.81× the time of 1e-8 (two
-          benchmark runs; 1e-8 takes 0.34–0.51 s a run); also in 100 of 100 runs of
+          against 0.236, the same accuracy 0.906) at 0.77–0.81× the time of 1e-8 (three
+          benchmark runs; 1e-8 takes 0.27–0.51 s a run); also in 100 of 100 runs of
           alon (against 1e-8; 0.82×) and in 30 of 30 of singh at λ = λ_f = 0.01 and 100.
           1e-5 agrees at a mean Jaccard of 0.982 (singh) and 0.989 (alon),
           scikit-learn's default 1e-4 at 0.81 and 0.92 — φ and accuracy then move by less
