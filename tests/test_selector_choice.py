@@ -254,7 +254,8 @@ def test_a_fixed_settings_grid_study_runs_each_selector_once(tmp_path):
     assert len(study.trials) == 3
 
 
-def test_report_and_choose_refit_a_multi_selector_trial(tmp_path):
+def test_report_and_choose_refit_a_multi_selector_trial(tmp_path, monkeypatch):
+    import paretostab.protocol
     from paretostab.report.study import build_report, choose_trial
 
     spec = parse_spec(fixed_settings())
@@ -263,8 +264,15 @@ def test_report_and_choose_refit_a_multi_selector_trial(tmp_path):
     chosen = choose_trial(url, 0.5)
     assert chosen["params"][SELECTOR_PARAM] in {"t_test", "logistic_rfe", "lasso"}
     assert len(chosen["selected_features"]) >= 1
+    replicated = []  # trial numbers, from each replicate call's seed [spec seed, trial, 1]
+    run_replicates = paretostab.protocol.replicates
+    monkeypatch.setattr(paretostab.protocol, "replicates", lambda *args, **kwargs: (
+        replicated.append(kwargs["random_state"][1]) or run_replicates(*args, **kwargs)))
     out = build_report(url, out=tmp_path / "report", progress=False)
     summary = json.loads((out / "summary.json").read_text())
+    # each trial on the study's front is its selector's front too: replicated once
+    assert sorted(replicated) == sorted(set(replicated)) and set(summary["front"]) <= set(
+        replicated)
     assert summary["chosen_trade_off"]["params"] == chosen["params"]
     assert summary["chosen_trade_off"]["replicates"] == 3
     # the selectors compared as compare compares studies: one group per selector

@@ -683,7 +683,7 @@ def build_comparison(studies: Sequence[str], storages: Sequence[str] | None = No
     with tqdm(total=len(todo), desc="replicates", disable=not enabled, leave=False) as bar:
         for k, number in todo:
             study = loaded[k][0]
-            found[k][number] = _replicates(study, _trial(study, number), contexts[k](),
+            found[k][number] = _replicates(_trial(study, number), contexts[k](),
                                            counts[k], names)
             bar.update()
     groups = [Group(name, table, values) for name, table, values in

@@ -110,6 +110,15 @@ class _Context:
     problem: object
     storage: object
     store: object
+    study_id: int
+
+    @functools.cached_property
+    def cached_replicates(self) -> dict:
+        """The study's cached replicates (system attributes ``paretostab:replicates:N:B``),
+        read once: every front trial looks its own up here."""
+        return {key: values for key, values in
+                self.storage.get_study_system_attrs(self.study_id).items()
+                if key.startswith(REPLICATES_KEY)}
 
 
 def _context(study, storage, store) -> _Context:
@@ -122,7 +131,7 @@ def _context(study, storage, store) -> _Context:
             "trials cannot be re-run; use --replicates 0."
         )
     spec = parse_spec(study.user_attrs["spec"])
-    return _Context(spec, _Problem.from_spec(spec), storage, store)
+    return _Context(spec, _Problem.from_spec(spec), storage, store, study._study_id)
 
 
 def _lazy_context(study, storage, store) -> Callable[[], _Context]:
@@ -156,7 +165,7 @@ def _fill_measures(table: pd.DataFrame, study, measures, context_factory) -> pd.
     return table
 
 
-def _replicates(study, trial, context: _Context, n_replicates: int, measures) -> dict:
+def _replicates(trial, context: _Context, n_replicates: int, measures) -> dict:
     """The (accuracy, measures) of ``n_replicates`` fresh protocols of ``trial`` — cached
     in the study's system attributes (``paretostab:replicates:N:B``: kept with the study,
     not shown by the dashboard as artifacts one could delete)."""
@@ -164,8 +173,7 @@ def _replicates(study, trial, context: _Context, n_replicates: int, measures) ->
     from paretostab.tuning import measure_values
 
     key = f"{REPLICATES_KEY}{trial.number}:{n_replicates}"
-    study_id = context.storage.get_study_id_from_name(study.study_name)
-    cached = context.storage.get_study_system_attrs(study_id).get(key)
+    cached = context.cached_replicates.get(key)
     if cached is not None and all(m in cached for m in measures):
         return cached
     spec = context.spec
@@ -187,7 +195,8 @@ def _replicates(study, trial, context: _Context, n_replicates: int, measures) ->
                     warnings.simplefilter("ignore", StabilityWarning)
                     recorded[name] = runs.stability(name, **extra)
             values.setdefault(name, []).append(recorded[name])
-    context.storage.set_study_system_attr(study_id, key, {**(cached or {}), **values})
+    context.cached_replicates[key] = {**(cached or {}), **values}
+    context.storage.set_study_system_attr(context.study_id, key, context.cached_replicates[key])
     return values
 
 
@@ -245,7 +254,7 @@ def build_report(storage_url: str, *, study_name: str | None = None,
                 f"replicates must be 0 (no confidence regions) or >= 3; got {n_replicates}.")
         with tqdm(total=len(front), desc="replicates", disable=not enabled, leave=False) as bar:
             for trial_number in front_table["trial"]:
-                values.append(_replicates(study, _trial(study, trial_number), context(),
+                values.append(_replicates(_trial(study, trial_number), context(),
                                           n_replicates, names))
                 bar.update()
         samples = [np.column_stack([v["accuracy"], v[objective]]) for v in values]
@@ -322,7 +331,7 @@ def _selector_comparison(study, table, names, context, n_replicates, weight, lev
     with tqdm(total=len(todo), desc="selector replicates", disable=not progress,
               leave=False) as bar:
         for name, number in todo:
-            found[name][number] = _replicates(study, _trial(study, number), context(),
+            found[name][number] = _replicates(_trial(study, number), context(),
                                               n_replicates, names)
             bar.update()
     groups = [Group(name, part, found[name]) for name, part in tables.items()]
