@@ -22,6 +22,9 @@ from scipy import stats
 
 from paretostab.errors import InvalidInputError, UnknownNameError
 
+__all__ = ["METHODS", "FeatureSimilarity", "SimilarityMatrix", "as_similarity",
+           "nmi_similarity", "pearson_similarity", "spearman_similarity"]
+
 _BLOCK = 1024
 
 
@@ -161,7 +164,7 @@ def _check_bins(n_bins: int | None, n: int) -> int:
     return int(n_bins)
 
 
-_METHODS = {
+METHODS = {
     "pearson": pearson_similarity,
     "spearman": spearman_similarity,
     "nmi": nmi_similarity,
@@ -186,8 +189,8 @@ class FeatureSimilarity:
     """
 
     def __init__(self, X: object, method: str = "spearman", *, n_bins: int | None = None):
-        if method not in _METHODS:
-            raise UnknownNameError.for_name("similarity method", method, _METHODS)
+        if method not in METHODS:
+            raise UnknownNameError.for_name("similarity method", method, METHODS)
         self.method = method
         self.n_bins = n_bins if method == "nmi" else None
         self._data = _as_data(X)

@@ -3,19 +3,29 @@ what is allowed and what was given; the content hash; relative data paths."""
 
 from __future__ import annotations
 
+import ast
 import copy
 import dataclasses
 import gzip
+import importlib.resources
+import json
 import pickle
 from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+import paretostab.spec as spec_package
 from paretostab.errors import InvalidInputError, ParetostabError, UnknownNameError
-from paretostab.measures import get_measure
+from paretostab.measures import get_measure, list_measures
 from paretostab.selectors import SELECTORS
 from paretostab.spec import (
+    RESAMPLES,
+    SAMPLERS,
+    SELECTOR_PARAM,
+    SIMILARITIES,
     DataSpec,
     ObjectiveSpec,
     Param,
@@ -24,9 +34,16 @@ from paretostab.spec import (
     StudySpec,
     builtin_spec_names,
     builtin_spec_path,
+    grid,
+    grid_size,
+    json_schema,
     load_spec,
+    param_name,
     parse_spec,
+    reference_table,
+    trial_selector,
 )
+from paretostab.spec.schema import SCHEMA_FILE, declared_keys
 
 STUDIES = Path(__file__).resolve().parents[1] / "studies"
 STUDY_FILES = sorted(STUDIES.glob("*.toml"))
@@ -635,7 +652,7 @@ def test_seed_none_and_optional_none_values_in_a_mapping():
 
 
 def test_missing_studies_folder_is_a_clear_error(monkeypatch, tmp_path):
-    import paretostab.spec as spec_module
+    import paretostab.spec.files as spec_module
 
     monkeypatch.setattr(spec_module, "_studies_folder", lambda: tmp_path / "absent")
     with pytest.raises(InvalidInputError, match="No built-in study 'quickstart': the studies/ "
@@ -683,3 +700,476 @@ def test_with_objective_tunes_the_same_space_for_another_measure():
         with_objective(spec, "msi")
     with pytest.raises(InvalidInputError, match="Did you mean 'pearson'"):
         with_objective(spec, "pearsn")
+
+
+# ----------------------------------------------------------------------- pinned hashes and to_dict
+
+# Spec mappings (None: studies/quickstart.toml) and, for each, the content hash, to_dict()
+# and trials computed by the code before spec.py became the spec package: the declarations
+# must reproduce them exactly (a deliberate change of the hashed form bumps _HASH_VERSION).
+PINNED_SPECS = {
+    "quickstart_file": None,
+    "plain": {
+        "study": {"name": "s"},
+        "data": {"source": "/data/x.csv"},
+        "selector": {"name": "hybrid_rfe"},
+    },
+    "full": {
+        "study": {
+            "name": "s",
+            "trials": 7,
+            "seed": None,
+            "sampler": "random",
+            "storage": "sqlite:///a.db",
+        },
+        "data": {"source": "/data/x.csv.gz", "label": "cls", "impute": "median", "prefilter": 100},
+        "protocol": {
+            "runs": 12,
+            "resampling": "subsample",
+            "sample_fraction": 0.75,
+            "metric": "balanced_accuracy",
+            "replicates": 4,
+            "n_jobs": -1,
+            "resamples": "per_trial",
+        },
+        "selector": {
+            "name": "elastic_net",
+            "fixed": {"target_features": 10},
+            "search": {"l1_ratio": {"low": 0.1, "high": 0.9}},
+        },
+        "objective": {
+            "stability": "msi",
+            "similarity": "pearson",
+            "record": ["nogueira", "iw", "sma_count"],
+            "options": {},
+        },
+    },
+    "multi": {
+        "study": {"name": "m", "seed": 3},
+        "data": {"source": "breast_cancer"},
+        "selector": {
+            "name": ["lasso", "t_test", "svm_rfe"],
+            "fixed": {"lasso": {"target_features": 5}},
+            "search": {"svm_rfe": {"reg": {"low": 0.01, "high": 10.0, "log": True}}},
+        },
+        "objective": {"stability": "nogueira", "record": ["pearson"]},
+    },
+    "grid": {
+        "study": {"name": "g", "sampler": "grid"},
+        "data": {"source": "simulated"},
+        "selector": {
+            "name": ["t_test", "mim"],
+            "fixed": {
+                "t_test": {"n_features": 4, "final_reg": 1.0},
+                "mim": {"n_features": 4, "final_reg": 2.0},
+            },
+        },
+        "objective": {"stability": "kuncheva", "record": []},
+    },
+    "options": {
+        "study": {"name": "o"},
+        "data": {"source": "/d.npz"},
+        "selector": {"name": "logistic_rfe", "search": {"final_reg": [0.5, 2]}},
+        "objective": {"stability": "js", "options": {"k": 5}, "record": ["spearman", "canberra"]},
+    },
+}
+PINNED = {
+    "quickstart_file": (
+        "88427328bb3036ba686d2009ce91b7d51134d36fed699f44a7d648247c9cd655",
+        {
+            "study": {"name": "quickstart", "trials": 60, "seed": 0, "sampler": "tpe"},
+            "data": {"source": "breast_cancer", "label": "label"},
+            "protocol": {
+                "runs": 30,
+                "resampling": "bootstrap",
+                "metric": "accuracy",
+                "replicates": 10,
+                "n_jobs": 1,
+                "resamples": "shared",
+            },
+            "selector": {
+                "name": "hybrid_rfe",
+                "fixed": {"n_features": 5},
+                "search": {
+                    "alpha": [0.0, 1.0],
+                    "epsilon": {"low": 0.001, "high": 1.0, "log": True},
+                    "final_reg": {"low": 0.001, "high": 1000.0, "log": True},
+                    "n_stable": [0, 5],
+                    "reg": {"low": 0.001, "high": 1000.0, "log": True},
+                },
+            },
+            "objective": {
+                "stability": "iw",
+                "options": {},
+                "record": ["nogueira", "pearson", "iw"],
+            },
+        },
+        60,
+    ),
+    "plain": (
+        "24edc59192256b96f58e7a9e353c328c51f7ca82d0d249fa4d4e4f93b5f75a5e",
+        {
+            "study": {"name": "s", "trials": 50, "seed": 0, "sampler": "tpe"},
+            "data": {"source": "/data/x.csv", "label": "label"},
+            "protocol": {
+                "runs": 30,
+                "resampling": "bootstrap",
+                "metric": "accuracy",
+                "replicates": 10,
+                "n_jobs": 1,
+                "resamples": "shared",
+            },
+            "selector": {
+                "name": "hybrid_rfe",
+                "fixed": {},
+                "search": {
+                    "alpha": [0.0, 1.0],
+                    "epsilon": {"low": 0.001, "high": 1.0, "log": True},
+                    "final_reg": {"low": 0.001, "high": 1000.0, "log": True},
+                    "n_stable": [0, 20],
+                    "reg": {"low": 0.001, "high": 1000.0, "log": True},
+                },
+            },
+            "objective": {
+                "stability": "iw",
+                "options": {},
+                "record": ["nogueira", "pearson", "iw"],
+            },
+        },
+        50,
+    ),
+    "full": (
+        "5ae6b9e456763383e129b98bddbae43bb49cd7bb6c8e4f104a3ca5e75d676990",
+        {
+            "study": {
+                "name": "s",
+                "trials": 7,
+                "seed": None,
+                "sampler": "random",
+                "storage": "sqlite:///a.db",
+            },
+            "data": {
+                "source": "/data/x.csv.gz",
+                "label": "cls",
+                "impute": "median",
+                "prefilter": 100,
+            },
+            "protocol": {
+                "runs": 12,
+                "resampling": "subsample",
+                "metric": "balanced_accuracy",
+                "replicates": 4,
+                "n_jobs": -1,
+                "resamples": "per_trial",
+                "sample_fraction": 0.75,
+            },
+            "selector": {
+                "name": "elastic_net",
+                "fixed": {"target_features": 10},
+                "search": {"l1_ratio": [0.1, 0.9]},
+            },
+            "objective": {
+                "stability": "msi",
+                "options": {},
+                "record": ["nogueira", "iw", "sma_count"],
+                "similarity": "pearson",
+            },
+        },
+        7,
+    ),
+    "multi": (
+        "6e1f5860fc5bb3089ccb28b2a4b323b0af36c7c754f88a0251ad1d24945059f1",
+        {
+            "study": {"name": "m", "trials": 50, "seed": 3, "sampler": "tpe"},
+            "data": {"source": "breast_cancer", "label": "label"},
+            "protocol": {
+                "runs": 30,
+                "resampling": "bootstrap",
+                "metric": "accuracy",
+                "replicates": 10,
+                "n_jobs": 1,
+                "resamples": "shared",
+            },
+            "selector": {
+                "name": ["lasso", "t_test", "svm_rfe"],
+                "fixed": {
+                    "lasso": {"l1_ratio": 1.0, "target_features": 5},
+                    "svm_rfe": {"loss": "hinge", "n_stable": 0},
+                },
+                "search": {
+                    "t_test": {"final_reg": {"low": 0.001, "high": 1000.0, "log": True}},
+                    "svm_rfe": {
+                        "final_reg": {"low": 0.001, "high": 1000.0, "log": True},
+                        "reg": {"low": 0.01, "high": 10.0, "log": True},
+                    },
+                },
+            },
+            "objective": {"stability": "nogueira", "options": {}, "record": ["pearson"]},
+        },
+        50,
+    ),
+    "grid": (
+        "9adc186d6d14a28d2df42124a273f52f0e588b235b264198c6a3d2f911749037",
+        {
+            "study": {"name": "g", "trials": 2, "seed": 0, "sampler": "grid"},
+            "data": {"source": "simulated", "label": "label"},
+            "protocol": {
+                "runs": 30,
+                "resampling": "bootstrap",
+                "metric": "accuracy",
+                "replicates": 10,
+                "n_jobs": 1,
+                "resamples": "shared",
+            },
+            "selector": {
+                "name": ["t_test", "mim"],
+                "fixed": {
+                    "t_test": {"final_reg": 1.0, "n_features": 4},
+                    "mim": {"final_reg": 2.0, "n_features": 4},
+                },
+                "search": {},
+            },
+            "objective": {"stability": "kuncheva", "options": {}, "record": []},
+        },
+        2,
+    ),
+    "options": (
+        "00d89a26fbb1ee2ca1b84ce826ab6deae3948c1869308048394311955ec619e3",
+        {
+            "study": {"name": "o", "trials": 50, "seed": 0, "sampler": "tpe"},
+            "data": {"source": "/d.npz", "label": "label"},
+            "protocol": {
+                "runs": 30,
+                "resampling": "bootstrap",
+                "metric": "accuracy",
+                "replicates": 10,
+                "n_jobs": 1,
+                "resamples": "shared",
+            },
+            "selector": {
+                "name": "logistic_rfe",
+                "fixed": {"n_stable": 0},
+                "search": {
+                    "final_reg": [0.5, 2.0],
+                    "reg": {"low": 0.001, "high": 1000.0, "log": True},
+                },
+            },
+            "objective": {
+                "stability": "js",
+                "options": {"k": 5},
+                "record": ["spearman", "canberra"],
+            },
+        },
+        50,
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(PINNED_SPECS))
+def test_content_hash_and_to_dict_are_pinned(name):
+    mapping = PINNED_SPECS[name]
+    spec = load_spec(STUDIES / "quickstart.toml") if mapping is None else parse_spec(mapping)
+    digest, as_dict, trials = PINNED[name]
+    assert spec.content_hash() == digest
+    assert spec.to_dict() == as_dict
+    assert json.dumps(spec.to_dict()) == json.dumps(as_dict)  # the key order too
+    assert spec.trials == trials
+    assert parse_spec(spec.to_dict()).content_hash() == digest
+
+
+# ----------------------------------------------------------------------- the declarations
+
+
+def reference_rows() -> dict[str, list[str]]:
+    lines = reference_table().splitlines()
+    assert lines[0] == "| Key | Type | Default | Description |"
+    rows = [[cell.strip() for cell in line.strip("|").split(" | ")] for line in lines[2:]]
+    assert all(len(row) == 4 for row in rows)
+    return {row[0].strip("`"): row for row in rows}
+
+
+def test_reference_table_lists_every_declared_key_with_its_default():
+    rows = reference_rows()
+    declared = declared_keys()
+    assert {path.split(".")[0] for path in declared} == {
+        "study", "data", "protocol", "selector", "objective"}
+    for path, key in declared.items():
+        _, _, default, doc = rows[path]
+        assert doc.startswith(key.doc.replace("|", "\\|"))
+        if key.required is not None:
+            assert default == "required"
+        elif key.default is None:
+            assert default == "absent"
+        else:
+            assert default == f"`{json.dumps(key.kind.plain(key.default))}`"
+    assert rows["protocol.runs"][1:3] == ["integer ≥ 2", "`30`"]
+    assert rows["protocol.replicates"][1:3] == ["integer ≥ 3", "`10`"]
+    assert rows["study.seed"][2] == "`0`" and rows["study.storage"][2] == "absent"
+    assert rows["objective.record"][2] == '`["nogueira", "pearson", "iw"]`'
+    assert rows["study.sampler"][1] == 'one of `"tpe"`, `"nsga2"`, `"gp"`, `"random"`, `"grid"`'
+    assert "Only with `resampling = \"subsample\"`" in rows["protocol.sample_fraction"][3]
+    assert "Not part of the content hash" in rows["protocol.n_jobs"][3]
+    # the registry-dependent sub-tables say what they hold
+    assert "get_params()" in rows["selector.fixed"][3]
+    assert "search space" in rows["selector.search"][3]
+    assert "list_measures()" in rows["objective.options"][3]
+    for entry in ("low", "high", "log", "choices"):
+        assert f"selector.search.<parameter>.{entry}" in rows
+
+
+def test_declared_rules_are_data_on_the_keys():
+    declared = declared_keys()
+    assert declared["protocol.sample_fraction"].only_with.key == "resampling"
+    assert declared["protocol.n_jobs"].identity is False
+    assert declared["study.seed"].nullable and declared["study.seed"].identity.key == \
+        "protocol.resamples"
+    optional = {path for path, key in declared.items() if key.optional}
+    assert optional == {"study.storage", "data.impute", "data.prefilter",
+                        "protocol.sample_fraction", "objective.similarity"}
+    assert "sample_fraction" not in parse_spec(minimal()).to_dict()["protocol"]
+    subsample = parse_spec(with_value(minimal(), "protocol.resampling", "subsample"))
+    assert subsample.to_dict()["protocol"]["sample_fraction"] == 0.9
+    unseeded = parse_spec(with_value(minimal(), "study.seed", None))
+    assert unseeded.to_dict()["study"]["seed"] is None
+    assert "storage" not in unseeded.to_dict()["study"]
+
+
+def validator():
+    jsonschema = pytest.importorskip(
+        "jsonschema", reason="the JSON Schema tests need the jsonschema package")
+    jsonschema.Draft7Validator.check_schema(json_schema())
+    return jsonschema.Draft7Validator(json_schema())
+
+
+def test_committed_json_schema_is_the_declarations():
+    """paretostab/spec/spec.schema.json is written by `python -m paretostab.spec`."""
+    committed = json.loads(SCHEMA_FILE.read_text(encoding="utf-8"))
+    assert committed == json_schema(), "spec.schema.json is stale: python -m paretostab.spec"
+    assert committed["$schema"] == "http://json-schema.org/draft-07/schema#"
+    assert importlib.resources.files("paretostab.spec").joinpath("spec.schema.json").is_file()
+    tables = committed["properties"]
+    assert tables["study"]["properties"]["sampler"]["enum"] == list(SAMPLERS)
+    assert tables["protocol"]["properties"]["resamples"]["enum"] == list(RESAMPLES)
+    assert tables["data"]["properties"]["impute"]["enum"] == ["mean", "median", "drop"]
+    assert tables["objective"]["properties"]["similarity"]["enum"] == list(SIMILARITIES)
+    assert tables["objective"]["properties"]["stability"]["enum"] == sorted(
+        list_measures().index)
+    assert set(tables["selector"]["properties"]["name"]["anyOf"][0]["enum"]) == set(SELECTORS)
+
+
+@pytest.mark.parametrize("path", STUDY_FILES, ids=[p.stem for p in STUDY_FILES])
+def test_every_study_file_names_and_satisfies_the_json_schema(path):
+    first = path.read_text(encoding="utf-8").splitlines()[0]
+    assert first == "#:schema ../paretostab/spec/spec.schema.json"  # Taplo's directive
+    assert (path.parent / first.split(maxsplit=1)[1]).resolve() == SCHEMA_FILE.resolve()
+    check = validator()
+    tomllib = pytest.importorskip("tomllib", reason="reading TOML needs Python >= 3.11")
+    with open(path, "rb") as handle:
+        mapping = tomllib.load(handle)
+    assert [e.message for e in check.iter_errors(mapping)] == []
+    assert [e.message for e in check.iter_errors(load_spec(path).to_dict())] == []
+
+
+def test_json_schema_accepts_the_full_and_minimal_specs():
+    check = validator()
+    for mapping in (minimal(), full(), *(m for m in PINNED_SPECS.values() if m)):
+        assert [e.message for e in check.iter_errors(mapping)] == []
+        assert [e.message for e in check.iter_errors(parse_spec(mapping).to_dict())] == []
+
+
+@pytest.mark.parametrize(("dotted", "value"), [
+    ("study.trials", "3"), ("study.trials", 0), ("study.seed", -1), ("study.name", ""),
+    ("study.trails", 3), ("protocol.run", 3), ("study.sampler", "tpee"),
+    ("protocol.runs", 1), ("protocol.replicates", 2), ("protocol.n_jobs", 0),
+    ("protocol.resampling", "boot"), ("protocol.sample_fraction", 0.5),
+    ("data.impute", "medain"), ("data.prefilter", 0), ("data.label", 3),
+    ("selector.name", "hybrd_rfe"), ("selector.nme", "lasso"),
+    ("objective.stability", "nogeira"), ("objective.similarity", "kendall"),
+    ("objective.record", "iw"), ("objective.record", ["jacard"]),
+    ("selector.search.reg", "wide"), ("selector.search.reg", {"lo": 1.0, "high": 2.0}),
+])
+def test_json_schema_rejects_what_the_parser_rejects(dotted, value):
+    mapping = with_value(minimal(), dotted, value)
+    with pytest.raises(ParetostabError):
+        parse_spec(mapping)
+    assert list(validator().iter_errors(mapping))
+
+
+def test_spec_modules_import_no_private_names():
+    folder = Path(spec_package.__file__).parent
+    for path in [*folder.glob("*.py"), folder.parent / "similarity.py"]:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("paretostab"):
+                private = [a.name for a in node.names if a.name.startswith("_")]
+                assert not private, f"{path.name} imports {private} from {node.module}"
+    assert set(spec_package.__all__) >= {"FrozenMap", "param_name", "trial_selector", "grid",
+                                         "grid_size", "json_schema", "reference_table"}
+
+
+# ----------------------------------------------------------------------- round trips (property)
+
+
+nonblank = st.text(min_size=1, max_size=20).filter(lambda s: s.strip())
+
+
+@st.composite
+def spec_tables(draw) -> dict:
+    """A valid spec whose study, data and protocol tables are drawn (every key optional)."""
+    study = draw(st.fixed_dictionaries({"name": nonblank}, optional={
+        "trials": st.integers(1, 10**6), "seed": st.none() | st.integers(0, 2**63),
+        "sampler": st.sampled_from([s for s in SAMPLERS if s != "grid"]),
+        "storage": st.none() | nonblank}))
+    data = draw(st.fixed_dictionaries({"source": st.sampled_from([
+        "breast_cancer", "digits:4-vs-9", "simulated:group_size=3", "wine", "data/x.csv.gz",
+        "/abs/y.npz", "../up/z.parquet"])}, optional={
+        "label": nonblank, "impute": st.none() | st.sampled_from(["mean", "median", "drop"]),
+        "prefilter": st.none() | st.integers(1, 10**6)}))
+    protocol = draw(st.fixed_dictionaries({}, optional={
+        "runs": st.integers(2, 10**4), "resampling": st.sampled_from(["bootstrap", "subsample"]),
+        "metric": st.sampled_from(["accuracy", "balanced_accuracy", "roc_auc"]),
+        "replicates": st.integers(3, 10**3),
+        "n_jobs": st.integers(-8, 8).filter(lambda n: n != 0),
+        "resamples": st.sampled_from(RESAMPLES)}))
+    if protocol.get("resampling") == "subsample" and draw(st.booleans()):
+        protocol["sample_fraction"] = draw(st.floats(0, 1, exclude_min=True, exclude_max=True))
+    return {"study": study, "data": data, "protocol": protocol,
+            "selector": {"name": "lasso"}}
+
+
+@settings(max_examples=60, deadline=None)
+@given(spec_tables())
+def test_parse_of_to_dict_is_the_same_spec(mapping):
+    spec = parse_spec(mapping)
+    again = parse_spec(spec.to_dict())
+    assert again == spec
+    assert again.content_hash() == spec.content_hash()
+    assert again.to_dict() == spec.to_dict()
+
+
+# ----------------------------------------------------------------------- the trial space
+
+
+def test_trial_space_functions():
+    multi = parse_spec(PINNED_SPECS["multi"])
+    svm = multi.selectors[2]
+    reg = next(p for p in svm.search if p.name == "reg")
+    assert param_name(multi, svm, reg) == "svm_rfe.reg"
+    selector, own = trial_selector(multi, {"selector": "svm_rfe", "svm_rfe.reg": 0.5,
+                                           "svm_rfe.final_reg": 2.0})
+    assert selector is svm and own == {"reg": 0.5, "final_reg": 2.0}
+    with pytest.raises(InvalidInputError, match="the trial's selector 'relief' is not one"):
+        trial_selector(multi, {"selector": "relief"})
+    single = parse_spec(minimal())
+    assert param_name(single, single.selectors[0], search(single)["reg"]) == "reg"
+    assert trial_selector(single, {"reg": 1.0}) == (single.selectors[0], {"reg": 1.0})
+    methods = parse_spec(PINNED_SPECS["grid"])
+    assert grid(methods) == {SELECTOR_PARAM: ["t_test", "mim"]} and grid_size(methods) == 2
+    categorical = with_value(minimal(), "study.sampler", "grid")
+    categorical["selector"] = {
+        "name": "hybrid_rfe",
+        "fixed": {"n_features": 5, "n_stable": 2, "epsilon": 0.1, "reg": 1.0, "final_reg": 1.0},
+        "search": {"alpha": {"choices": [0.0, 0.5]},
+                   "criterion": {"choices": ["variance", "welch_t"]}}}
+    one = parse_spec(categorical)
+    assert grid(one) == {"alpha": [0.0, 0.5], "criterion": ["variance", "welch_t"]}
+    assert one.trials == grid_size(one) == 4

@@ -1,0 +1,255 @@
+"""The checks of a spec that need the registries.
+
+:mod:`paretostab.spec.schema` checks each key on its own; here the ``[selector]`` and
+``[objective]`` tables are checked against what is registered:
+
+* selector names (``paretostab.selectors.SELECTORS``), their fixed parameters and search
+  space against ``estimator().get_params()`` and the registry's fixed parameters and
+  space, and HybridRFE's ``n_stable <= n_features``;
+* measure names (``paretostab.measures``), the objective's options by name, by type and
+  by evaluating the measure once on a tiny synthetic input;
+* the similarity: required when a measure needs one, refused otherwise.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from paretostab.errors import ParetostabError, UnknownNameError
+from paretostab.measures import get_measure, list_measures, stability
+from paretostab.selectors import get_selector
+from paretostab.spec.keys import (
+    FrozenMap,
+    Integer,
+    SpecErrors,
+    check_table,
+    freeze,
+    is_int,
+    is_number,
+)
+from paretostab.spec.schema import SIMILARITIES, ObjectiveSpec, Param, SelectorSpec
+from paretostab.spec.space import fixed_value, param_kind, parse_param
+
+__all__ = ["resolve_objective", "resolve_selectors"]
+
+_TOP_K = Integer(1, " (the top-k features compared)")
+
+
+# --------------------------------------------------------------------------- selectors
+
+
+def resolve_selectors(errors: SpecErrors,
+                      table: dict) -> tuple[tuple[SelectorSpec, ...], bool]:
+    """The spec's selectors from the checked ``[selector]`` table, and whether the study
+    chooses among them (``name`` an array: ``[selector.fixed.<name>]`` and
+    ``[selector.search.<name>]`` then hold each one's)."""
+    names = table["name"]
+    if not isinstance(names, list | tuple):
+        try:
+            info = get_selector(names)
+        except UnknownNameError as exc:
+            raise errors.wrap("selector.name", exc) from None
+        return (_selector(errors, info, table.get("fixed"), table.get("search"),
+                          "selector"),), False
+    if not names:
+        raise errors.error("selector.name", "must name at least one selector; got [].")
+    infos = []
+    for index, name in enumerate(names):
+        try:
+            infos.append(get_selector(name))
+        except UnknownNameError as exc:
+            raise errors.wrap(f"selector.name[{index}]", exc) from None
+        if infos[-1].name in [info.name for info in infos[:-1]]:
+            raise errors.error(f"selector.name[{index}]", f"{name!r} is named twice.")
+    listed = [info.name for info in infos]
+    tables = {}
+    for part in ("fixed", "search"):
+        tables[part] = check_table(
+            errors, f"selector.{part}", table.get(part), listed,
+            f"not a selector of selector.name (with several selectors, [selector.{part}] "
+            f"holds one table per selector: [selector.{part}.<selector>])")
+    return tuple(_selector(errors, info, tables["fixed"].get(info.name),
+                           tables["search"].get(info.name), f"selector.{info.name}")
+                 for info in infos), True
+
+
+def _selector(errors: SpecErrors, info, fixed_table: object, search_table: object,
+              prefix: str) -> SelectorSpec:
+    """One selector's fixed parameters and search space; ``prefix`` names its tables in
+    errors (``selector`` → ``selector.fixed.reg``; ``selector.lasso`` → the multi-selector
+    layout's ``selector.fixed.lasso.reg``)."""
+    defaults = info.estimator().get_params()
+    label = f"{info.name} ({info.estimator.__name__})"
+    what = f"not a parameter of {label}"
+    head, _, own = prefix.partition(".")
+    fixed_key = f"{head}.fixed" + (f".{own}" if own else "")
+    search_key = f"{head}.search" + (f".{own}" if own else "")
+    fixed_table = check_table(errors, fixed_key, fixed_table, defaults, what)
+    search_table = check_table(errors, search_key, search_table, defaults, what)
+
+    fixed = dict(info.fixed)
+    for name, value in fixed_table.items():
+        key = f"{fixed_key}.{name}"
+        value = fixed_value(errors, key, value, param_kind(defaults[name]))
+        if name in info.fixed and freeze(info.fixed[name]) != freeze(value):
+            raise errors.error(key, f"{label} fixes {name} = {info.fixed[name]!r} (that is "
+                                    f"what makes it {info.name}); got {value!r}. Choose a "
+                                    "selector with it free (e.g. hybrid_rfe).")
+        fixed[name] = value
+
+    search: dict[str, Param] = {}
+    registry_names: set[str] = set()
+    for name, rng in info.search_space.items():
+        if name in fixed:
+            continue
+        kind = param_kind(defaults.get(name))
+        integer = kind == "int" or (kind is None and is_int(rng.low) and is_int(rng.high))
+        cast = int if integer else float
+        search[name] = Param(name, cast(rng.low), cast(rng.high), log=rng.log, integer=integer)
+        registry_names.add(name)
+    for name, value in search_table.items():
+        key = f"{search_key}.{name}"
+        if name in fixed_table:
+            raise errors.error(key, f"{name} is also in [{fixed_key}]: a parameter is "
+                                    "either fixed or searched.")
+        if name in info.fixed:
+            raise errors.error(key, f"{label} fixes {name} = {info.fixed[name]!r} (that is "
+                                    f"what makes it {info.name}); it cannot be searched. "
+                                    "Choose a selector with it free (e.g. hybrid_rfe).")
+        search[name] = parse_param(errors, key, name, value, param_kind(defaults[name]))
+        registry_names.discard(name)
+    _check_stable_set(errors, defaults, fixed, search, registry_names, fixed_key, search_key)
+    return SelectorSpec(info.name, FrozenMap(fixed),
+                        tuple(sorted(search.values(), key=lambda p: p.name)))
+
+
+def _check_stable_set(errors: SpecErrors, defaults: dict, fixed: dict,
+                      search: dict[str, Param], registry_names: set[str], fixed_key: str,
+                      search_key: str) -> None:
+    """n_stable <= n_features (HybridRFE's S_N lies within the k selected features)."""
+    if "n_stable" not in defaults or "n_features" not in defaults:
+        return
+    if "n_features" in search:
+        param = search["n_features"]
+        k = param.low if param.choices is None else min(
+            (v for v in param.choices if is_number(v)), default=None)
+        k_text = f"the smallest n_features searched ({k!r})"
+    else:
+        k = fixed.get("n_features", defaults["n_features"])
+        k_text = f"n_features = {k!r}"
+    if not is_number(k):
+        return
+    if "n_stable" in fixed:
+        value = fixed["n_stable"]
+        if is_number(value) and value > k:
+            raise errors.error(f"{fixed_key}.n_stable",
+                               f"n_stable must be <= {k_text} (the stable set lies within the "
+                               f"selected features); got {value!r}.")
+        return
+    param = search.get("n_stable")
+    if param is None:
+        return
+    top = param.high if param.choices is None else max(
+        (v for v in param.choices if is_number(v)), default=None)
+    if top is None or top <= k:
+        return
+    if "n_stable" in registry_names and param.low < k:
+        search["n_stable"] = Param("n_stable", param.low, int(k) if param.integer else k,
+                                   log=param.log, integer=param.integer)
+        return
+    raise errors.error(f"{search_key}.n_stable",
+                       f"n_stable must be <= {k_text} (the stable set lies within the "
+                       f"selected features); the range reaches {top!r}.")
+
+
+# --------------------------------------------------------------------------- objective
+
+
+def resolve_objective(errors: SpecErrors, table: dict) -> ObjectiveSpec:
+    """The objective from the checked ``[objective]`` table: its measure names, the
+    stability measure's options and the similarity requirement."""
+    try:
+        info = get_measure(table.get("stability", ObjectiveSpec.stability))
+    except UnknownNameError as exc:
+        raise errors.wrap("objective.stability", exc) from None
+    options = check_table(errors, "objective.options", table.get("options"), info.options,
+                          f"not an option of measure {info.name!r}")
+    for option, value in options.items():
+        key = f"objective.options.{option}"
+        options[option] = _option_value(errors, key, value, info.options[option])
+        if option == "k":
+            _TOP_K.check(errors, key, options[option])
+    if options:
+        _try_measure(errors, info.name, options)
+    record = table.get("record", ObjectiveSpec.record)
+    for index, measure in enumerate(record):
+        try:
+            get_measure(measure)
+        except UnknownNameError as exc:
+            raise errors.wrap(f"objective.record[{index}]", exc) from None
+    record = tuple(dict.fromkeys(record))
+    similarity = table.get("similarity")
+    _check_similarity(errors, (info.name, *record), similarity)
+    return ObjectiveSpec(info.name, FrozenMap(options), similarity, record)
+
+
+def _option_value(errors: SpecErrors, key: str, value: object, default: object) -> object:
+    """A measure option of the type of its ``default``."""
+    value = freeze(value)
+    if isinstance(default, bool):
+        ok, what = isinstance(value, bool), "true or false"
+    elif is_int(default):
+        ok, what = is_int(value), "an integer"
+    elif isinstance(default, float):
+        ok, what = is_number(value), "a number"
+        value = float(value) if ok else value
+    elif isinstance(default, str):
+        ok, what = isinstance(value, str), "a string"
+    else:
+        ok, what = isinstance(value, str | bool | int | float), "a number, string or boolean"
+    if not ok:
+        raise errors.error(key, f"must be {what} (default {default!r}); got {value!r}.")
+    return value
+
+
+def _try_measure(errors: SpecErrors, name: str, options: dict) -> None:
+    """Evaluate the measure once on tiny synthetic runs: the measure's own validation of
+    its option values (ranges, allowed strings) then fails now, not in the first trial."""
+    info = get_measure(name)
+    k = options.get("k")
+    d = max(8, int(k) + 2) if is_int(k) else 8
+    rng = np.random.default_rng(0)
+    Z = np.zeros((3, d), dtype=bool)
+    for row in Z:
+        row[rng.choice(d, size=d // 2, replace=False)] = True
+    data = {"selection": Z, "importance": Z * rng.uniform(0.5, 2.0, Z.shape),
+            "ranking": np.argsort(rng.random((3, d)), axis=1) + 1}[info.input]
+    trial = dict(options)
+    if is_int(trial.get("n_samples")):  # keep the Monte-Carlo of the dry run tiny
+        trial["n_samples"] = min(int(trial["n_samples"]), 10)
+    extra = {"similarity": np.eye(d)} if info.needs_similarity else {}
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            stability(name, data, **extra, **trial)
+    except ParetostabError as exc:
+        raise errors.wrap("objective.options", exc) from None
+
+
+def _check_similarity(errors: SpecErrors, measures: tuple[str, ...],
+                      similarity: str | None) -> None:
+    """``objective.similarity`` is given exactly when one of ``measures`` needs one."""
+    users = list(dict.fromkeys(m for m in measures if get_measure(m).needs_similarity))
+    if similarity is None and users:
+        verb = "needs" if len(users) == 1 else "need"
+        raise errors.error("objective.similarity",
+                           f"missing: {' and '.join(users)} {verb} a feature similarity; add "
+                           f"similarity = one of {', '.join(SIMILARITIES)} to [objective].")
+    if similarity is not None and not users:
+        needing = [m for m in list_measures().index if get_measure(m).needs_similarity]
+        raise errors.error("objective.similarity",
+                           f"no measure of this spec uses a similarity (given "
+                           f"{similarity!r}); remove it, or record a measure that uses "
+                           f"one: {', '.join(needing)}.")
