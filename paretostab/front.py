@@ -6,14 +6,19 @@ points. The dominance area (DA) is the area of the region dominated by the front
 ``[reference, ∞)²`` — the hypervolume with respect to ``reference``; with the papers'
 reference ``(0, 0)`` and points in ``[0, 1]²`` it is the uniform-weight DA of 002 eq. 2.
 
+:class:`ParetoFront` gathers a set of points, the front drawn through them, the polygon of
+the dominated region and its (weighted) area: everything a drawer of
+:mod:`paretostab.plot` shows, computed here once.
+
 Everything here is pure numpy: inputs are never modified, and nothing imports matplotlib.
 
 The area is computed from the staircase *strips* of the front (:func:`_strips`): the
 vertical strip ``[x_lo, x_hi] × [r_φ, y_hi]`` under each front point. A separable weight
 ``w(a, φ) = w_a(a) w_φ(φ)`` (the weighted DA, SPEC §5) integrates exactly over each strip
 as ``(W_a(x_hi) − W_a(x_lo)) (W_φ(y_hi) − W_φ(r_φ))`` with ``W`` the primitives, which is
-where the ``weight=`` of :func:`dominance_area` plugs in (a non-separable weight is
-integrated numerically over each strip).
+where the ``weight=`` of :func:`dominance_area` plugs in (the primitives are
+:attr:`paretostab.weight.Weight.primitives`; a non-separable weight is integrated
+numerically over each strip).
 
 :func:`gamma_table` and :func:`choose` are the trade-off by γ of 003 §7.1: the front
 points maximising ``γA + (1 − γ)φ`` — the vertices of the front's upper-right convex hull
@@ -28,13 +33,31 @@ from dataclasses import dataclass
 import numpy as np
 
 from paretostab.errors import InvalidInputError
+from paretostab.weight import Weight, as_weight
 
-__all__ = ["GammaChoice", "choose", "dominance_area", "gamma_table", "pareto_front", "staircase"]
+__all__ = ["GammaChoice", "ParetoFront", "as_points", "choose", "dominance_area", "gamma_table",
+           "pareto_front", "staircase"]
 
 
-def _as_points(points: object) -> np.ndarray:
-    """``points`` as a float (n, 2) array (not copied when it already is one; never
-    written to)."""
+def as_points(points: object, /) -> np.ndarray:
+    """``points`` as a float (n, 2) array of (accuracy, stability) pairs (SPEC §5).
+
+    Parameters
+    ----------
+    points : array-like (n, 2)
+        An empty sequence is read as no points.
+
+    Returns
+    -------
+    float array (n, 2)
+        ``points`` itself when it already is one (it is never written to), else a new
+        array.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``points`` is not numeric or not of shape (n, 2).
+    """
     try:
         arr = np.asarray(points, dtype=float)
     except (TypeError, ValueError) as exc:
@@ -108,7 +131,7 @@ def pareto_front(points: object, /) -> np.ndarray:
         objective, then index. Every copy of a front point is on the front; a row with a
         NaN is never on the front and dominates nothing. O(n log n).
     """
-    arr = _as_points(points)
+    arr = as_points(points)
     valid = np.flatnonzero(~np.isnan(arr).any(axis=1))
     front = valid[_front_mask(arr[valid])]
     return front[np.lexsort((front, arr[front, 0]))]
@@ -119,7 +142,7 @@ def _strips(points: np.ndarray, reference: np.ndarray):
     ``[reference, ∞)²``: arrays ``x_lo, x_hi, y_hi``, one strip per distinct front point
     by increasing first objective; the strips ``[x_lo, x_hi] × [r_φ, y_hi]`` tile the
     region. Only points strictly dominating ``reference`` in both objectives count."""
-    arr = _as_points(points)
+    arr = as_points(points)
     inside = np.all(arr > reference, axis=1)  # False for NaN rows
     arr = arr[inside]
     front = arr[_front_mask(arr)]
@@ -133,55 +156,6 @@ _CUBATURE_RTOL = 1e-10
 _CUBATURE_ATOL = 1e-12
 _CUBATURE_MAX_SUBDIVISIONS = 10_000  # scipy's default: a few seconds at most
 _NORMALISATION_TOL = 1e-6
-
-_WEIGHT_FORMS = ("None, 'uniform', ('accuracy', A), ('stability', A) with a finite real "
-                 "number A, or a callable w(a, phi)")
-
-
-def _exponential_cdf(x: np.ndarray, strength: float) -> np.ndarray:
-    """``W(x) = (e^{Ax} − 1)/(e^A − 1)`` on [0, 1]: the primitive of the density
-    ``A e^{Ax}/(e^A − 1)`` with ``W(0) = 0``, ``W(1) = 1``; overflow-free for any A."""
-    if strength == 0.0:
-        return np.asarray(x, dtype=float)
-    if strength > 0.0:  # e^{A(x−1)} (1 − e^{−Ax}) / (1 − e^{−A}): no overflow for large A
-        return np.exp(strength * (x - 1.0)) * np.expm1(-strength * x) / np.expm1(-strength)
-    return np.expm1(strength * x) / np.expm1(strength)
-
-
-def _parse_weight(weight: object):
-    """``None`` | ``("separable", W_a, W_φ)`` (the two marginal primitives) |
-    ``("callable", w)``."""
-    if weight is None:
-        return None
-    if isinstance(weight, str):
-        if weight == "uniform":
-            return ("separable", _exponential_cdf_factory(0.0), _exponential_cdf_factory(0.0))
-        raise InvalidInputError(f"weight must be {_WEIGHT_FORMS}; got the string {weight!r}.")
-    if callable(weight):
-        return ("callable", weight)
-    if isinstance(weight, tuple | list) and len(weight) == 2 and isinstance(weight[0], str):
-        axis, strength = weight
-        if axis not in ("accuracy", "stability"):
-            raise InvalidInputError(
-                f"weight axis must be 'accuracy' or 'stability'; got {axis!r} (weight must "
-                f"be {_WEIGHT_FORMS}).")
-        if (isinstance(strength, bool) or not isinstance(strength, int | float | np.integer
-                                                          | np.floating)
-                or not np.isfinite(strength)):
-            raise InvalidInputError(
-                f"the strength A of the {axis} weight must be a finite real number; got "
-                f"{strength!r}.")
-        exponential = _exponential_cdf_factory(float(strength))
-        uniform = _exponential_cdf_factory(0.0)
-        if axis == "accuracy":
-            return ("separable", exponential, uniform)
-        return ("separable", uniform, exponential)
-    raise InvalidInputError(f"weight must be {_WEIGHT_FORMS}; got {weight!r}.")
-
-
-def _exponential_cdf_factory(strength: float):
-    return lambda x: _exponential_cdf(x, strength)
-
 
 def _as_trivial_point(trivial_point: object) -> np.ndarray:
     """``(a_rand, φ)`` or a number ``a_rand`` (meaning ``(a_rand, 1)``) as a (1, 2) array."""
@@ -199,13 +173,13 @@ def _as_trivial_point(trivial_point: object) -> np.ndarray:
 
 
 def _with_trivial_point(points: object, trivial_point: object) -> np.ndarray:
-    arr = _as_points(points)
+    arr = as_points(points)
     if trivial_point is None:
         return arr
     return np.vstack([arr, _as_trivial_point(trivial_point)])
 
 
-def _callable_integrals(weight, x_lo, x_hi, y_lo, y_hi) -> tuple[np.ndarray, np.ndarray]:
+def _callable_integrals(weight: Weight, x_lo, x_hi, y_lo, y_hi) -> tuple[np.ndarray, np.ndarray]:
     """∫∫ w over each rectangle ``[x_lo, x_hi] × [y_lo, y_hi]`` (vectors), and as the last
     entry over the unit square, by one adaptive vector-valued cubature
     (:func:`scipy.integrate.cubature`, Gauss–Kronrod 21² rule) of ``w`` pulled back to
@@ -223,7 +197,7 @@ def _callable_integrals(weight, x_lo, x_hi, y_lo, y_hi) -> tuple[np.ndarray, np.
         a = (x0[None, :] + u[:, :1] * width[None, :]).ravel()
         phi = (y0[None, :] + u[:, 1:] * height[None, :]).ravel()
         try:
-            values = np.asarray(weight(a, phi), dtype=float)
+            values = np.asarray(weight.density(a, phi), dtype=float)
             values = np.broadcast_to(values, a.shape).reshape(shape)
         except InvalidInputError:
             raise
@@ -261,9 +235,10 @@ def dominance_area(points: object, /, *, weight: object = None,
     points : array-like (n, 2)
         (accuracy, stability) pairs, both maximised. Rows with a NaN are ignored; a point
         that does not strictly dominate ``reference`` in both objectives adds nothing.
-    weight : None, "uniform", ("accuracy", A), ("stability", A) or callable
-        ``None`` (default): the plain area dominated in ``[reference, ∞)²`` — the
-        hypervolume with respect to ``reference``, not bounded by 1.
+    weight : None, Weight, "uniform", "accuracy:A", ("accuracy", A), … or callable
+        Anything :func:`paretostab.weight.as_weight` reads. ``None`` (default): the plain
+        area dominated in ``[reference, ∞)²`` — the hypervolume with respect to
+        ``reference``, not bounded by 1.
 
         Any other value is a density ``w`` on the objective space ``[0, 1]²``, integrating
         to 1 there, and the DA is 002 eq. 2, ``∫∫_{[r_a, 1] × [r_φ, 1]} w(a, φ) f_P(a, φ)
@@ -273,12 +248,13 @@ def dominance_area(points: object, /, *, weight: object = None,
         (exactly 1 for the point ``(1, 1)`` with the default reference):
 
         - ``"uniform"``: ``w = 1`` — the same as ``None`` for points in ``[0, 1]²``.
-        - ``("accuracy", A)``: ``w(a, φ) = A e^{A a}/(e^A − 1)`` (SPEC §5; 002 prints
-          ``e^{A+a}``, a typo: that does not integrate to 1). ``A > 0`` favours high
-          accuracy (002: the blue method of its Figure 2 wins for ``A > 2.5``); any finite
-          ``A`` is accepted: ``A < 0`` favours low accuracy, ``A = 0`` is the uniform
-          weight (the limit ``A → 0``).
-        - ``("stability", A)``: the same along the stability axis.
+        - ``("accuracy", A)`` or ``"accuracy:A"``: ``w(a, φ) = A e^{A a}/(e^A − 1)``
+          (SPEC §5; 002 prints ``e^{A+a}``, a typo: that does not integrate to 1; the
+          density and its primitive are :class:`paretostab.weight.Weight`'s). ``A > 0``
+          favours high accuracy (002: the blue method of its Figure 2 wins for
+          ``A > 2.5``); any finite ``A`` is accepted: ``A < 0`` favours low accuracy,
+          ``A = 0`` is the uniform weight (the limit ``A → 0``).
+        - ``("stability", A)`` or ``"stability:A"``: the same along the stability axis.
         - a callable ``w(a, phi)``: vectorised — called with two float arrays of the
           same shape, returns the density at those points (an array of that shape, or
           anything broadcastable to it). It must be finite and non-negative wherever it
@@ -306,8 +282,14 @@ def dominance_area(points: object, /, *, weight: object = None,
     """
     ref = _as_reference(reference)
     arr = _with_trivial_point(points, trivial_point)
-    parsed = _parse_weight(weight)
-    if parsed is None:
+    return _dominance_area(arr, as_weight(weight), ref, reference)
+
+
+def _dominance_area(arr: np.ndarray, weight: Weight | None, ref: np.ndarray,
+                    reference: object) -> float:
+    """:func:`dominance_area` of the checked points (the trivial point included), weight
+    and reference (``reference``: as given, for the error message)."""
+    if weight is None:
         x_lo, x_hi, y_hi = _strips(arr, ref)
         return float(np.sum((x_hi - x_lo) * (y_hi - ref[1])))
     if not np.all((ref >= 0.0) & (ref <= 1.0)):
@@ -315,10 +297,11 @@ def dominance_area(points: object, /, *, weight: object = None,
             "with a weight, the dominance area is measured in [reference, 1]² inside the "
             f"objective space [0, 1]²: reference must lie in [0, 1]²; got {reference!r}.")
     x_lo, x_hi, y_hi = _strips(np.minimum(arr, 1.0), ref)  # NaN rows stay NaN
-    if parsed[0] == "separable":
-        _, cdf_a, cdf_phi = parsed
-        return float(np.sum((cdf_a(x_hi) - cdf_a(x_lo)) * (cdf_phi(y_hi) - cdf_phi(ref[1]))))
-    integrals, errors = _callable_integrals(parsed[1], x_lo, x_hi,
+    primitives = weight.primitives
+    if primitives is not None:
+        w_a, w_phi = primitives
+        return float(np.sum((w_a(x_hi) - w_a(x_lo)) * (w_phi(y_hi) - w_phi(ref[1]))))
+    integrals, errors = _callable_integrals(weight, x_lo, x_hi,
                                             np.full_like(x_lo, ref[1]), y_hi)
     total = float(integrals[-1])
     if not abs(total - 1.0) <= _NORMALISATION_TOL + errors[-1]:
@@ -347,6 +330,140 @@ def staircase(points: object, /, *, reference: object = (0.0, 0.0)) -> np.ndarra
     # each strip contributes its top-left and top-right corners
     corners = np.stack([np.column_stack((x_lo, y_hi)), np.column_stack((x_hi, y_hi))], axis=1)
     return np.vstack([corners.reshape(-1, 2), [[x_hi[-1], ref[1]]]])
+
+
+# --------------------------------------------------------------------------- ParetoFront
+
+
+def _readonly(arr: np.ndarray) -> np.ndarray:
+    """A read-only copy of ``arr`` (the caller's array is never frozen)."""
+    arr = np.array(arr, copy=True)
+    arr.flags.writeable = False
+    return arr
+
+
+def _as_rows(rows: object, points: np.ndarray) -> np.ndarray:
+    """``rows`` (integer indices of ``points``) as an intp array, NaN rows left out, by
+    increasing accuracy, then decreasing stability (a staircase goes down through equal
+    accuracies), in the given order otherwise."""
+    n = points.shape[0]
+    out = []
+    for value in np.asarray(rows, dtype=object).ravel():
+        if isinstance(value, bool | np.bool_) or not isinstance(value, int | np.integer) \
+                or not 0 <= value < n:
+            raise InvalidInputError(
+                f"rows must hold row indices of points (integers in [0, {n})) or be None "
+                f"(the points' own Pareto front); got {value!r}.")
+        out.append(int(value))
+    return _by_accuracy(np.asarray(out, dtype=np.intp), points)
+
+
+def _by_accuracy(rows: np.ndarray, points: np.ndarray) -> np.ndarray:
+    rows = rows[~np.isnan(points[rows]).any(axis=1)]
+    return rows[np.lexsort((-points[rows, 1], points[rows, 0]))]  # stable
+
+
+@dataclass(frozen=True, eq=False)
+class ParetoFront:
+    """A set of (accuracy, stability) points, the front drawn through them and the region
+    it dominates, with its (weighted) area (002 §3 eq. 2, Fig. 2–3; SPEC §5): what
+    :func:`paretostab.plot.draw_front` and the other front drawers show. Make one with
+    :meth:`ParetoFront.of`. Arrays are read-only.
+
+    Attributes
+    ----------
+    points : float array (n, 2)
+        The points (the trivial point not among them); rows with a NaN are kept (and never
+        drawn).
+    rows : int array (P,)
+        Indices into ``points`` of the points drawn as the front, by increasing accuracy,
+        then decreasing stability: the points' own Pareto front (:func:`pareto_front`,
+        with the trivial point counted), or the rows given to :meth:`of` (without NaN
+        rows).
+    front_points : float array (P', 2)
+        The vertices of the front's staircase: ``points[rows]``, and the trivial point in
+        its place when it is on the points' own front — in the same order.
+    trivial_point : float array (2,) or None
+        ``(a_rand, φ)``, counted in the front (when ``rows`` is None) and the area.
+    region : float array (2Q + 2, 2) or (0, 2)
+        The polygon of the region whose area is ``dominance_area``: the staircase
+        (:func:`staircase`, of the points with the trivial point; with a weight, of the
+        points clipped to the objective space ``[0, 1]²``), closed by ``reference``.
+        Empty when nothing dominates the reference.
+    dominance_area : float
+        :func:`dominance_area` of the points with the trivial point, weighted by
+        ``weight`` — of the points' own front, whatever ``rows`` says.
+    weight : Weight or None
+        The weight of the area (:func:`paretostab.weight.as_weight`); None: the plain
+        hypervolume.
+    reference : float array (2,)
+        The lower-left corner of the region.
+    """
+
+    points: np.ndarray
+    rows: np.ndarray
+    front_points: np.ndarray
+    trivial_point: np.ndarray | None
+    region: np.ndarray
+    dominance_area: float
+    weight: Weight | None
+    reference: np.ndarray
+
+    @classmethod
+    def of(cls, points: object, /, *, rows: object = None, weight: object = None,
+           reference: object = (0.0, 0.0), trivial_point: object = None) -> ParetoFront:
+        """The front of ``points`` and the region it dominates (SPEC §5; 002 §3).
+
+        Parameters
+        ----------
+        points : array-like (n, 2)
+            (accuracy, stability) pairs, both maximised. Not modified (copied).
+        rows : sequence of int, optional
+            None: draw the points' own Pareto front (the trivial point counted, as in the
+            area). Else the row indices of the points to draw as the front instead, e.g.
+            the front under another measure (003 Fig. 11), or the front of several groups
+            together; the dominance area stays that of the points' own front.
+        weight : None, Weight, "uniform", "accuracy:A", ("accuracy", A), … or callable
+            The weight of the dominance area: anything
+            :func:`paretostab.weight.as_weight` reads (:func:`dominance_area`).
+        reference : (float, float)
+            The lower-left corner of the region; ``(0, 0)`` in the papers.
+        trivial_point : (float, float) or float, optional
+            ``(a_rand, 1)`` (002 §3; a number means ``(a_rand, 1)``): counted in the front
+            and the area.
+
+        Returns
+        -------
+        ParetoFront
+
+        Raises
+        ------
+        InvalidInputError
+            For points that are not an (n, 2) array, a bad ``rows``, ``weight``,
+            ``reference`` or ``trivial_point`` (naming it).
+        """
+        ref = _as_reference(reference)
+        arr = as_points(points)
+        parsed = as_weight(weight)
+        everything = _with_trivial_point(arr, trivial_point)
+        n = arr.shape[0]
+        if rows is None:
+            drawn = _by_accuracy(pareto_front(everything), everything)
+            front_points = everything[drawn]
+            rows_out = drawn[drawn < n]
+        else:
+            rows_out = _as_rows(rows, arr)
+            front_points = arr[rows_out]
+        area = _dominance_area(everything, parsed, ref, reference)
+        corners = staircase(everything if parsed is None else np.minimum(everything, 1.0),
+                            reference=ref)
+        region = np.vstack([corners, ref[None, :]]) if corners.size else np.empty((0, 2))
+        return cls(points=_readonly(arr), rows=_readonly(rows_out),
+                   front_points=_readonly(front_points),
+                   trivial_point=(None if trivial_point is None
+                                  else _readonly(everything[-1])),
+                   region=_readonly(region), dominance_area=area, weight=parsed,
+                   reference=_readonly(ref))
 
 
 # --------------------------------------------------------------------------- γ choice
@@ -381,7 +498,7 @@ class GammaChoice:
 def _hull_vertices(points: object) -> tuple[np.ndarray, np.ndarray]:
     """(indices, coordinates) of the upper-right convex hull vertices of the front of
     ``points``, by increasing accuracy; the lowest index stands for duplicates."""
-    arr = _as_points(points)
+    arr = as_points(points)
     front = pareto_front(arr)  # by increasing accuracy, then index
     if front.size and not np.all(np.isfinite(arr[front])):
         raise InvalidInputError(

@@ -3,6 +3,7 @@ for the report and for the maps a tuning study stores with its trials: one map
 (:func:`draw_stability_map`, :func:`stability_map_figure`), several as small multiples
 with one legend (:func:`stability_maps_figure`) and the features × trials overview of
 selection frequencies (:func:`draw_selection_overview`, :func:`selection_overview_figure`);
+one front (:func:`draw_front`), fronts under several measures (:func:`draw_fronts`) and,
 for comparisons of groups of trials (000 §6.2 Fig. 6), each group's front in its own
 colour (:func:`draw_group_fronts`) and the front of all groups together
 (:func:`draw_combined_front`).
@@ -10,10 +11,14 @@ colour (:func:`draw_group_fronts`) and the front of all groups together
 Each drawer takes an ``ax=`` (or ``axes=``) to draw on and returns it; it creates a
 figure (through ``matplotlib.pyplot``) only when none is given — pass axes of a
 ``matplotlib.figure.Figure`` to keep pyplot's global state out. Drawers never set a
-style or touch ``matplotlib.rcParams``; they only draw what the pure functions of
-:mod:`paretostab.front`, :mod:`paretostab.maps` and :mod:`paretostab.report` computed (the
-one evaluation done here is that of the weight's density, to shade the dominated area by
-it).
+style or touch ``matplotlib.rcParams``, and they compute nothing: each draws an info
+object computed by a pure module — a :class:`paretostab.front.ParetoFront` (the points,
+the front drawn through them, the dominated region and its area, the weight), a
+:class:`paretostab.maps.StabilityMap` or a :class:`paretostab.maps.SelectionOverview` —
+and rejects anything else with one error. The one evaluation done here is that of the
+weight's density on a grid, to shade the dominated area by it. The front drawers draw
+the same artists (labels, colours, zorders) as when they computed the front themselves:
+the report's figures are unchanged.
 """
 
 from __future__ import annotations
@@ -33,9 +38,8 @@ from matplotlib.patches import Ellipse as EllipsePatch
 from matplotlib.patches import Patch, Rectangle
 from matplotlib.transforms import blended_transform_factory
 
-from paretostab import front as _front
 from paretostab.errors import InvalidInputError
-from paretostab.front import _as_points, _with_trivial_point, pareto_front, staircase
+from paretostab.front import ParetoFront, as_points
 from paretostab.maps import PALETTE, FeaturePalette, SelectionOverview, StabilityMap
 
 __all__ = ["GROUP_COLORS", "GROUP_MARKERS", "draw_combined_front", "draw_front", "draw_fronts",
@@ -55,12 +59,18 @@ def _new_axes(figsize: tuple[float, float]) -> Axes:
     return ax
 
 
-def _require(value: object, kind: type, maker: str, caller: str) -> None:
-    """``value`` must be a ``kind`` (made by ``paretostab.maps.<maker>``), else one error
-    naming ``caller``."""
+#: The function making each info object a drawer takes, for its error message.
+_MAKERS = {StabilityMap: "paretostab.maps.stability_map",
+           SelectionOverview: "paretostab.maps.selection_overview",
+           ParetoFront: "paretostab.front.ParetoFront.of"}
+
+
+def _require(value: object, kind: type, caller: str) -> None:
+    """``value`` must be a ``kind`` (made by ``_MAKERS[kind]``), else one error naming
+    ``caller``."""
     if not isinstance(value, kind):
         raise InvalidInputError(
-            f"{caller} needs a {kind.__name__} (paretostab.maps.{maker}); got "
+            f"{caller} needs a {kind.__name__} ({_MAKERS[kind]}); got "
             f"{type(value).__name__}.")
 
 
@@ -112,7 +122,7 @@ def draw_stability_map(stability_map: StabilityMap, *, ax: Axes | None = None,
     -------
     matplotlib Axes
     """
-    _require(stability_map, StabilityMap, "stability_map", "draw_stability_map")
+    _require(stability_map, StabilityMap, "draw_stability_map")
     m = stability_map
     if ax is None:
         ax = _new_axes((8.0, max(3.0, 0.15 * m.runs + 1.5)))
@@ -335,7 +345,7 @@ def draw_selection_overview(overview: SelectionOverview, *, ax: Axes | None = No
     -------
     matplotlib Axes
     """
-    _require(overview, SelectionOverview, "selection_overview", "draw_selection_overview")
+    _require(overview, SelectionOverview, "draw_selection_overview")
     if palette is not None and not isinstance(palette, FeaturePalette):
         raise InvalidInputError(
             f"palette must be a FeaturePalette (feature_palette); got {type(palette).__name__}.")
@@ -412,7 +422,7 @@ def selection_overview_figure(overview: SelectionOverview, *, chosen: Hashable |
     matplotlib Figure
         On an Agg canvas.
     """
-    _require(overview, SelectionOverview, "selection_overview", "selection_overview_figure")
+    _require(overview, SelectionOverview, "selection_overview_figure")
     n_rows, n_columns = overview.frequency.shape
     longest = max((len(name) for name in overview.names), default=4)
     width = 1.9 + 0.065 * longest + 0.4 * n_columns
@@ -434,40 +444,6 @@ def _rectangles(left: np.ndarray, center: np.ndarray, width: np.ndarray,
 
 
 # --------------------------------------------------------------------------- weights
-
-
-def _exponential_density(x: np.ndarray, strength: float) -> np.ndarray:
-    """``A e^{A x} / (e^A − 1)`` (SPEC §5; 002 §3 with its typo fixed), without overflow;
-    1 for ``A = 0``."""
-    if strength == 0.0:
-        return np.ones_like(x)
-    if strength > 0:
-        return strength * np.exp(strength * (x - 1.0)) / -np.expm1(-strength)
-    return strength * np.exp(strength * x) / np.expm1(strength)
-
-
-def _weight_density(weight: object) -> tuple[Callable | None, str]:
-    """The density ``w(a, φ)`` of a dominance-area ``weight`` (None when uniform) and a
-    short description of it for the legend."""
-    if weight is None or (isinstance(weight, str) and weight == "uniform"):
-        return None, "uniform"
-    if callable(weight):
-        return weight, getattr(weight, "__name__", "custom")
-    if (isinstance(weight, tuple | list) and len(weight) == 2
-            and weight[0] in ("accuracy", "stability")):
-        axis, raw = weight
-        try:
-            strength = float(raw)
-        except (TypeError, ValueError):
-            strength = math.nan
-        if math.isfinite(strength):
-            def density(a, phi, _axis=axis, _a=strength):
-                return _exponential_density(np.asarray(a if _axis == "accuracy" else phi,
-                                                       dtype=float), _a)
-            return density, f"{axis}, A = {strength:g}"
-    raise InvalidInputError(
-        "weight must be None, 'uniform', ('accuracy', A), ('stability', A) with a finite "
-        f"number A, or a callable w(accuracy, stability); got {weight!r}.")
 
 
 def _evaluate_density(density: Callable, a: np.ndarray, phi: np.ndarray) -> np.ndarray:
@@ -554,20 +530,11 @@ def _draw_ellipses(ax: Axes, ellipses: Sequence[object], color: object) -> list:
     return patches
 
 
-def _front_points(points: np.ndarray, rows: np.ndarray | None) -> np.ndarray:
-    """The front points to draw as a staircase: ``points``' own Pareto front when ``rows``
-    is None, else ``points[rows]`` without NaN rows; by increasing first objective (then
-    decreasing second, so that the staircase goes down through equal accuracies)."""
-    drawn = points[pareto_front(points)] if rows is None else points[rows]
-    drawn = drawn[~np.isnan(drawn).any(axis=1)]
-    return drawn[np.lexsort((-drawn[:, 1], drawn[:, 0]))]
-
-
 def _draw_staircase(ax: Axes, drawn: np.ndarray, color: object, label: str, *,
                     marker: str | None = "o", face: object = "none", size: float = 30.0,
                     linewidth: float = 1.5) -> None:
-    """The front ``drawn`` (from :func:`_front_points`) as a staircase in ``color``, its
-    points as ``marker`` (filled with ``face``, edged in black; None: not marked)."""
+    """The front ``drawn`` (a ParetoFront's ``front_points``) as a staircase in ``color``,
+    its points as ``marker`` (filled with ``face``, edged in black; None: not marked)."""
     if drawn.size:
         ax.step(drawn[:, 0], drawn[:, 1], where="pre", color=color, linewidth=linewidth,
                 zorder=2, label=label)
@@ -587,10 +554,8 @@ def _finish_front_axes(ax: Axes, legend: bool) -> Axes:
     return ax
 
 
-def draw_front(points: object, *, ax: Axes | None = None, front: bool | object = True,
-               area: bool = True, labels: Sequence[str] | None = None,
-               reference: object = (0.0, 0.0), weight: object = None,
-               trivial_point: object = None, ellipses: Sequence[object] | None = None,
+def draw_front(front: ParetoFront, *, ax: Axes | None = None, area: bool = True,
+               labels: Sequence[str] | None = None, ellipses: Sequence[object] | None = None,
                chosen: object = None, chosen_label: str = "γ choice",
                points_label: str = "trials", legend: bool = False) -> Axes:
     """Draw (accuracy, stability) points, their Pareto front, dominance area, confidence
@@ -598,34 +563,25 @@ def draw_front(points: object, *, ax: Axes | None = None, front: bool | object =
 
     Parameters
     ----------
-    points : array-like (n, 2)
-        (accuracy, stability) pairs, both maximised; rows with a NaN are not drawn.
+    front : ParetoFront
+        From :meth:`paretostab.front.ParetoFront.of`: the points (rows with a NaN are not
+        drawn), the front drawn as a staircase through its points, which are outlined
+        (none when its ``rows`` are empty), the trivial point (a cross) and the dominated
+        region with its area.
     ax : matplotlib Axes, optional
         Where to draw; a new figure is created only when None.
-    front : bool or sequence of int
-        True: draw the front (:func:`paretostab.report.pareto_front`) as a staircase
-        through its points, which are outlined. A sequence of row indices: draw those
-        points as the front instead (e.g. the front of another measure, 003 Fig. 11).
     area : bool
-        Shade the dominated region inside ``[reference, ∞)²`` whose area is
-        :func:`paretostab.report.dominance_area` (the value is in its legend label).
+        Shade the dominated region ``front.region``, with ``front.dominance_area`` in its
+        legend label. A non-uniform ``front.weight`` shades it by the weight's density
+        ``w(a, φ)`` (darker = more weight; a callable gets grid arrays of accuracies and
+        stabilities) and names the weight in the label.
     labels : sequence of str, optional
         One annotation per point (e.g. trial numbers).
-    reference : (float, float)
-        The reference point of the area.
-    weight : None, "uniform", ("accuracy", A), ("stability", A) or callable
-        The dominance area's weight (SPEC §5, :func:`paretostab.report.dominance_area`):
-        the legend label carries the weighted area (measured inside ``[0, 1]²``); a
-        non-uniform weight shades the area by its density ``w(a, φ)`` (darker = more
-        weight; a callable gets grid arrays of accuracies and stabilities).
-    trivial_point : (float, float) or float, optional
-        ``(a_rand, 1)`` (002 §3; a number means ``(a_rand, 1)``): drawn as a cross and
-        counted in the front and the area.
     ellipses : sequence of Ellipse, optional
         Confidence regions (:func:`paretostab.report.confidence_regions`), drawn as
         outlines; regions with non-finite parameters are skipped.
     chosen : sequence of int or of GammaChoice, optional
-        Rows to circle (e.g. the γ choices), labelled ``chosen_label``.
+        Rows of the points to circle (e.g. the γ choices), labelled ``chosen_label``.
     points_label : str
         The legend label of the points (each point is a trial of a tuning study).
     legend : bool
@@ -639,49 +595,37 @@ def draw_front(points: object, *, ax: Axes | None = None, front: bool | object =
         ``legend=True``) to show them. Axis labels "accuracy" / "stability" are set only
         where the axes have none.
     """
-    arr = _as_points(points)
+    _require(front, ParetoFront, "draw_front")
+    arr = front.points
     n = arr.shape[0]
     if labels is not None and len(labels) != n:
         raise InvalidInputError(
             f"labels must hold one label per point ({n}); got {len(labels)}.")
-    density, weight_name = _weight_density(weight)
     chosen_idx = _indices(chosen, n, "chosen")
-    front_idx = None if isinstance(front, bool) else _indices(front, n, "front")
-    everything = _with_trivial_point(arr, trivial_point)
-    polygon = None
-    if area:  # computed first: a bad weight or reference fails before anything is drawn
-        weighted = weight is not None
-        # with a weight the area is measured inside the objective space [0, 1]²
-        corners = staircase(np.minimum(everything, 1.0) if weighted else everything,
-                            reference=reference)
-        if corners.size:
-            value = (_front.dominance_area(everything, weight=weight, reference=reference)
-                     if weighted else _front.dominance_area(everything, reference=reference))
-            polygon = np.vstack([corners, np.asarray(reference, dtype=float)[None, :]])
-            area_label = f"dominance area = {value:.3f}"
-            if density is not None:
-                area_label += f" ({weight_name})"
+    weight = front.weight
+    flat = weight is None or weight.kind == "uniform"
+    polygon = front.region if area and front.region.size else None
+    if polygon is not None:
+        area_label = f"dominance area = {front.dominance_area:.3f}"
+        if not flat:
+            area_label += f" ({weight.label})"
     if ax is None:
         ax = _new_axes((5.0, 4.0))
     dots = ax.scatter(arr[:, 0], arr[:, 1], s=18, zorder=3, label=points_label)
     color = dots.get_facecolor()[0] if len(dots.get_facecolor()) else "C0"
-    if trivial_point is not None:
-        ax.scatter(everything[-1:, 0], everything[-1:, 1], marker="x", s=40, color=color,
-                   zorder=3, label="trivial point")
-    if front is not False:
-        if front_idx is None:
-            _draw_staircase(ax, _front_points(everything, None), color, "Pareto front")
-        else:
-            _draw_staircase(ax, _front_points(arr, front_idx), color, "Pareto front")
+    if front.trivial_point is not None:
+        ax.scatter(front.trivial_point[None, 0], front.trivial_point[None, 1], marker="x",
+                   s=40, color=color, zorder=3, label="trivial point")
+    _draw_staircase(ax, front.front_points, color, "Pareto front")
     if polygon is not None:
-        if density is None:
+        if flat:
             ax.fill(polygon[:, 0], polygon[:, 1], color=color, alpha=_SHADE_ALPHA,
                     linewidth=0, zorder=1, label=area_label)
         else:  # the patch carries the legend entry and clips the density image
             (patch,) = ax.fill(polygon[:, 0], polygon[:, 1], facecolor=color,
                                alpha=_WEIGHT_ALPHA[0], linewidth=0, zorder=1,
                                label=area_label)
-            _shade_by_density(ax, polygon, patch, density, color)
+            _shade_by_density(ax, polygon, patch, weight.density, color)
     if ellipses is not None:
         _draw_ellipses(ax, ellipses, "0.25")
     if chosen_idx.size:
@@ -695,7 +639,7 @@ def draw_front(points: object, *, ax: Axes | None = None, front: bool | object =
     return _finish_front_axes(ax, legend)
 
 
-def draw_optimism(trial_points: object, replicate_means: object, *, ax: Axes,
+def draw_optimism(trial_points: object, means: ParetoFront, *, ax: Axes,
                   color: object = "C2") -> Axes:
     """Join each front trial's (accuracy, stability) to the mean of its replicates and draw
     the front of those means (dashed): how much of the trials' front was their own
@@ -703,30 +647,34 @@ def draw_optimism(trial_points: object, replicate_means: object, *, ax: Axes,
 
     Parameters
     ----------
-    trial_points, replicate_means : array-like (n, 2)
-        Row i: front trial i's values and the mean of its replicates' values.
+    trial_points : array-like (n, 2)
+        Row i: front trial i's values.
+    means : ParetoFront
+        Of the means of the replicates' values (row i: front trial i's), with their front
+        (``ParetoFront.of(replicate_means)``).
     ax : matplotlib Axes
         Where to draw.
     color : matplotlib colour
         Of the means, their front and the joining segments.
     """
-    trials, means = _as_points(trial_points), _as_points(replicate_means)
-    if trials.shape != means.shape:
+    _require(means, ParetoFront, "draw_optimism")
+    trials, centers = as_points(trial_points), means.points
+    if trials.shape != centers.shape:
         raise InvalidInputError(
-            f"trial_points and replicate_means must have the same shape; got "
-            f"{trials.shape} and {means.shape}.")
-    keep = np.isfinite(trials).all(axis=1) & np.isfinite(means).all(axis=1)
-    trials, means = trials[keep], means[keep]
-    if not len(means):
+            f"trial_points and the replicate means must have the same shape; got "
+            f"{trials.shape} and {centers.shape}.")
+    keep = np.isfinite(trials).all(axis=1) & np.isfinite(centers).all(axis=1)
+    trials, centers = trials[keep], centers[keep]
+    if not len(centers):
         return ax
-    segments = np.stack([trials, means], axis=1)
+    segments = np.stack([trials, centers], axis=1)
     from matplotlib.collections import LineCollection
 
     ax.add_collection(LineCollection(segments, colors=[color], linewidths=0.8,
                                      linestyles="dotted", zorder=3.4))
-    ax.scatter(means[:, 0], means[:, 1], s=14, marker="D", color=color, zorder=3.6,
+    ax.scatter(centers[:, 0], centers[:, 1], s=14, marker="D", color=color, zorder=3.6,
                label="replicate means")
-    drawn = means[pareto_front(means)]
+    drawn = means.front_points
     ax.step(drawn[:, 0], drawn[:, 1], where="pre", color=color, linewidth=1.2,
             linestyle="--", zorder=2.5, label="front of the replicate means")
     return ax
@@ -737,7 +685,7 @@ def zoom_to_data(ax: Axes, *arrays: object, margin: float = 0.08) -> tuple[tuple
     the range on each side (a minimum range of 0.02 keeps a single point readable);
     returns the (x, y) limits. Confidence regions do not widen the view (with few
     replicates one can span several units): what lies outside is clipped."""
-    points = np.vstack([_as_points(a) for a in arrays if np.size(a)])
+    points = np.vstack([as_points(a) for a in arrays if np.size(a)])
     points = points[np.isfinite(points).all(axis=1)]
     low, high = points.min(axis=0), points.max(axis=0)
     span = np.maximum(high - low, 0.02)
@@ -749,34 +697,36 @@ def zoom_to_data(ax: Axes, *arrays: object, margin: float = 0.08) -> tuple[tuple
     return (low[0], high[0]), (low[1], high[1])
 
 
-def _panel(panel: object, k: int) -> tuple[str, object, object, object]:
-    if isinstance(panel, str) or not isinstance(panel, Sequence) or not 2 <= len(panel) <= 4:
+def _panel(panel: object, k: int) -> tuple[str, ParetoFront, object]:
+    if (isinstance(panel, str) or not isinstance(panel, Sequence) or not 2 <= len(panel) <= 3
+            or not isinstance(panel[1], ParetoFront)):
         raise InvalidInputError(
-            "each panel must be a (title, points, front indices or None, chosen indices or "
-            f"None) tuple; panel {k} is {panel!r:.80}.")
-    title, points, front, chosen = (*panel, None, None)[:4]
-    return str(title), points, front, chosen
+            "each panel must be a (title, ParetoFront) or (title, ParetoFront, chosen "
+            f"indices or None) tuple (paretostab.front.ParetoFront.of); panel {k} is "
+            f"{panel!r:.80}.")
+    title, front, chosen = (*panel, None)[:3]
+    return str(title), front, chosen
 
 
 def draw_fronts(panels: Sequence[object], *, axes: Sequence[Axes] | None = None,
-                area: bool = False, weight: object = None, reference: object = (0.0, 0.0),
-                chosen_label: str = "γ choice", legend: bool = True,
+                area: bool = False, chosen_label: str = "γ choice", legend: bool = True,
                 sharey: bool = True) -> list[Axes]:
     """Draw fronts under several stability measures side by side (003 §7.1, Fig. 11).
 
     Parameters
     ----------
-    panels : sequence of (title, points, front, chosen)
-        One panel each: its title (the measure), its (accuracy, stability) points, the
-        row indices to draw as its front (None: its own Pareto front) and the rows to
-        circle (None: none). The last two may be left out.
+    panels : sequence of (title, ParetoFront) or (title, ParetoFront, chosen)
+        One panel each: its title (the measure), its front
+        (:meth:`paretostab.front.ParetoFront.of` of its (accuracy, stability) points;
+        with ``rows=`` to draw another measure's front in its space) and the rows to
+        circle (None or left out: none).
     axes : sequence of Axes, optional
         One per panel (any shape; flattened); a row of new axes (through pyplot, sharing
         the x axis and, with ``sharey``, the y axis) is created only when None.
     area : bool
         Shade each panel's dominance area (off by default: the axes then zoom on the
         points, as in 003 Fig. 11).
-    weight, reference, chosen_label
+    chosen_label : str
         As for :func:`draw_front`, for every panel.
     legend : bool
         A small legend in each panel.
@@ -792,7 +742,7 @@ def draw_fronts(panels: Sequence[object], *, axes: Sequence[Axes] | None = None,
     """
     if isinstance(panels, str) or not isinstance(panels, Sequence | np.ndarray):
         raise InvalidInputError(
-            f"panels must be a sequence of (title, points, front, chosen); got "
+            f"panels must be a sequence of (title, ParetoFront, chosen); got "
             f"{type(panels).__name__}.")
     parsed = [_panel(panel, k) for k, panel in enumerate(panels)]
     if axes is None:
@@ -808,13 +758,10 @@ def draw_fronts(panels: Sequence[object], *, axes: Sequence[Axes] | None = None,
             raise InvalidInputError(
                 f"axes must hold one matplotlib Axes per panel ({len(parsed)}); got "
                 f"{len(axes_list)} item(s).")
-    for k, (ax, (title, points, front, chosen)) in enumerate(
-            zip(axes_list, parsed, strict=True)):
+    for k, (ax, (title, front, chosen)) in enumerate(zip(axes_list, parsed, strict=True)):
         shares = any(ax.get_shared_y_axes().joined(ax, other) for other in axes_list[:k])
         unlabelled = not ax.get_ylabel()
-        draw_front(points, ax=ax, front=True if front is None else front, area=area,
-                   weight=weight, reference=reference, chosen=chosen,
-                   chosen_label=chosen_label)
+        draw_front(front, ax=ax, area=area, chosen=chosen, chosen_label=chosen_label)
         if shares and unlabelled:  # the first of the shared axes says "stability"
             ax.set_ylabel("")
         ax.set_title(title)
@@ -864,13 +811,15 @@ def _styles(styles: object, n: int, caller: str) -> list[tuple[object, str]]:
     return styles
 
 
-def _group(group: object, k: int) -> tuple[str, np.ndarray, object, object]:
-    if isinstance(group, str) or not isinstance(group, Sequence) or not 2 <= len(group) <= 4:
+def _group(group: object, k: int) -> tuple[str, ParetoFront, object]:
+    if (isinstance(group, str) or not isinstance(group, Sequence) or not 2 <= len(group) <= 3
+            or not isinstance(group[1], ParetoFront)):
         raise InvalidInputError(
-            "each group must be a (name, points, front indices or None, confidence regions "
-            f"or None) tuple; group {k} is {group!r:.80}.")
-    name, points, front, regions = (*group, None, None)[:4]
-    return str(name), _as_points(points), front, regions
+            "each group must be a (name, ParetoFront) or (name, ParetoFront, confidence "
+            f"regions or None) tuple (paretostab.front.ParetoFront.of); group {k} is "
+            f"{group!r:.80}.")
+    name, front, regions = (*group, None)[:3]
+    return str(name), front, regions
 
 
 def draw_group_fronts(groups: Sequence[object], *, ax: Axes | None = None,
@@ -882,11 +831,11 @@ def draw_group_fronts(groups: Sequence[object], *, ax: Axes | None = None,
 
     Parameters
     ----------
-    groups : sequence of (name, points, front, regions)
-        One per group: its name (the legend label), its (n, 2) points, the row indices to
-        draw as its front (None: its own Pareto front) and the confidence regions of its
-        front points (:func:`paretostab.report.confidence_regions`; None: none). The last
-        two may be left out.
+    groups : sequence of (name, ParetoFront) or (name, ParetoFront, regions)
+        One per group: its name (the legend label), its points and the front drawn
+        through them (:meth:`paretostab.front.ParetoFront.of`, with ``rows=`` to draw
+        another front than the points' own) and the confidence regions of its front points
+        (:func:`paretostab.report.confidence_regions`; None or left out: none).
     ax : matplotlib Axes, optional
         Where to draw; a new figure is created only when None.
     styles : sequence of (colour, marker), optional
@@ -906,20 +855,18 @@ def draw_group_fronts(groups: Sequence[object], *, ax: Axes | None = None,
     """
     if isinstance(groups, str) or not isinstance(groups, Sequence):
         raise InvalidInputError(
-            "groups must be a sequence of (name, points, front, regions); got "
+            "groups must be a sequence of (name, ParetoFront, regions); got "
             f"{type(groups).__name__}.")
     parsed = [_group(group, k) for k, group in enumerate(groups)]
     styles = _styles(styles, len(parsed), "draw_group_fronts")
-    rows = [None if front is None else _indices(front, arr.shape[0], "front")
-            for _, arr, front, _ in parsed]
     if ax is None:
         ax = _new_axes((5.5, 4.5))
     drawn: list = []  # every region drawn
-    for (name, arr, _, regions), front, (color, marker) in zip(parsed, rows, styles,
-                                                              strict=True):
+    for (name, front, regions), (color, marker) in zip(parsed, styles, strict=True):
+        arr = front.points
         ax.scatter(arr[:, 0], arr[:, 1], s=18, marker=marker, facecolors="none",
                    edgecolors=color, linewidths=0.9, zorder=3)
-        _draw_staircase(ax, _front_points(arr, front), color, "_nolegend_", marker=marker,
+        _draw_staircase(ax, front.front_points, color, "_nolegend_", marker=marker,
                         face=color, size=40)
         _legend_entry(ax, name, color, marker)
         if regions is not None:
@@ -939,8 +886,8 @@ def draw_group_fronts(groups: Sequence[object], *, ax: Axes | None = None,
     return _finish_front_axes(ax, legend)
 
 
-def draw_combined_front(points: object, groups: Sequence[str], *, ax: Axes | None = None,
-                        front: object = None, labels: Sequence[str] | None = None,
+def draw_combined_front(front: ParetoFront, groups: Sequence[str], *, ax: Axes | None = None,
+                        labels: Sequence[str] | None = None,
                         styles: dict[str, tuple[object, str]] | None = None,
                         legend: bool = False) -> Axes:
     """Draw the Pareto front of the points of several groups together, each point in its
@@ -948,14 +895,13 @@ def draw_combined_front(points: object, groups: Sequence[str], *, ax: Axes | Non
 
     Parameters
     ----------
-    points : array-like (n, 2)
-        Every group's (accuracy, stability) points.
+    front : ParetoFront
+        Every group's (accuracy, stability) points and the combined front
+        (:meth:`paretostab.front.ParetoFront.of`: their own Pareto front, or ``rows=``).
     groups : sequence of str
         The group of each point (its legend label, e.g. "study" or "study: selector").
     ax : matplotlib Axes, optional
         Where to draw; a new figure is created only when None.
-    front : sequence of int, optional
-        The rows of the combined front (default: the Pareto front of ``points``).
     labels : sequence of str, optional
         One annotation per point ("" for none; e.g. the trial numbers of the front); the
         labels of points at one place are joined into one ("4, 7").
@@ -972,7 +918,8 @@ def draw_combined_front(points: object, groups: Sequence[str], *, ax: Axes | Non
         staircase through solid ones. Legend entries: "combined Pareto front", then one per
         group.
     """
-    arr = _as_points(points)
+    _require(front, ParetoFront, "draw_combined_front")
+    arr = front.points
     n = arr.shape[0]
     groups = [str(g) for g in groups]
     if len(groups) != n:
@@ -987,12 +934,11 @@ def draw_combined_front(points: object, groups: Sequence[str], *, ax: Axes | Non
     missing = [name for name in names if name not in styles]
     if missing:
         raise InvalidInputError(f"styles has no (colour, marker) for the group {missing[0]!r}.")
-    rows = pareto_front(arr) if front is None else _indices(front, n, "front")
     on_front = np.zeros(n, dtype=bool)
-    on_front[rows] = True
+    on_front[front.rows] = True
     if ax is None:
         ax = _new_axes((5.5, 4.5))
-    _draw_staircase(ax, _front_points(arr, rows), "black", "combined Pareto front",
+    _draw_staircase(ax, front.front_points, "black", "combined Pareto front",
                     marker=None, linewidth=1.2)
     of_group = np.asarray(groups)
     for name in names:

@@ -1,4 +1,5 @@
-"""Pareto front, dominance area and the front drawer (SPEC §5, 002 §3)."""
+"""Pareto front, dominance area, the ParetoFront info object and the front drawer
+(SPEC §5, 002 §3)."""
 
 from __future__ import annotations
 
@@ -16,14 +17,17 @@ from hypothesis.extra.numpy import arrays
 from scipy.integrate import dblquad, nquad
 
 from paretostab import InvalidInputError
-from paretostab.report import (
+from paretostab.front import (
     GammaChoice,
+    ParetoFront,
+    as_points,
     choose,
     dominance_area,
     gamma_table,
     pareto_front,
     staircase,
 )
+from paretostab.weight import Weight
 
 matplotlib.use("Agg", force=True)
 from matplotlib.figure import Figure  # noqa: E402
@@ -596,6 +600,165 @@ def test_choose_matches_brute_force(points):
         assert g * c.accuracy + (1 - g) * c.stability >= scores.max() - 1e-12
 
 
+# --------------------------------------------------------------------------- ParetoFront
+
+
+def test_as_points_is_public_and_does_not_copy_a_float_array():
+    p = np.zeros((3, 2))
+    assert as_points(p) is p
+    np.testing.assert_array_equal(as_points([[1, 2]]), [[1.0, 2.0]])
+    assert as_points([]).shape == (0, 2)
+    for bad in (np.zeros((3, 3)), [["a", "b"]]):
+        with pytest.raises(InvalidInputError, match="points"):
+            as_points(bad)
+
+
+def assert_read_only(*arrays):
+    for arr in arrays:
+        assert not arr.flags.writeable
+        with pytest.raises(ValueError, match="read-only"):
+            arr[...] = 0
+
+
+def test_pareto_front_info_field_by_field():
+    p = np.array([[0.5, 0.5], [0.6, 0.4], [0.4, 0.6], [0.3, 0.3], [np.nan, 0.2], [0.5, 0.5]])
+    front = ParetoFront.of(p)
+    np.testing.assert_array_equal(front.points, p)
+    assert front.points is not p
+    assert front.rows.tolist() == [2, 0, 5, 1] and front.rows.dtype == np.intp
+    np.testing.assert_array_equal(front.front_points, p[[2, 0, 5, 1]])
+    assert front.trivial_point is None
+    np.testing.assert_allclose(front.region, [[0.0, 0.6], [0.4, 0.6], [0.4, 0.5], [0.5, 0.5],
+                                              [0.5, 0.4], [0.6, 0.4], [0.6, 0.0], [0.0, 0.0]])
+    assert front.dominance_area == pytest.approx(0.4 * 0.6 + 0.1 * 0.5 + 0.1 * 0.4)
+    assert front.dominance_area == dominance_area(p)
+    assert front.weight is None
+    np.testing.assert_array_equal(front.reference, [0.0, 0.0])
+    assert_read_only(front.points, front.rows, front.front_points, front.region,
+                     front.reference)
+    with pytest.raises(AttributeError):
+        front.rows = np.arange(2)  # frozen
+
+
+def test_pareto_front_info_weighted_with_a_trivial_point():
+    p = [[1.2, 0.5], [0.3, 0.8]]
+    front = ParetoFront.of(p, weight=("accuracy", 2), trivial_point=0.2)
+    assert front.rows.tolist() == [1, 0]
+    # drawn through the points as they are, the trivial point in its place
+    np.testing.assert_array_equal(front.front_points, [[0.2, 1.0], [0.3, 0.8], [1.2, 0.5]])
+    np.testing.assert_array_equal(front.trivial_point, [0.2, 1.0])
+    # the weighted region lies in the objective space [0, 1]²
+    np.testing.assert_allclose(front.region, [[0.0, 1.0], [0.2, 1.0], [0.2, 0.8], [0.3, 0.8],
+                                              [0.3, 0.5], [1.0, 0.5], [1.0, 0.0], [0.0, 0.0]])
+    expected = exp_cdf(0.2, 2) + (exp_cdf(0.3, 2) - exp_cdf(0.2, 2)) * 0.8 + \
+        (1.0 - exp_cdf(0.3, 2)) * 0.5
+    assert front.dominance_area == pytest.approx(expected, rel=1e-13)
+    assert front.dominance_area == dominance_area(p, weight=("accuracy", 2), trivial_point=0.2)
+    assert front.weight == Weight("accuracy", 2.0)
+    assert_read_only(front.trivial_point)
+    # unweighted, the same points' region reaches past 1
+    assert ParetoFront.of(p).region[:, 0].max() == 1.2
+    # the trivial point off the front: not among the front points, drawn apart
+    front = ParetoFront.of(p, trivial_point=(0.1, 0.7))
+    np.testing.assert_array_equal(front.front_points, [[0.3, 0.8], [1.2, 0.5]])
+    np.testing.assert_array_equal(front.trivial_point, [0.1, 0.7])
+
+
+def test_pareto_front_info_with_given_rows_a_reference_and_a_callable_weight():
+    p = np.array([[0.5, 0.9], [0.7, 0.2], [0.7, 0.6], [np.nan, 0.5], [0.2, 0.3]])
+
+    def density(a, phi):
+        return a + phi
+
+    front = ParetoFront.of(p, rows=np.array([1, 3, 4, 2]), weight=density,
+                           reference=(0.1, 0.1))
+    # NaN rows left out; by accuracy, then down the staircase through equal accuracies
+    assert front.rows.tolist() == [4, 2, 1]
+    np.testing.assert_array_equal(front.front_points, p[[4, 2, 1]])
+    # the area stays that of the points' own front
+    assert front.dominance_area == pytest.approx(
+        dominance_area(p, weight=density, reference=(0.1, 0.1)), abs=1e-12)
+    np.testing.assert_allclose(front.region[[0, -1]], [[0.1, 0.9], [0.1, 0.1]])
+    assert front.weight.function is density and front.weight.label == "density"
+    np.testing.assert_array_equal(front.reference, [0.1, 0.1])
+    # equal given rows are kept in their order; none: no front drawn
+    assert ParetoFront.of(p, rows=[0, 0, 4]).rows.tolist() == [4, 0, 0]
+    empty = ParetoFront.of(p, rows=[])
+    assert empty.rows.shape == (0,) and empty.front_points.shape == (0, 2)
+    assert empty.dominance_area == ParetoFront.of(p).dominance_area
+
+
+def test_pareto_front_info_of_nothing():
+    front = ParetoFront.of(np.empty((0, 2)), weight="uniform")
+    assert front.points.shape == (0, 2) and front.rows.shape == (0,)
+    assert front.front_points.shape == (0, 2) and front.region.shape == (0, 2)
+    assert front.dominance_area == 0.0 and front.weight == Weight("uniform")
+    front = ParetoFront.of([[np.nan, 0.5], [-0.2, 0.4]])
+    assert front.rows.tolist() == [1] and front.region.shape == (0, 2)
+    assert front.dominance_area == 0.0
+
+
+def test_pareto_front_info_does_not_mutate_or_keep_its_inputs():
+    p = np.random.default_rng(8).random((30, 2))
+    p[4] = np.nan
+    copy = p.copy()
+    rows = np.array([5, 3, 9])
+    reference = np.array([0.1, 0.05])
+    p.flags.writeable = False
+    for kwargs in ({}, {"weight": ("stability", -1), "trivial_point": (0.3, 1.0)},
+                   {"rows": rows, "reference": reference}):
+        front = ParetoFront.of(p, **kwargs)
+        np.testing.assert_array_equal(p, copy)
+    np.testing.assert_array_equal(rows, [5, 3, 9])
+    np.testing.assert_array_equal(reference, [0.1, 0.05])
+    assert rows.flags.writeable and reference.flags.writeable
+    # a copy: changing the caller's array later does not change the front
+    q = copy.copy()
+    front = ParetoFront.of(q, reference=reference)
+    q[:] = 0.0
+    reference[:] = 0.5
+    np.testing.assert_array_equal(front.points, copy)
+    np.testing.assert_array_equal(front.reference, [0.1, 0.05])
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({"rows": [-1]}, r"rows must hold row indices of points \(integers in \[0, 3\)\)"),
+    ({"rows": [3]}, "rows must hold row indices"),
+    ({"rows": [True]}, "rows must hold row indices"),
+    ({"rows": [1.0]}, "rows must hold row indices"),
+    ({"rows": ["a"]}, "rows must hold row indices"),
+    ({"weight": "heavy"}, "weight must be None, 'uniform'"),
+    ({"weight": ("accuracy", np.nan)}, "finite real number"),
+    ({"reference": (0.0,)}, "reference"),
+    ({"weight": "uniform", "reference": (-0.1, 0.0)}, r"reference must lie in \[0, 1\]²"),
+    ({"trivial_point": (0.5, 1.0, 2.0)}, "trivial_point"),
+])
+def test_pareto_front_info_rejects_bad_input(kwargs, match):
+    with pytest.raises(InvalidInputError, match=match):
+        ParetoFront.of([[0.5, 0.5], [0.6, 0.4], [0.4, 0.6]], **kwargs)
+    with pytest.raises(InvalidInputError, match="points"):
+        ParetoFront.of(np.zeros((3, 3)))
+
+
+@settings(max_examples=100, deadline=None)
+@given(point_sets(), st.tuples(st.floats(0.0, 0.5), st.floats(0.0, 0.5)),
+       st.sampled_from([None, "uniform", ("accuracy", 3.0), ("stability", -2.0)]))
+def test_pareto_front_info_agrees_with_the_functions(points, reference, weight):
+    front = ParetoFront.of(points, weight=weight, reference=reference)
+    own = pareto_front(points)
+    assert front.rows.tolist() == own.tolist()
+    np.testing.assert_array_equal(front.front_points, points[own])
+    assert front.dominance_area == dominance_area(points, weight=weight, reference=reference)
+    clipped = points if weight is None else np.minimum(points, 1.0)
+    corners = staircase(clipped, reference=reference)
+    if corners.size == 0:
+        assert front.region.shape == (0, 2) and front.dominance_area == 0.0
+    else:
+        np.testing.assert_array_equal(front.region, np.vstack([corners, reference]))
+        if weight in (None, "uniform"):
+            assert shoelace(front.region) == pytest.approx(front.dominance_area, abs=1e-9)
+
+
 # --------------------------------------------------------------------------- draw_front
 
 
@@ -604,7 +767,7 @@ def test_draw_front_on_given_axes():
     fig = Figure()
     ax = fig.add_subplot()
     p = np.array([[0.5, 0.5], [0.6, 0.4], [0.4, 0.6], [0.3, 0.3], [np.nan, 0.2]])
-    out = draw_front(p, ax=ax, labels=[f"t{i}" for i in range(5)])
+    out = draw_front(ParetoFront.of(p), ax=ax, labels=[f"t{i}" for i in range(5)])
     assert out is ax
     assert len(ax.collections) >= 2  # all points + the outlined front points
     assert len(ax.lines) == 1  # the staircase
@@ -626,15 +789,18 @@ def test_draw_front_options_and_new_figure():
     fig = Figure()
     ax = fig.add_subplot()
     ax.set_xlabel("balanced accuracy")
-    draw_front([[0.5, 0.5], [0.6, 0.4]], ax=ax, front=False, area=False)
+    draw_front(ParetoFront.of([[0.5, 0.5], [0.6, 0.4]], rows=[]), ax=ax, area=False)
     assert not ax.lines and not ax.patches
     assert ax.get_xlabel() == "balanced accuracy"
-    draw_front(np.empty((0, 2)), ax=fig.add_subplot())
-    ax = draw_front([[0.5, 0.5]])
+    draw_front(ParetoFront.of(np.empty((0, 2))), ax=fig.add_subplot())
+    ax = draw_front(ParetoFront.of([[0.5, 0.5]]))
     assert ax.figure is not None
     plt.close(ax.figure)
     with pytest.raises(InvalidInputError, match="labels"):
-        draw_front([[0.5, 0.5]], ax=Figure().add_subplot(), labels=["a", "b"])
+        draw_front(ParetoFront.of([[0.5, 0.5]]), ax=Figure().add_subplot(), labels=["a", "b"])
+    with pytest.raises(InvalidInputError, match=r"draw_front needs a ParetoFront "
+                                                r"\(paretostab.front.ParetoFront.of\); got list"):
+        draw_front([[0.5, 0.5]], ax=Figure().add_subplot())
     assert dict(matplotlib.rcParams) == before
 
 

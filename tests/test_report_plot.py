@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 
 from paretostab import InvalidInputError
-from paretostab.report import dominance_area, pareto_front
+from paretostab.front import ParetoFront, dominance_area, pareto_front
 
 matplotlib.use("Agg", force=True)
 from matplotlib.collections import PathCollection  # noqa: E402
@@ -102,7 +102,7 @@ def test_front_with_weight_ellipses_and_choices(rc_unchanged):
     ellipses = [StandInEllipse(POINTS[i], np.array([0.01, 0.03]), 0.3) for i in FRONT]
     ellipses.append(StandInEllipse(np.array([np.nan, 0.5]), np.array([0.1, 0.1]), 0.0))
     points = POINTS.copy()
-    out = draw_front(points, ax=ax, weight=("accuracy", 3), ellipses=ellipses,
+    out = draw_front(ParetoFront.of(points, weight=("accuracy", 3)), ax=ax, ellipses=ellipses,
                      chosen=[1, 3], legend=True)
     assert out is ax
     np.testing.assert_array_equal(points, POINTS)  # not mutated
@@ -131,14 +131,14 @@ def test_front_with_weight_ellipses_and_choices(rc_unchanged):
 
 
 def test_stability_and_callable_weights_shade_along_their_axis(rc_unchanged):
-    ax = draw_front(POINTS, ax=Figure().add_subplot(), weight=("stability", -2))
+    ax = draw_front(ParetoFront.of(POINTS, weight=("stability", -2)), ax=Figure().add_subplot())
     alpha = ax.images[0].get_array()[..., 3]
     assert np.all(np.diff(alpha, axis=0) < 0) and np.allclose(alpha, alpha[:, :1])
 
     def density(a, phi):  # integrates to 1 over [0, 1]², grows with a + φ
         return a + phi
 
-    ax = draw_front(POINTS, ax=Figure().add_subplot(), weight=density)
+    ax = draw_front(ParetoFront.of(POINTS, weight=density), ax=Figure().add_subplot())
     alpha = ax.images[0].get_array()[..., 3]
     assert alpha[-1, -1] > alpha[0, -1] and alpha[-1, -1] > alpha[-1, 0]
     value = dominance_area(POINTS, weight=density)
@@ -146,7 +146,8 @@ def test_stability_and_callable_weights_shade_along_their_axis(rc_unchanged):
 
 
 def test_uniform_weight_and_trivial_point(rc_unchanged):
-    ax = draw_front(POINTS, ax=Figure().add_subplot(), weight="uniform", trivial_point=0.5)
+    ax = draw_front(ParetoFront.of(POINTS, weight="uniform", trivial_point=0.5),
+                    ax=Figure().add_subplot())
     assert not ax.images and len(ax.patches) == 1  # one flat shading
     with_trivial = np.vstack([POINTS, [[0.5, 1.0]]])
     value = dominance_area(with_trivial, weight="uniform")
@@ -157,45 +158,66 @@ def test_uniform_weight_and_trivial_point(rc_unchanged):
 
 
 def test_front_given_as_indices_and_choices_as_objects(rc_unchanged):
-    ax = draw_front(POINTS, ax=Figure().add_subplot(), front=[6, 5, 7], area=False,
-                    chosen=(StandInChoice(2), StandInChoice(4)))
+    ax = draw_front(ParetoFront.of(POINTS, rows=[6, 5, 7]), ax=Figure().add_subplot(),
+                    area=False, chosen=(StandInChoice(2), StandInChoice(4)))
     np.testing.assert_allclose(ax.lines[0].get_xydata()[[0, -1]], [[0.65, 0.35], [0.80, 0.40]])
     np.testing.assert_allclose(circles(ax), POINTS[[2, 4]])
-    ax = draw_front(POINTS, ax=Figure().add_subplot(), chosen=StandInChoice(0))
+    ax = draw_front(ParetoFront.of(POINTS), ax=Figure().add_subplot(), chosen=StandInChoice(0))
     np.testing.assert_allclose(circles(ax), POINTS[[0]])
 
 
 def test_the_points_are_labelled_trials_unless_told(rc_unchanged):
-    ax = draw_front(POINTS, ax=Figure().add_subplot(), legend=True)
+    ax = draw_front(ParetoFront.of(POINTS), ax=Figure().add_subplot(), legend=True)
     assert labels_of(ax)[0] == "trials" and "points" not in labels_of(ax)
     assert [t.get_text() for t in ax.get_legend().get_texts()][0] == "trials"
-    ax = draw_front(POINTS, ax=Figure().add_subplot(), points_label="replicate means")
+    ax = draw_front(ParetoFront.of(POINTS), ax=Figure().add_subplot(),
+                    points_label="replicate means")
     assert labels_of(ax)[0] == "replicate means"
 
 
-@pytest.mark.parametrize("kwargs, match", [
-    ({"weight": ("accuracy", "strong")}, "weight"),
-    ({"weight": "heavy"}, "weight"),
-    ({"chosen": [len(POINTS)]}, "chosen"),
-    ({"chosen": [True]}, "chosen"),
-    ({"front": [-1]}, "front"),
-    ({"ellipses": [object()]}, "ellipses"),
-    ({"trivial_point": (0.5, 1.0, 2.0)}, "trivial_point"),
+@pytest.mark.parametrize("of_kwargs, kwargs, match", [
+    ({"weight": ("accuracy", "strong")}, {}, "weight"),
+    ({"weight": "heavy"}, {}, "weight"),
+    ({}, {"chosen": [len(POINTS)]}, "chosen"),
+    ({}, {"chosen": [True]}, "chosen"),
+    ({"rows": [-1]}, {}, "rows"),
+    ({}, {"ellipses": [object()]}, "ellipses"),
+    ({"trivial_point": (0.5, 1.0, 2.0)}, {}, "trivial_point"),
 ])
-def test_draw_front_rejects_bad_options(kwargs, match, rc_unchanged):
+def test_draw_front_rejects_bad_options(of_kwargs, kwargs, match, rc_unchanged):
     ax = Figure().add_subplot()
     with pytest.raises(InvalidInputError, match=match):
-        draw_front(POINTS, ax=ax, **kwargs)
+        draw_front(ParetoFront.of(POINTS, **of_kwargs), ax=ax, **kwargs)
     if "ellipses" not in kwargs:  # validated before anything is drawn
         assert not ax.collections and not ax.patches
+
+
+def test_the_front_drawers_take_a_computed_front(rc_unchanged):
+    from paretostab.plot import draw_combined_front, draw_group_fronts, draw_optimism
+
+    ax = Figure().add_subplot()
+    needs = r"needs a ParetoFront \(paretostab.front.ParetoFront.of\); got ndarray"
+    with pytest.raises(InvalidInputError, match="draw_front " + needs):
+        draw_front(POINTS, ax=ax)
+    with pytest.raises(InvalidInputError, match="draw_combined_front " + needs):
+        draw_combined_front(POINTS, ["A"] * len(POINTS), ax=ax)
+    with pytest.raises(InvalidInputError, match="draw_optimism " + needs):
+        draw_optimism(POINTS, POINTS, ax=ax)
+    with pytest.raises(InvalidInputError, match=r"\(title, ParetoFront\).*panel 0"):
+        draw_fronts([("nogueira", POINTS)], axes=[ax])
+    with pytest.raises(InvalidInputError, match=r"\(name, ParetoFront\).*group 0"):
+        draw_group_fronts([("A", POINTS)], ax=ax)
+    assert not ax.collections and not ax.lines and not ax.patches
 
 
 # --------------------------------------------------------------------------- draw_fronts
 
 
-def panels():
+def panels(weight=None):
     other = POINTS * [1.0, 0.6]
-    return [("nogueira", POINTS, None, [2]), ("iw", other, FRONT, None), ("pearson", other)]
+    return [("nogueira", ParetoFront.of(POINTS, weight=weight), [2]),
+            ("iw", ParetoFront.of(other, rows=FRONT, weight=weight), None),
+            ("pearson", ParetoFront.of(other, weight=weight))]
 
 
 def test_draw_fronts_on_given_axes(rc_unchanged):
@@ -219,8 +241,7 @@ def test_draw_fronts_options_and_new_figure(rc_unchanged):
 
     fig = Figure()
     axes = fig.subplots(2, 1)  # any shape, not shared: each labelled
-    out = draw_fronts(panels()[:2], axes=axes, area=True, weight=("accuracy", 1),
-                      legend=False)
+    out = draw_fronts(panels(weight=("accuracy", 1))[:2], axes=axes, area=True, legend=False)
     assert [ax.get_ylabel() for ax in out] == ["stability", "stability"]
     assert all(len(ax.images) == 1 and ax.get_legend() is None for ax in out)
     out = draw_fronts(panels())  # a new row of axes
@@ -240,7 +261,8 @@ def test_draw_fronts_options_and_new_figure(rc_unchanged):
 def front_figure():
     fig = Figure(figsize=(5, 4))
     ellipses = [StandInEllipse(POINTS[i], np.array([0.02, 0.01]), 0.0) for i in FRONT]
-    draw_front(POINTS, ax=fig.add_subplot(), ellipses=ellipses, chosen=[2], legend=True)
+    draw_front(ParetoFront.of(POINTS), ax=fig.add_subplot(), ellipses=ellipses, chosen=[2],
+               legend=True)
     return fig
 
 
@@ -357,7 +379,7 @@ def test_draw_optimism_joins_each_trial_to_its_replicate_mean_and_draws_their_fr
     ax = Figure().add_subplot()
     trials = np.array([[0.9, 0.5], [0.8, 0.7], [0.7, 0.9]])
     means = trials - [[0.02, 0.05], [0.01, 0.0], [0.03, 0.02]]
-    draw_optimism(trials, means, ax=ax)
+    draw_optimism(trials, ParetoFront.of(means), ax=ax)
     (segments,) = [c for c in ax.collections if isinstance(c, LineCollection)]
     np.testing.assert_allclose(np.stack(segments.get_segments()),
                                np.stack([trials, means], axis=1))
@@ -365,7 +387,7 @@ def test_draw_optimism_joins_each_trial_to_its_replicate_mean_and_draws_their_fr
     assert staircase.get_label() == "front of the replicate means"
     assert set(map(tuple, staircase.get_xydata())) <= set(map(tuple, means))
     with pytest.raises(InvalidInputError, match="same shape"):
-        draw_optimism(trials, means[:2], ax=ax)
+        draw_optimism(trials, ParetoFront.of(means[:2]), ax=ax)
 
 
 def test_zoom_to_data_frames_the_points_and_regions_not_the_unit_square():
@@ -378,7 +400,7 @@ def test_zoom_to_data_frames_the_points_and_regions_not_the_unit_square():
     points = np.column_stack([rng.uniform(0.7, 0.95, 20), rng.uniform(0.5, 0.9, 20)])
     samples = [p + rng.normal(scale=s, size=(3, 2)) for p, s in zip(points[:3], [0.01, 0.01, 2.0], strict=True)]
     ax = Figure().add_subplot()
-    draw_front(points, ax=ax, ellipses=confidence_regions(samples))
+    draw_front(ParetoFront.of(points), ax=ax, ellipses=confidence_regions(samples))
     (x0, x1), (y0, y1) = zoom_to_data(ax, points)
     assert x0 > 0.5 and y0 > 0.3  # neither the area to (0, 0) nor a wide region sets the view
     assert x1 < 1.1 and y1 < 1.1
