@@ -40,10 +40,10 @@ sys.path.insert(0, str(ROOT))
 import optuna  # noqa: E402
 from optuna.trial import TrialState  # noqa: E402
 
-from paretostab.coordination import counted_trials  # noqa: E402
 from paretostab.errors import InvalidInputError  # noqa: E402
 from paretostab.spec import load_spec  # noqa: E402
 from paretostab.storage import open_storage  # noqa: E402
+from paretostab.tuning.coordination import counted_trials  # noqa: E402
 from tests import servers  # noqa: E402
 
 QUICKSTART = ROOT / "studies" / "quickstart.toml"

@@ -132,11 +132,11 @@ def startup_seconds() -> dict:
     imports = min(float(subprocess.run([sys.executable, "-c", code], capture_output=True,
                                        text=True, check=True, cwd=ROOT).stdout)
                   for _ in range(3))
+    from paretostab.problem import Problem
     from paretostab.spec import parse_spec
-    from paretostab.tuning import _Problem
 
     start = time.perf_counter()
-    problem = _Problem.from_spec(parse_spec(spec_mapping("startup", 1)))
+    problem = Problem.from_spec(parse_spec(spec_mapping("startup", 1)))
     load = time.perf_counter() - start
     payload = pickle.dumps(problem)
     start = time.perf_counter()
@@ -247,6 +247,9 @@ def main() -> None:
     parser.add_argument("--baseline-trials", type=int, default=3)
     parser.add_argument("--json", help="also write the raw numbers to this file")
     args = parser.parse_args()
+    import optuna
+
+    optuna.logging.set_verbosity(optuna.logging.ERROR)  # as the command line: no per-trial log
     if not DATA.exists():
         sys.exit(f"{DATA} not found: the benchmark reads the shared singh data set.")
     configurations = [

@@ -22,6 +22,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+import optuna  # noqa: E402
+
 from paretostab.spec import load_spec  # noqa: E402
 from paretostab.tuning import tune  # noqa: E402
 
@@ -32,6 +34,7 @@ def main() -> None:
     parser.add_argument("spec", nargs="?", default=str(ROOT / "studies" / "singh_hybrid_rfe.toml"))
     parser.add_argument("--trials", type=int, default=16)
     args = parser.parse_args()
+    optuna.logging.set_verbosity(optuna.logging.ERROR)  # as the command line: no per-trial log
     spec = load_spec(args.spec)
     configurations = [(1, None), (1, 1), (2, 1)]
     print(f"{spec.name}: {args.trials} trials per configuration, M = {spec.protocol.runs}\n")

@@ -223,7 +223,7 @@ def test_the_dashboard_shows_the_study_and_a_trial_with_its_map(study, tmp_path)
 
     from PIL import Image
 
-    from paretostab.tuning import MAP_DPI, MAP_SIZE
+    from paretostab.tuning.objective import MAP_DPI, MAP_SIZE
 
     folder, url, optuna_study = study
     assert optuna_study.metric_names == ["accuracy", "φ_iw"]

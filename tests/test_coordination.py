@@ -16,7 +16,10 @@ import optuna
 import pytest
 from optuna.trial import TrialState, create_trial
 
-from paretostab.coordination import (
+from paretostab.errors import InvalidInputError, WorkerError
+from paretostab.storage import open_storage
+from paretostab.tuning import create_or_load_study, tune
+from paretostab.tuning.coordination import (
     Interrupts,
     TrialSlots,
     _process_ended,
@@ -24,9 +27,6 @@ from paretostab.coordination import (
     counts,
     fail_stale_trials,
 )
-from paretostab.errors import InvalidInputError, WorkerError
-from paretostab.storage import open_storage
-from paretostab.tuning import create_or_load_study, tune
 from tests.test_tuning import storage_url, tiny, write_spec
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -249,16 +249,15 @@ def test_a_failing_worker_fails_tune_with_its_error_once(tmp_path):
     """Before: `--workers 2` whose workers failed exited 0 and printed two tracebacks.
     (What tune can check, it checks before starting workers: here a worker's storage
     fails in the worker.)"""
-    from tqdm.auto import tqdm
-
-    import paretostab.tuning as tuning
+    from paretostab.problem import Problem
+    from paretostab.tuning.processes import TuneSettings, run_workers
 
     spec = tiny()
     study = create_or_load_study(spec, storage=open_storage(storage_url(tmp_path)))
     with pytest.raises(WorkerError) as caught:
-        tuning._run_workers(2, study, tqdm(total=3, disable=True), 0, args=(
-            spec, tuning._Problem.from_spec(spec), "sqlit:///typo.db", None, None, 3, None,
-            None, 0, (10, 60)))
+        run_workers(2, Problem.from_spec(spec),
+                    TuneSettings(storage="sqlit:///typo.db", artifacts=None, study_name=None,
+                                 n_trials=3, cache_bytes=0), follow=lambda: None)
     assert "sqlit" in str(caught.value) and "Traceback" not in str(caught.value)
     assert not study.get_trials()
 

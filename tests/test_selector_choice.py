@@ -14,9 +14,11 @@ import pytest
 from optuna.trial import TrialState
 
 from paretostab.errors import InvalidInputError, UnknownNameError
+from paretostab.problem import Problem
 from paretostab.selectors import ElasticNetSelector, GroupLassoSelector, HybridRFE, TTestSelector
-from paretostab.spec import SELECTOR_PARAM, parse_spec
-from paretostab.tuning import _Problem, study_note, tune
+from paretostab.spec import SELECTOR_PARAM, grid, param_name, parse_spec, trial_selector
+from paretostab.tuning import tune
+from paretostab.tuning.notes import study_note
 from tests.test_tuning import note_of
 
 DATA = {"source": "simulated:n_other=30,n_per_class=20"}
@@ -62,26 +64,27 @@ def test_a_list_of_names_makes_the_selector_a_choice_with_its_own_tables():
 def test_one_name_keeps_the_single_selector_layout():
     spec = parse_spec({**multi(), "selector": {"name": "t_test", "fixed": {"n_features": 4}}})
     assert not spec.selector_choice and len(spec.selectors) == 1
-    assert spec.param_name(spec.selectors[0], spec.selectors[0].search[0]) == "final_reg"
-    assert spec.trial_selector({"final_reg": 2.0}) == (spec.selectors[0], {"final_reg": 2.0})
+    assert param_name(spec, spec.selectors[0], spec.selectors[0].search[0]) == "final_reg"
+    assert trial_selector(spec, {"final_reg": 2.0}) == (spec.selectors[0], {"final_reg": 2.0})
 
 
 def test_trial_parameters_are_prefixed_and_pick_their_selector():
     spec = parse_spec(multi())
     rfe = spec.selectors[1]
-    assert spec.param_name(rfe, rfe.search[0]) == "logistic_rfe.final_reg"
+    assert param_name(spec, rfe, rfe.search[0]) == "logistic_rfe.final_reg"
     params = {SELECTOR_PARAM: "logistic_rfe", "logistic_rfe.reg": 0.5,
               "logistic_rfe.final_reg": 2.0}
-    assert spec.trial_selector(params) == (rfe, {"reg": 0.5, "final_reg": 2.0})
-    estimator = spec.estimator(params)
+    assert trial_selector(spec, params) == (rfe, {"reg": 0.5, "final_reg": 2.0})
+    problem = Problem.from_spec(spec)
+    estimator = problem.estimator(params)
     assert isinstance(estimator, HybridRFE)
     assert (estimator.n_features, estimator.n_stable, estimator.reg,
             estimator.final_reg) == (4, 0, 0.5, 2.0)
-    t_test = spec.estimator({SELECTOR_PARAM: "t_test", "t_test.final_reg": 3.0})
+    t_test = problem.estimator({SELECTOR_PARAM: "t_test", "t_test.final_reg": 3.0})
     assert isinstance(t_test, TTestSelector) and t_test.final_reg == 3.0
-    assert isinstance(spec.estimator({SELECTOR_PARAM: "lasso"}), ElasticNetSelector)
+    assert isinstance(problem.estimator({SELECTOR_PARAM: "lasso"}), ElasticNetSelector)
     with pytest.raises(InvalidInputError, match="'svm_rfe' is not one of this study's"):
-        spec.trial_selector({SELECTOR_PARAM: "svm_rfe"})
+        trial_selector(spec, {SELECTOR_PARAM: "svm_rfe"})
 
 
 def test_to_dict_round_trips_and_the_hash_tells_the_layouts_apart():
@@ -162,7 +165,7 @@ def fixed_settings() -> dict:
 def test_the_grid_runs_each_selector_at_its_fixed_setting():
     spec = parse_spec(fixed_settings())
     assert spec.trials == 3  # the grid's size
-    assert spec.grid() == {SELECTOR_PARAM: ["t_test", "logistic_rfe", "lasso"]}
+    assert grid(spec) == {SELECTOR_PARAM: ["t_test", "logistic_rfe", "lasso"]}
     assert all(not s.search for s in spec.selectors)
 
 
@@ -186,7 +189,7 @@ def test_a_single_selector_grid_takes_its_categorical_parameters():
                         "criterion": {"choices": ["variance", "welch_t"]}}}
     spec = parse_spec({**multi(), "study": {"name": "g", "sampler": "grid"},
                        "selector": table})
-    assert spec.grid() == {"alpha": [0.0, 0.5], "criterion": ["variance", "welch_t"]}
+    assert grid(spec) == {"alpha": [0.0, 0.5], "criterion": ["variance", "welch_t"]}
     assert spec.trials == 4
     del table["fixed"]["reg"]
     raises({**multi(), "study": {"name": "g", "sampler": "grid"}, "selector": table},
@@ -200,8 +203,8 @@ def test_groups_data_takes_the_data_sets_groups_and_fails_without_them():
     spec = parse_spec({**multi(), "data": {"source": "simulated:group_size=3,n_other=20"},
                        "selector": {"name": "group_lasso",
                                     "fixed": {"groups": "data", "target_features": 6}}})
-    problem = _Problem.from_spec(spec)
-    estimator = problem.estimator(spec, {"target_features": 6})
+    problem = Problem.from_spec(spec)
+    estimator = problem.estimator({"target_features": 6})
     assert isinstance(estimator, GroupLassoSelector)
     np.testing.assert_array_equal(estimator.groups, problem.groups)
     assert sorted(set(problem.groups.tolist())) == [-1, 0, 1, 2, 3, 4]
@@ -210,14 +213,14 @@ def test_groups_data_takes_the_data_sets_groups_and_fails_without_them():
     with pytest.raises(InvalidInputError, match="group_lasso: groups = 'data' takes the data "
                                                 "set's feature groups, but 'breast_cancer' "
                                                 "has none"):
-        _Problem.from_spec(no_groups)
+        Problem.from_spec(no_groups)
 
 
 def test_groups_can_be_given_as_an_array():
     groups = [0, 0, 1, 1, -1, -1]
     spec = parse_spec({**multi(), "selector": {"name": "group_lasso",
                                                "fixed": {"groups": groups}}})
-    estimator = spec.estimator({"target_features": 4})
+    estimator = Problem.from_spec(spec).estimator({"target_features": 4})
     assert list(estimator.groups) == groups
 
 
@@ -236,7 +239,7 @@ def test_a_multi_selector_study_records_each_trials_selector_and_its_own_paramet
         name = trial.params[SELECTOR_PARAM]
         seen.add(name)
         own = {key for key in trial.params if key != SELECTOR_PARAM}
-        assert own == {spec.param_name(s, p) for s in spec.selectors if s.name == name
+        assert own == {param_name(spec, s, p) for s in spec.selectors if s.name == name
                        for p in s.search}  # only its own, prefixed
         assert f"selector `{name}`" in note_of(study, trial)
     assert seen == {"t_test", "logistic_rfe", "lasso"}
@@ -255,8 +258,8 @@ def test_a_fixed_settings_grid_study_runs_each_selector_once(tmp_path):
 
 
 def test_report_and_choose_refit_a_multi_selector_trial(tmp_path, monkeypatch):
-    import paretostab.protocol
-    from paretostab.report.study import build_report, choose_trial
+    import paretostab.problem
+    from paretostab.report.build import build_report, choose_trial
 
     spec = parse_spec(fixed_settings())
     url = f"sqlite:///{tmp_path / 'grid.db'}"
@@ -265,8 +268,8 @@ def test_report_and_choose_refit_a_multi_selector_trial(tmp_path, monkeypatch):
     assert chosen["params"][SELECTOR_PARAM] in {"t_test", "logistic_rfe", "lasso"}
     assert len(chosen["selected_features"]) >= 1
     replicated = []  # trial numbers, from each replicate call's seed [spec seed, trial, 1]
-    run_replicates = paretostab.protocol.replicates
-    monkeypatch.setattr(paretostab.protocol, "replicates", lambda *args, **kwargs: (
+    run_replicates = paretostab.problem.replicates
+    monkeypatch.setattr(paretostab.problem, "replicates", lambda *args, **kwargs: (
         replicated.append(kwargs["random_state"][1]) or run_replicates(*args, **kwargs)))
     out = build_report(url, out=tmp_path / "report", progress=False)
     summary = json.loads((out / "summary.json").read_text())
@@ -305,12 +308,12 @@ def test_the_conditional_space_suggests_only_the_chosen_selectors_parameters():
     spec = parse_spec(multi())
     study = optuna.create_study(directions=["maximize", "maximize"],
                                 sampler=optuna.samplers.RandomSampler(seed=0))
-    from paretostab.tuning import suggest_params
+    from paretostab.tuning.objective import suggest_params
 
     for _ in range(12):
         trial = study.ask()
         params = suggest_params(trial, spec)
-        selector, own = spec.trial_selector(params)
+        selector, own = trial_selector(spec, params)
         assert set(own) == {p.name for p in selector.search}
         study.tell(trial, [0.5, 0.5])
     assert {t.params[SELECTOR_PARAM] for t in study.trials} == {"t_test", "logistic_rfe",
@@ -370,9 +373,10 @@ def test_the_shipped_fig11_script_compares_the_studies_with_objective_names():
 
 
 def test_a_grid_point_whose_trial_was_interrupted_is_run_on_resume(tmp_path):
-    from paretostab.coordination import release
     from paretostab.storage import open_storage
-    from paretostab.tuning import create_or_load_study, suggest_params
+    from paretostab.tuning import create_or_load_study
+    from paretostab.tuning.coordination import release
+    from paretostab.tuning.objective import suggest_params
 
     spec = parse_spec(fixed_settings())
     url = f"sqlite:///{tmp_path / 'grid.db'}"
@@ -426,9 +430,9 @@ def test_tune_refuses_more_trials_than_grid_points(tmp_path):
 
 
 def test_the_later_of_two_trials_given_one_grid_point_does_not_run_it(tmp_path):
-    from paretostab.coordination import TrialSlots
     from paretostab.storage import open_storage
     from paretostab.tuning import create_or_load_study
+    from paretostab.tuning.coordination import TrialSlots
 
     spec = parse_spec(fixed_settings())
     study = create_or_load_study(spec, storage=open_storage(f"sqlite:///{tmp_path / 'g.db'}"))
@@ -448,7 +452,8 @@ def test_the_later_of_two_trials_given_one_grid_point_does_not_run_it(tmp_path):
 ])
 def test_a_grid_point_is_freed_when_its_trial_ends_without_counting(tmp_path, ending, frees):
     from paretostab.storage import open_storage
-    from paretostab.tuning import create_or_load_study, suggest_params
+    from paretostab.tuning import create_or_load_study
+    from paretostab.tuning.objective import suggest_params
 
     spec = parse_spec(fixed_settings())
     url = f"sqlite:///{tmp_path / 'grid.db'}"

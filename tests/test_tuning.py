@@ -169,7 +169,7 @@ def test_cli_tune_prints_the_front_and_resumes(tmp_path):
 
 def test_front_points_are_the_completed_trials(tmp_path):
     from paretostab.front import pareto_front
-    from paretostab.tuning import front_points, front_table
+    from paretostab.tuning.study import front_points, front_table
 
     study = tune(tiny(study={"trials": 4}), storage=storage_url(tmp_path), progress=False)
     trials, points = front_points(study)
@@ -223,14 +223,17 @@ def test_ctrl_c_anywhere_in_a_trial_stops_the_study_with_nothing_left_running(
     import os
     import signal
 
-    import paretostab.tuning as tuning
+    import paretostab.problem
+    import paretostab.tuning.objective
+    from paretostab.optuna_internals import storage_of
+    from paretostab.problem import Problem
+    from paretostab.tuning import create_or_load_study
+    from paretostab.tuning.processes import TuneSettings, run_trials
 
     spec = tiny(study={"trials": 5})
-    study = tuning.create_or_load_study(spec, storage=open_storage(storage_url(tmp_path)))
-    slots = tuning.TrialSlots(study, 5)
-    objective = tuning.make_objective(spec, tuning._Problem.from_spec(spec),
-                                      store=artifact_store(storage_url(tmp_path)),
-                                      resamples_seed=tuning.resample_seed(study), slots=slots)
+    url = storage_url(tmp_path)
+    storage = open_storage(url)
+    study = create_or_load_study(spec, storage=storage)
 
     def interrupting(function):
         def call(*args, **kwargs):
@@ -242,16 +245,20 @@ def test_ctrl_c_anywhere_in_a_trial_stops_the_study_with_nothing_left_running(
 
     sent = []
     if where == "sampling":
-        monkeypatch.setattr(tuning, "suggest", interrupting(tuning.suggest))
+        monkeypatch.setattr(paretostab.tuning.objective, "suggest",
+                            interrupting(paretostab.tuning.objective.suggest))
     elif where == "computation":
-        monkeypatch.setattr(tuning, "run_protocol", interrupting(tuning.run_protocol))
+        monkeypatch.setattr(paretostab.problem, "run_protocol",
+                            interrupting(paretostab.problem.run_protocol))
     else:
-        storage = study._storage
+        storage = storage_of(study)  # Optuna's cache around the RDB storage
         write = storage.set_trial_state_values
         monkeypatch.setattr(storage, "set_trial_state_values", lambda trial_id, state, *a: (
             interrupting(write) if state == TrialState.COMPLETE else write)(trial_id, state, *a))
     with pytest.raises(KeyboardInterrupt):
-        tuning._optimize(study, objective, slots)
+        run_trials(study, Problem.from_spec(spec),
+                   TuneSettings(storage=url, artifacts=None, study_name=None, n_trials=5),
+                   artifact_store(url))
     assert sent and signal.getsignal(signal.SIGINT) is signal.default_int_handler
     trials = study.get_trials(deepcopy=False)
     assert len(trials) == 1
@@ -304,22 +311,22 @@ def test_a_study_without_seed_draws_its_resample_seed_once(tmp_path):
 
 
 def test_the_report_replicates_draw_fresh_resamples(tmp_path, monkeypatch):
-    import paretostab.protocol
-    from paretostab.report.study import build_report
+    import paretostab.problem
+    from paretostab.report.build import build_report
 
     url = storage_url(tmp_path)
     study = tune(tiny(study={"trials": 3}, protocol={"replicates": 3}), storage=url,
                  progress=False)
     trial_seeds = {int(s) for r in trial_runsets(url, study) for s in r.seeds}
     drawn = []
-    original = paretostab.protocol.replicates
+    original = paretostab.problem.replicates
 
     def spy(*args, **kwargs):
         runsets = original(*args, **kwargs)
         drawn.extend(runsets)
         return runsets
 
-    monkeypatch.setattr(paretostab.protocol, "replicates", spy)
+    monkeypatch.setattr(paretostab.problem, "replicates", spy)
     build_report(url, out=tmp_path / "report", progress=False)
     assert drawn
     replicate_seeds = [tuple(r.seeds) for r in drawn]
@@ -333,7 +340,7 @@ def test_the_report_replicates_draw_fresh_resamples(tmp_path, monkeypatch):
     ({"record": ["spearman"]}, None),
 ])
 def test_the_runset_artifact_keeps_the_rankings_its_measures_read(tmp_path, objective, depth):
-    from paretostab.tuning import kept_ranks
+    from paretostab.tuning.objective import kept_ranks
 
     spec = tiny(study={"trials": 1}, objective=objective)
     url = storage_url(tmp_path)
@@ -452,7 +459,7 @@ def test_the_study_note_states_the_objectives_and_protocol_and_is_written_once(t
     pytest.importorskip("optuna_dashboard")
     from optuna_dashboard import save_note
 
-    from paretostab.tuning import study_note
+    from paretostab.tuning.notes import study_note
 
     url = storage_url(tmp_path)
     spec = tiny(study={"trials": 2})
@@ -488,7 +495,7 @@ def test_processes_creating_a_study_together_write_one_study_note(tmp_path, requ
     pytest.importorskip("optuna_dashboard")
     import multiprocessing
 
-    from paretostab.tuning import study_note
+    from paretostab.tuning.notes import study_note
 
     url = {"sqlite": lambda: storage_url(tmp_path),
            "journal": lambda: f"journal:{tmp_path / 'study.log'}",
@@ -508,7 +515,7 @@ def test_processes_creating_a_study_together_write_one_study_note(tmp_path, requ
 
 def test_write_note_is_read_back_by_optuna_dashboard_however_long(tmp_path):
     pytest.importorskip("optuna_dashboard")
-    from paretostab.tuning import has_note, write_note
+    from paretostab.tuning.notes import has_note, write_note
 
     study = optuna.create_study(storage=open_storage(storage_url(tmp_path)))
     trial = study.ask()
@@ -523,7 +530,7 @@ def test_write_note_is_read_back_by_optuna_dashboard_however_long(tmp_path):
 
 def test_a_trial_note_escapes_markdown_in_names_and_counts_the_features_left_out():
     from paretostab.maps import stability_map
-    from paretostab.tuning import trial_note
+    from paretostab.tuning.notes import trial_note
 
     Z = np.zeros((4, 14), dtype=bool)
     Z[:, :3] = True

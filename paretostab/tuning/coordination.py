@@ -30,8 +30,21 @@ from pathlib import Path
 import numpy as np
 import optuna
 from optuna.exceptions import UpdateFinishedTrialError
-from optuna.storages._heartbeat import is_heartbeat_enabled  # with _get_stale_trial_ids: tested
 from optuna.trial import FrozenTrial, TrialState
+
+from paretostab.optuna_internals import (
+    grace_seconds,
+    heartbeat_enabled,
+    stale_trial_ids,
+    storage_of,
+    study_id_of,
+    trial_id_of,
+    trials_with_heartbeat,
+)
+
+__all__ = ["GRACE_SECONDS", "HEARTBEAT_SECONDS", "POLL_SECONDS", "Interrupts", "StreamSampler",
+           "TrialSlots", "counted_trials", "counts", "fail_stale_trials", "free_grid_point",
+           "release"]
 
 HEARTBEAT_SECONDS = 10
 """How often the process running a trial records that it is alive (RDB storages)."""
@@ -120,7 +133,7 @@ def fail_stale_trials(study: optuna.Study, trials: list[FrozenTrial] | None = No
     updated here, as :class:`TrialSlots` does) makes such a trial stale once it has been
     watched for the grace period.
     """
-    storage = study._storage
+    storage = storage_of(study)
     host = socket.gethostname()
     stale: dict[int, tuple[int, str]] = {}
     trials = study.get_trials(deepcopy=False) if trials is None else trials
@@ -128,12 +141,12 @@ def fail_stale_trials(study: optuna.Study, trials: list[FrozenTrial] | None = No
     for trial in running:
         owner = trial.user_attrs.get("process")
         if owner and owner.get("host") == host and _process_ended(int(owner["pid"])):
-            stale[trial._trial_id] = (trial.number, (
+            stale[trial_id_of(trial)] = (trial.number, (
                 f"went stale: its process (pid {owner['pid']} on {host}) ended before "
                 "finishing it"))
-    if is_heartbeat_enabled(storage):
-        numbers = {t._trial_id: t.number for t in running}
-        for trial_id in storage._get_stale_trial_ids(study._study_id):
+    if heartbeat_enabled(storage):
+        numbers = {trial_id_of(t): t.number for t in running}
+        for trial_id in stale_trial_ids(storage, study_id_of(study)):
             stale.setdefault(trial_id, (numbers.get(trial_id, -1), (
                 "went stale: no heartbeat from its process within the grace period "
                 "(killed, or cut off from the storage)")))
@@ -159,15 +172,8 @@ def _never_beating(storage, numbers: dict[int, int],
     if not numbers:  # nothing runs: no query
         silent_since.clear()
         return {}
-    from optuna.storages._rdb import models  # the heartbeat table: tested
-    from optuna.storages._rdb.storage import _create_scoped_session
-
-    rdb = getattr(storage, "_backend", storage)
-    grace = rdb.grace_period or 2 * rdb.heartbeat_interval
-    with _create_scoped_session(rdb.scoped_session) as session:
-        beating = {trial_id for (trial_id,) in session.query(
-            models.TrialHeartbeatModel.trial_id).filter(
-            models.TrialHeartbeatModel.trial_id.in_(list(numbers)))}
+    grace = grace_seconds(storage)
+    beating = trials_with_heartbeat(storage, numbers)
     now = time.monotonic()
     silent = numbers.keys() - beating
     for trial_id in silent_since.keys() - silent:
@@ -200,7 +206,7 @@ class TrialSlots:
         self.study = study
         self.n_trials = n_trials
         self.poll_seconds = poll_seconds
-        self.heartbeats = is_heartbeat_enabled(study._storage)
+        self.heartbeats = heartbeat_enabled(storage_of(study))
         self._silent_since: dict[int, float] = {}  # for fail_stale_trials
 
     def wait(self, interrupts: Interrupts, deadline: float | None = None) -> bool:
@@ -284,7 +290,7 @@ class StreamSampler(optuna.samplers.BaseSampler):
 
     def after_trial(self, study, trial, state, values) -> None:
         if not counts(trial, state):  # pruned, interrupted, failed outside its computation
-            free_grid_point(study._storage, trial._trial_id, trial.system_attrs)
+            free_grid_point(storage_of(study), trial_id_of(trial), trial.system_attrs)
         self.sampler.after_trial(study, trial, state, values)
 
     def reseed_rng(self) -> None:

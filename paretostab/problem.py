@@ -1,0 +1,220 @@
+"""The problem every trial of a study solves, and the evaluation of its measures.
+
+A study spec (:mod:`paretostab.spec`) names data, a protocol, selectors and measures; a
+:class:`Problem` is that spec with its data loaded: the matrix, labels, feature names and
+groups, the feature similarity its measures use, and what a trial does with them — build
+the trial's estimator from its parameters, run the resampling protocol (SPEC §4) on fresh
+or shared resamples, evaluate the stability measures of the resulting RunSet, refit the
+selector on the whole data. Tuning (every trial) and the report (replicates, refits,
+measures a study did not record) share it, so that both compute a trial the same way.
+
+Pure computation: no Optuna, no files but the data set's.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+import pandas as pd
+
+from paretostab.data import load_dataset, variance_prefilter
+from paretostab.errors import InvalidInputError, StabilityWarning
+from paretostab.measures import get_measure
+from paretostab.protocol import RunCache, RunSet, replicates, run_protocol
+from paretostab.selectors import get_selector
+from paretostab.similarity import FeatureSimilarity
+from paretostab.spec import DATA_GROUPS, SelectorSpec, StudySpec, trial_selector
+
+__all__ = ["DEFAULT_SIMILARITY", "Problem", "measure_values"]
+
+#: The similarity of a measure that needs one when the spec names none (the report
+#: recomputing a measure the study did not record): |Spearman|, the papers' choice.
+DEFAULT_SIMILARITY = "spearman"
+
+
+def measure_values(runs: RunSet, names: Iterable[str], *,
+                   options: Mapping[str, object] | None = None,
+                   similarity: object = None) -> dict[str, float]:
+    """The stability measures ``names`` of ``runs``.
+
+    Each measure gets the ``options`` that apply to it (those among its registry
+    options) and, when it needs one, ``similarity``. An undefined value is NaN (its
+    :class:`~paretostab.errors.StabilityWarning` silenced: a trial records it as NaN); a
+    ranking measure is left out when the RunSet kept no rankings.
+
+    Parameters
+    ----------
+    runs : RunSet
+    names : iterable of str
+        Registry names of measures.
+    options : mapping, optional
+        Measure options (a spec's ``[objective.options]``).
+    similarity : FeatureSimilarity or array, optional
+        For the measures that need one (001, 000).
+
+    Returns
+    -------
+    dict
+        Measure name → value, in the order of ``names``.
+    """
+    options = dict(options or {})
+    values = {}
+    for name in dict.fromkeys(names):
+        info = get_measure(name)
+        if info.input == "ranking" and runs.rank_matrix is None:
+            continue
+        own = {k: v for k, v in options.items() if k in info.options}
+        extra = {"similarity": similarity} if info.needs_similarity else {}
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", StabilityWarning)
+            values[name] = runs.stability(name, **extra, **own)
+    return values
+
+
+@dataclass(frozen=True, eq=False)
+class Problem:
+    """A study spec with its data: what every trial of the study solves.
+
+    Attributes
+    ----------
+    spec : StudySpec
+    X : float array (n, d)
+    y : array (n,)
+    feature_names : tuple of str
+    similarity : FeatureSimilarity or None
+        The spec's ``objective.similarity`` on ``X`` (None when the spec names none).
+    groups : int array (d,) or None
+        The data set's feature groups (−1: a feature in no group), if it has any.
+    """
+
+    spec: StudySpec
+    X: np.ndarray
+    y: np.ndarray
+    feature_names: tuple[str, ...]
+    similarity: FeatureSimilarity | None = None
+    groups: np.ndarray | None = None
+    _default_similarity: dict = field(default_factory=dict, repr=False, compare=False)
+
+    @classmethod
+    def from_spec(cls, spec: StudySpec) -> Problem:
+        """Load the spec's data (a simulated source with seed 0: every process, every
+        report of the study sees the same data) and its similarity. A selector that takes
+        the data set's feature groups fails now when the data set has none."""
+        data = load_dataset(spec.data.source, label=spec.data.label, impute=spec.data.impute,
+                            random_state=0)
+        problem = cls(spec, data.X, data.y, tuple(data.feature_names),
+                      FeatureSimilarity(data.X, spec.objective.similarity)
+                      if spec.objective.similarity else None, data.groups)
+        for selector in spec.selectors:
+            problem.takes_data_groups(selector)
+        return problem
+
+    def read_only(self) -> Problem:
+        """The same problem with data no one can change (copied where they view other
+        memory): a :class:`~paretostab.protocol.RunCache` then recognises them without
+        hashing them at every trial."""
+        def frozen(array: np.ndarray) -> np.ndarray:
+            array = array if array.flags.owndata else array.copy()
+            array.flags.writeable = False
+            return array
+
+        return replace(self, X=frozen(self.X), y=frozen(self.y), _default_similarity={})
+
+    # ------------------------------------------------------------------ the estimator
+
+    def takes_data_groups(self, selector: SelectorSpec) -> bool:
+        """Whether ``selector`` takes the data set's feature groups (a fixed ``groups =
+        "data"``); raises when it does and the data set has none."""
+        value = selector.fixed.get("groups")
+        if not (isinstance(value, str) and value == DATA_GROUPS):
+            return False
+        if self.groups is None:
+            raise InvalidInputError(
+                f"{selector.name}: groups = {DATA_GROUPS!r} takes the data set's feature "
+                f"groups, but {self.spec.data.source!r} has none; give the groups as an array "
+                "(one label per feature, -1 for a feature in no group).")
+        return True
+
+    def estimator(self, params: Mapping[str, object]):
+        """The estimator a trial with the Optuna parameters ``params`` fits: its
+        selector's registry entry with the spec's fixed parameters and the trial's (and
+        the data set's feature groups for a fixed ``groups = "data"``)."""
+        selector, own = trial_selector(self.spec, params)
+        kwargs = {**selector.fixed, **own}
+        if self.takes_data_groups(selector):
+            kwargs["groups"] = self.groups
+        return get_selector(selector.name).make(**kwargs)
+
+    # ------------------------------------------------------------------ the protocol
+
+    def protocol_options(self) -> dict[str, object]:
+        """The keyword arguments of :func:`~paretostab.protocol.run_protocol` that the
+        spec fixes: runs, resampling, sample fraction, pre-filter, metric."""
+        protocol = self.spec.protocol
+        return {"runs": protocol.runs, "resampling": protocol.resampling,
+                "sample_fraction": protocol.sample_fraction,
+                "prefilter": self.spec.data.prefilter, "metric": protocol.metric}
+
+    def run(self, params: Mapping[str, object], *, random_state: object,
+            n_jobs: int | None = None, cache: RunCache | None = None) -> RunSet:
+        """The protocol of a trial with ``params`` on the resamples of ``random_state``
+        (``n_jobs`` processes, default the spec's; prepared runs kept in ``cache``)."""
+        return run_protocol(self.estimator(params), self.X, self.y,
+                            random_state=random_state,
+                            n_jobs=n_jobs or self.spec.protocol.n_jobs, cache=cache,
+                            progress=False, **self.protocol_options())
+
+    def replicates(self, params: Mapping[str, object], n_replicates: int, *,
+                   random_state: object) -> list[RunSet]:
+        """``n_replicates`` fresh protocols of a trial with ``params`` (002 §3: the
+        replicates behind its confidence region)."""
+        return replicates(self.estimator(params), self.X, self.y, n_replicates,
+                          random_state=random_state, n_jobs=self.spec.protocol.n_jobs,
+                          progress=False, **self.protocol_options())
+
+    # ------------------------------------------------------------------ the measures
+
+    def similarity_for(self, names: Iterable[str]) -> FeatureSimilarity | None:
+        """The similarity the measures ``names`` are evaluated with: the spec's; else,
+        when one of them needs a similarity (a measure the spec does not record, which the
+        report recomputes), |Spearman| on the data (:data:`DEFAULT_SIMILARITY`), made
+        once; else None."""
+        if self.similarity is not None:
+            return self.similarity
+        if not any(get_measure(name).needs_similarity for name in names):
+            return None
+        if DEFAULT_SIMILARITY not in self._default_similarity:
+            self._default_similarity[DEFAULT_SIMILARITY] = FeatureSimilarity(
+                self.X, DEFAULT_SIMILARITY)
+        return self._default_similarity[DEFAULT_SIMILARITY]
+
+    def measure_values(self, runs: RunSet, names: Iterable[str] | None = None
+                       ) -> dict[str, float]:
+        """The measures ``names`` of ``runs`` (default: the spec's objective, then its
+        recorded measures) with the spec's measure options that apply to each and the
+        similarity of :meth:`similarity_for` (:func:`measure_values`)."""
+        names = list(self.spec.objective.measures if names is None else names)
+        return measure_values(runs, names, options=self.spec.objective.options,
+                              similarity=self.similarity_for(names))
+
+    # ------------------------------------------------------------------ the whole data
+
+    def whole_data_selection(self, params: Mapping[str, object]) -> pd.DataFrame:
+        """The features the selector of a trial with ``params`` selects when fitted once on
+        the whole data (pre-filtered as the spec says): one row per selected feature, by
+        decreasing importance in the final model (SPEC §1), with its column ``index`` in
+        the data, ``feature`` name and ``importance``."""
+        selector = self.estimator(params)
+        columns = np.arange(self.X.shape[1])
+        if self.spec.data.prefilter:
+            columns = variance_prefilter(self.X, self.spec.data.prefilter)
+        selector.fit(self.X[:, columns], self.y)
+        order = [f for f in np.argsort(-selector.importances_, kind="stable")
+                 if selector.support_[f]]
+        return pd.DataFrame({"index": columns[order],
+                             "feature": [str(self.feature_names[columns[f]]) for f in order],
+                             "importance": selector.importances_[order]})
+

@@ -1,0 +1,248 @@
+"""The trial function of a tuning study: draw a setting, run the protocol, record it.
+
+Each trial draws the selector's hyperparameters from the spec's search space
+(:func:`suggest_params`), runs the resampling protocol of its :class:`~paretostab.problem.Problem`
+and returns ``(accuracy, stability)``; it records every requested measure, k̄, the run
+count, where its time went (user attribute ``timing``) and the spec's hash, uploads its
+RunSet (``.npz``) to the study's artifact store (so that reports can recompute any
+measure) and, when it joins the Pareto front as it finishes, its feature stability map
+(``.png``), which the Optuna dashboard shows; its dashboard note says all of it
+(:mod:`paretostab.tuning.notes`).
+
+With shared resamples (the spec's default) every trial runs on the same M resamples,
+seeded by the study's resample seed, and the objective keeps the prepared runs in one
+:class:`~paretostab.protocol.RunCache` per process: a trial then costs its fits, not their
+preparation.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import optuna
+from optuna.artifacts import upload_artifact
+
+from paretostab.errors import InvalidInputError
+from paretostab.front import pareto_front
+from paretostab.maps import StabilityMap, stability_map
+from paretostab.measures import get_measure
+from paretostab.optuna_internals import storage_of, study_id_of, trial_id_of
+from paretostab.problem import Problem
+from paretostab.protocol import DEFAULT_CACHE_BYTES, RunCache, RunSet
+from paretostab.spec import SELECTOR_PARAM, Param, StudySpec, param_name, trial_selector
+from paretostab.tuning.coordination import Interrupts, TrialSlots, release
+from paretostab.tuning.notes import NOTE_FEATURES, trial_note, write_note
+from paretostab.tuning.study import front_points, objective_names
+
+__all__ = ["MAP_DPI", "MAP_SIZE", "TrialObjective", "kept_ranks", "suggest", "suggest_params"]
+
+# The per-trial stability map PNG, for optuna-dashboard: its artifact cards show an image
+# in a 200 × 150 px box (too small for any legend, and not clickable), so the trial's note
+# embeds the map at its natural size, as the dashboard's own "insert an image" does (the
+# note's images are shown at most as wide as the note, 900–1000 px in a 1280–1440 px
+# window). 8 × 5 in at 110 dpi is 880 × 550 px: the legend's text is 12–13 px high, the
+# title and axis labels 15 px.
+MAP_SIZE = (8.0, 5.0)
+MAP_DPI = 110.0
+
+
+def suggest(trial: optuna.Trial, param: Param, name: str | None = None):
+    """Draw one hyperparameter from its spec range, as Optuna parameter ``name`` (by
+    default the parameter's own name)."""
+    name = name or param.name
+    if param.choices is not None:
+        return trial.suggest_categorical(name, list(param.choices))
+    if param.integer:
+        return trial.suggest_int(name, int(param.low), int(param.high), log=param.log)
+    return trial.suggest_float(name, float(param.low), float(param.high), log=param.log)
+
+
+def suggest_params(trial: optuna.Trial, spec: StudySpec) -> dict[str, object]:
+    """Draw a trial's parameters: in a multi-selector study its selector (categorical
+    ``selector``), then that selector's searched parameters (a conditional space)."""
+    params: dict[str, object] = {}
+    selector = spec.selectors[0]
+    if spec.selector_choice:
+        params[SELECTOR_PARAM] = trial.suggest_categorical(
+            SELECTOR_PARAM, [s.name for s in spec.selectors])
+        selector = trial_selector(spec, params)[0]
+    for param in selector.search:
+        name = param_name(spec, selector, param)
+        params[name] = suggest(trial, param, name)
+    return params
+
+
+def kept_ranks(spec: StudySpec) -> str | int | None:
+    """What of the rankings a trial's RunSet artifact keeps: what the spec's measures read
+    — ``"full"`` if one reads whole rankings, the largest top-k if all read top-k lists,
+    None if no measure reads rankings (a 100-run ranking of 12 600 features is 2.5 MB)."""
+    depths = []
+    for name in spec.objective.measures:
+        info = get_measure(name)
+        if info.input == "ranking":
+            k = spec.objective.options.get("k") if "k" in info.options else None
+            if k is None:
+                return "full"
+            depths.append(int(k))
+    return max(depths) if depths else None
+
+
+class TrialObjective:
+    """The trial function of a study: protocol → ``(accuracy, stability)``, attributes,
+    artifacts and note.
+
+    Parameters
+    ----------
+    problem : Problem
+        The spec and its data (made read-only here).
+    store : Optuna artifact store
+        Where the trials' RunSets and maps go.
+    resamples_seed : int, optional
+        With shared resamples (required then): the seed of every trial's resamples
+        (:func:`~paretostab.tuning.study.resample_seed`); the prepared runs are kept in one
+        :class:`~paretostab.protocol.RunCache` of ``cache_bytes`` for all of this
+        objective's trials. With per-trial resamples, trial t draws its own from
+        ``(seed, t)``.
+    n_jobs : int, optional
+        Processes for the runs of a trial (default: the spec's).
+    cache_bytes : int
+    slots : TrialSlots, optional
+        A trial first claims its slot, and is pruned without running if the study
+        already has its trials.
+
+    Attributes
+    ----------
+    interrupts : Interrupts
+        Where Ctrl-C may stop a trial; a trial stopped by one fails with its reason and
+        does not count.
+    """
+
+    def __init__(self, problem: Problem, *, store, resamples_seed: int | None = None,
+                 n_jobs: int | None = None, cache_bytes: int = DEFAULT_CACHE_BYTES,
+                 slots: TrialSlots | None = None) -> None:
+        spec = problem.spec
+        self.shared = spec.protocol.resamples == "shared"
+        if self.shared and resamples_seed is None:
+            raise InvalidInputError("shared resamples need the study's resample seed.")
+        self.problem = problem.read_only()
+        self.store = store
+        self.resamples_seed = resamples_seed
+        self.n_jobs = n_jobs
+        self.cache = RunCache(cache_bytes) if self.shared else None
+        self.slots = slots
+        self.ranks = kept_ranks(spec)
+        self.names = objective_names(spec)
+        self.interrupts = Interrupts()
+        _start_drawing()
+
+    def __call__(self, trial: optuna.Trial) -> tuple[float, float]:
+        spec, problem = self.problem.spec, self.problem
+        refused = None if self.slots is None else self.slots.claim(trial)
+        if refused:
+            raise optuna.TrialPruned(refused)
+        params = suggest_params(trial, spec)
+        start = time.perf_counter()
+        try:
+            with self.interrupts.computation():
+                runs = problem.run(params, random_state=self.resamples_seed if self.shared
+                                   else [spec.seed or 0, trial.number],
+                                   n_jobs=self.n_jobs, cache=self.cache)
+                protocol_end = time.perf_counter()
+                values = problem.measure_values(runs)
+        except KeyboardInterrupt:
+            release(storage_of(trial.study), trial_id_of(trial), self.interrupts.reason)
+            raise
+        except Exception as exc:
+            trial.set_user_attr("fail_reason", f"{type(exc).__name__}: {exc}")
+            raise
+        measures_end = time.perf_counter()
+        accuracy, stability = runs.accuracy, values[spec.objective.stability]
+        on_front = _on_front(trial, accuracy, stability)
+        map_data = stability_map(runs, feature_names=problem.feature_names, top=NOTE_FEATURES)
+        title = (f"Trial {trial.number} · {self.names[0]} {accuracy:.4f} · {self.names[1]} "
+                 f"{stability:.4f}")
+        image = _upload_artifacts(trial, runs, map_data, self.store, self.ranks,
+                                  title=title if on_front else None)
+        artifacts_end = time.perf_counter()
+        write_note(trial, trial_note(trial.number, spec, values, accuracy, map_data,
+                                     on_front=on_front, image=image,
+                                     selector=params.get(SELECTOR_PARAM)))
+        end = time.perf_counter()
+        trial.set_user_attr("measures", values)
+        trial.set_user_attr("mean_selected", runs.mean_selected)
+        trial.set_user_attr("runs", runs.runs)
+        trial.set_user_attr("seconds", end - start)
+        # seconds to 0.1 ms: the dashboard shows a user attribute on one line that does
+        # not wrap, and at full precision this one (270 characters) made the trial pane
+        # wider than a 2600 px window, cutting off the note's right side (now 160
+        # characters: the pane fits windows from about 1650 px)
+        cache_mib = (self.cache.nbytes / 2**20) if self.cache is not None else 0.0
+        trial.set_user_attr("timing", {key: round(value, 4) for key, value in {
+            "protocol": protocol_end - start, "preparation": float(runs.prepare_seconds.sum()),
+            "fits": float(runs.fit_seconds.sum()), "scoring": float(runs.score_seconds.sum()),
+            "measures": measures_end - protocol_end,
+            "artifacts": end - measures_end, "note": end - artifacts_end,  # note ⊂ artifacts
+            "run_cache_mib": cache_mib}.items()})
+        trial.set_user_attr("spec_hash", spec.content_hash())
+        if runs.params.get("calibrated"):
+            trial.set_user_attr("calibrated", runs.params["calibrated"])
+        if math.isnan(accuracy) or math.isnan(stability):
+            trial.set_user_attr("fail_reason", "accuracy or stability is undefined (NaN)")
+        return accuracy, stability
+
+
+def _on_front(trial: optuna.Trial, accuracy: float, stability: float) -> bool:
+    """Whether ``(accuracy, stability)`` is on the front of the study's completed trials
+    and it: the trial joins the front as it finishes (and every trial ever on the front
+    did so when it finished)."""
+    points = front_points(trial.study)[1]
+    return len(points) in pareto_front(np.vstack([points, [accuracy, stability]]))
+
+
+def _start_drawing() -> None:
+    """Import matplotlib and load its fonts now, by drawing a tiny map with a title: a
+    start-up cost of the process (about a second), not of the first trial that draws
+    one."""
+    from paretostab.plot import stability_map_figure
+
+    tiny = RunSet(selection_matrix=np.eye(2, dtype=bool), importance_matrix=np.eye(2),
+                  rank_matrix=None, scores=np.ones(2), seeds=np.zeros(2, dtype=np.uint32),
+                  fit_seconds=np.zeros(2), metric="accuracy", resampling="bootstrap",
+                  selector="start-up")
+    stability_map_figure(stability_map(tiny), size=MAP_SIZE, dpi=MAP_DPI,
+                         title="Trial 0 · accuracy 1 · φ_iw 1").savefig(io.BytesIO(),
+                                                                       format="png")
+
+
+def _upload_artifacts(trial: optuna.Trial, runs: RunSet, map_data: StabilityMap, store,
+                      ranks: str | int | None, *, title: str | None) -> str | None:
+    """Upload the trial's RunSet and, with a ``title``, its feature stability map
+    (``MAP_SIZE`` at ``MAP_DPI``, titled): the map's address on optuna-dashboard
+    (``/artifacts/<study_id>/<trial_id>/<artifact_id>``, as the dashboard's own notes
+    link images), else None.
+
+    A map costs matplotlib about 0.13 s in the quickstart (laying out and rendering text
+    mostly; 0.11 s at the former 640 × 400 px without a title), about half of the
+    quickstart's median protocol (0.2–0.23 s): drawn only for the trials that join the
+    front, which the dashboard and the report show; any other map is a ``load_runset``
+    away, and every trial's note lists its most frequent features without drawing.
+    """
+    with tempfile.TemporaryDirectory() as folder:
+        runset_path = runs.save(Path(folder) / f"runset-trial-{trial.number}.npz", ranks=ranks)
+        upload_artifact(artifact_store=store, file_path=str(runset_path), study_or_trial=trial,
+                        mimetype="application/octet-stream")
+        if title is None:
+            return None
+        from paretostab.plot import stability_map_figure
+
+        figure = stability_map_figure(map_data, size=MAP_SIZE, dpi=MAP_DPI, title=title)
+        map_path = Path(folder) / f"stability-map-trial-{trial.number}.png"
+        figure.savefig(map_path, pil_kwargs={"compress_level": 1})
+        artifact_id = upload_artifact(artifact_store=store, file_path=str(map_path),
+                                      study_or_trial=trial, mimetype="image/png")
+    return f"/artifacts/{study_id_of(trial.study)}/{trial_id_of(trial)}/{artifact_id}"

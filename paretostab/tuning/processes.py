@@ -1,0 +1,254 @@
+"""The processes that run a study's trials: this one, or ``workers`` processes beside it.
+
+:func:`tune` is the entry point: it checks its options, loads the data once, opens the
+artifact store and the storage, creates or resumes the study, then runs trials here
+(:func:`run_trials`) or starts ``workers`` processes (:func:`run_workers`), each running
+trials the same way with its own storage connection, sampler stream and run cache, and
+follows the study until they end. Every process takes its trial slots from the study's
+``n_trials`` (:class:`~paretostab.tuning.coordination.TrialSlots`).
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import multiprocessing.connection
+import os
+import signal
+import sys
+import threading
+import time
+from dataclasses import dataclass
+
+import optuna
+from optuna.trial import TrialState
+
+from paretostab.errors import InvalidInputError, ParetostabError, WorkerError
+from paretostab.front import dominance_area, pareto_front
+from paretostab.problem import Problem
+from paretostab.protocol import DEFAULT_CACHE_BYTES
+from paretostab.spec import StudySpec, grid_size
+from paretostab.storage import DEFAULT_STORAGE, artifact_store, open_storage
+from paretostab.tuning.coordination import (
+    GRACE_SECONDS,
+    HEARTBEAT_SECONDS,
+    Interrupts,
+    TrialSlots,
+    counted_trials,
+)
+from paretostab.tuning.objective import TrialObjective
+from paretostab.tuning.study import create_or_load_study, front_points, resample_seed
+
+__all__ = ["TuneSettings", "run_trials", "run_workers", "tune"]
+
+
+@dataclass(frozen=True)
+class TuneSettings:
+    """What every process of one :func:`tune` call needs besides the problem.
+
+    ``verbosity`` is Optuna's log level in the process that called :func:`tune`: its
+    workers log as it does (the library sets no log level; the command line does).
+    """
+
+    storage: str
+    artifacts: str | None
+    study_name: str | None
+    n_trials: int
+    timeout: float | None = None
+    n_jobs: int | None = None
+    cache_bytes: int = DEFAULT_CACHE_BYTES
+    heartbeat_interval: int = HEARTBEAT_SECONDS
+    grace_period: int = GRACE_SECONDS
+    verbosity: int = optuna.logging.INFO
+
+    def open_study(self, spec: StudySpec) -> optuna.Study:
+        """The spec's study in the storage (created or resumed), with these heartbeats."""
+        return create_or_load_study(spec, storage=open_storage(
+            self.storage, heartbeat_interval=self.heartbeat_interval,
+            grace_period=self.grace_period), study_name=self.study_name)
+
+
+def tune(spec: StudySpec, *, storage: str | None = None, study_name: str | None = None,
+         n_trials: int | None = None, timeout: float | None = None, n_jobs: int | None = None,
+         workers: int = 1, artifacts: str | None = None,
+         cache_bytes: int = DEFAULT_CACHE_BYTES, progress: bool | None = None,
+         heartbeat_interval: int = HEARTBEAT_SECONDS,
+         grace_period: int = GRACE_SECONDS) -> optuna.Study:
+    """Run (or resume) the spec's study until it has ``n_trials`` counted trials.
+
+    ``n_trials`` is the study's, not this call's: every process that runs the study — the
+    ``workers`` processes, other ``tune`` calls on the same storage, on other machines —
+    takes trial slots from the same ``n_trials`` (:class:`TrialSlots`), each with its own
+    sampler stream (:class:`~paretostab.tuning.coordination.StreamSampler`). A trial whose
+    process is gone fails as stale and its slot is run again: at once when the process
+    was on this host, after ``grace_period`` seconds without one of its heartbeats (every
+    ``heartbeat_interval`` seconds) on an RDB storage. ``n_jobs`` parallelises the runs
+    inside a trial. The data are loaded once, here, before the study is created or
+    opened, and handed to the workers. With shared resamples each process keeps its
+    prepared runs in a :class:`~paretostab.protocol.RunCache` of ``cache_bytes``. A trial
+    that raises is recorded as failed with its reason (user attribute ``fail_reason``),
+    counts, and the study goes on. Ctrl-C stops cleanly: completed trials are kept, the
+    running one fails as interrupted (and does not count). A worker's error is raised
+    here as a :class:`~paretostab.errors.WorkerError`. Optuna logs as the caller has set
+    it (``optuna.logging``); the command line keeps only its errors.
+    """
+    url = storage or spec.storage or DEFAULT_STORAGE
+    total = spec.trials if n_trials is None else n_trials
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise InvalidInputError(f"workers must be an integer >= 1; got {workers!r}.")
+    if isinstance(total, bool) or not isinstance(total, int) or total < 1:
+        raise InvalidInputError(f"n_trials must be an integer >= 1; got {total!r}.")
+    if spec.sampler == "grid" and total > grid_size(spec):
+        raise InvalidInputError(f"n_trials: the grid has {grid_size(spec)} points, each run "
+                                f"once; got {total}.")
+    if isinstance(cache_bytes, bool) or not isinstance(cache_bytes, int) or cache_bytes < 0:
+        raise InvalidInputError(
+            f"cache_bytes must be an integer >= 0 (the run cache's memory budget per "
+            f"process); got {cache_bytes!r}.")
+    settings = TuneSettings(storage=url, artifacts=artifacts, study_name=study_name,
+                            n_trials=total, timeout=timeout, n_jobs=n_jobs,
+                            cache_bytes=cache_bytes, heartbeat_interval=heartbeat_interval,
+                            grace_period=grace_period,
+                            verbosity=optuna.logging.get_verbosity())
+    problem = Problem.from_spec(spec)
+    store = artifact_store(url, artifacts)  # both checked before the study is opened
+    study = settings.open_study(spec)
+    start = counted_trials(study)
+    if start >= total:
+        return study
+    enabled = sys.stderr.isatty() if progress is None else progress
+    from tqdm.auto import tqdm
+
+    bar = tqdm(total=total - start, desc=f"study {study.study_name}", disable=not enabled)
+    try:
+        if workers == 1:
+            run_trials(study, problem, settings, store,
+                       callbacks=[lambda s, t: _advance(bar, s, start)])
+        else:
+            run_workers(min(workers, total - start), problem, settings,
+                        follow=lambda: _advance(bar, study, start))
+    finally:
+        bar.close()
+    return study
+
+
+def run_trials(study: optuna.Study, problem: Problem, settings: TuneSettings, store, *,
+               callbacks=(), in_worker: bool = False) -> None:
+    """Run the study's trials in this process while it has free slots.
+
+    Each trial claims its slot, then runs the :class:`TrialObjective`; Ctrl-C is taken
+    where it is safe (:class:`Interrupts`): an interrupted trial is failed by Optuna,
+    with its reason and ``counted`` = False, and the interrupt is re-raised. A failed
+    trial is one line on stderr. ``in_worker``: this process is a worker of a ``tune``
+    process, and is interrupted when that process ends."""
+    slots = TrialSlots(study, settings.n_trials)
+    objective = TrialObjective(problem, store=store, resamples_seed=resample_seed(study),
+                               n_jobs=settings.n_jobs, cache_bytes=settings.cache_bytes,
+                               slots=slots)
+    interrupts = objective.interrupts
+    if in_worker:
+        _end_with_parent(interrupts)
+    deadline = None if settings.timeout is None else time.monotonic() + settings.timeout
+
+    def next_slot(study: optuna.Study, trial) -> None:
+        _say_failed(trial)
+        if not slots.wait(interrupts, deadline):
+            study.stop()
+
+    with interrupts.handling(study):
+        if slots.wait(interrupts, deadline):
+            study.optimize(objective, catch=(Exception,), timeout=settings.timeout,
+                           callbacks=[*callbacks, next_slot])
+
+
+def _say_failed(trial: optuna.trial.FrozenTrial) -> None:
+    """One line on stderr for a failed trial, with its reason (also the trial's
+    ``fail_reason``)."""
+    if trial.state == TrialState.FAIL:
+        from tqdm.auto import tqdm
+
+        reason = trial.user_attrs.get("fail_reason", "no reason recorded")
+        tqdm.write(f"trial {trial.number} failed: {reason}", file=sys.stderr)
+
+
+def _advance(bar, study: optuna.Study, start: int) -> None:
+    """Move the progress bar to the counted trials; show the front's size and area."""
+    bar.n = min(bar.total, counted_trials(study) - start)
+    points = front_points(study)[1]
+    if len(points):
+        bar.set_postfix(front=len(pareto_front(points)), area=f"{dominance_area(points):.3f}")
+    bar.refresh()
+
+
+# --------------------------------------------------------------------------- workers
+
+
+def run_workers(workers: int, problem: Problem, settings: TuneSettings, *, follow) -> None:
+    """Start ``workers`` processes running trials (:func:`run_trials`) and call ``follow``
+    every second until they end. Ctrl-C is passed on to each of them once (they stop
+    after their trial's computation is interrupted), then awaited for 30 s. A worker's
+    error is raised as a :class:`~paretostab.errors.WorkerError`."""
+    context = multiprocessing.get_context("spawn")
+    errors = context.SimpleQueue()
+    processes = [context.Process(target=_worker, args=(problem, settings, errors),
+                                 name=f"worker-{i}") for i in range(workers)]
+    for process in processes:
+        process.start()
+    try:
+        while any(p.is_alive() for p in processes):
+            time.sleep(1.0)
+            follow()
+    except KeyboardInterrupt:
+        for process in processes:
+            if process.is_alive():
+                os.kill(process.pid, signal.SIGINT)
+        for process in processes:
+            process.join(30.0)
+            if process.is_alive():
+                process.kill()
+        raise
+    follow()
+    messages = []
+    while not errors.empty():
+        message = errors.get()
+        if message not in messages:
+            messages.append(message)
+    failed = [p for p in processes if p.exitcode != 0]
+    if failed:
+        raise WorkerError(messages[0] if messages else (
+            f"{failed[0].name} ended with exit code {failed[0].exitcode} "
+            "(killed?) without an error message"))
+
+
+def _worker(problem: Problem, settings: TuneSettings, errors) -> None:
+    """One tuning process (``--workers``): its own storage connection, sampler stream and
+    run cache; the data come from the parent (loaded once). Its error goes to the parent
+    through ``errors`` (the parent prints it) and it exits with code 1. In a process group
+    of its own, it gets Ctrl-C from the parent (once), not from the terminal."""
+    os.setpgrp()
+    try:
+        optuna.logging.set_verbosity(settings.verbosity)  # as its parent logs
+        study = settings.open_study(problem.spec)
+        run_trials(study, problem, settings, artifact_store(settings.storage,
+                                                            settings.artifacts),
+                   in_worker=True)
+    except KeyboardInterrupt:  # the parent reports
+        return
+    except BaseException as exc:
+        errors.put(str(exc) if isinstance(exc, ParetostabError) else
+                   f"a worker failed: {type(exc).__name__}: {exc}")
+        sys.exit(1)
+
+
+def _end_with_parent(interrupts: Interrupts) -> None:
+    """Interrupt this worker process when the ``tune`` process that started it ends (even
+    by kill -9), and end it 10 s later if the interrupt has not."""
+    parent = multiprocessing.parent_process()
+
+    def watch() -> None:
+        multiprocessing.connection.wait([parent.sentinel])
+        interrupts.reason = "interrupted: the tune process that started its worker ended"
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(10.0)
+        os._exit(1)
+
+    threading.Thread(target=watch, daemon=True, name="end-with-parent").start()

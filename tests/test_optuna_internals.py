@@ -1,0 +1,78 @@
+"""Optuna's private interfaces that paretostab uses (paretostab/optuna_internals.py), each
+exercised on real storages: an Optuna release that changes one of them fails here, with a
+message naming it, before it breaks the dashboard notes, the report's cache or the
+detection of stale trials."""
+
+from __future__ import annotations
+
+import time
+from importlib.metadata import version
+
+import optuna
+import pytest
+from packaging.version import Version
+
+from paretostab.optuna_internals import (
+    grace_seconds,
+    heartbeat_enabled,
+    stale_trial_ids,
+    storage_of,
+    study_id_of,
+    trial_id_of,
+    trials_with_heartbeat,
+)
+from paretostab.storage import open_storage
+
+pytestmark = pytest.mark.filterwarnings("ignore:Heartbeat of storage:UserWarning")
+
+
+def changed(interface: str) -> str:
+    return (f"Optuna {optuna.__version__} changed its private interface {interface}: "
+            "update paretostab/optuna_internals.py (and the bound in pyproject.toml)")
+
+
+def test_the_installed_optuna_is_within_the_bound_pyproject_gives():
+    assert Version("5") <= Version(version("optuna")) < Version("6"), changed("(its version)")
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def storage_url(request, tmp_path):
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'internals.db'}"
+    return request.getfixturevalue("postgres_url")
+
+
+def test_a_studys_storage_and_id_and_a_trials_id(storage_url):
+    storage = open_storage(storage_url)
+    study = optuna.create_study(storage=storage, study_name="internals",
+                                directions=["maximize", "maximize"])
+    assert storage_of(study).get_study_id_from_name("internals") == study_id_of(study), \
+        changed("Study._storage / Study._study_id")
+    trial = study.ask()
+    frozen = storage_of(study).get_trial(trial_id_of(trial))
+    assert frozen.number == trial.number, changed("Trial._trial_id")
+    study.tell(trial, [0.5, 0.5])
+    assert trial_id_of(study.get_trials(deepcopy=False)[0]) == trial_id_of(trial), \
+        changed("FrozenTrial._trial_id")
+
+
+def test_heartbeats_stale_trials_and_trials_that_never_beat(storage_url):
+    quiet = open_storage(storage_url)
+    assert not heartbeat_enabled(quiet), changed("optuna.storages._heartbeat")
+    storage = open_storage(storage_url, heartbeat_interval=1, grace_period=1)
+    assert heartbeat_enabled(storage), changed("optuna.storages._heartbeat")
+    assert grace_seconds(storage) == 1, changed("RDBStorage.grace_period (in _CachedStorage)")
+    assert grace_seconds(open_storage(storage_url, heartbeat_interval=3)) == 6, \
+        changed("RDBStorage.heartbeat_interval (in _CachedStorage)")
+    study = optuna.create_study(storage=storage, study_name="beats",
+                                directions=["maximize", "maximize"])
+    beating, silent = study.ask(), study.ask()
+    storage.record_heartbeat(trial_id_of(beating))
+    ids = [trial_id_of(beating), trial_id_of(silent)]
+    assert trials_with_heartbeat(storage, ids) == {trial_id_of(beating)}, \
+        changed("optuna.storages._rdb.models.TrialHeartbeatModel / _create_scoped_session")
+    assert trials_with_heartbeat(storage, []) == set()
+    assert stale_trial_ids(storage, study_id_of(study)) == []
+    time.sleep(2.5)
+    assert stale_trial_ids(storage, study_id_of(study)) == [trial_id_of(beating)], \
+        changed("BaseHeartbeat._get_stale_trial_ids")
