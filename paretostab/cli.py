@@ -36,6 +36,8 @@ from paretostab.measures import get_measure, list_measures, stability
 from paretostab.protocol import DEFAULT_CACHE_BYTES
 from paretostab.similarity import FeatureSimilarity
 
+__all__ = ["main"]
+
 ARTIFACTS_HELP = ("artifact store: a folder (one shared folder for processes on several "
                   "machines) or s3://bucket/prefix (default: a folder beside the storage)")
 
@@ -76,15 +78,17 @@ def _measures_table(runs: int, k: int, seed: int, threshold: float) -> pd.DataFr
 
 
 def _tune(args) -> int:
-    from paretostab.coordination import counted_trials
+    import optuna
+
+    from paretostab.measures import measure_name
     from paretostab.spec import builtin_spec_path, load_spec, with_objective
     from paretostab.storage import DEFAULT_STORAGE, artifact_notice
     from paretostab.tuning import front_table, tune
+    from paretostab.tuning.coordination import counted_trials
 
+    optuna.logging.set_verbosity(optuna.logging.ERROR)  # a failed trial: one line of tune's
     spec = load_spec(args.spec or builtin_spec_path("quickstart"))
     if args.objective:
-        from paretostab.report.study import measure_name
-
         spec = with_objective(spec, measure_name(args.objective))
     storage = args.storage or spec.storage or DEFAULT_STORAGE
     if not 0 <= args.cache_gib < math.inf:
@@ -152,14 +156,15 @@ def _interrupted(what: str) -> int:
 
 
 def _report(args) -> int:
-    from paretostab.report.study import build_report
+    from paretostab.report.build import build_report
     from paretostab.storage import DEFAULT_STORAGE
+    from paretostab.weight import as_weight
 
     measures = [m.strip() for m in args.measures.split(",")] if args.measures else None
     try:
         folder = build_report(args.storage or DEFAULT_STORAGE, study_name=args.study_name,
                               measures=measures, replicates=args.replicates,
-                              weight=args.weight, gamma=args.gamma, level=args.level,
+                              weight=as_weight(args.weight), gamma=args.gamma, level=args.level,
                               out=args.out, artifacts=args.artifacts)
     except KeyboardInterrupt:
         return _interrupted("no report written; the replicates computed so far are kept in "
@@ -171,14 +176,15 @@ def _report(args) -> int:
 
 
 def _compare(args) -> int:
-    from paretostab.report.compare import build_comparison
-    from paretostab.report.study import label
+    from paretostab.measures import measure_label as label
+    from paretostab.report.build import build_comparison
+    from paretostab.weight import as_weight
 
     measures = [m.strip() for m in args.measures.split(",")] if args.measures else None
     try:
         folder, comparison = build_comparison(
             args.studies, args.storage, measures=measures, replicates=args.replicates,
-            weight=args.weight, level=args.level, out=args.out, artifacts=args.artifacts)
+            weight=as_weight(args.weight), level=args.level, out=args.out, artifacts=args.artifacts)
     except KeyboardInterrupt:
         return _interrupted("no comparison written; the replicates computed so far are "
                             "kept in the studies and reused by the next compare or report.")
@@ -196,7 +202,8 @@ def _compare(args) -> int:
 
 
 def _choose(args) -> int:
-    from paretostab.report.study import choose_trial, label
+    from paretostab.measures import measure_label as label
+    from paretostab.report.build import choose_trial
     from paretostab.storage import DEFAULT_STORAGE
 
     try:

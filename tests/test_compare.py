@@ -20,7 +20,8 @@ from paretostab.cli import main
 from paretostab.errors import InvalidInputError
 from paretostab.front import dominance_area, pareto_front
 from paretostab.report import Group, compare_groups, table3
-from paretostab.report.compare import NO_INTERVAL, OVERLAP, _default_measures
+from paretostab.report.analysis import default_measures
+from paretostab.report.compare import NO_INTERVAL, OVERLAP
 from paretostab.spec import parse_spec
 from paretostab.tuning import tune
 
@@ -261,8 +262,8 @@ def test_bad_groups_raise_one_clear_error(call, match):
 
 def test_default_measures_are_the_objectives_and_what_every_study_records():
     declared = [("iw", ["nogueira", "pearson", "jaccard"]), ("nogueira", ["pearson"])]
-    assert _default_measures(declared) == ["iw", "nogueira", "pearson"]
-    assert _default_measures([("iw", []), ("iw", ["msi"])]) == ["iw"]
+    assert default_measures(declared) == ["iw", "nogueira", "pearson"]
+    assert default_measures([("iw", []), ("iw", ["msi"])]) == ["iw"]
 
 
 # --------------------------------------------------------------------------- drawers
@@ -273,6 +274,7 @@ def test_draw_group_fronts_gives_each_group_its_colour_marker_front_and_regions(
     from matplotlib.figure import Figure
     from matplotlib.patches import Ellipse as EllipsePatch
 
+    from paretostab.front import ParetoFront
     from paretostab.plot import GROUP_COLORS, draw_group_fronts
     from paretostab.report import confidence_regions
 
@@ -282,7 +284,8 @@ def test_draw_group_fronts_gives_each_group_its_colour_marker_front_and_regions(
     front_a = pareto_front(own_a)
     regions = confidence_regions([reps_a[r] for r in front_a], level=0.9)
     ax = Figure().add_subplot()
-    draw_group_fronts([("A", own_a, None, regions), ("B", EXPECTED_B)], ax=ax)
+    draw_group_fronts([("A", ParetoFront.of(own_a), regions),
+                       ("B", ParetoFront.of(EXPECTED_B))], ax=ax)
     handles, labels = ax.get_legend_handles_labels()
     assert labels == ["A", "B", "90% confidence regions", "replicate means"]
     assert [h.get_color() for h in handles[:2]] == list(GROUP_COLORS[:2])
@@ -295,7 +298,8 @@ def test_draw_group_fronts_gives_each_group_its_colour_marker_front_and_regions(
     assert sorted(staircase[0].get_xdata()) == sorted(own_a[front_a, 0])
     assert dict(matplotlib.rcParams) == before
     with pytest.raises(InvalidInputError, match=r"one \(colour, marker\) pair per group"):
-        draw_group_fronts([("A", own_a)], ax=ax, styles=[("red", "o"), ("blue", "s")])
+        draw_group_fronts([("A", ParetoFront.of(own_a))], ax=ax,
+                          styles=[("red", "o"), ("blue", "s")])
     with pytest.raises(InvalidInputError, match="group 0 is"):
         draw_group_fronts(["A"], ax=ax)
 
@@ -303,37 +307,38 @@ def test_draw_group_fronts_gives_each_group_its_colour_marker_front_and_regions(
 def test_draw_combined_front_colours_points_by_group_and_joins_labels_at_one_place():
     from matplotlib.figure import Figure
 
+    from paretostab.front import ParetoFront
     from paretostab.plot import draw_combined_front
 
-    points = [(0.8, 0.5), (0.8, 0.5), (0.6, 0.7), (0.5, 0.4)]
+    front = ParetoFront.of([(0.8, 0.5), (0.8, 0.5), (0.6, 0.7), (0.5, 0.4)])
     ax = Figure().add_subplot()
-    draw_combined_front(points, ["A", "A", "B", "B"], ax=ax, labels=["1", "4", "2", ""])
+    draw_combined_front(front, ["A", "A", "B", "B"], ax=ax, labels=["1", "4", "2", ""])
     assert ax.get_legend_handles_labels()[1] == ["combined Pareto front", "A", "B"]
     assert sorted(t.get_text() for t in ax.texts) == ["1, 4", "2"]
     # a point off the front just behind one on it (mRMR under the random forest) shows:
     # its hollow marker is drawn above the solid one, the labels above both
     ax = Figure().add_subplot()
-    draw_combined_front([(0.93, 0.53), (0.9295, 0.529)], ["forest", "mrmr"], ax=ax,
-                        labels=["7", ""])
+    draw_combined_front(ParetoFront.of([(0.93, 0.53), (0.9295, 0.529)]), ["forest", "mrmr"],
+                        ax=ax, labels=["7", ""])
     solid, hollow = ([c for c in ax.collections if len(c.get_offsets()) and
                       tuple(c.get_offsets()[0]) == point] for point in ((0.93, 0.53),
                                                                          (0.9295, 0.529)))
     assert hollow[0].get_zorder() > solid[0].get_zorder()
     assert ax.texts[0].get_zorder() > hollow[0].get_zorder()
     with pytest.raises(InvalidInputError, match=r"the group of every point \(4\); got 3"):
-        draw_combined_front(points, ["A", "A", "B"], ax=ax)
+        draw_combined_front(front, ["A", "A", "B"], ax=ax)
     with pytest.raises(InvalidInputError, match=r"no \(colour, marker\) for the group 'B'"):
-        draw_combined_front(points, ["A", "A", "B", "B"], ax=ax, styles={"A": ("red", "o")})
+        draw_combined_front(front, ["A", "A", "B", "B"], ax=ax, styles={"A": ("red", "o")})
 
 
 def test_point_styles_are_distinct_for_a_multi_selector_study_among_studies():
-    from paretostab.report.compare import _point_styles
+    from paretostab.report.figures import point_styles
 
     multi = Group("multi", pd.DataFrame({"trial": [0, 1, 2], "accuracy": [0.9, 0.5, 0.4],
                                          "phi": [0.2, 0.9, 0.1],
                                          "selector": ["lasso", "t_test", "relief"]}))
     single = Group("single", pd.DataFrame({"trial": [0], "accuracy": [0.45], "phi": [0.3]}))
-    styles = _point_styles([multi, single])
+    styles = point_styles([multi, single])
     assert set(styles) == {"multi: lasso", "multi: t_test", "multi: relief", "single"}
     assert len(set(styles.values())) == 4
     assert len({marker for _, marker in styles.values()}) == 4  # shapes differ too
@@ -344,12 +349,13 @@ def test_nine_groups_get_nine_colours_as_000_section_6_2_compares_nine_methods()
     from matplotlib.colors import to_hex
     from matplotlib.figure import Figure
 
+    from paretostab.front import ParetoFront
     from paretostab.plot import GROUP_COLORS, draw_combined_front, group_style
 
     names = [f"m{k}" for k in range(9)]
     ax = Figure().add_subplot()
     points = [(0.5 + 0.04 * k, 0.9 - 0.05 * k) for k in range(9)]
-    draw_combined_front(points, names, ax=ax)
+    draw_combined_front(ParetoFront.of(points), names, ax=ax)
     colours = {to_hex(line.get_color()) for line in ax.get_lines()[1:]}  # after the front
     assert len(colours) == 9
     assert [group_style(k, 6)[0] for k in range(6)] == list(GROUP_COLORS)  # up to six
@@ -390,7 +396,7 @@ def compare(storages, out, *extra):
 
 def test_compare_writes_the_page_the_csv_and_the_json(storages, tmp_path, capsys,
                                                       monkeypatch):
-    from paretostab.report.study import trial_table
+    from paretostab.report.load import read_study
 
     assert compare(storages, tmp_path / "cmp") == 0
     out = capsys.readouterr().out.splitlines()
@@ -410,10 +416,11 @@ def test_compare_writes_the_page_the_csv_and_the_json(storages, tmp_path, capsys
     assert [s["selectors"] for s in data["studies"]] == [["t_test"], ["hybrid_rfe"]]
     assert data["measures"] == ["iw", "nogueira", "pearson"] and len(data["differences"]) == 3
     for k, url in enumerate(storages):
-        study = optuna.load_study(study_name=data["groups"][k], storage=url)
-        table = trial_table(study, ["iw", "nogueira", "pearson"])
+        reader = read_study(url, data["groups"][k])
+        table = reader.trial_table(["iw", "nogueira", "pearson"])
         if k == 1:  # hybrid_rfe did not record φ_iw: compare recomputed it from its runs
-            assert table["iw"].isna().all()
+            assert not any("iw" in t.user_attrs["measures"] for t in reader.study.trials)
+            assert table["iw"].notna().all()
             continue
         for measure in ("iw", "nogueira", "pearson"):
             points = table[["accuracy", measure]].to_numpy(dtype=float)
@@ -436,16 +443,16 @@ def test_compare_writes_the_page_the_csv_and_the_json(storages, tmp_path, capsys
     assert "1 − α/2" in page and "[low_A − high_B, high_A − low_B]" in page
     # the replicates are the report's, cached in the studies: a second compare re-runs none
     # (and, the page checked above, skips drawing it again)
-    import paretostab.protocol
-    import paretostab.report.html
+    import paretostab.problem
+    import paretostab.report.build
 
     study = optuna.load_study(study_name="t_test", storage=storages[0])
     cached = study._storage.get_study_system_attrs(study._study_id)
     fronts = {t for f in data["fronts"] if f["group"] == "t_test" for t in f["trials"]}
     assert {f"paretostab:replicates:{t}:3" for t in fronts} <= set(cached)
-    monkeypatch.setattr(paretostab.protocol, "replicates",
+    monkeypatch.setattr(paretostab.problem, "replicates",
                         lambda *a, **k: pytest.fail("replicates were re-run"))
-    monkeypatch.setattr(paretostab.report.html, "write_report", lambda *a, **k: None)
+    monkeypatch.setattr(paretostab.report.build, "write_report", lambda *a, **k: None)
     assert compare(storages, tmp_path / "again") == 0
     again = json.loads((tmp_path / "again" / "comparison.json").read_text())
     assert again["differences"] == data["differences"]

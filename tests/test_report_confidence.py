@@ -9,11 +9,11 @@ import pytest
 from scipy import stats
 
 from paretostab import InvalidInputError
+from paretostab.front import dominance_area
 from paretostab.report import (
     DominanceAreaInterval,
     Ellipse,
     confidence_regions,
-    dominance_area,
     dominance_area_interval,
 )
 

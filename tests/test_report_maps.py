@@ -10,10 +10,9 @@ import numpy as np
 import pytest
 
 from paretostab import InvalidInputError
-from paretostab.maps import OTHER_COLOR, PALETTE
+from paretostab.maps import OTHER_COLOR, PALETTE, StabilityMap, feature_palette, stability_map
 from paretostab.measures._inputs import normalise_importances
 from paretostab.protocol import RunSet
-from paretostab.report import StabilityMap, feature_palette, stability_map
 
 matplotlib.use("Agg", force=True)
 from matplotlib.collections import PolyCollection  # noqa: E402

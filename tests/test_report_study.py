@@ -14,9 +14,10 @@ from optuna.artifacts import get_all_artifact_meta
 
 from paretostab.errors import InvalidInputError, UnknownNameError
 from paretostab.front import pareto_front
-from paretostab.report.study import build_report, choose_trial, parse_weight
+from paretostab.report.build import build_report, choose_trial
 from paretostab.spec import parse_spec
 from paretostab.tuning import tune
+from paretostab.weight import as_weight
 
 SPEC = {
     "study": {"name": "tiny", "trials": 5, "seed": 0, "sampler": "random"},
@@ -86,9 +87,9 @@ def test_report_writes_html_csv_and_json(study_url, tmp_path, monkeypatch):
     assert re.search(rf'<tr class="highlight"><td><a href="#trial-{chosen}">', page)
     assert "<th>φ_iw</th>" in page and "<th>φ</th>" in page and "<th>φ_pears</th>" in page
     # a second report reuses the replicates cached in the study (not as artifacts)
-    import paretostab.protocol
+    import paretostab.problem
 
-    monkeypatch.setattr(paretostab.protocol, "replicates",
+    monkeypatch.setattr(paretostab.problem, "replicates",
                         lambda *a, **k: pytest.fail("replicates were re-run"))
     again = build_report(study_url, out=tmp_path / "again", progress=False)  # γ = 0.5
     assert json.loads((again / "summary.json").read_text())["dominance_area_interval"] is not None
@@ -119,8 +120,10 @@ def test_choose_returns_a_front_trial_with_its_features(study_url):
 
 
 def test_bad_report_arguments(study_url, tmp_path):
-    with pytest.raises(InvalidInputError, match="weight must be 'uniform', 'accuracy:A'"):
-        parse_weight("accuracy:two")
+    with pytest.raises(InvalidInputError, match="weight must be .*'accuracy:A'.*got 'accuracy:two'"):
+        as_weight("accuracy:two")
+    with pytest.raises(InvalidInputError, match="weight must be .*got 'accuracy:two'"):
+        build_report(study_url, out=tmp_path, weight="accuracy:two")
     with pytest.raises(InvalidInputError, match=r"gamma must be a number in \[0, 1\]"):
         build_report(study_url, out=tmp_path, gamma=1.5)
     with pytest.raises(UnknownNameError, match="Did you mean 'tiny'"):

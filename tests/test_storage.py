@@ -368,12 +368,12 @@ def test_two_tune_processes_write_to_s3_and_the_report_reads_it_back(s3_bucket, 
     (["report"], "build_report"), (["choose", "--gamma", "0.5"], "choose_trial")])
 def test_ctrl_c_during_report_or_choose_is_one_line_and_exit_130(monkeypatch, capsys, command,
                                                                   function):
-    import paretostab.report.study
+    import paretostab.report.build
 
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(paretostab.report.study, function, interrupted)
+    monkeypatch.setattr(paretostab.report.build, function, interrupted)
     assert main(command) == 130
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("Interrupted: ")

@@ -17,21 +17,29 @@ from paretostab.measures import (  # noqa: F401  (importing registers the measur
     subset,
     weighted,
 )
+from paretostab.measures._inputs import normalise_importances
 from paretostab.measures._registry import (
+    ALIASES,
     MeasureInfo,
     SimilarityView,
     get_measure,
     list_measures,
+    measure_label,
+    measure_name,
     stability,
 )
 from paretostab.measures.subset import NogueiraInterval, nogueira_interval
 
 __all__ = [
+    "ALIASES",
     "MeasureInfo",
     "NogueiraInterval",
     "SimilarityView",
     "get_measure",
     "list_measures",
+    "measure_label",
+    "measure_name",
     "nogueira_interval",
+    "normalise_importances",
     "stability",
 ]

@@ -164,6 +164,27 @@ def get_measure(name: str) -> MeasureInfo:
         raise UnknownNameError.for_name("measure", name, _REGISTRY) from None
 
 
+#: Short names the command line and the report accept besides the registry's (the papers'
+#: symbols written in ASCII).
+ALIASES = {"phi": "nogueira", "phi_pears": "pearson", "pears": "pearson", "phi_iw": "iw",
+           "phi_msi": "msi", "phi_s": "sechidis"}
+
+
+def measure_name(name: str) -> str:
+    """The registry name of a measure given by its registry name or an alias (``phi`` →
+    ``nogueira``); unknown names raise with the closest suggestion among both."""
+    name = ALIASES.get(name, name)
+    if name not in _REGISTRY:
+        raise UnknownNameError.for_name("measure", name, [*_REGISTRY, *ALIASES])
+    return name
+
+
+def measure_label(name: str) -> str:
+    """What a person reads for a column or an axis: a measure's symbol (``φ_iw``), any
+    other name (``accuracy``, ``k̄``) as it is."""
+    return _REGISTRY[name].label if name in _REGISTRY else name
+
+
 def list_measures() -> pd.DataFrame:
     """The registry as a table: one row per measure, indexed by name."""
     rows = [

@@ -1,26 +1,31 @@
-"""Pareto fronts, dominance areas, confidence regions, the γ choice, feature stability
-maps and comparisons of groups of trials (SPEC §5; 002 §3, 003 §3, §7.1, 000 §6.2).
+"""The report of tuned studies: fronts, dominance areas with confidence intervals,
+Hotelling regions, the γ choice, feature stability maps and comparisons of groups of
+trials (SPEC §5; 002 §3, 003 §3, §7.1, 000 §6.2).
 
-The computations (:mod:`~paretostab.front`, :mod:`~paretostab.report.confidence`,
-:mod:`~paretostab.maps`, the core of :mod:`~paretostab.report.compare`) are pure numpy,
-scipy and pandas and never import matplotlib; the drawers live in :mod:`paretostab.plot`
-(``draw_front``, ``draw_fronts``, ``draw_stability_map``, ``draw_group_fronts``,
-``draw_combined_front``), which is imported only when one of them is first used
-(``paretostab.report.draw_front`` works; they are left out of ``__all__`` so that
-``from paretostab.report import *`` does not load matplotlib).
+The modules, from the bottom up:
+
+- :mod:`~paretostab.report.confidence` and :mod:`~paretostab.report.compare`: pure numpy,
+  scipy and pandas — Hotelling regions and the DA interval; groups of trials compared by
+  their fronts (a one-study report is the comparison of one group);
+- :mod:`~paretostab.report.load`: the only module of the package that reads Optuna —
+  a study's trials as a table, its RunSets, the replicates of its front trials (cached
+  in the study);
+- :mod:`~paretostab.report.analysis`: the frozen analysis objects of a page
+  (:class:`~paretostab.report.analysis.StudyReport`,
+  :class:`~paretostab.report.analysis.StudiesComparison`);
+- :mod:`~paretostab.report.figures` (matplotlib, through :mod:`paretostab.plot`) and
+  :mod:`~paretostab.report.pages` (the sections) made from them;
+- :mod:`~paretostab.report.html`: renders any sections as one self-contained page;
+- :mod:`~paretostab.report.build`: the entry points ``build_report``, ``build_comparison``
+  and ``choose_trial``.
+
+The fronts, dominance areas and the γ choice are :mod:`paretostab.front`; the maps
+:mod:`paretostab.maps`; the drawers :mod:`paretostab.plot`. Importing this package loads
+neither Optuna nor matplotlib.
 """
 
 from __future__ import annotations
 
-from paretostab.front import (
-    GammaChoice,
-    choose,
-    dominance_area,
-    gamma_table,
-    pareto_front,
-    staircase,
-)
-from paretostab.maps import FeaturePalette, StabilityMap, feature_palette, stability_map
 from paretostab.report.compare import (
     CombinedFront,
     Comparison,
@@ -44,32 +49,11 @@ __all__ = [
     "Difference",
     "DominanceAreaInterval",
     "Ellipse",
-    "FeaturePalette",
-    "GammaChoice",
     "Group",
     "GroupFront",
-    "StabilityMap",
-    "choose",
     "compare_groups",
     "confidence_regions",
-    "dominance_area",
     "dominance_area_interval",
-    "feature_palette",
     "front_trials",
-    "gamma_table",
-    "pareto_front",
-    "stability_map",
-    "staircase",
     "table3",
 ]
-
-_DRAWERS = ("draw_front", "draw_fronts", "draw_stability_map", "draw_group_fronts",
-            "draw_combined_front")
-
-
-def __getattr__(name: str):
-    if name in _DRAWERS:  # imports matplotlib: only on demand
-        from paretostab import plot
-
-        return getattr(plot, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

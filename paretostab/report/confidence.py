@@ -36,7 +36,8 @@ import numpy as np
 from paretostab.errors import InvalidInputError
 from paretostab.front import dominance_area
 
-__all__ = ["DominanceAreaInterval", "Ellipse", "confidence_regions", "dominance_area_interval"]
+__all__ = ["DominanceAreaInterval", "Ellipse", "as_level", "confidence_regions",
+           "dominance_area_interval"]
 
 # An eigen-direction whose standard deviation is below this fraction of the largest one
 # (or of the scale of the values) carries no variance: rounding noise of constant data.
@@ -194,7 +195,8 @@ class DominanceAreaInterval:
     simultaneous: bool
 
 
-def _as_level(level: object) -> float:
+def as_level(level: object) -> float:
+    """``level`` as a float strictly between 0 and 1 (a confidence level), else one error."""
     if (isinstance(level, bool) or not isinstance(level, int | float | np.integer | np.floating)
             or not 0.0 < level < 1.0):
         raise InvalidInputError(f"level must be a number strictly between 0 and 1; got "
@@ -288,7 +290,7 @@ def confidence_regions(replicates: Sequence[object], /, *, level: float = 0.95,
         For a level outside (0, 1), an entry that is not a (B, 2) array, ``B < 3``, or a
         non-finite replicate — naming the front point.
     """
-    level = _as_level(level)
+    level = as_level(level)
     if isinstance(replicates, np.ndarray) and replicates.ndim == 3:
         replicates = list(replicates)
     if isinstance(replicates, str | bytes) or not isinstance(replicates, Sequence | np.ndarray):

@@ -1,0 +1,469 @@
+"""The analyses behind the report's pages, as frozen objects (002 §3, 003 §3 and §7.1,
+000 §6.2).
+
+- :class:`StudyReport`: one study — its front under each measure, the dominance area with
+  its intervals and Hotelling regions (the comparison of one group: the study), the
+  trade-off chosen by γ (:class:`ChosenTradeOff`), the stability maps of its front
+  (:class:`FrontMaps`) and, in a multi-selector study, its selectors compared;
+- :class:`StudiesComparison`: several studies compared.
+
+:func:`analyse_study` and :func:`analyse_studies` compute them from
+:class:`~paretostab.report.load.StudyReader` s (which run or read the replicates); the
+figures (:mod:`paretostab.report.figures`) and the pages (:mod:`paretostab.report.pages`)
+are made from these objects alone.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from paretostab.errors import InvalidInputError
+from paretostab.front import GammaChoice, choose, gamma_table
+from paretostab.maps import (
+    FeaturePalette,
+    SelectionOverview,
+    StabilityMap,
+    group_identical_maps,
+    selection_overview,
+    stability_map,
+)
+from paretostab.measures import get_measure, measure_name
+from paretostab.report.compare import (
+    Comparison,
+    Group,
+    GroupFront,
+    compare_groups,
+    front_trials,
+    jsonable,
+)
+from paretostab.report.confidence import as_level
+from paretostab.report.load import StudyReader
+from paretostab.spec import SELECTOR_PARAM
+from paretostab.weight import Weight, as_weight, weight_name
+
+__all__ = ["ChosenTradeOff", "FrontMaps", "StudiesComparison", "StudyReport",
+           "default_measures",
+           "analyse_studies", "analyse_study", "check_gamma", "check_replicates",
+           "chosen_trade_off", "front_maps", "study_measures"]
+
+#: The features a map's legend names (the rest: "+n more features").
+MAP_LEGEND_FEATURES = 10
+
+
+def check_gamma(gamma: object) -> float:
+    """``gamma`` as a number in [0, 1] (003 §7.1's trade-off), else one error."""
+    if not (isinstance(gamma, int | float) and 0 <= gamma <= 1):
+        raise InvalidInputError(f"gamma must be a number in [0, 1]; got {gamma!r}.")
+    return gamma
+
+
+def check_replicates(replicates: int | None) -> int | None:
+    """``replicates`` (B) as given: None (the spec's), 0 (none) or at least 3."""
+    if replicates is not None and (replicates < 0 or 0 < replicates < 3):
+        raise InvalidInputError(
+            f"replicates must be 0 (no confidence regions) or >= 3; got {replicates}.")
+    return replicates
+
+
+def study_measures(reader: StudyReader, measures: Sequence[str] | None) -> list[str]:
+    """The registry names of the measures a study's report shows: its objective first,
+    then ``measures`` (aliases allowed) or, by default, the measures it records."""
+    names = [measure_name(m) for m in (measures or [reader.objective, *reader.recorded])]
+    return list(dict.fromkeys([reader.objective, *names]))
+
+
+# --------------------------------------------------------------------------- γ choice
+
+
+@dataclass(frozen=True)
+class ChosenTradeOff:
+    """The front trial γ chooses (003 §7.1) and what the report says of it.
+
+    Attributes
+    ----------
+    trial : int
+    gamma : float
+    params : mapping
+        Its Optuna parameters.
+    mean_selected : float or None
+        k̄, the mean number of features its runs selected.
+    values : tuple of dict
+        One per objective (``accuracy``, then each measure): ``objective``, ``trial``
+        (its own value), ``replicate mean`` and the ``level`` t interval of that mean
+        (``interval low``, ``interval high``; B − 1 degrees of freedom, cut to the
+        measure's bounds: φ of 1.002 means nothing) — NaN without replicates.
+    level : float
+    replicates : int
+        B, its replicates (0: none).
+    selected_features : pandas.DataFrame or None
+        The features its selector selects when fitted once on the whole data
+        (:meth:`~paretostab.problem.Problem.whole_data_selection`); None when the study
+        holds no spec.
+    """
+
+    trial: int
+    gamma: float
+    params: Mapping[str, object]
+    mean_selected: float | None
+    values: tuple[dict, ...]
+    level: float
+    replicates: int
+    selected_features: pd.DataFrame | None
+
+    def to_dict(self) -> dict:
+        """As ``summary.json``'s ``chosen_trade_off``."""
+        return {"trial": self.trial, "gamma": self.gamma, "params": dict(self.params),
+                "mean_selected": self.mean_selected, "values": [dict(v) for v in self.values],
+                "level": self.level, "replicates": self.replicates,
+                "selected_features": ([] if self.selected_features is None
+                                      else self.selected_features.to_dict(orient="records"))}
+
+
+def chosen_trade_off(row: pd.Series, params: Mapping[str, object], measures: Sequence[str], *,
+                     gamma: float, level: float, replicates: Mapping | None,
+                     selection: pd.DataFrame | None) -> ChosenTradeOff:
+    """:class:`ChosenTradeOff` of the trial ``row`` (a row of a trial table) with its
+    ``params``, its ``replicates`` (``{"accuracy": [...], measure: [...]}``, or None) and
+    its whole-data ``selection``."""
+    rows = []
+    for name in ["accuracy", *measures]:
+        entry = {"objective": name, "trial": float(row[name]), "replicate mean": math.nan,
+                 "interval low": math.nan, "interval high": math.nan}
+        sample = np.asarray(replicates.get(name, []) if replicates else [], dtype=float)
+        sample = sample[np.isfinite(sample)]
+        if sample.size >= 2:
+            half = (stats.t.ppf((1 + level) / 2, sample.size - 1) * sample.std(ddof=1)
+                    / math.sqrt(sample.size))
+            mean = float(sample.mean())
+            low, high = ((0.0, 1.0) if name == "accuracy"
+                         else (get_measure(name).lower, get_measure(name).upper))
+            entry.update({"replicate mean": mean, "interval low": max(mean - half, low),
+                          "interval high": min(mean + half, high)})  # within the bounds
+        rows.append(entry)
+    kbar = row.get("k̄")
+    present = kbar is not None and not (isinstance(kbar, float) and math.isnan(kbar))
+    return ChosenTradeOff(
+        trial=int(row["trial"]), gamma=gamma, params=params,
+        mean_selected=float(kbar) if present else None, values=tuple(rows), level=level,
+        replicates=0 if replicates is None else len(replicates["accuracy"]),
+        selected_features=selection)
+
+
+# --------------------------------------------------------------------------- maps
+
+
+@dataclass(frozen=True, eq=False)
+class FrontMaps:
+    """The stability maps of a front's trials, compact (003 §3): the features × trials
+    overview of selection frequencies, and one map per distinct picture.
+
+    Attributes
+    ----------
+    overview : SelectionOverview
+    palette : FeaturePalette
+        One colour per feature on the whole page.
+    maps : tuple of StabilityMap
+        One per distinct picture (maps within 1 % of each other count as one).
+    groups : tuple of tuple of int
+        The trials each map stands for.
+    chosen : int
+        The trial γ chose.
+    """
+
+    overview: SelectionOverview
+    palette: FeaturePalette
+    maps: tuple[StabilityMap, ...]
+    groups: tuple[tuple[int, ...], ...]
+    chosen: int
+
+
+def front_maps(runsets: Sequence[object], numbers: Sequence[int], *,
+               feature_names: Sequence[str] | None, chosen: int) -> FrontMaps:
+    """:class:`FrontMaps` of the RunSets of the front trials ``numbers``."""
+    numbers = [int(n) for n in numbers]
+    overview = selection_overview(runsets, numbers, feature_names=feature_names)
+    palette = overview.palette()
+    maps = [stability_map(runs, feature_names=feature_names, top=MAP_LEGEND_FEATURES,
+                          palette=palette) for runs in runsets]
+    groups = group_identical_maps(maps, numbers)
+    return FrontMaps(overview=overview, palette=palette,
+                     maps=tuple(maps[numbers.index(group[0])] for group in groups),
+                     groups=tuple(tuple(int(n) for n in group) for group in groups),
+                     chosen=int(chosen))
+
+
+# --------------------------------------------------------------------------- one study
+
+
+@dataclass(frozen=True, eq=False)
+class StudyReport:
+    """The report of one study: the comparison of one group (the study) plus the γ
+    choice.
+
+    Attributes
+    ----------
+    study, storage : str
+        Its name, and where it is stored.
+    objective : str
+        Its stability objective (registry name): the front, the dominance area and its
+        intervals are those of (accuracy, objective).
+    measures : tuple of str
+        The measures shown, the objective first.
+    table : pandas.DataFrame
+        Every completed trial (:meth:`~paretostab.report.load.StudyReader.trial_table`).
+    comparison : Comparison
+        The study as one group, under every measure; the front trials of the objective
+        carry their replicates' Hotelling regions and the DA intervals (002 §3).
+    gamma : float
+    choices : tuple of GammaChoice
+        The front's γ table (rows of the front).
+    chosen : int
+        The row in the front of the trial γ chooses.
+    trade_off : ChosenTradeOff
+    weight : Weight or None
+    level : float
+    replicates : int
+        B per front trial (0: none).
+    maps : FrontMaps
+    selectors : Comparison or None
+        A multi-selector study's selectors compared (one group each).
+    selector_groups : tuple of Group
+    """
+
+    study: str
+    storage: str
+    objective: str
+    measures: tuple[str, ...]
+    table: pd.DataFrame
+    comparison: Comparison
+    gamma: float
+    choices: tuple[GammaChoice, ...]
+    chosen: int
+    trade_off: ChosenTradeOff
+    weight: Weight | None
+    level: float
+    replicates: int
+    maps: FrontMaps
+    selectors: Comparison | None = None
+    selector_groups: tuple[Group, ...] = ()
+
+    @property
+    def front(self) -> GroupFront:
+        """The study's front under its objective."""
+        return self.comparison.front(self.objective, self.study)
+
+    @property
+    def front_table(self) -> pd.DataFrame:
+        """The front trials' rows of :attr:`table`, by increasing accuracy."""
+        return self.table.iloc[list(self.front.rows)].reset_index(drop=True)
+
+    @property
+    def chosen_trial(self) -> int:
+        return self.trade_off.trial
+
+    @property
+    def means(self) -> np.ndarray | None:
+        """The means of the front trials' replicates (the regions' centres), or None."""
+        regions = self.front.regions
+        return None if regions is None else np.array([r.center for r in regions])
+
+    @property
+    def optimism(self) -> dict[str, float] | None:
+        """The front trials' own values minus the means of their replicates, on average
+        (accuracy, objective): the front's optimism (None without replicates)."""
+        means = self.means
+        if means is None:
+            return None
+        return dict(zip(["accuracy", self.objective],
+                        np.nanmean(self.front.points - means, axis=0).tolist(), strict=True))
+
+    def gamma_frame(self) -> pd.DataFrame:
+        """The γ table: each choice's trial, values, γ and willingness intervals."""
+        trials = self.front.trials
+        return pd.DataFrame([{
+            "trial": int(trials[c.index]), "accuracy": c.accuracy, self.objective: c.stability,
+            "gamma from": c.gamma_low, "gamma to": c.gamma_high,
+            "willingness from": c.willingness_low, "willingness to": c.willingness_high}
+            for c in self.choices])
+
+    def to_dict(self) -> dict:
+        """``summary.json``: the dominance area with its intervals, the optimism, the γ
+        table and the chosen trade-off (and the selectors' comparison)."""
+        front = self.front
+        interval, simultaneous = front.interval, front.simultaneous_interval
+        summary = {
+            "study": self.study, "storage": self.storage, "objective": self.objective,
+            "trials": len(self.table), "front": list(front.trials),
+            "weight": weight_name(self.weight),
+            "dominance_area": front.dominance_area, "level": self.level,
+            "replicates": self.replicates,
+            "dominance_area_of_replicate_means": None if interval is None else interval.estimate,
+            "dominance_area_interval": None if interval is None else [interval.low,
+                                                                      interval.high],
+            "simultaneous_interval": (None if simultaneous is None
+                                      else [simultaneous.low, simultaneous.high]),
+            "optimism": self.optimism,
+            "gamma": self.gamma,
+            "chosen": [self.chosen_trial],
+            "gamma_table": self.gamma_frame().to_dict(orient="records"),
+            "chosen_trade_off": self.trade_off.to_dict(),
+        }
+        if self.selectors is not None:
+            summary["selectors"] = self.selectors.to_dict()
+        return summary
+
+
+def analyse_study(reader: StudyReader, *, measures: Sequence[str] | None = None,
+                  replicates: int | None = None, weight: object = None, gamma: float = 0.5,
+                  level: float = 0.95, progress: bool | None = None) -> StudyReport:
+    """The :class:`StudyReport` of the study ``reader`` reads.
+
+    ``measures``: shown besides the objective (default: the recorded ones).
+    ``replicates``: B re-runs of each front trial for the Hotelling regions (default: the
+    spec's ``protocol.replicates``; 0: none), run once and cached in the study.
+    ``weight``: of the dominance area (:func:`paretostab.weight.as_weight`). ``gamma``:
+    the trade-off γ ∈ [0, 1] (003 §7.1). ``level``: of every region and interval.
+    """
+    gamma = check_gamma(gamma)
+    level = as_level(level)
+    weight = as_weight(weight)
+    check_replicates(replicates)
+    names = study_measures(reader, measures)
+    objective = reader.objective
+    table = reader.trial_table(names)
+    if table.empty:
+        raise InvalidInputError(f"Study {reader.name!r} has no completed trial yet.")
+    n_replicates = reader.default_replicates() if replicates is None else replicates
+    check_replicates(n_replicates)
+    # the trials on the front of the objective, replicated: the report's regions
+    found = (reader.replicate_trials(front_trials(table, [objective]), n_replicates, names,
+                                     progress=progress) if n_replicates else {})
+    own = {number: {"accuracy": values["accuracy"], objective: values[objective]}
+           for number, values in found.items()}
+    comparison = compare_groups([Group(reader.name, table, own)], names, weight=weight,
+                                level=level)
+    front = comparison.front(objective, reader.name)
+    choices = gamma_table(front.points)
+    chosen = choose(front.points, gamma)
+    number = front.trials[chosen]
+    params = reader.trial(number).params
+    selection = reader.problem.whole_data_selection(params) if reader.has_spec else None
+    trade_off = chosen_trade_off(table.iloc[front.rows[chosen]], params, names, gamma=gamma,
+                                 level=level, replicates=found.get(number),
+                                 selection=selection)
+    selectors, groups = None, ()
+    if SELECTOR_PARAM in table and table[SELECTOR_PARAM].nunique() > 1:
+        groups = _selector_groups(reader, table, names, n_replicates, progress)
+        selectors = compare_groups(groups, names, weight=weight, level=level)
+    feature_names = reader.problem.feature_names if reader.has_spec else None
+    maps = front_maps([reader.runset(n) for n in front.trials], front.trials,
+                      feature_names=feature_names, chosen=number)
+    return StudyReport(
+        study=reader.name, storage=reader.storage_url, objective=objective,
+        measures=tuple(names), table=table, comparison=comparison, gamma=gamma,
+        choices=choices, chosen=chosen, trade_off=trade_off, weight=weight, level=level,
+        replicates=n_replicates, maps=maps, selectors=selectors, selector_groups=groups)
+
+
+def _selector_groups(reader: StudyReader, table: pd.DataFrame, names: list[str],
+                     n_replicates: int, progress: bool | None) -> tuple[Group, ...]:
+    """A multi-selector study's selectors as groups of trials, compared as studies are:
+    the trials on a selector's front under some measure replicated (the report's
+    cache)."""
+    tables = {name: part.reset_index(drop=True)
+              for name, part in table.groupby(SELECTOR_PARAM, sort=False)}
+    todo = [(name, number) for name, part in tables.items()
+            for number in front_trials(part, names)] if n_replicates else []
+    found = reader.replicate_trials([number for _, number in todo], n_replicates, names,
+                                    progress=progress, description="selector replicates")
+    return tuple(Group(name, part, {number: found[number] for owner, number in todo
+                                    if owner == name})
+                 for name, part in tables.items())
+
+
+# --------------------------------------------------------------------------- studies
+
+
+@dataclass(frozen=True, eq=False)
+class StudiesComparison:
+    """Several studies compared (000 §6.2 Fig. 6, Table 3; 002 §3).
+
+    Attributes
+    ----------
+    comparison : Comparison
+    groups : tuple of Group
+        One per study, named as the page names it.
+    studies : tuple of dict
+        Each study's ``group`` name, ``study`` name, ``storage``, completed ``trials``,
+        ``objective``, ``selectors`` and ``replicates`` (B).
+    weight : Weight or None
+    """
+
+    comparison: Comparison
+    groups: tuple[Group, ...]
+    studies: tuple[dict, ...]
+    weight: Weight | None
+
+    def to_dict(self) -> dict:
+        """``comparison.json``: the studies, the weight and the whole comparison."""
+        return jsonable({"studies": [dict(s) for s in self.studies],
+                         "weight": weight_name(self.weight),
+                         **self.comparison.to_dict()})
+
+
+def default_measures(declared: list[tuple[str, list[str]]]) -> list[str]:
+    """Every study's objective, then the measures every study records (its objective or a
+    recorded one), in the first study's order."""
+    first, recorded = declared[0]
+    common = [m for m in [first, *recorded] if all(m == o or m in r for o, r in declared)]
+    return list(dict.fromkeys([*(o for o, _ in declared), *common]))
+
+
+def analyse_studies(readers: Sequence[tuple[str, StudyReader]], *,
+                    measures: Sequence[str] | None = None, replicates: int | None = None,
+                    weight: object = None, level: float = 0.95,
+                    progress: bool | None = None) -> StudiesComparison:
+    """Compare the studies of ``readers`` (each with the name the page gives it).
+
+    ``measures``: default every study's objective and the measures every study records
+    (a measure a study did not record is recomputed from its trials' RunSets).
+    ``replicates``: B re-runs of each trial on a study's front under some measure
+    (default: each study's spec ``protocol.replicates``; 0: none), cached in the study as
+    the report caches them. ``weight``, ``level``: as for :func:`analyse_study`.
+    """
+    level = as_level(level)
+    weight = as_weight(weight)
+    check_replicates(replicates)
+    declared = [(reader.objective, reader.recorded) for _, reader in readers]
+    names = list(dict.fromkeys(measure_name(m) for m in (measures or
+                                                          default_measures(declared))))
+    tables, counts = [], []
+    for _, reader in readers:
+        table = reader.trial_table(names)
+        if table.empty:
+            raise InvalidInputError(f"Study {reader.name!r} has no completed trial yet.")
+        tables.append(table)
+        counts.append(reader.default_replicates() if replicates is None else replicates)
+    todo = [(k, number) for k, table in enumerate(tables) if counts[k]
+            for number in front_trials(table, names)]
+    found: list[dict] = [{} for _ in readers]
+    for k, (_, reader) in enumerate(readers):
+        numbers = [number for owner, number in todo if owner == k]
+        if numbers:
+            found[k] = reader.replicate_trials(numbers, counts[k], names, progress=progress,
+                                               description=f"replicates of {reader.name}")
+    groups = tuple(Group(name, table, values) for (name, _), table, values in
+                   zip(readers, tables, found, strict=True))
+    comparison = compare_groups(groups, names, weight=weight, level=level)
+    studies = tuple({"group": group.name, "study": reader.name, "storage": reader.storage_url,
+                     "trials": len(group.table), "objective": reader.objective,
+                     "selectors": reader.selectors(group.table), "replicates": count}
+                    for group, (_, reader), count in zip(groups, readers, counts, strict=True))
+    return StudiesComparison(comparison=comparison, groups=groups, studies=studies,
+                             weight=weight)

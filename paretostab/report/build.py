@@ -1,0 +1,194 @@
+"""The report's entry points: read the studies, analyse them, draw, and write the pages.
+
+- :func:`build_report`: a study's report (``index.html``, ``front.csv``,
+  ``summary.json``, and ``selectors.csv`` for a multi-selector study);
+- :func:`build_comparison`: studies compared (``index.html``, ``comparison.csv``,
+  ``comparison.json``);
+- :func:`choose_trial`: the front trial γ chooses, with its parameters and the features
+  its selector keeps on the whole data.
+
+Each is the same pipeline: :mod:`~paretostab.report.load` (Optuna → plain data) →
+:mod:`~paretostab.report.analysis` (frozen analysis objects) →
+:mod:`~paretostab.report.figures` → :mod:`~paretostab.report.pages` →
+:mod:`~paretostab.report.html` (the page written).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+from paretostab.errors import InvalidInputError
+from paretostab.front import choose, pareto_front
+from paretostab.measures import measure_name
+from paretostab.report.analysis import (
+    analyse_studies,
+    analyse_study,
+    check_gamma,
+    check_replicates,
+)
+from paretostab.report.compare import Comparison
+from paretostab.report.confidence import as_level
+from paretostab.report.figures import comparison_figures, study_figures
+from paretostab.report.html import write_report
+from paretostab.report.load import StudyReader, read_study
+from paretostab.report.pages import studies_sections, study_sections
+from paretostab.storage import DEFAULT_STORAGE, open_storage
+from paretostab.weight import as_weight
+
+__all__ = ["build_comparison", "build_report", "choose_trial"]
+
+
+def build_report(storage_url: str, *, study_name: str | None = None,
+                 measures: list[str] | None = None, replicates: int | None = None,
+                 weight: object = None, gamma: float = 0.5, level: float = 0.95,
+                 out: str | Path = "report", artifacts: str | None = None,
+                 progress: bool | None = None) -> Path:
+    """Write the report of a study to ``out``: ``index.html``, ``front.csv``,
+    ``summary.json`` (and ``selectors.csv`` for a multi-selector study); returns the
+    folder.
+
+    ``measures``: the stability measures whose fronts are shown (default: the objective
+    and every recorded measure); the front, the dominance area and its confidence interval
+    are those of the study's objective. ``replicates``: B re-runs of each front trial for
+    the Hotelling regions (default: the spec's ``protocol.replicates``; 0 skips them).
+    ``weight``: ``"uniform"``, ``"accuracy:A"``, ``"stability:A"`` or any form of
+    :func:`paretostab.weight.as_weight`. ``gamma``: the trade-off γ ∈ [0, 1] (003 §7.1)
+    whose choice every figure and table marks and the "chosen trade-off" section details
+    (its parameters, values, replicate means with intervals and the features its selector
+    selects on the whole data).
+    """
+    check_gamma(gamma)
+    as_level(level)
+    weight = as_weight(weight)
+    reader = read_study(storage_url, study_name, artifacts=artifacts)
+    reader.store  # noqa: B018 - a wrong artifact store fails now, not after the replicates
+    report = analyse_study(reader, measures=measures, replicates=replicates, weight=weight,
+                           gamma=gamma, level=level, progress=progress)
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    report.front_table.to_csv(out / "front.csv", index=False)
+    if report.selectors is not None:
+        report.selectors.to_frame().to_csv(out / "selectors.csv", index=False)
+    (out / "summary.json").write_text(json.dumps(report.to_dict(), indent=2, default=float),
+                                      encoding="utf-8")
+    write_report(out, title=f"paretostab report: {report.study}",
+                 sections=study_sections(report, study_figures(report)))
+    return out
+
+
+def choose_trial(storage_url: str, gamma: float, *, study_name: str | None = None,
+                 measure: str | None = None, artifacts: str | None = None) -> dict:
+    """The front trial maximising γA + (1−γ)φ (003 §7.1) under the study's objective (or
+    ``measure``), its parameters, and the features its selector selects when fitted on the
+    whole data set."""
+    check_gamma(gamma)
+    reader = read_study(storage_url, study_name, artifacts=artifacts)
+    objective = measure_name(measure) if measure else reader.objective
+    table = reader.trial_table([objective])
+    if table.empty:
+        raise InvalidInputError(f"Study {reader.name!r} has no completed trial yet.")
+    points = table[["accuracy", objective]].to_numpy(dtype=float)
+    front = pareto_front(points)
+    row = table.iloc[front[choose(points[front], gamma)]]
+    trial = reader.trial(row["trial"])
+    features: list[str] = []
+    if reader.has_spec:
+        features = list(reader.problem.whole_data_selection(trial.params)["feature"])
+    return {"trial": trial.number, "gamma": gamma, "accuracy": float(row["accuracy"]),
+            objective: float(row[objective]), "params": trial.params,
+            "selected_features": features}
+
+
+# --------------------------------------------------------------------------- studies
+
+
+def _per_study(values: Sequence[str] | None, n: int, option: str, default) -> list:
+    """One value per study: none given → ``default`` for all; one → for all; ``n`` → in
+    the studies' order."""
+    values = list(values or [])
+    if not values:
+        return [default] * n
+    if len(values) == 1:
+        return values * n
+    if len(values) != n:
+        raise InvalidInputError(
+            f"{option} is given {len(values)} times for {n} studies; give it once (for every "
+            "study) or once per study, in the studies' order.")
+    return values
+
+
+def _storage_key(url: str) -> str:
+    """One key for the spellings of one SQLite or journal file's path."""
+    for prefix in ("sqlite:///", "journal:"):
+        if url.startswith(prefix):
+            return prefix + str(Path(url.removeprefix(prefix)).resolve())
+    return url
+
+
+def _group_names(studies: Sequence[str]) -> list[str]:
+    """The studies' names; a name given for studies of several storages gets its position
+    on the command line: ``tiny [1]``, ``tiny [2]``."""
+    return [f"{name} [{k}]" if studies.count(name) > 1 else name
+            for k, name in enumerate(studies, start=1)]
+
+
+def _readers(studies: list[str], urls: list[str], stores: list) -> list[StudyReader]:
+    """The studies, each storage opened once."""
+    opened: dict[str, object] = {}
+    readers = []
+    for name, url, store in zip(studies, urls, stores, strict=True):
+        if url not in opened:
+            opened[url] = open_storage(url, must_exist=True)
+        readers.append(read_study(url, name, artifacts=store, storage=opened[url]))
+    return readers
+
+
+def build_comparison(studies: Sequence[str], storages: Sequence[str] | None = None, *,
+                     measures: Sequence[str] | None = None, replicates: int | None = None,
+                     weight: object = None, level: float = 0.95,
+                     out: str | Path = "comparison", artifacts: Sequence[str] | None = None,
+                     progress: bool | None = None) -> tuple[Path, Comparison]:
+    """Compare tuned studies (000 §6.2 Fig. 6, Table 3; 002 §3) and write ``out``:
+    ``index.html``, ``comparison.csv`` (one row per study × measure) and
+    ``comparison.json`` (everything); returns the folder and the
+    :class:`~paretostab.report.compare.Comparison`.
+
+    ``storages`` (and ``artifacts``, the artifact stores): none (the default storage), one
+    for every study, or one per study in the studies' order. ``measures``: default every
+    study's objective and the measures every study records (a measure a study did not
+    record is recomputed from its trials' RunSets). ``replicates``: ``B`` re-runs of each
+    trial on a study's front under some measure (default: each study's spec
+    ``protocol.replicates``; 0: none), cached in the study as ``report`` caches them.
+    ``weight``: ``"uniform"``, ``"accuracy:A"`` or ``"stability:A"``. ``level``: of every
+    region, interval and verdict.
+    """
+    studies = list(studies)
+    if len(studies) < 2:
+        raise InvalidInputError(f"compare needs at least two studies; got {len(studies)}"
+                                f"{': ' + studies[0] if studies else ''}.")
+    urls = _per_study(storages, len(studies), "--storage", DEFAULT_STORAGE)
+    stores = _per_study(artifacts, len(studies), "--artifacts", None)
+    keys = [(_storage_key(url), name) for name, url in zip(studies, urls, strict=True)]
+    for k, key in enumerate(keys):
+        if key in keys[:k]:
+            raise InvalidInputError(f"study {studies[k]!r} of {urls[k]} is given twice; "
+                                    "compare distinct studies.")
+    as_level(level)
+    weight = as_weight(weight)
+    check_replicates(replicates)
+    readers = _readers(studies, urls, stores)
+    compared = analyse_studies(list(zip(_group_names(studies), readers, strict=True)),
+                               measures=measures, replicates=replicates, weight=weight,
+                               level=level, progress=progress)
+    comparison = compared.comparison
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    comparison.to_frame().to_csv(out / "comparison.csv", index=False)
+    (out / "comparison.json").write_text(json.dumps(compared.to_dict(), indent=2),
+                                         encoding="utf-8")
+    figures = comparison_figures(comparison, compared.groups, noun="study", plural="studies")
+    write_report(out, title=f"paretostab comparison: {', '.join(comparison.groups)}",
+                 sections=studies_sections(compared, figures))
+    return out, comparison

@@ -1,0 +1,219 @@
+"""Reading a tuned study for the report: the report package's one contact with Optuna.
+
+:func:`read_study` opens a study of a storage as a :class:`StudyReader`, which gives what
+the report's analyses need as plain data: the completed trials as a table (accuracy,
+every measure asked for — recomputed from the trials' RunSets where the study did not
+record it — k̄ and parameters), a trial's RunSet, the study's objective and recorded
+measures, and the replicates of front trials (002 §3: ``B`` fresh protocols of a trial's
+setting), which it runs once and caches in the study's system attributes (kept with the
+study, not shown by the dashboard as artifacts one could delete), so that a second report
+or a comparison re-runs nothing. What re-running a trial needs — the spec the study was
+made from and its data (:class:`~paretostab.problem.Problem`), the artifact store — is
+built on first use.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import sys
+from collections.abc import Callable, Iterable, Sequence
+
+import optuna
+import pandas as pd
+from optuna.trial import TrialState
+
+from paretostab.errors import InvalidInputError, UnknownNameError
+from paretostab.optuna_internals import storage_of, study_id_of
+from paretostab.problem import Problem
+from paretostab.protocol import RunSet
+from paretostab.spec import SELECTOR_PARAM, StudySpec, parse_spec
+from paretostab.storage import artifact_store, load_runset, open_storage
+
+__all__ = ["REPLICATES_KEY", "StudyReader", "open_study", "read_study"]
+
+#: Prefix of the study system attributes that cache a front trial's replicates
+#: (``paretostab:replicates:<trial number>:<B>``).
+REPLICATES_KEY = "paretostab:replicates:"
+
+
+def open_study(storage: optuna.storages.BaseStorage, study_name: str | None) -> optuna.Study:
+    """The study ``study_name`` of ``storage``, or its only study when no name is given."""
+    names = [s.study_name for s in optuna.get_all_study_summaries(storage)]
+    if study_name is None:
+        if len(names) != 1:
+            raise InvalidInputError(
+                f"The storage holds {len(names)} studies ({', '.join(names) or 'none'}); "
+                "choose one with --study-name."
+            )
+        study_name = names[0]
+    if study_name not in names:
+        raise UnknownNameError.for_name("study", study_name, names)
+    return optuna.load_study(study_name=study_name, storage=storage)
+
+
+def read_study(storage_url: str, study_name: str | None = None, *,
+               artifacts: str | None = None,
+               storage: optuna.storages.BaseStorage | None = None) -> StudyReader:
+    """The study ``study_name`` (default: the storage's only one) of the storage at
+    ``storage_url`` (or the already opened ``storage``), which must exist, as a
+    :class:`StudyReader`; its artifact store (``artifacts``, default the storage's) is
+    opened when a RunSet is first read."""
+    storage = open_storage(storage_url, must_exist=True) if storage is None else storage
+    return StudyReader(open_study(storage, study_name), storage_url,
+                       functools.partial(artifact_store, storage_url, artifacts))
+
+
+class StudyReader:
+    """A tuned study, read for the report (see the module's docstring).
+
+    Parameters
+    ----------
+    study : optuna.Study
+    storage_url : str
+        Where it is stored (what the report says).
+    open_store : callable
+        Opens the study's artifact store (called once, when first needed).
+    """
+
+    def __init__(self, study: optuna.Study, storage_url: str,
+                 open_store: Callable[[], object]) -> None:
+        self.study = study
+        self.storage_url = storage_url
+        self._open_store = open_store
+
+    @property
+    def name(self) -> str:
+        return self.study.study_name
+
+    @property
+    def storage(self) -> optuna.storages.BaseStorage:
+        return storage_of(self.study)
+
+    # ------------------------------------------------------------------ the study's own
+
+    @functools.cached_property
+    def objective(self) -> str:
+        """The registry name of the study's stability objective."""
+        return (self.study.user_attrs.get("objective")
+                or (self.study.metric_names or ["", "stability"])[1])
+
+    @functools.cached_property
+    def recorded(self) -> list[str]:
+        """The measures the study's spec records on every trial."""
+        return list(self.study.user_attrs.get("spec", {}).get("objective", {})
+                    .get("record", []))
+
+    @property
+    def has_spec(self) -> bool:
+        """Whether the study holds its spec (older versions did not): without it no
+        trial can be re-run."""
+        return "spec" in self.study.user_attrs
+
+    @functools.cached_property
+    def spec(self) -> StudySpec:
+        """The spec the study was made from."""
+        if not self.has_spec:
+            raise InvalidInputError(
+                f"Study {self.name!r} holds no spec (made by an older version): its "
+                "trials cannot be re-run; use --replicates 0.")
+        return parse_spec(self.study.user_attrs["spec"])
+
+    @functools.cached_property
+    def problem(self) -> Problem:
+        """The spec with its data (loaded on first use)."""
+        return Problem.from_spec(self.spec)
+
+    @functools.cached_property
+    def store(self):
+        """The study's artifact store (opened on first use)."""
+        return self._open_store()
+
+    def selectors(self, table: pd.DataFrame) -> list[str]:
+        """The selectors of a study's trials (``table``'s ``selector`` column, in a
+        multi-selector study), else its spec's."""
+        if SELECTOR_PARAM in table.columns:
+            return sorted(str(s) for s in table[SELECTOR_PARAM].dropna().unique())
+        name = self.study.user_attrs.get("spec", {}).get("selector", {}).get("name", [])
+        return [name] if isinstance(name, str) else list(name)
+
+    # ------------------------------------------------------------------ trials
+
+    def trial(self, number: int) -> optuna.trial.FrozenTrial:
+        """Trial ``number`` (without copying every trial, as ``study.trials`` does)."""
+        return self.study.get_trials(deepcopy=False)[int(number)]
+
+    def runset(self, number: int) -> RunSet:
+        """The RunSet trial ``number`` uploaded."""
+        return load_runset(self.trial(number), storage=self.storage, store=self.store)
+
+    def trial_table(self, measures: Sequence[str]) -> pd.DataFrame:
+        """One row per completed trial: ``trial`` (its number), ``accuracy``, every measure
+        of ``measures`` (a measure no trial recorded is recomputed from the trials'
+        RunSets), ``k̄`` and the trial's parameters. Empty when no trial has completed."""
+        rows = []
+        for trial in self.study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)):
+            recorded = trial.user_attrs.get("measures", {})
+            rows.append({"trial": trial.number, "accuracy": trial.values[0],
+                         **{m: recorded.get(m, math.nan) for m in measures},
+                         "k̄": trial.user_attrs.get("mean_selected"), **trial.params})
+        table = pd.DataFrame(rows)
+        missing = [m for m in measures if not table.empty and table[m].isna().all()]
+        for index, number in enumerate(table["trial"] if missing else ()):
+            values = self.problem.measure_values(self.runset(number), missing)
+            for name in missing:
+                table.loc[index, name] = values.get(name, math.nan)
+        return table
+
+    # ------------------------------------------------------------------ replicates
+
+    @functools.cached_property
+    def _cached_replicates(self) -> dict:
+        """The study's cached replicates, read once: every front trial looks its own up
+        here, and :meth:`replicates` keeps it up to date."""
+        return {key: values for key, values in
+                self.storage.get_study_system_attrs(study_id_of(self.study)).items()
+                if key.startswith(REPLICATES_KEY)}
+
+    def default_replicates(self) -> int:
+        """``B`` of the study's spec (``protocol.replicates``)."""
+        return self.spec.protocol.replicates
+
+    def replicates(self, number: int, n_replicates: int, measures: Iterable[str]) -> dict:
+        """The accuracy and ``measures`` of ``n_replicates`` fresh protocols of trial
+        ``number``'s setting: ``{"accuracy": [...], measure: [...]}`` — cached in the
+        study (``paretostab:replicates:N:B``); a cached entry lacking a measure is run
+        again and extended."""
+        measures = list(measures)
+        key = f"{REPLICATES_KEY}{int(number)}:{n_replicates}"
+        cached = self._cached_replicates.get(key)
+        if cached is not None and all(m in cached for m in measures):
+            return cached
+        problem = self.problem
+        runsets = problem.replicates(self.trial(number).params, n_replicates,
+                                     random_state=[self.spec.seed or 0, int(number), 1])
+        values: dict[str, list[float]] = {"accuracy": [r.accuracy for r in runsets]}
+        for runs in runsets:
+            found = problem.measure_values(runs, measures)
+            for name in measures:
+                values.setdefault(name, []).append(found.get(name, math.nan))
+        self._cached_replicates[key] = {**(cached or {}), **values}
+        self.storage.set_study_system_attr(study_id_of(self.study), key,
+                                           self._cached_replicates[key])
+        return values
+
+    def replicate_trials(self, numbers: Sequence[int], n_replicates: int,
+                         measures: Sequence[str], *, progress: bool | None = None,
+                         description: str = "replicates") -> dict[int, dict]:
+        """:meth:`replicates` of each of the trials ``numbers`` (trial number → values),
+        with a progress bar on a terminal (``progress``: force it on or off)."""
+        from tqdm.auto import tqdm
+
+        enabled = sys.stderr.isatty() if progress is None else progress
+        found = {}
+        with tqdm(total=len(numbers), desc=description, disable=not enabled,
+                  leave=False) as bar:
+            for number in numbers:
+                found[int(number)] = self.replicates(number, n_replicates, measures)
+                bar.update()
+        return found
