@@ -10,6 +10,9 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterable
 
+__all__ = ["CalibrationWarning", "InvalidInputError", "ParetostabError", "StabilityWarning",
+           "UnknownNameError", "WorkerError"]
+
 
 class ParetostabError(Exception):
     """Root of every error raised by paretostab on bad input or configuration."""

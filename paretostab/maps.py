@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from paretostab.errors import InvalidInputError
-from paretostab.measures._inputs import normalise_importances
+from paretostab.measures import normalise_importances
 
 __all__ = ["OTHER_COLOR", "PALETTE", "FeaturePalette", "SelectionOverview", "StabilityMap",
            "feature_palette", "group_identical_maps", "map_difference", "selection_overview",

@@ -12,6 +12,8 @@ import re
 from collections.abc import Iterable
 from typing import NamedTuple
 
+__all__ = ["PAPERS", "Paper", "cite", "cited"]
+
 
 class Paper(NamedTuple):
     short: str

@@ -44,6 +44,9 @@ from paretostab.errors import InvalidInputError, StabilityWarning
 from paretostab.measures import get_measure, stability
 from paretostab.selectors import TrainingSample
 
+__all__ = ["DEFAULT_CACHE_BYTES", "METRICS", "RESAMPLINGS", "RunCache", "RunSet", "replicates",
+           "run_protocol", "run_transfer_protocol"]
+
 RESAMPLINGS = ("bootstrap", "subsample")
 METRICS = ("accuracy", "balanced_accuracy", "roc_auc")
 _FORMAT = 2

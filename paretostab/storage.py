@@ -24,6 +24,10 @@ from optuna.artifacts import FileSystemArtifactStore, get_all_artifact_meta
 from paretostab.errors import InvalidInputError
 from paretostab.protocol import RunSet
 
+__all__ = ["DEFAULT_SERVER_ARTIFACTS", "DEFAULT_STORAGE", "STORAGE_FORMS", "PrefixedArtifactStore",
+           "artifact_notice", "artifact_store", "default_artifact_dir", "load_runset",
+           "open_storage"]
+
 DEFAULT_STORAGE = "sqlite:///paretostab.db"
 DEFAULT_SERVER_ARTIFACTS = "paretostab-artifacts"
 STORAGE_FORMS = ("sqlite:///FILE, postgresql://user@host/db, mysql://user@host/db "
@@ -370,7 +374,8 @@ def artifact_store(url: str, directory: str | Path | None = None):
 
 
 def load_runset(trial: optuna.trial.FrozenTrial, *, storage, store) -> RunSet:
-    """The RunSet uploaded by ``trial`` (see :func:`make_objective`)."""
+    """The RunSet uploaded by ``trial`` (see
+    :class:`~paretostab.tuning.objective.TrialObjective`)."""
     from optuna.artifacts import download_artifact
 
     metas = [m for m in get_all_artifact_meta(trial, storage=storage)

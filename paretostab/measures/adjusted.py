@@ -36,6 +36,8 @@ from paretostab.errors import InvalidInputError
 from paretostab.measures._inputs import PairScores, UndefinedMeasure, pair_counts, pair_index
 from paretostab.measures._registry import SimilarityView, register
 
+__all__ = ["EXACT_LIMIT", "EXPECTATIONS", "pogr", "sechidis", "unadjusted", "zucknick"]
+
 #: Similarity entries held at once by one batch of pairs of sets (bounds the memory).
 _BATCH = 2**21
 #: Largest number of pairs of subsets ``expectation="exact"`` enumerates in one call.

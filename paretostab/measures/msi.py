@@ -14,6 +14,8 @@ from ot.lp.emd_wrap import emd_c
 from paretostab.measures._inputs import PairScores, pair_index
 from paretostab.measures._registry import SimilarityView, register
 
+__all__ = ["msi", "pairwise_shared_information"]
+
 # Result codes of POT's network simplex (enum ProblemType in ot/lp/emd_wrap.pyx).
 _OPTIMAL = 1
 _MAX_ITER_REACHED = 3

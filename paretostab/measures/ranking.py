@@ -18,6 +18,9 @@ from paretostab.errors import InvalidInputError
 from paretostab.measures._inputs import PairScores, UndefinedMeasure, check_top_k, pair_index
 from paretostab.measures._registry import register
 
+__all__ = ["canberra", "canberra_expected_distance", "js", "jurman_chi", "rank_probabilities",
+           "spearman"]
+
 _EXPECTATIONS = ("jurman", "exact")
 
 

@@ -23,6 +23,10 @@ from paretostab.measures._inputs import (
 )
 from paretostab.measures._registry import register
 
+__all__ = ["NogueiraInterval", "davis", "dice", "hamming", "jaccard", "kappa", "kuncheva",
+           "lustgarten", "nogueira", "nogueira_interval", "novovicova", "ochiai",
+           "phi_coefficient", "somol", "wald"]
+
 
 def _check_not_trivial(Z: np.ndarray) -> tuple[float, int]:
     d = Z.shape[1]

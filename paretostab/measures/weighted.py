@@ -12,6 +12,8 @@ import numpy as np
 from paretostab.measures._inputs import PairScores, UndefinedMeasure, pair_index
 from paretostab.measures._registry import register
 
+__all__ = ["chance_overlap", "iw", "pearson"]
+
 
 @register("pearson", symbol="φ_pears", input="importance", bounds=(-1, 1), corrected=True,
           reference="000 eq. 5; 003 eq. 4")

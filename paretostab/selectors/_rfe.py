@@ -2,7 +2,7 @@
 
 Every RFE of the package (hybrid, biased, plain logistic, SVM) runs the same elimination
 (003 Algorithm 1, 002 §4) and differs only in how it sets the shrinkage β and the
-protected (never dropped) features. Subclasses implement :meth:`_BaseRFE._shrinkage`.
+protected (never dropped) features. Subclasses implement :meth:`BaseRFE._shrinkage`.
 """
 
 from __future__ import annotations
@@ -165,7 +165,7 @@ def eliminate(X: np.ndarray, y: np.ndarray, *, n_features: int, protected: np.nd
     return EliminationPath(kept, dropped_at, last_weight, score)
 
 
-class _BaseRFE(LinearModelMixin, SelectorBase):
+class BaseRFE(LinearModelMixin, SelectorBase):
     """Shared fit/predict machinery of the RFE selectors (see :func:`eliminate`).
 
     Features are standardised on the training data (constant features become 0 and get

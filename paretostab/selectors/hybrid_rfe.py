@@ -15,7 +15,10 @@ from sklearn.utils import check_random_state
 
 from paretostab.errors import InvalidInputError
 from paretostab.selectors._base import check_int, check_positive, is_number
-from paretostab.selectors._rfe import EliminationPath, _BaseRFE
+from paretostab.selectors._rfe import BaseRFE, EliminationPath
+
+__all__ = ["BETA_FLOOR", "CRITERIA", "BiasedRFE", "HybridRFE", "transfer_learning_rfe",
+           "univariate_order", "welch_t"]
 
 CRITERIA = ("variance", "welch_t")
 
@@ -61,7 +64,7 @@ def _check_criterion(criterion: object) -> None:
     )
 
 
-class HybridRFE(_BaseRFE):
+class HybridRFE(BaseRFE):
     """Hybrid recursive feature elimination (003 Algorithm 1) with frequency shrinkage.
 
     The top ``n_stable`` (N) features of a univariate ``criterion`` form the stable set
@@ -123,7 +126,7 @@ class HybridRFE(_BaseRFE):
     -----
     Deterministic: ties are broken by feature index. Constant features are kept working
     (standardised to 0, zero weight: they are dropped first). Attributes: see
-    :class:`paretostab.selectors._rfe._BaseRFE`.
+    :class:`paretostab.selectors._rfe.BaseRFE`.
     """
 
     def __init__(self, n_features=20, n_stable=0, epsilon=1.0, reg=1.0, final_reg=1.0,
@@ -174,7 +177,7 @@ def _gamma_beta(rng: np.random.RandomState, shape: float, d: int) -> np.ndarray:
     return np.maximum(beta / beta.mean(), BETA_FLOOR)
 
 
-class BiasedRFE(_BaseRFE):
+class BiasedRFE(BaseRFE):
     """Biased RFE (002 §4): logistic RFE with a random or prior differential shrinkage β.
 
     ``β_f ~ Γ(shape, 1)``, re-centred to mean 1 (002 §4; floored at :data:`BETA_FLOOR`

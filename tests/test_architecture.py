@@ -1,0 +1,289 @@
+"""The package's structure, checked on its source: what no reviewer should have to catch.
+
+Read from the code's syntax (nothing is imported): no module reaches another module's
+underscore names, no circle of imports (imports inside functions included), every public
+module says what it exports (``__all__``), Optuna's private interfaces and Optuna itself
+stay where they belong, the library sets no global logging, drawers compute nothing, and
+no private function of the report or tuning takes a long list of loose arguments.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[1] / "paretostab"
+MAX_PRIVATE_PARAMETERS = 8
+
+
+@dataclass
+class Module:
+    name: str  # dotted: paretostab.report.load
+    path: Path
+    tree: ast.Module
+    imports: list[tuple[str, str | None, int]] = field(default_factory=list)
+    """(module imported, name imported from it or None, line)."""
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+@cache
+def modules() -> dict[str, Module]:
+    found = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        module = Module(_module_name(path), path, tree)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                module.imports += [(alias.name, None, node.lineno) for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                module.imports += [(node.module, alias.name, node.lineno)
+                                   for alias in node.names]
+        found[module.name] = module
+    return found
+
+
+def _is_package(name: str) -> bool:
+    return (PACKAGE.parent / name.replace(".", "/") / "__init__.py").is_file()
+
+
+def _target(imported: str, name: str | None) -> str:
+    """The module an import statement loads: ``from a import b`` loads ``a.b`` when that
+    is a module of the package, else ``a``."""
+    if name is not None and f"{imported}.{name}" in modules():
+        return f"{imported}.{name}"
+    return imported
+
+
+def _package_of(name: str) -> str:
+    return name if _is_package(name) else name.rpartition(".")[0]
+
+
+def _private(part: str) -> bool:
+    return part.startswith("_") and not (part.startswith("__") and part.endswith("__"))
+
+
+def test_the_package_is_read():
+    assert {"paretostab.problem", "paretostab.report.load", "paretostab.tuning.objective",
+            "paretostab.spec.schema", "paretostab.weight"} <= set(modules())
+
+
+def test_no_module_imports_another_modules_underscore_names():
+    """``from x import _y`` and ``x._y`` of another module are refused, and a private
+    module (``_base.py``) is imported only from inside its own package."""
+    found = []
+    for module in modules().values():
+        aliases = {}
+        for imported, name, line in module.imports:
+            if not imported.startswith("paretostab"):
+                continue
+            target = _target(imported, name)
+            if name is not None and _private(name) and target == imported:
+                found.append(f"{module.name}:{line} imports {imported}.{name}")
+            private = [p for p in target.split(".") if _private(p)]
+            if private:
+                owner = target.rpartition(".")[0]
+                if not (module.name + ".").startswith(owner + "."):
+                    found.append(f"{module.name}:{line} imports the private module {target} "
+                                 f"from outside {owner}")
+        for node in ast.walk(module.tree):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("paretostab"):
+                for alias in node.names:
+                    if f"{node.module}.{alias.name}" in modules():
+                        aliases[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+            elif isinstance(node, ast.Import):
+                for alias in node.names:
+                    if alias.name.startswith("paretostab") and alias.asname:
+                        aliases[alias.asname] = alias.name
+        for node in ast.walk(module.tree):
+            if (isinstance(node, ast.Attribute) and _private(node.attr)
+                    and isinstance(node.value, ast.Name) and node.value.id in aliases):
+                found.append(f"{module.name}:{node.lineno} reads "
+                             f"{aliases[node.value.id]}.{node.attr}")
+    assert not found, "\n".join(found)
+
+
+def _graph() -> dict[str, set[str]]:
+    graph = {name: set() for name in modules()}
+    for module in modules().values():
+        for imported, name, _ in module.imports:
+            target = _target(imported, name)
+            if target in modules() and target != module.name:
+                graph[module.name].add(target)
+    return graph
+
+
+def _circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Tarjan's strongly connected components with more than one module."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    circles = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for other in sorted(graph[node]):
+            if other not in index:
+                visit(other)
+                low[node] = min(low[node], low[other])
+            elif other in on_stack:
+                low[node] = min(low[node], index[other])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                other = stack.pop()
+                on_stack.discard(other)
+                component.append(other)
+                if other == node:
+                    break
+            if len(component) > 1:
+                circles.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return circles
+
+
+def test_no_import_circle_between_modules():
+    """Function-level imports count: they only hide a circle."""
+    assert not _circles(_graph())
+
+
+def test_the_circle_finder_finds_circles():
+    assert _circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert _circles({"a": {"b"}, "b": set()}) == []
+
+
+def test_every_public_module_has_all():
+    missing = []
+    for module in modules().values():
+        parts = module.path.relative_to(PACKAGE.parent).with_suffix("").parts
+        if any(_private(p) for p in parts) or parts[-1] == "__main__":
+            continue
+        names = [t.id for node in module.tree.body if isinstance(node, ast.Assign | ast.AnnAssign)
+                 for t in (node.targets if isinstance(node, ast.Assign) else [node.target])
+                 if isinstance(t, ast.Name)]
+        if "__all__" not in names:
+            missing.append(module.name)
+    assert not missing, f"public modules without __all__: {missing}"
+
+
+OPTUNA_MODULES = {"paretostab.optuna_internals", "paretostab.storage", "paretostab.cli",
+                  "paretostab.report.load"}
+#: Optuna's private attributes paretostab has needed; only optuna_internals reads them.
+OPTUNA_PRIVATE_ATTRIBUTES = {"_storage", "_study_id", "_trial_id", "_backend",
+                             "_get_stale_trial_ids", "_cached_frozen_trial", "_thread_local"}
+
+
+def test_optuna_is_imported_only_by_the_modules_that_talk_to_it():
+    """Tuning, the storages, the command line, the report's loader and the module of
+    Optuna's private interfaces; in the report, only its loader."""
+    found = sorted({module.name for module in modules().values()
+                    for imported, _, _ in module.imports
+                    if imported.split(".")[0] in ("optuna", "optuna_dashboard")
+                    and module.name not in OPTUNA_MODULES
+                    and not module.name.startswith("paretostab.tuning")})
+    assert not found
+
+
+def test_optunas_private_interfaces_are_used_in_one_module():
+    found = []
+    for module in modules().values():
+        if module.name == "paretostab.optuna_internals":
+            continue
+        for imported, name, line in module.imports:
+            if imported.split(".")[0] == "optuna" and (
+                    any(_private(p) for p in imported.split(".")) or (name and _private(name))):
+                found.append(f"{module.name}:{line} imports {imported}.{name or ''}")
+        for node in ast.walk(module.tree):
+            if isinstance(node, ast.Attribute) and node.attr in OPTUNA_PRIVATE_ATTRIBUTES:
+                found.append(f"{module.name}:{node.lineno} reads .{node.attr}")
+    assert not found, "\n".join(found)
+
+
+def _calls(tree: ast.AST) -> set[str]:
+    return {node.func.attr if isinstance(node.func, ast.Attribute) else node.func.id
+            for node in ast.walk(tree) if isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute | ast.Name)}
+
+
+def _enclosing_functions(tree: ast.AST) -> dict[ast.AST, str]:
+    """Each node → the name of the function it is in ("" at module level)."""
+    owner: dict[ast.AST, str] = {}
+
+    def visit(node: ast.AST, name: str) -> None:
+        for child in ast.iter_child_nodes(node):
+            inner = child.name if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef) \
+                else name
+            owner[child] = inner
+            visit(child, inner)
+
+    visit(tree, "")
+    return owner
+
+
+LOGGING_CALLS = {"set_verbosity", "basicConfig", "disable_default_handler",
+                 "enable_propagation", "setLevel"}
+
+
+def test_the_library_configures_no_global_logging():
+    """Only the command line sets Optuna's log level; a ``tune`` worker process mirrors
+    the level of the process that started it (``paretostab.tuning.processes._worker``)."""
+    allowed = {("paretostab.tuning.processes", "_worker")}
+    found = []
+    for module in modules().values():
+        if module.name == "paretostab.cli":
+            continue
+        owner = _enclosing_functions(module.tree)
+        for node in ast.walk(module.tree):
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute | ast.Name)
+                    and (node.func.attr if isinstance(node.func, ast.Attribute)
+                         else node.func.id) in LOGGING_CALLS
+                    and (module.name, owner.get(node, "")) not in allowed):
+                found.append(f"{module.name}:{node.lineno}")
+    assert not found, found
+
+
+def test_drawers_compute_no_statistics():
+    """plot.py draws the fronts paretostab.front computed (ParetoFront), as it draws the
+    maps paretostab.maps computed."""
+    plot = modules()["paretostab.plot"]
+    assert not _calls(plot.tree) & {"pareto_front", "dominance_area", "staircase",
+                                    "gamma_table", "choose", "confidence_regions",
+                                    "dominance_area_interval"}
+
+
+def _parameters(function: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[int, int]:
+    """(all parameters, those that may be given by position), without self and cls."""
+    args = function.args
+    positional = [a.arg for a in (*args.posonlyargs, *args.args) if a.arg not in ("self", "cls")]
+    total = len(positional) + len(args.kwonlyargs) + bool(args.vararg) + bool(args.kwarg)
+    return total, len(positional)
+
+
+@pytest.mark.parametrize("package", ["paretostab.report", "paretostab.tuning"])
+def test_no_long_lists_of_loose_arguments(package):
+    """No private function takes more than 8 parameters; public entry points may take
+    more, but only as keyword-only options."""
+    found = []
+    for module in modules().values():
+        if not module.name.startswith(package):
+            continue
+        for node in ast.walk(module.tree):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                total, positional = _parameters(node)
+                if (_private(node.name) and total > MAX_PRIVATE_PARAMETERS) or (
+                        positional > MAX_PRIVATE_PARAMETERS):
+                    found.append(f"{module.name}.{node.name}: {total} parameters")
+    assert not found, found
