@@ -112,7 +112,9 @@ selector, objective, and the seed when the resamples are shared; not the study n
 trial count, sampler, storage, nor ``n_jobs``, which does not change any result), so that
 a stored study can be matched with the spec that made it.
 
-The modules: :mod:`~paretostab.spec.schema` (each key declared once, and what is derived
+The modules: :mod:`~paretostab.spec.keys` (how a key is declared: its kind, default, one
+line of documentation and rules, as data), :mod:`~paretostab.spec.schema` (each key
+declared once, and what is derived
 from the declarations: parsing of the tables, ``to_dict``, the content hash, the JSON
 Schema, the reference table), :mod:`~paretostab.spec.resolve` (the checks that need the
 selector and measure registries), :mod:`~paretostab.spec.space` (the trial space:
