@@ -19,6 +19,7 @@ import difflib
 import json
 import math
 import os
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import MISSING, dataclass, field, fields
 from functools import cache
@@ -150,20 +151,22 @@ def inline_code(value: object) -> str:
     return f"`{json.dumps(thaw(value), ensure_ascii=False)}`"
 
 
-class Kind:
-    """The type of a key: checks a value, describes itself, gives its JSON schema."""
+class Kind(ABC):
+    """The type of a key: checks a value, describes itself, gives its JSON schema. Every
+    kind says what it is (:meth:`describe`, :meth:`json`); checking is optional (the
+    registry kinds are checked by :mod:`paretostab.spec.resolve`)."""
 
     def check(self, errors: SpecErrors, key: str, value: object) -> object:
         """The value to keep, or raise ``errors.error(key, ...)``."""
         return value
 
+    @abstractmethod
     def describe(self) -> str:
         """The type column of :func:`~paretostab.spec.schema.reference_table`."""
-        raise NotImplementedError
 
+    @abstractmethod
     def json(self) -> dict:
         """The JSON-schema fragment of a value of this kind."""
-        raise NotImplementedError
 
     def known(self) -> tuple[str, ...]:
         """The allowed names, for the messages (none for most kinds)."""
