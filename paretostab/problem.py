@@ -13,9 +13,10 @@ Pure computation: no Optuna, no files but the data set's.
 
 from __future__ import annotations
 
+import functools
 import warnings
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
@@ -96,7 +97,6 @@ class Problem:
     feature_names: tuple[str, ...]
     similarity: FeatureSimilarity | None = None
     groups: np.ndarray | None = None
-    _default_similarity: dict = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
     def from_spec(cls, spec: StudySpec) -> Problem:
@@ -121,7 +121,7 @@ class Problem:
             array.flags.writeable = False
             return array
 
-        return replace(self, X=frozen(self.X), y=frozen(self.y), _default_similarity={})
+        return replace(self, X=frozen(self.X), y=frozen(self.y))
 
     # ------------------------------------------------------------------ the estimator
 
@@ -177,19 +177,20 @@ class Problem:
 
     # ------------------------------------------------------------------ the measures
 
+    @functools.cached_property
+    def default_similarity(self) -> FeatureSimilarity:
+        """|Spearman| on the data (:data:`DEFAULT_SIMILARITY`), made on first use."""
+        return FeatureSimilarity(self.X, DEFAULT_SIMILARITY)
+
     def similarity_for(self, names: Iterable[str]) -> FeatureSimilarity | None:
         """The similarity the measures ``names`` are evaluated with: the spec's; else,
         when one of them needs a similarity (a measure the spec does not record, which the
-        report recomputes), |Spearman| on the data (:data:`DEFAULT_SIMILARITY`), made
-        once; else None."""
+        report recomputes), :attr:`default_similarity`; else None."""
         if self.similarity is not None:
             return self.similarity
         if not any(get_measure(name).needs_similarity for name in names):
             return None
-        if DEFAULT_SIMILARITY not in self._default_similarity:
-            self._default_similarity[DEFAULT_SIMILARITY] = FeatureSimilarity(
-                self.X, DEFAULT_SIMILARITY)
-        return self._default_similarity[DEFAULT_SIMILARITY]
+        return self.default_similarity
 
     def measure_values(self, runs: RunSet, names: Iterable[str] | None = None
                        ) -> dict[str, float]:

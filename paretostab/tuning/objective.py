@@ -137,6 +137,7 @@ class TrialObjective:
         self.slots = slots
         self.ranks = kept_ranks(spec)
         self.names = objective_names(spec)
+        self.spec_hash = spec.content_hash()  # the spec is frozen: once, not every trial
         self.interrupts = Interrupts()
         _start_drawing()
 
@@ -188,7 +189,7 @@ class TrialObjective:
             "measures": measures_end - protocol_end,
             "artifacts": end - measures_end, "note": end - artifacts_end,  # note ⊂ artifacts
             "run_cache_mib": cache_mib}.items()})
-        trial.set_user_attr("spec_hash", spec.content_hash())
+        trial.set_user_attr("spec_hash", self.spec_hash)
         if runs.params.get("calibrated"):
             trial.set_user_attr("calibrated", runs.params["calibrated"])
         if math.isnan(accuracy) or math.isnan(stability):
