@@ -35,8 +35,8 @@ import numpy as np
 from paretostab.errors import InvalidInputError
 from paretostab.weight import Weight, as_weight
 
-__all__ = ["GammaChoice", "ParetoFront", "as_points", "choose", "dominance_area", "gamma_table",
-           "pareto_front", "staircase"]
+__all__ = ["GammaChoice", "ParetoFront", "as_gamma", "as_points", "choose", "dominance_area",
+           "gamma_table", "pareto_front", "staircase"]
 
 
 def as_points(points: object, /) -> np.ndarray:
@@ -573,6 +573,15 @@ def gamma_table(points: object, /) -> tuple[GammaChoice, ...]:
         for j in range(index.size))
 
 
+def as_gamma(gamma: object) -> float:
+    """``gamma`` as the trade-off weight of accuracy, a number in [0, 1] (003 §7.1), else
+    one error."""
+    if (isinstance(gamma, bool) or not isinstance(gamma, int | float | np.integer | np.floating)
+            or not 0.0 <= gamma <= 1.0):
+        raise InvalidInputError(f"gamma must be a number in [0, 1]; got {gamma!r}.")
+    return gamma
+
+
 def choose(points: object, /, gamma: float) -> int:
     """Index (into ``points``) of the point maximising ``γA + (1 − γ)φ`` (003 §7.1).
 
@@ -594,9 +603,7 @@ def choose(points: object, /, gamma: float) -> int:
     InvalidInputError
         When ``gamma`` is not a number in [0, 1] or no row is free of NaN.
     """
-    if (isinstance(gamma, bool) or not isinstance(gamma, int | float | np.integer | np.floating)
-            or not 0.0 <= gamma <= 1.0):
-        raise InvalidInputError(f"gamma must be a number in [0, 1]; got {gamma!r}.")
+    gamma = as_gamma(gamma)
     table = gamma_table(points)
     if not table:
         raise InvalidInputError("choose needs at least one (accuracy, stability) point "

@@ -24,7 +24,7 @@ import pandas as pd
 from scipy import stats
 
 from paretostab.errors import InvalidInputError
-from paretostab.front import GammaChoice, choose, gamma_table
+from paretostab.front import GammaChoice, as_gamma, choose, gamma_table
 from paretostab.maps import (
     FeaturePalette,
     SelectionOverview,
@@ -49,18 +49,11 @@ from paretostab.weight import Weight, as_weight, weight_name
 
 __all__ = ["ChosenTradeOff", "FrontMaps", "StudiesComparison", "StudyReport",
            "default_measures",
-           "analyse_studies", "analyse_study", "check_gamma", "check_replicates",
+           "analyse_studies", "analyse_study", "check_replicates",
            "chosen_trade_off", "front_maps", "study_measures"]
 
 #: The features a map's legend names (the rest: "+n more features").
 MAP_LEGEND_FEATURES = 10
-
-
-def check_gamma(gamma: object) -> float:
-    """``gamma`` as a number in [0, 1] (003 §7.1's trade-off), else one error."""
-    if not (isinstance(gamma, int | float) and 0 <= gamma <= 1):
-        raise InvalidInputError(f"gamma must be a number in [0, 1]; got {gamma!r}.")
-    return gamma
 
 
 def check_replicates(replicates: int | None) -> int | None:
@@ -330,7 +323,7 @@ def analyse_study(reader: StudyReader, *, measures: Sequence[str] | None = None,
     ``weight``: of the dominance area (:func:`paretostab.weight.as_weight`). ``gamma``:
     the trade-off γ ∈ [0, 1] (003 §7.1). ``level``: of every region and interval.
     """
-    gamma = check_gamma(gamma)
+    gamma = as_gamma(gamma)
     level = as_level(level)
     weight = as_weight(weight)
     check_replicates(replicates)
@@ -340,7 +333,6 @@ def analyse_study(reader: StudyReader, *, measures: Sequence[str] | None = None,
     if table.empty:
         raise InvalidInputError(f"Study {reader.name!r} has no completed trial yet.")
     n_replicates = reader.default_replicates() if replicates is None else replicates
-    check_replicates(n_replicates)
     # the trials on the front of the objective, replicated: the report's regions
     found = (reader.replicate_trials(front_trials(table, [objective]), n_replicates, names,
                                      progress=progress) if n_replicates else {})

@@ -20,12 +20,11 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from paretostab.errors import InvalidInputError
-from paretostab.front import choose, pareto_front
+from paretostab.front import as_gamma, choose, pareto_front
 from paretostab.measures import measure_name
 from paretostab.report.analysis import (
     analyse_studies,
     analyse_study,
-    check_gamma,
     check_replicates,
 )
 from paretostab.report.compare import Comparison
@@ -59,7 +58,7 @@ def build_report(storage_url: str, *, study_name: str | None = None,
     (its parameters, values, replicate means with intervals and the features its selector
     selects on the whole data).
     """
-    check_gamma(gamma)
+    as_gamma(gamma)
     as_level(level)
     weight = as_weight(weight)
     reader = read_study(storage_url, study_name, artifacts=artifacts)
@@ -83,7 +82,7 @@ def choose_trial(storage_url: str, gamma: float, *, study_name: str | None = Non
     """The front trial maximising γA + (1−γ)φ (003 §7.1) under the study's objective (or
     ``measure``), its parameters, and the features its selector selects when fitted on the
     whole data set."""
-    check_gamma(gamma)
+    as_gamma(gamma)
     reader = read_study(storage_url, study_name, artifacts=artifacts)
     objective = measure_name(measure) if measure else reader.objective
     table = reader.trial_table([objective])
