@@ -34,36 +34,33 @@ def _module_name(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
+def read_module(name: str, source: str, path: Path | None = None) -> Module:
+    """A module's syntax tree and its absolute imports."""
+    tree = ast.parse(source, filename=str(path or name))
+    module = Module(name, path or Path(name), tree)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            module.imports += [(alias.name, None, node.lineno) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            module.imports += [(node.module, alias.name, node.lineno) for alias in node.names]
+    return module
+
+
 @cache
 def modules() -> dict[str, Module]:
     found = {}
     for path in sorted(PACKAGE.rglob("*.py")):
-        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-        module = Module(_module_name(path), path, tree)
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Import):
-                module.imports += [(alias.name, None, node.lineno) for alias in node.names]
-            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-                module.imports += [(node.module, alias.name, node.lineno)
-                                   for alias in node.names]
+        module = read_module(_module_name(path), path.read_text(encoding="utf-8"), path)
         found[module.name] = module
     return found
 
 
-def _is_package(name: str) -> bool:
-    return (PACKAGE.parent / name.replace(".", "/") / "__init__.py").is_file()
-
-
-def _target(imported: str, name: str | None) -> str:
+def _target(imported: str, name: str | None, known: dict[str, Module]) -> str:
     """The module an import statement loads: ``from a import b`` loads ``a.b`` when that
     is a module of the package, else ``a``."""
-    if name is not None and f"{imported}.{name}" in modules():
+    if name is not None and f"{imported}.{name}" in known:
         return f"{imported}.{name}"
     return imported
-
-
-def _package_of(name: str) -> str:
-    return name if _is_package(name) else name.rpartition(".")[0]
 
 
 def _private(part: str) -> bool:
@@ -75,20 +72,19 @@ def test_the_package_is_read():
             "paretostab.spec.schema", "paretostab.weight"} <= set(modules())
 
 
-def test_no_module_imports_another_modules_underscore_names():
-    """``from x import _y`` and ``x._y`` of another module are refused, and a private
-    module (``_base.py``) is imported only from inside its own package."""
+def underscore_reaches(known: dict[str, Module]) -> list[str]:
+    """Where a module takes another module's underscore name (``from x import _y``,
+    ``x._y``) or imports a private module (``_base.py``) from outside its package."""
     found = []
-    for module in modules().values():
+    for module in known.values():
         aliases = {}
         for imported, name, line in module.imports:
             if not imported.startswith("paretostab"):
                 continue
-            target = _target(imported, name)
+            target = _target(imported, name, known)
             if name is not None and _private(name) and target == imported:
                 found.append(f"{module.name}:{line} imports {imported}.{name}")
-            private = [p for p in target.split(".") if _private(p)]
-            if private:
+            if any(_private(p) for p in target.split(".")):
                 owner = target.rpartition(".")[0]
                 if not (module.name + ".").startswith(owner + "."):
                     found.append(f"{module.name}:{line} imports the private module {target} "
@@ -96,7 +92,7 @@ def test_no_module_imports_another_modules_underscore_names():
         for node in ast.walk(module.tree):
             if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("paretostab"):
                 for alias in node.names:
-                    if f"{node.module}.{alias.name}" in modules():
+                    if f"{node.module}.{alias.name}" in known:
                         aliases[alias.asname or alias.name] = f"{node.module}.{alias.name}"
             elif isinstance(node, ast.Import):
                 for alias in node.names:
@@ -107,14 +103,36 @@ def test_no_module_imports_another_modules_underscore_names():
                     and isinstance(node.value, ast.Name) and node.value.id in aliases):
                 found.append(f"{module.name}:{node.lineno} reads "
                              f"{aliases[node.value.id]}.{node.attr}")
+    return found
+
+
+def test_no_module_imports_another_modules_underscore_names():
+    found = underscore_reaches(modules())
     assert not found, "\n".join(found)
+
+
+def test_the_underscore_check_finds_each_kind_of_reach():
+    known = {name: read_module(name, source) for name, source in {
+        "paretostab.a": "def _hidden(): pass\ndef shown(): pass\n",
+        "paretostab.pkg._private": "def helper(): pass\n",
+        "paretostab.pkg.inside": "from paretostab.pkg._private import helper\n",
+        "paretostab.b": "from paretostab.a import _hidden\n",
+        "paretostab.c": "from paretostab import a as alias\nalias._hidden()\n",
+        "paretostab.d": "def f():\n    from paretostab.pkg._private import helper\n",
+        "paretostab.e": "from paretostab.a import shown\nimport numpy as np\nnp._x\n",
+    }.items()}
+    assert underscore_reaches(known) == [
+        "paretostab.b:1 imports paretostab.a._hidden",
+        "paretostab.c:2 reads paretostab.a._hidden",
+        "paretostab.d:2 imports the private module paretostab.pkg._private from outside "
+        "paretostab.pkg"]
 
 
 def _graph() -> dict[str, set[str]]:
     graph = {name: set() for name in modules()}
     for module in modules().values():
         for imported, name, _ in module.imports:
-            target = _target(imported, name)
+            target = _target(imported, name, modules())
             if target in modules() and target != module.name:
                 graph[module.name].add(target)
     return graph

@@ -157,3 +157,31 @@ def test_replicates_cached_without_a_measure_are_rerun_and_merged(study_url, tmp
         key = f"paretostab:replicates:{number}:3"
         assert set(after[key]) == {*before[key], "jaccard"}
         assert all(after[key][m] == before[key][m] for m in before[key])
+
+
+def test_a_measure_needing_a_similarity_the_study_has_none_of(study_url, tmp_path):
+    """The study records no similarity measure: the report recomputes φ_msi from the trials'
+    RunSets and from fresh replicates with |Spearman| on the data (the papers' choice), the
+    same similarity for both."""
+    from paretostab.problem import Problem
+    from paretostab.report.load import read_study
+    from paretostab.similarity import FeatureSimilarity
+
+    out = build_report(study_url, out=tmp_path / "msi", measures=["msi"], progress=False)
+    summary = json.loads((out / "summary.json").read_text())
+    front_csv = (out / "front.csv").read_text().splitlines()
+    assert "msi" in front_csv[0].split(",")
+    reader = read_study(study_url)
+    table = reader.trial_table(["msi"])
+    assert table["msi"].between(0, 1).all()
+    number = summary["front"][0]
+    expected = reader.runset(number).stability(
+        "msi", similarity=FeatureSimilarity(reader.problem.X, "spearman"))
+    assert table.loc[table["trial"] == number, "msi"].item() == pytest.approx(expected)
+    cached = reader.replicates(number, 3, ["msi"])
+    assert len(cached["msi"]) == 3 and all(0 <= v <= 1 for v in cached["msi"])
+    problem = Problem.from_spec(parse_spec(SPEC))
+    assert problem.similarity is None
+    assert problem.similarity_for(["msi"]) is problem.similarity_for(["sechidis"])
+    assert problem.similarity_for(["msi"]).method == "spearman"
+    assert problem.similarity_for(["nogueira", "iw"]) is None

@@ -554,3 +554,18 @@ def test_a_trial_note_escapes_markdown_in_names_and_counts_the_features_left_out
         fit_seconds=np.zeros(2), metric="accuracy", resampling="bootstrap", selector="test"))
     assert "- no feature was selected in any run" in trial_note(
         0, tiny(), {"iw": 0.0}, 0.5, empty, on_front=True, image="/artifacts/1/2/x")
+
+
+@pytest.mark.parametrize("level, logged", [("INFO", True), ("WARNING", False)])
+def test_worker_processes_log_as_the_process_that_started_them(tmp_path, level, logged):
+    """The library sets no log level: tune's worker processes take Optuna's level of the
+    process that called tune (a notebook's, a script's), not a level of their own."""
+    url = storage_url(tmp_path)
+    code = ("import sys, optuna; from tests.test_tuning import tiny; "
+            "from paretostab.tuning import tune; "
+            f"optuna.logging.set_verbosity(optuna.logging.{level}); "
+            "tune(tiny(), storage=sys.argv[1], n_trials=2, workers=2, progress=False)")
+    run = subprocess.run([sys.executable, "-c", code, url], capture_output=True, text=True,
+                         cwd=Path(__file__).resolve().parents[1], timeout=300)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert ("finished with values" in run.stderr) is logged, run.stderr[-2000:]
