@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import zipfile
 import zlib
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -137,6 +138,26 @@ def _unreadable(path: Path, kind: str, reason: str, label: str = "") -> InvalidI
                              f"{_expected(kind, label)}.")
 
 
+def _csv_header(path: Path) -> list[str]:
+    """The column names of a CSV file as written: ``read_csv`` renames repeated names
+    (``f1``, ``f1`` → ``f1``, ``f1.1``, or ``f1.2`` when an ``f1.1`` exists), so the
+    header is read as a row of text."""
+    row = pd.read_csv(path, header=None, nrows=1, dtype=str, keep_default_na=False)
+    return row.iloc[0].tolist()
+
+
+def _check_unique(names, name: str) -> None:
+    """No column name given twice (blank names aside: pandas numbers them ``Unnamed: j``)."""
+    counts = Counter(str(n) for n in names if str(n) != "")
+    repeated = [(n, c) for n, c in counts.items() if c > 1]
+    if repeated:
+        shown = ", ".join(f"{_shown([n])} ({c} times)" for n, c in repeated[:10])
+        more = f" and {len(repeated) - 10} more" if len(repeated) > 10 else ""
+        raise InvalidInputError(
+            f"{name}: duplicate column names: {shown}{more}; every column needs a name of its "
+            "own.")
+
+
 def _read_table(path: Path, kind: str, label: str, head: bytes) -> tuple[pd.DataFrame, pd.Series]:
     if kind == "csv":
         try:
@@ -159,6 +180,7 @@ def _read_table(path: Path, kind: str, label: str, head: bytes) -> tuple[pd.Data
             ) from None
         except Exception as exc:  # a corrupt file: each engine has its own errors
             raise _unreadable(path, kind, _one_line(exc), label) from None
+    _check_unique(_csv_header(path) if kind == "csv" else frame.columns, path.name)
     if label not in frame.columns:
         shown = _shown(frame.columns[:8])
         sep = next((c for c in ";\t|" if frame.shape[1] == 1 and c in str(frame.columns[0])), "")
@@ -196,6 +218,7 @@ def _read_npz(path: Path, head: bytes) -> tuple[pd.DataFrame, pd.Series]:
             f"y {y.shape}."
         )
     columns = [str(c) for c in names] if names is not None else [f"f{j}" for j in range(X.shape[1])]
+    _check_unique(columns, path.name)
     return pd.DataFrame(X, columns=columns), pd.Series(y)
 
 

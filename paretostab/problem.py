@@ -27,7 +27,13 @@ from paretostab.measures import get_measure
 from paretostab.protocol import RunCache, RunSet, replicates, run_protocol
 from paretostab.selectors import get_selector
 from paretostab.similarity import FeatureSimilarity
-from paretostab.spec import DATA_GROUPS, SelectorSpec, StudySpec, trial_selector
+from paretostab.spec import (
+    DATA_GROUPS,
+    SelectorSpec,
+    StudySpec,
+    check_against_data,
+    trial_selector,
+)
 
 __all__ = ["DEFAULT_SIMILARITY", "Problem", "measure_values"]
 
@@ -102,7 +108,10 @@ class Problem:
     def from_spec(cls, spec: StudySpec) -> Problem:
         """Load the spec's data (a simulated source with seed 0: every process, every
         report of the study sees the same data) and its similarity. A selector that takes
-        the data set's feature groups fails now when the data set has none."""
+        the data set's feature groups when the data set has none, and the spec's limits
+        that depend on the data's size (:func:`~paretostab.spec.check_against_data`: the
+        pre-filter, the selectors' feature counts, a top-k ``k``), fail now, not in every
+        trial."""
         data = load_dataset(spec.data.source, label=spec.data.label, impute=spec.data.impute,
                             random_state=0)
         problem = cls(spec, data.X, data.y, tuple(data.feature_names),
@@ -110,6 +119,7 @@ class Problem:
                       if spec.objective.similarity else None, data.groups)
         for selector in spec.selectors:
             problem.takes_data_groups(selector)
+        check_against_data(spec, data.n_samples, data.n_features)
         return problem
 
     def read_only(self) -> Problem:
@@ -212,6 +222,9 @@ class Problem:
         columns = np.arange(self.X.shape[1])
         if self.spec.data.prefilter:
             columns = variance_prefilter(self.X, self.spec.data.prefilter)
+            groups = selector.get_params().get("groups")
+            if groups is not None:  # feature groups follow the pre-filter, as in a run
+                selector.set_params(groups=np.asarray(groups)[columns])
         selector.fit(self.X[:, columns], self.y)
         order = [f for f in np.argsort(-selector.importances_, kind="stable")
                  if selector.support_[f]]

@@ -217,9 +217,10 @@ def test_groups_data_takes_the_data_sets_groups_and_fails_without_them():
 
 
 def test_groups_can_be_given_as_an_array():
-    groups = [0, 0, 1, 1, -1, -1]
-    spec = parse_spec({**multi(), "selector": {"name": "group_lasso",
-                                               "fixed": {"groups": groups}}})
+    groups = [0, 0, 1, 1, -1, -1]  # one per feature: 6 features, at most 6 selected
+    spec = parse_spec({**multi(), "data": {"source": "simulated:n_groups=1,n_other=5"},
+                       "selector": {"name": "group_lasso", "fixed": {"groups": groups},
+                                    "search": {"target_features": [1, 6]}}})
     estimator = Problem.from_spec(spec).estimator({"target_features": 4})
     assert list(estimator.groups) == groups
 

@@ -98,6 +98,13 @@ Rules the parser applies:
 * Relative ``data.source`` paths are resolved against the spec file's folder (or ``base``
   of :func:`parse_spec`); the data are not read here. A ``simulated`` source is drawn with
   seed 0, so that every process and every report of a study sees the same data.
+* The limits that depend on the data's size are checked once they are loaded, before a
+  study opens (:func:`check_against_data`, which ``Problem.from_spec`` calls): the data
+  have at least 2 features, ``prefilter`` at most d, each selector's feature counts
+  (``n_features``, ``target_features``: fixed, searched, or its estimator's default)
+  within the d features a run's selector sees (after the pre-filter), its per-feature
+  arrays (``groups``, ``beta``, ``prior``) of the right size, a top-k ``k`` at most d.
+  The errors name the key as the file writes it and the data's size.
 
 ``protocol.resamples`` says how trials draw their M resamples. ``"shared"`` (the
 default): every trial of the study runs on the same resamples, seeded from the study's
@@ -129,6 +136,7 @@ from paretostab.spec.files import (
     parse_spec,
     with_objective,
 )
+from paretostab.spec.resolve import check_against_data
 from paretostab.spec.schema import (
     BUILTIN_SOURCES,
     DATA_GROUPS,
@@ -155,6 +163,7 @@ from paretostab.spec.space import (
 
 __all__ = ["BUILTIN_SOURCES", "DATA_GROUPS", "RESAMPLES", "SAMPLERS", "SELECTOR_PARAM",
            "SIMILARITIES", "DataSpec", "FrozenMap", "ObjectiveSpec", "Param", "ProtocolSpec",
-           "SelectorSpec", "StudySpec", "builtin_spec_names", "builtin_spec_path", "grid",
+           "SelectorSpec", "StudySpec", "builtin_spec_names", "builtin_spec_path",
+           "check_against_data", "grid",
            "grid_size", "json_schema", "load_spec", "param_name", "parse_spec",
            "reference_table", "trial_selector", "with_objective"]

@@ -9,17 +9,23 @@
 * measure names (``paretostab.measures``), the objective's options by name, by type and
   by evaluating the measure once on a tiny synthetic input;
 * the similarity: required when a measure needs one, refused otherwise.
+
+Once the data are loaded, :func:`check_against_data` checks what depends on their size:
+the pre-filter, the selectors' feature counts and per-feature arrays, a top-k measure's
+``k`` (:class:`~paretostab.problem.Problem` calls it before a study is opened).
 """
 
 from __future__ import annotations
 
 import warnings
+from dataclasses import dataclass, replace
+from pathlib import Path
 
 import numpy as np
 
 from paretostab.errors import ParetostabError, UnknownNameError
 from paretostab.measures import get_measure, list_measures, stability
-from paretostab.selectors import get_selector
+from paretostab.selectors import Range, get_selector
 from paretostab.spec.keys import (
     FrozenMap,
     Integer,
@@ -29,10 +35,10 @@ from paretostab.spec.keys import (
     is_int,
     is_number,
 )
-from paretostab.spec.schema import SIMILARITIES, ObjectiveSpec, Param, SelectorSpec
+from paretostab.spec.schema import SIMILARITIES, ObjectiveSpec, Param, SelectorSpec, StudySpec
 from paretostab.spec.space import fixed_value, param_kind, parse_param
 
-__all__ = ["resolve_objective", "resolve_selectors"]
+__all__ = ["FEATURE_COUNTS", "check_against_data", "resolve_objective", "resolve_selectors"]
 
 _TOP_K = Integer(1, " (the top-k features compared)")
 
@@ -162,6 +168,173 @@ def _check_stable_set(errors: SpecErrors, defaults: dict, fixed: dict,
     raise errors.error(f"{search_key}.n_stable",
                        f"n_stable must be <= {k_text} (the stable set lies within the "
                        f"selected features); the range reaches {top!r}.")
+
+
+# --------------------------------------------------------------------------- the data
+
+
+#: The estimator parameters that count features, by name: their smallest value and what
+#: they count. The selectors validate them against the d features they are fitted on
+#: (after the pre-filter); :func:`check_against_data` does so before a study opens.
+#: (HybridRFE's ``n_stable`` is within ``n_features``, which the spec checks.)
+FEATURE_COUNTS = {"n_features": (1, "the features selected"),
+                  "target_features": (1, "the features the penalty is calibrated to select")}
+
+
+@dataclass(frozen=True)
+class _DataSize:
+    """What an error says of the data: ``name: n = … samples, d = … features``."""
+
+    name: str
+    n_samples: int
+    n_features: int
+    prefilter: int | None
+
+    @property
+    def seen(self) -> int:
+        """The features each run's selector sees: the pre-filter's, else all."""
+        return self.prefilter or self.n_features
+
+    def __str__(self) -> str:
+        after = f", {self.prefilter} kept by data.prefilter" if self.prefilter else ""
+        plural = "s" if self.n_features != 1 else ""
+        return (f"{self.name}: n = {self.n_samples} samples, d = {self.n_features} "
+                f"feature{plural}{after}")
+
+
+def check_against_data(spec: StudySpec, n_samples: int, n_features: int) -> None:
+    """Check the limits of ``spec`` that depend on its data's size.
+
+    The data have at least 2 features; the pre-filter keeps at most ``n_features``; every
+    selector's feature counts (:data:`FEATURE_COUNTS`: fixed, searched, or the
+    estimator's default when the spec sets neither) lie within the d features its runs
+    see (after the pre-filter), and its per-feature arrays (``groups``: one label per
+    feature of the data; ``beta``, ``prior``: of the d features) fit; a top-k measure's
+    ``objective.options.k`` is at most ``n_features`` (the runs rank every feature).
+    These are the limits the protocol, the selectors and the measures check inside
+    each trial: a spec that passes here does not fail every trial for its data's size.
+    (The samples per class are checked when the data are loaded.)
+
+    Parameters
+    ----------
+    spec : StudySpec
+    n_samples, n_features : int
+        The size of the spec's data, as loaded.
+
+    Raises
+    ------
+    InvalidInputError
+        For the first key the data cannot take, as the spec file names it
+        (``selector.fixed.n_features``, ``selector.search.lasso.target_features``),
+        with what is allowed, what was given and the data's size.
+    """
+    errors = SpecErrors(str(spec.path) if spec.path else "<spec>")
+    prefilter = spec.data.prefilter
+    size = _DataSize(Path(spec.data.source).name, n_samples, n_features, None)
+    if n_features < 2:
+        raise errors.error("data.source", f"selecting features needs at least 2 features; "
+                                          f"the data have {n_features} ({size}).")
+    if prefilter is not None and prefilter > n_features:
+        raise errors.error("data.prefilter", f"must be at most {n_features}, the data's "
+                                             f"features ({size}); got {prefilter!r}.")
+    size = replace(size, prefilter=prefilter)
+    for selector in spec.selectors:
+        _check_counts(errors, spec, selector, size)
+        _check_arrays(errors, spec, selector, size)
+    k = spec.objective.options.get("k")
+    if is_int(k) and k > n_features:
+        raise errors.error("objective.options.k", f"must be at most {n_features}, the "
+                                                  f"features ranked ({size}); got {k!r}.")
+
+
+def _table_keys(spec: StudySpec, selector: SelectorSpec) -> tuple[str, str]:
+    """How the spec file names ``selector``'s fixed and searched tables."""
+    own = f".{selector.name}" if spec.selector_choice else ""
+    return f"selector.fixed{own}", f"selector.search{own}"
+
+
+def _check_counts(errors: SpecErrors, spec: StudySpec, selector: SelectorSpec,
+                  size: _DataSize) -> None:
+    """``selector``'s :data:`FEATURE_COUNTS` within ``[low, d]``: a fixed value, the
+    estimator's default, every value a range or choices can draw."""
+    info = get_selector(selector.name)
+    defaults = info.estimator().get_params()
+    searched = {param.name: param for param in selector.search}
+    fixed_key, search_key = _table_keys(spec, selector)
+    d = size.seen
+    for name, (low, meaning) in FEATURE_COUNTS.items():
+        if name not in defaults:
+            continue
+        if name == "target_features" and ("reg" in searched
+                                          or selector.fixed.get("reg", defaults.get("reg"))
+                                          is not None):
+            continue  # a penalty λ given: the estimator does not use target_features
+        valid = f"an integer in [{low}, {d}]"
+        why = f"{meaning}, of the {d} features each run's selector sees ({size})"
+        param = searched.get(name)
+        if param is not None:
+            _check_count_param(errors, f"{search_key}.{name}", param, (low, d),
+                               f"{valid}, {why}", info.search_space.get(name))
+            continue
+        value = selector.fixed.get(name, defaults[name])
+        if value is None or (is_int(value) and low <= value <= d):
+            continue
+        if name in selector.fixed:
+            raise errors.error(f"{fixed_key}.{name}", f"must be {valid}, {why}; got {value!r}.")
+        raise errors.error(f"{fixed_key}.{name}",
+                           f"{selector.name}'s default {name} = {value!r} is more than the "
+                           f"data have: it must be {valid}, {why}; set {name} in "
+                           f"[{fixed_key}].")
+
+
+def _check_count_param(errors: SpecErrors, key: str, param: Param, bounds: tuple[int, int],
+                       valid: str, default: Range | None) -> None:
+    """Every value the searched count ``param`` can draw is an integer in ``bounds``
+    (``default``: the selector's default range of it, named when ``param`` is that)."""
+    low, d = bounds
+    if param.choices is not None:
+        bad = [value for value in param.choices if not (is_int(value) and low <= value <= d)]
+        if bad:
+            raise errors.error(key, f"every choice must be {valid}; got {_listed(bad)}.")
+        return
+    if param.integer and low <= param.low and param.high <= d:
+        return
+    whose = (" (the selector's default range)"
+             if default == Range(param.low, param.high, param.log) else "")
+    hint = (f"; e.g. {param.name} = [{param.low}, {d}] in [{key.rpartition('.')[0]}]"
+            if param.integer and low <= param.low < d else "")
+    raise errors.error(key, f"the range [{param.low!r}, {param.high!r}]{whose} must draw "
+                            f"{valid}{hint}.")
+
+
+def _listed(values: list) -> str:
+    """Values for a message: the first 5, and how many more."""
+    more = f" and {len(values) - 5} more" if len(values) > 5 else ""
+    return ", ".join(map(repr, values[:5])) + more
+
+
+def _check_arrays(errors: SpecErrors, spec: StudySpec, selector: SelectorSpec,
+                  size: _DataSize) -> None:
+    """Fixed per-feature arrays: ``groups`` holds one label per feature of the data (the
+    protocol takes each run's pre-filtered ones), ``beta`` one value per feature a run's
+    selector sees, ``prior`` indices of those features."""
+    fixed_key, _ = _table_keys(spec, selector)
+    d = size.seen
+    expected = {"groups": (size.n_features, "feature of the data"),
+                "beta": (d, "feature each run's selector sees")}
+    for name, (length, what) in expected.items():
+        value = selector.fixed.get(name)
+        if isinstance(value, tuple) and len(value) != length:
+            raise errors.error(f"{fixed_key}.{name}",
+                               f"must hold one value per {what}, {length} ({size}); got "
+                               f"{len(value)}.")
+    prior = selector.fixed.get("prior")
+    outside = [f for f in prior if not (is_int(f) and 0 <= f < d)] \
+        if isinstance(prior, tuple) else []
+    if outside:
+        raise errors.error(f"{fixed_key}.prior",
+                           f"must hold feature indices in [0, {d}), of the features each "
+                           f"run's selector sees ({size}); got {_listed(outside)}.")
 
 
 # --------------------------------------------------------------------------- objective
