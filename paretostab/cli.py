@@ -25,6 +25,8 @@ from __future__ import annotations
 
 import argparse
 import math
+import shlex
+import signal
 import sys
 import time
 import warnings
@@ -32,6 +34,7 @@ import warnings
 import pandas as pd
 
 from paretostab.errors import InvalidInputError, ParetostabError
+from paretostab.faults import DEFAULT_STORAGE_WAIT, stop_signals
 from paretostab.measures import get_measure, list_measures, stability
 from paretostab.protocol import DEFAULT_CACHE_BYTES
 from paretostab.similarity import FeatureSimilarity
@@ -82,7 +85,7 @@ def _tune(args) -> int:
 
     from paretostab.measures import measure_name
     from paretostab.spec import builtin_spec_path, load_spec, with_objective
-    from paretostab.storage import DEFAULT_STORAGE, artifact_notice
+    from paretostab.storage import DEFAULT_STORAGE, display_url
     from paretostab.tuning import front_table, tune
     from paretostab.tuning.coordination import counted_trials
 
@@ -95,24 +98,22 @@ def _tune(args) -> int:
         raise InvalidInputError(
             f"--cache-gib must be a finite number >= 0 (GiB of prepared runs per process; "
             f"0 keeps none); got {args.cache_gib!r}.")
-    notice = artifact_notice(storage, args.artifacts)
-    if notice:
-        print(notice, file=sys.stderr)
     start = time.perf_counter()
     try:
         study = tune(spec, storage=storage, study_name=args.study_name, n_trials=args.n_trials,
                      timeout=args.timeout, n_jobs=args.n_jobs, workers=args.workers,
-                     artifacts=args.artifacts, cache_bytes=int(args.cache_gib * 2**30))
-    except KeyboardInterrupt:
-        print("\nInterrupted: completed trials are kept; run the same command to resume.",
-              file=sys.stderr)
-        return 130
+                     artifacts=args.artifacts, cache_bytes=int(args.cache_gib * 2**30),
+                     storage_wait=args.storage_wait)
+    except KeyboardInterrupt as interrupt:
+        return _interrupted("completed trials are kept; run the same command to resume.",
+                            interrupt)
     seconds = time.perf_counter() - start
     trials = study.get_trials(deepcopy=False)
     states = pd.Series([t.state.name for t in trials]).value_counts().to_dict()
     cache = max((t.user_attrs.get("timing", {}).get("run_cache_mib", 0.0) for t in trials),
                 default=0.0)
-    print(f"Study {study.study_name!r} in {storage}: {counted_trials(study)} counted trials "
+    shown = display_url(storage)
+    print(f"Study {study.study_name!r} in {shown}: {counted_trials(study)} counted trials "
           f"of {len(trials)} ({', '.join(f'{n} {s.lower()}' for s, n in states.items())}; "
           "an interrupted, stale or unrun trial does not count); this run took "
           f"{seconds:.1f} s" + (f"; prepared runs kept: {cache:.0f} MiB per process."
@@ -122,18 +123,21 @@ def _tune(args) -> int:
                            "display.float_format", "{:.4g}".format):
         print(f"\nPareto front ({len(table)} trials):")
         print(table.to_string(index=False))
-    extra = f" --study-name {args.study_name}" if args.study_name else ""
-    artifacts = f" --artifacts {args.artifacts}" if args.artifacts else ""
-    print(f"\nNext:\n  python -m paretostab report --storage {storage}{extra}{artifacts}"
+    extra = f" --study-name {shlex.quote(args.study_name)}" if args.study_name else ""
+    artifacts = f" --artifacts {shlex.quote(args.artifacts)}" if args.artifacts else ""
+    url = shlex.quote(shown)
+    print(f"\nNext:\n  python -m paretostab report --storage {url}{extra}{artifacts}"
           "   (fronts, confidence, γ choice, maps → report/index.html)\n"
-          f"  python -m paretostab choose --gamma 0.5 --storage {storage}{extra}{artifacts}\n"
-          f"  python -m paretostab dashboard --storage {storage}{artifacts}"
-          "   (the stability map of each front trial)")
+          f"  python -m paretostab choose --gamma 0.5 --storage {url}{extra}{artifacts}\n"
+          f"  python -m paretostab dashboard --storage {url}{artifacts}"
+          "   (the stability map of each front trial)"
+          + ("\n  (the password is shown as ***: type yours in its place)"
+             if shown != storage else ""))
     return 0
 
 
 def _dashboard(args) -> int:
-    from paretostab.storage import DEFAULT_STORAGE, artifact_store, open_storage
+    from paretostab.storage import DEFAULT_STORAGE, artifact_store, display_url, open_storage
 
     try:
         import optuna_dashboard
@@ -143,16 +147,19 @@ def _dashboard(args) -> int:
         return 1
     storage = args.storage or DEFAULT_STORAGE
     opened = open_storage(storage, must_exist=True)
-    store = artifact_store(storage, args.artifacts)
-    print(f"Serving {storage} at http://{args.host}:{args.port}/ (Ctrl-C stops).")
+    store = artifact_store(storage, args.artifacts, must_exist=True)
+    print(f"Serving {display_url(storage)} at http://{args.host}:{args.port}/ (Ctrl-C stops).")
     optuna_dashboard.run_server(opened, host=args.host, port=args.port, artifact_store=store)
     return 0
 
 
-def _interrupted(what: str) -> int:
-    """Ctrl-C: one line on stderr and the shell's exit code for SIGINT."""
-    print(f"\nInterrupted: {what}", file=sys.stderr)
-    return 130
+def _interrupted(what: str, interrupt: KeyboardInterrupt) -> int:
+    """Ctrl-C, SIGTERM or SIGHUP: one line on stderr naming the signal, and the shell's
+    exit code for it (130, 143, 129)."""
+    name = getattr(interrupt, "signum", signal.SIGINT)
+    name = "Ctrl-C" if name == signal.SIGINT else signal.Signals(name).name
+    print(f"\nInterrupted ({name}): {what}", file=sys.stderr)
+    return getattr(interrupt, "exit_code", 130)
 
 
 def _report(args) -> int:
@@ -166,9 +173,9 @@ def _report(args) -> int:
                               measures=measures, replicates=args.replicates,
                               weight=as_weight(args.weight), gamma=args.gamma, level=args.level,
                               out=args.out, artifacts=args.artifacts)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as interrupt:
         return _interrupted("no report written; the replicates computed so far are kept in "
-                            "the study and reused by the next report.")
+                            "the study and reused by the next report.", interrupt)
     extra = ", selectors.csv" if (folder / "selectors.csv").is_file() else ""
     print(f"Report written to {folder / 'index.html'} (with front.csv{extra} and "
           "summary.json).")
@@ -185,9 +192,10 @@ def _compare(args) -> int:
         folder, comparison = build_comparison(
             args.studies, args.storage, measures=measures, replicates=args.replicates,
             weight=as_weight(args.weight), level=args.level, out=args.out, artifacts=args.artifacts)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as interrupt:
         return _interrupted("no comparison written; the replicates computed so far are "
-                            "kept in the studies and reused by the next compare or report.")
+                            "kept in the studies and reused by the next compare or report.",
+                            interrupt)
     print(f"Comparison written to {folder / 'index.html'} (with comparison.csv and "
           "comparison.json).")
     for d in comparison.differences:
@@ -210,8 +218,8 @@ def _choose(args) -> int:
         result = choose_trial(args.storage or DEFAULT_STORAGE, args.gamma,
                               study_name=args.study_name, measure=args.measure,
                               artifacts=args.artifacts)
-    except KeyboardInterrupt:
-        return _interrupted("nothing chosen; the study is unchanged.")
+    except KeyboardInterrupt as interrupt:
+        return _interrupted("nothing chosen; the study is unchanged.", interrupt)
     features = result.pop("selected_features")
     params = result.pop("params")
     print(", ".join(f"{label(k)} = {v:.4g}" if isinstance(v, float) else f"{label(k)} = {v}"
@@ -244,6 +252,10 @@ def main(argv: list[str] | None = None) -> int:
     tune.add_argument("--n-jobs", type=int, help="processes for the runs inside a trial")
     tune.add_argument("--workers", type=int, default=1, help="processes running trials")
     tune.add_argument("--artifacts", help=ARTIFACTS_HELP)
+    tune.add_argument("--storage-wait", type=float, default=DEFAULT_STORAGE_WAIT,
+                      metavar="SECONDS", help="how long to wait for a database server that "
+                      "cannot be reached (a restart, a failover) before stopping "
+                      "(default %(default)g)")
     tune.add_argument("--cache-gib", type=float, default=DEFAULT_CACHE_BYTES / 2**30,
                       help="memory for the prepared runs each process keeps between trials "
                       "with shared resamples, in GiB (default %(default)g; 0: none)")
@@ -309,7 +321,8 @@ def main(argv: list[str] | None = None) -> int:
                 "compare": _compare}
     if args.command in handlers:
         try:
-            return handlers[args.command](args)
+            with stop_signals():  # SIGTERM and SIGHUP stop a command as Ctrl-C does
+                return handlers[args.command](args)
         except ParetostabError as exc:
             parser.exit(2, f"error: {exc}\n")
     if args.runs < 2 or not 1 <= args.k <= 30:

@@ -8,10 +8,11 @@ Python user would expect (``ValueError`` for a bad value, ``TypeError`` for a ba
 from __future__ import annotations
 
 import difflib
+import signal
 from collections.abc import Iterable
 
-__all__ = ["CalibrationWarning", "InvalidInputError", "ParetostabError", "StabilityWarning",
-           "UnknownNameError", "WorkerError"]
+__all__ = ["CalibrationWarning", "Interrupted", "InvalidInputError", "ParetostabError",
+           "StabilityWarning", "StoreError", "UnknownNameError", "WorkerError"]
 
 
 class ParetostabError(Exception):
@@ -20,6 +21,12 @@ class ParetostabError(Exception):
 
 class InvalidInputError(ParetostabError, ValueError):
     """An array, parameter or option does not have the expected shape, type or values."""
+
+
+class StoreError(ParetostabError, OSError):
+    """A store a study writes to — its database, its artifact store, a report's folder —
+    cannot be written or reached: full, read-only, forbidden, or unreachable for longer
+    than ``tune`` waits. The message names the store and the cause."""
 
 
 class WorkerError(ParetostabError, RuntimeError):
@@ -36,6 +43,21 @@ class UnknownNameError(ParetostabError, ValueError):
         close = difflib.get_close_matches(str(name), known, n=1, cutoff=0.6)
         hint = f" Did you mean {close[0]!r}?" if close else ""
         return cls(f"Unknown {kind} {name!r}.{hint} Known: {', '.join(known)}.")
+
+
+class Interrupted(KeyboardInterrupt):
+    """A stop asked by a signal: Ctrl-C (SIGINT), SIGTERM (what SLURM, Kubernetes and
+    systemd send) or SIGHUP (a closed terminal or session). A ``KeyboardInterrupt``, so
+    that whatever handles Ctrl-C handles it; ``signum`` is the signal, ``exit_code`` the
+    shell's code for it (128 + its number: 130, 143, 129)."""
+
+    def __init__(self, signum: int = signal.SIGINT) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = int(signum)
+
+    @property
+    def exit_code(self) -> int:
+        return 128 + self.signum
 
 
 class StabilityWarning(UserWarning):

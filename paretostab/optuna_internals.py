@@ -13,7 +13,12 @@ other module of the package touches an Optuna name that starts with an underscor
 - which running trials have recorded a heartbeat at all: the RDB storage's heartbeat table
   (``optuna.storages._rdb.models.TrialHeartbeatModel``, read through
   ``optuna.storages._rdb.storage._create_scoped_session``), inside Optuna's cache of an
-  RDB storage (``_CachedStorage._backend``).
+  RDB storage (``_CachedStorage._backend``);
+- an RDB storage whose calls wait out a database outage (:class:`RetryingRDBStorage`):
+  Optuna's own trial loop calls its stale check (``_get_stale_trial_ids``) before every
+  trial, and Optuna's cache of an RDB storage calls ``_create_new_trial``, ``_get_trials``,
+  ``_set_trial_param`` and ``_get_best_trial_id``, so those private methods are retried
+  too.
 
 ``pyproject.toml`` bounds Optuna below its next major version, and
 ``tests/test_optuna_internals.py`` exercises every function here on real SQLite (and,
@@ -26,9 +31,13 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 import optuna
+from optuna.exceptions import UpdateFinishedTrialError
 
-__all__ = ["grace_seconds", "heartbeat_enabled", "stale_trial_ids", "storage_of",
-           "study_id_of", "trial_id_of", "trials_with_heartbeat"]
+from paretostab.faults import Retrying
+
+__all__ = ["RETRIED_METHODS", "RetryingRDBStorage", "grace_seconds", "heartbeat_enabled",
+           "stale_trial_ids", "storage_of", "study_id_of", "trial_id_of",
+           "trials_with_heartbeat"]
 
 
 def storage_of(study: optuna.Study) -> optuna.storages.BaseStorage:
@@ -86,7 +95,86 @@ def trials_with_heartbeat(storage: optuna.storages.BaseStorage,
     trial_ids = list(trial_ids)
     if not trial_ids:
         return set()
-    with _create_scoped_session(_rdb(storage).scoped_session) as session:
-        return {trial_id for (trial_id,) in session.query(
-            models.TrialHeartbeatModel.trial_id).filter(
-            models.TrialHeartbeatModel.trial_id.in_(trial_ids))}
+    rdb = _rdb(storage)
+
+    def query() -> set[int]:
+        with _create_scoped_session(rdb.scoped_session) as session:
+            return {trial_id for (trial_id,) in session.query(
+                models.TrialHeartbeatModel.trial_id).filter(
+                models.TrialHeartbeatModel.trial_id.in_(trial_ids))}
+
+    retry = getattr(rdb, "retry", None)
+    return query() if retry is None else retry(query)
+
+
+# What a process calls on a storage, through Optuna's study and trial or directly: every
+# method of Optuna's BaseStorage and BaseHeartbeat that RDBStorage implements, the stale
+# check Optuna's trial loop runs before each trial, and the private methods Optuna's cache
+# of an RDB storage (_CachedStorage) calls in place of public ones.
+RETRIED_METHODS = (
+    "create_new_study", "delete_study", "set_study_user_attr", "set_study_system_attr",
+    "get_study_id_from_name", "get_study_name_from_id", "get_study_directions",
+    "get_study_user_attrs", "get_study_system_attrs", "get_all_studies", "create_new_trial",
+    "set_trial_param", "get_trial_id_from_study_id_trial_number", "get_trial_number_from_id",
+    "get_trial_param", "set_trial_state_values", "set_trial_intermediate_value",
+    "set_trial_user_attr", "set_trial_system_attr", "get_trial", "get_all_trials",
+    "get_n_trials", "get_best_trial", "get_trial_params", "get_trial_user_attrs",
+    "get_trial_system_attrs", "record_heartbeat", "_get_stale_trial_ids", "_create_new_trial",
+    "_get_best_trial_id", "_get_trials", "_set_trial_param")
+
+
+class RetryingRDBStorage(optuna.storages.RDBStorage):
+    """Optuna's RDB storage whose every call waits out a database outage (a server
+    restart, a failover, a connection reset) with :class:`~paretostab.faults.Retrying`.
+
+    A call is one transaction, rolled back when it fails, so trying it again is safe,
+    with two exceptions where the failure hides a commit (the connection lost after the
+    server committed, before it answered): finishing a trial again finds it finished —
+    that is success when it is in the state asked for; creating a trial again leaves one
+    trial that never starts, failed as stale after its grace period without counting.
+
+    Parameters
+    ----------
+    url, **kwargs
+        As for ``optuna.storages.RDBStorage``.
+    retry : Retrying
+        The outage policy: how long to wait, the database's name in messages.
+    """
+
+    def __init__(self, url: str, *, retry: Retrying, **kwargs) -> None:
+        self.retry = retry
+        super().__init__(url, **kwargs)
+
+    def set_trial_state_values(self, trial_id, state, values=None) -> bool:
+        attempts = 0
+
+        def finish() -> bool:
+            nonlocal attempts
+            attempts += 1
+            try:
+                return super(RetryingRDBStorage, self).set_trial_state_values(
+                    trial_id, state, values)
+            except UpdateFinishedTrialError:
+                if attempts > 1 and super(RetryingRDBStorage, self).get_trial(
+                        trial_id).state == state:
+                    return True  # the attempt that lost its connection had committed
+                raise
+
+        return self.retry(finish)
+
+
+def _retried(name: str):
+    method = getattr(optuna.storages.RDBStorage, name)
+
+    def call(self, *args, **kwargs):
+        return self.retry(method, self, *args, **kwargs)
+
+    call.__name__ = call.__qualname__ = name
+    call.__doc__ = method.__doc__
+    return call
+
+
+for _name in RETRIED_METHODS:
+    if hasattr(optuna.storages.RDBStorage, _name) and _name != "set_trial_state_values":
+        setattr(RetryingRDBStorage, _name, _retried(_name))
+del _name

@@ -5,28 +5,45 @@ report and ``choose`` read them back). Whatever cannot be opened — a mistyped 
 missing database driver, a storage that does not exist, a read-only folder, an S3 bucket
 that cannot be reached — is an :class:`~paretostab.errors.InvalidInputError` whose
 message names the URL or path and what is wrong.
+
+A storage URL may hold a password: whatever shows or writes one (the command line, the
+reports, error messages) shows :func:`display_url` of it, the password masked; the URL
+itself stays in the process that connects with it. Nothing read from a storage chooses a
+local path: a RunSet artifact is read under a name made here (:func:`load_runset`).
 """
 
 from __future__ import annotations
 
 import contextlib
 import difflib
+import functools
 import importlib.util
 import os
+import re
 import tempfile
 import warnings
 from pathlib import Path
-from urllib.parse import urlsplit
+from urllib.parse import unquote_plus, urlsplit
 
 import optuna
 from optuna.artifacts import FileSystemArtifactStore, get_all_artifact_meta
+from optuna.artifacts.exceptions import ArtifactNotFound
 
-from paretostab.errors import InvalidInputError
+from paretostab.errors import InvalidInputError, StoreError
+from paretostab.faults import (
+    DEFAULT_STORAGE_WAIT,
+    Retrying,
+    causes,
+    environment_error,
+    server_unavailable,
+    transient_database_error,
+)
+from paretostab.optuna_internals import RetryingRDBStorage
 from paretostab.protocol import RunSet
 
 __all__ = ["DEFAULT_SERVER_ARTIFACTS", "DEFAULT_STORAGE", "STORAGE_FORMS", "PrefixedArtifactStore",
-           "artifact_notice", "artifact_store", "default_artifact_dir", "load_runset",
-           "open_storage"]
+           "artifact_notice", "artifact_store", "default_artifact_dir", "display_url",
+           "load_runset", "open_storage"]
 
 DEFAULT_STORAGE = "sqlite:///paretostab.db"
 DEFAULT_SERVER_ARTIFACTS = "paretostab-artifacts"
@@ -47,6 +64,50 @@ _BACKEND_DRIVERS = {"postgresql": ("psycopg", "psycopg2", "pg8000"),
 # pg_advisory_lock key (any bigint; advisory locks are per database) that serialises the
 # creation of Optuna's schema by processes opening one database together.
 _SCHEMA_LOCK = 0x7061726574  # "paret"
+# A URL's scheme and its "://" (no ":", "/", "?", "#" or "@" before it).
+_SCHEME = re.compile(r"[^:/?#@]*://")
+# A query parameter (key=value), its key as written.
+_PARAMETER = re.compile(r"(?P<key>(?<=[?&])[^&=]+)=(?P<value>[^&]*)")
+_SECRET_PARAMETERS = {"password", "passwd", "pwd"}
+# An artifact id as Optuna makes them (a UUID): a safe local file name, and a key that
+# stays inside its artifact store.
+_ARTIFACT_ID = re.compile(r"[A-Za-z0-9_-]+")
+
+
+def display_url(url: str) -> str:
+    """The storage URL ``url`` as it may be shown or written: its password masked
+    (``postgresql://u:***@host/db``), and the value of a ``password``, ``passwd`` or
+    ``pwd`` query parameter too; anything else unchanged.
+
+    Read from the text, so that it works for any string, URLs SQLAlchemy cannot parse
+    included: in ``scheme://user:password@host…`` (or a string without ``://``, such as
+    a mistyped ``postgresql:/…``) the password is everything from the first ``:`` to the
+    last ``@`` — what SQLAlchemy would take for it, and the rest of a password holding a
+    bare ``@``. Without an authority (``sqlite:///FILE``, ``postgresql:///db?host=…``)
+    and for ``journal:PATH`` nothing but a secret query parameter is masked. Masking a
+    masked URL changes nothing.
+
+    Examples
+    --------
+    >>> display_url("postgresql://u:p%40ss@db.example:5432/studies?sslmode=require")
+    'postgresql://u:***@db.example:5432/studies?sslmode=require'
+    >>> display_url("postgresql:///studies?host=/run/pg&password=pw")
+    'postgresql:///studies?host=/run/pg&password=***'
+    >>> display_url("sqlite:///studies/paretostab.db")
+    'sqlite:///studies/paretostab.db'
+    """
+    if url.startswith("journal:"):
+        return url
+    found = _SCHEME.match(url)
+    head, rest = ("", url) if found is None else (found[0], url[found.end():])
+    if not rest.startswith("/"):  # an authority: [user[:password]@]host…
+        at = rest.rfind("@")
+        colon = rest.find(":", 0, max(at, 0))
+        if 0 <= colon < at - 1:
+            head, rest = head + rest[:colon + 1] + "***", rest[at:]  # no "@" left in rest
+    return head + _PARAMETER.sub(
+        lambda p: (f"{p['key']}=***" if unquote_plus(p["key"]).lower() in _SECRET_PARAMETERS
+                   else p[0]), rest)
 
 
 def _journal_path(url: str) -> Path:
@@ -66,7 +127,10 @@ def _parse_rdb_url(url: str):
         parsed = make_url(url)
     except exc.ArgumentError:
         raise InvalidInputError(
-            f"storage {url!r} is not a storage URL; use {STORAGE_FORMS}.") from None
+            f"storage {display_url(url)!r} is not a storage URL; use {STORAGE_FORMS}.") from None
+    if parsed.host and "@" in parsed.host:  # SQLAlchemy ends the password at its first "@"
+        raise InvalidInputError(
+            f"storage {display_url(url)}: an '@' in the password must be written %40.")
     try:
         dialect = parsed.get_dialect()
     except exc.NoSuchModuleError:
@@ -75,12 +139,12 @@ def _parse_rdb_url(url: str):
                                           n=1, cutoff=0.6)
         hint = f" (did you mean {close[0]!r}?)" if close else ""
         raise InvalidInputError(
-            f"storage {url!r}: unknown database kind {backend!r}{hint}; use "
+            f"storage {display_url(url)!r}: unknown database kind {backend!r}{hint}; use "
             f"{STORAGE_FORMS}.") from None
     try:
         dialect.import_dbapi()
     except ImportError:
-        raise InvalidInputError(_missing_driver(parsed)) from None
+        raise InvalidInputError(_missing_driver(url, parsed)) from None
     return parsed
 
 
@@ -91,7 +155,7 @@ def _importable(module: str) -> bool:
         return False
 
 
-def _missing_driver(parsed) -> str:
+def _missing_driver(url: str, parsed) -> str:
     backend, driver = parsed.get_backend_name(), parsed.get_driver_name()
     install = f"pip install {_DRIVERS.get(driver, (driver, driver))[1]}"
     others = [d for d in _BACKEND_DRIVERS.get(backend, ()) if d != driver]
@@ -104,7 +168,7 @@ def _missing_driver(parsed) -> str:
         other = f"name another installed driver in the URL (e.g. {backend}+{others[0]}://…)"
     else:
         other = "name another installed driver in the URL"
-    return (f"storage {parsed.render_as_string(hide_password=True)}: its database driver "
+    return (f"storage {display_url(url)}: its database driver "
             f"{driver!r} is not installed. Install it ({install}) or {other}.")
 
 
@@ -158,7 +222,9 @@ def _journal_storage(url: str, must_exist: bool) -> optuna.storages.BaseStorage:
 
 
 def open_storage(url: str, *, must_exist: bool = False, heartbeat_interval: int | None = None,
-                 grace_period: int | None = None) -> optuna.storages.BaseStorage:
+                 grace_period: int | None = None,
+                 storage_wait: float = DEFAULT_STORAGE_WAIT,
+                 wait_to_open: bool = False) -> optuna.storages.BaseStorage:
     """An Optuna storage from a URL: any RDB URL SQLAlchemy and Optuna accept
     (``sqlite:///file.db``, ``postgresql://user@host/db``, ``mysql://…``) or
     ``journal:PATH`` for a journal file (the multi-process-safe local choice).
@@ -175,8 +241,22 @@ def open_storage(url: str, *, must_exist: bool = False, heartbeat_interval: int 
 
     Processes opening one fresh PostgreSQL database or SQLite file together create
     Optuna's schema one after the other (a PostgreSQL advisory lock, a lock on the SQLite
-    file's folder, held while the storage is made), so that all of them succeed.
+    file's folder, held while the storage is made), so that all of them succeed. A SQLite
+    file this call created is removed again when the storage cannot be made in it.
+
+    An RDB storage, once open, waits out a database outage for ``storage_wait`` seconds
+    (:class:`~paretostab.optuna_internals.RetryingRDBStorage`): every call is tried again
+    with backoff, and only then fails with a :class:`~paretostab.errors.StoreError`. A
+    server's pooled connections are checked before use, so that those a restart closed
+    are replaced. Opening it waits only for a server that answers it cannot serve now
+    (shutting down, starting up), or with ``wait_to_open`` for any transient error (a
+    process opening a storage another process has just opened: a ``tune`` worker); a
+    server that does not answer at all is an error at once (a mistyped host or port).
     """
+    if isinstance(storage_wait, bool) or not isinstance(storage_wait, int | float) or not (
+            0 <= storage_wait < float("inf")):
+        raise InvalidInputError(f"storage_wait must be a number of seconds >= 0; got "
+                                f"{storage_wait!r}.")
     for name, value in (("heartbeat_interval", heartbeat_interval),
                         ("grace_period", grace_period)):
         if value is not None and (isinstance(value, bool) or not isinstance(value, int)
@@ -197,7 +277,10 @@ def open_storage(url: str, *, must_exist: bool = False, heartbeat_interval: int 
             problem = _unwritable(path)
             if problem:
                 raise InvalidInputError(f"SQLite storage {path}: {problem}.")
-    return _rdb_storage(url, parsed, kwargs, heartbeat_interval, grace_period)
+    else:
+        kwargs = {"pool_pre_ping": True}  # a restarted server closed the pooled connections
+    return _rdb_storage(url, parsed, kwargs, heartbeat_interval, grace_period,
+                        Retrying(display_url(url), storage_wait), wait_to_open)
 
 
 @contextlib.contextmanager
@@ -244,31 +327,50 @@ def _folder_lock(folder: Path):
 
 
 def _rdb_storage(url: str, parsed, engine_kwargs: dict, heartbeat_interval: int | None,
-                 grace_period: int | None) -> optuna.storages.RDBStorage:
-    """Optuna's RDBStorage, made under a lock that serialises the creation of its schema
-    (``metadata.create_all``, then its version rows) by processes opening one fresh
-    database together: without it all but one of them may fail (``CREATE TYPE
-    studydirection``, ``table … already exists``)."""
+                 grace_period: int | None, retry: Retrying,
+                 wait_to_open: bool) -> RetryingRDBStorage:
+    """Optuna's RDBStorage (retrying its calls through ``retry``), made under a lock that
+    serialises the creation of its schema (``metadata.create_all``, then its version
+    rows) by processes opening one fresh database together: without it all but one of
+    them may fail (``CREATE TYPE studydirection``, ``table … already exists``). A SQLite
+    file made here is removed if the storage cannot be made (a full disk). With
+    ``wait_to_open``, a database that cannot be reached is waited for as ``retry`` says."""
     from sqlalchemy import exc
 
     backend = parsed.get_backend_name()
+    created = None
     if backend == "postgresql":
-        lock = _postgres_lock(url, engine_kwargs)
+        lock = functools.partial(_postgres_lock, url, engine_kwargs)
     elif backend == "sqlite" and parsed.database and parsed.database != ":memory:":
-        lock = _folder_lock(Path(parsed.database).parent)
+        lock = functools.partial(_folder_lock, Path(parsed.database).parent)
+        created = None if Path(parsed.database).exists() else Path(parsed.database)
     else:
-        lock = contextlib.nullcontext()
-    try:
-        with lock, warnings.catch_warnings():
+        lock = contextlib.nullcontext
+
+    def make() -> RetryingRDBStorage:
+        with lock(), warnings.catch_warnings():
             # Optuna 5 calls heartbeat_interval experimental
             warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
-            return optuna.storages.RDBStorage(url, engine_kwargs=engine_kwargs,
-                                              heartbeat_interval=heartbeat_interval,
-                                              grace_period=grace_period)
-    except exc.OperationalError as error:
-        raise InvalidInputError(
-            f"cannot open storage {parsed.render_as_string(hide_password=True)}: "
-            f"{_sentence(error.orig or error)}") from None
+            return RetryingRDBStorage(url, retry=retry, engine_kwargs=engine_kwargs,
+                                      heartbeat_interval=heartbeat_interval,
+                                      grace_period=grace_period)
+
+    # a server that answers it cannot serve now (a restart) is waited for; one that does
+    # not answer at all is a wrong address, unless another process has just reached it
+    opening = Retrying(retry.name, retry.wait, transient=(
+        transient_database_error if wait_to_open else server_unavailable))
+    try:
+        return opening(make)
+    except (exc.SQLAlchemyError, optuna.exceptions.StorageInternalError, StoreError) as error:
+        if created is not None:
+            with contextlib.suppress(OSError):
+                created.unlink()
+        if isinstance(error, StoreError) and transient_database_error(error):
+            raise  # waited for it, in vain: the message says how long
+        *_, cause = causes(error)  # the driver's own error
+        kind = StoreError if environment_error(error) else InvalidInputError
+        raise kind(f"cannot open storage {display_url(url)}: "
+                   f"{_sentence(cause)}") from None
 
 
 def default_artifact_dir(url: str) -> Path:
@@ -353,17 +455,26 @@ def _s3_store(location: str) -> PrefixedArtifactStore:
     return PrefixedArtifactStore(Boto3ArtifactStore(parts.netloc, client=client), parts.path)
 
 
-def artifact_store(url: str, directory: str | Path | None = None):
+def artifact_store(url: str, directory: str | Path | None = None, *, create: bool = True,
+                   must_exist: bool = False):
     """The artifact store of the storage ``url``: ``directory`` when given — a folder (a
     folder shared by every machine serves many machines) or ``s3://bucket/prefix`` (Optuna's
     Boto3ArtifactStore, configured by boto3's environment: credentials, region,
     ``AWS_ENDPOINT_URL`` for an S3-compatible server) — else :func:`default_artifact_dir`.
-    The folder is created, and must be writable."""
+    The folder must be writable, and is created unless ``create`` is False (a check before
+    the storage is opened, so that a wrong storage leaves no folder behind). With
+    ``must_exist`` (a study's store read back: report, choose, dashboard) a folder that
+    does not exist is an error, and is not created."""
     if directory is not None and str(directory).startswith("s3://"):
         return _s3_store(str(directory))
     folder = Path(directory) if directory is not None else default_artifact_dir(url)
+    if must_exist and not folder.is_dir():
+        given = "" if directory is not None else " (the default for this storage)"
+        raise InvalidInputError(
+            f"artifact folder {folder}{given} does not exist: give the --artifacts the study "
+            "was tuned with.")
     problem = _unwritable(folder, folder=True)
-    if problem is None:
+    if problem is None and create:
         try:
             folder.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -375,15 +486,30 @@ def artifact_store(url: str, directory: str | Path | None = None):
 
 def load_runset(trial: optuna.trial.FrozenTrial, *, storage, store) -> RunSet:
     """The RunSet uploaded by ``trial`` (see
-    :class:`~paretostab.tuning.objective.TrialObjective`)."""
+    :class:`~paretostab.tuning.objective.TrialObjective`).
+
+    Whoever can write to a shared storage can write the artifact's recorded file name and
+    id: the name only tells the RunSet (``.npz``) apart, and is never a path; the id must
+    be one Optuna makes (letters, digits, ``-`` and ``_``), which names the temporary copy
+    and cannot leave the artifact store."""
     from optuna.artifacts import download_artifact
 
     metas = [m for m in get_all_artifact_meta(trial, storage=storage)
-             if m.filename.endswith(".npz")]
+             if isinstance(m.filename, str) and m.filename.endswith(".npz")]
     if not metas:
         raise InvalidInputError(f"Trial {trial.number} has no RunSet artifact.")
+    artifact_id = metas[-1].artifact_id
+    if not (isinstance(artifact_id, str) and _ARTIFACT_ID.fullmatch(artifact_id)):
+        raise InvalidInputError(
+            f"Trial {trial.number}'s RunSet artifact has the id {artifact_id!r}, not one "
+            "Optuna makes (letters, digits, '-' and '_'): the storage was changed by hand.")
     with tempfile.TemporaryDirectory() as folder:
-        path = Path(folder) / metas[-1].filename
-        download_artifact(artifact_store=store, file_path=str(path),
-                          artifact_id=metas[-1].artifact_id)
+        path = Path(folder) / f"{artifact_id}.npz"
+        try:
+            download_artifact(artifact_store=store, file_path=str(path),
+                              artifact_id=artifact_id)
+        except ArtifactNotFound:
+            raise InvalidInputError(
+                f"Trial {trial.number}'s RunSet (artifact {artifact_id}) is not in the "
+                "artifact store: give the --artifacts the study was tuned with.") from None
         return RunSet.load(path)

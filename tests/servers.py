@@ -85,7 +85,35 @@ def start_postgres(folder: str | Path, *, timeout: float = 60) -> str:
             raise RuntimeError(f"pg_ctl start failed: {started.stderr}\n{log}")
     url = f"postgresql://postgres@127.0.0.1:{port}/postgres"
     (folder / "url").write_text(url + "\n", encoding="utf-8")
+    (folder / "options").write_text(options, encoding="utf-8")
     return url
+
+
+def pause_postgres(folder: str | Path) -> None:
+    """Stop the cluster in ``folder`` as an administrator does (fast shutdown: every open
+    session is ended), keeping its data (:func:`resume_postgres` starts it again)."""
+    subprocess.run(_as_postgres([str(POSTGRES_BIN / "pg_ctl"), "-D",
+                                 str(Path(folder).resolve() / "data"), "-m", "fast", "-w",
+                                 "stop"]), check=True, capture_output=True, text=True)
+
+
+def restart_postgres(folder: str | Path, *, down_seconds: float = 0.0) -> None:
+    """Restart the cluster in ``folder`` (:func:`pause_postgres`, then
+    :func:`resume_postgres`), down for ``down_seconds``."""
+    pause_postgres(folder)
+    time.sleep(down_seconds)
+    resume_postgres(folder)
+
+
+def resume_postgres(folder: str | Path, *, timeout: float = 60) -> None:
+    """Start the cluster in ``folder`` again, on the port it had."""
+    folder = Path(folder).resolve()
+    data = str(folder / "data")
+    subprocess.run(_as_postgres([str(POSTGRES_BIN / "pg_ctl"), "-D", data, "-l",
+                                 str(folder / "server.log"), "-o",
+                                 (folder / "options").read_text(encoding="utf-8"), "-w", "-t",
+                                 str(int(timeout)), "start"]),
+                   check=True, capture_output=True, text=True)
 
 
 def stop_postgres(folder: str | Path) -> None:

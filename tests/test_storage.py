@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import os
+import signal
 import subprocess
 import sys
 import textwrap
@@ -17,7 +18,7 @@ from optuna.artifacts import get_all_artifact_meta
 from optuna.trial import TrialState
 
 from paretostab.cli import main
-from paretostab.errors import InvalidInputError
+from paretostab.errors import Interrupted, InvalidInputError
 from paretostab.storage import artifact_notice, artifact_store, open_storage
 from tests.test_tuning import write_spec
 
@@ -364,16 +365,19 @@ def test_two_tune_processes_write_to_s3_and_the_report_reads_it_back(s3_bucket, 
 # Ctrl-C
 
 
+@pytest.mark.parametrize("interrupt, code, name", [
+    (KeyboardInterrupt(), 130, "Ctrl-C"), (Interrupted(signal.SIGTERM), 143, "SIGTERM"),
+    (Interrupted(signal.SIGHUP), 129, "SIGHUP")])
 @pytest.mark.parametrize("command, function", [
     (["report"], "build_report"), (["choose", "--gamma", "0.5"], "choose_trial")])
-def test_ctrl_c_during_report_or_choose_is_one_line_and_exit_130(monkeypatch, capsys, command,
-                                                                  function):
+def test_ctrl_c_or_sigterm_during_report_or_choose_is_one_line_and_its_exit_code(
+        monkeypatch, capsys, command, function, interrupt, code, name):
     import paretostab.report.build
 
     def interrupted(*args, **kwargs):
-        raise KeyboardInterrupt
+        raise interrupt
 
     monkeypatch.setattr(paretostab.report.build, function, interrupted)
-    assert main(command) == 130
+    assert main(command) == code
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and err[0].startswith("Interrupted: ")
+    assert len(err) == 1 and err[0].startswith(f"Interrupted ({name}): ")

@@ -202,7 +202,7 @@ class StudyReport:
     Attributes
     ----------
     study, storage : str
-        Its name, and where it is stored.
+        Its name, and where it is stored (the storage URL, its password masked).
     objective : str
         Its stability objective (registry name): the front, the dominance area and its
         intervals are those of (accuracy, objective).
@@ -357,7 +357,7 @@ def analyse_study(reader: StudyReader, *, measures: Sequence[str] | None = None,
     maps = front_maps([reader.runset(n) for n in front.trials], front.trials,
                       feature_names=feature_names, chosen=number)
     return StudyReport(
-        study=reader.name, storage=reader.storage_url, objective=objective,
+        study=reader.name, storage=reader.location, objective=objective,
         measures=tuple(names), table=table, comparison=comparison, gamma=gamma,
         choices=choices, chosen=chosen, trade_off=trade_off, weight=weight, level=level,
         replicates=n_replicates, maps=maps, selectors=selectors, selector_groups=groups)
@@ -392,8 +392,8 @@ class StudiesComparison:
     groups : tuple of Group
         One per study, named as the page names it.
     studies : tuple of dict
-        Each study's ``group`` name, ``study`` name, ``storage``, completed ``trials``,
-        ``objective``, ``selectors`` and ``replicates`` (B).
+        Each study's ``group`` name, ``study`` name, ``storage`` (its URL, the password
+        masked), completed ``trials``, ``objective``, ``selectors`` and ``replicates`` (B).
     weight : Weight or None
     """
 
@@ -453,7 +453,7 @@ def analyse_studies(readers: Sequence[tuple[str, StudyReader]], *,
     groups = tuple(Group(name, table, values) for (name, _), table, values in
                    zip(readers, tables, found, strict=True))
     comparison = compare_groups(groups, names, weight=weight, level=level)
-    studies = tuple({"group": group.name, "study": reader.name, "storage": reader.storage_url,
+    studies = tuple({"group": group.name, "study": reader.name, "storage": reader.location,
                      "trials": len(group.table), "objective": reader.objective,
                      "selectors": reader.selectors(group.table), "replicates": count}
                     for group, (_, reader), count in zip(groups, readers, counts, strict=True))

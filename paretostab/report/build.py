@@ -15,11 +15,15 @@ Each is the same pipeline: :mod:`~paretostab.report.load` (Optuna → plain data
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import shutil
+import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-from paretostab.errors import InvalidInputError
+from paretostab.errors import InvalidInputError, StoreError
 from paretostab.front import as_gamma, choose, pareto_front
 from paretostab.measures import measure_name
 from paretostab.report.analysis import (
@@ -33,10 +37,10 @@ from paretostab.report.figures import comparison_figures, study_figures
 from paretostab.report.html import write_report
 from paretostab.report.load import StudyReader, read_study
 from paretostab.report.pages import studies_sections, study_sections
-from paretostab.storage import DEFAULT_STORAGE, open_storage
+from paretostab.storage import DEFAULT_STORAGE, display_url, open_storage
 from paretostab.weight import as_weight
 
-__all__ = ["build_comparison", "build_report", "choose_trial"]
+__all__ = ["build_comparison", "build_report", "choose_trial", "written_folder"]
 
 
 def build_report(storage_url: str, *, study_name: str | None = None,
@@ -66,14 +70,15 @@ def build_report(storage_url: str, *, study_name: str | None = None,
     report = analyse_study(reader, measures=measures, replicates=replicates, weight=weight,
                            gamma=gamma, level=level, progress=progress)
     out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    report.front_table.to_csv(out / "front.csv", index=False)
-    if report.selectors is not None:
-        report.selectors.to_frame().to_csv(out / "selectors.csv", index=False)
-    (out / "summary.json").write_text(json.dumps(report.to_dict(), indent=2, default=float),
-                                      encoding="utf-8")
-    write_report(out, title=f"paretostab report: {report.study}",
-                 sections=study_sections(report, study_figures(report)))
+    figures = study_figures(report)
+    with written_folder(out, "report") as folder:
+        report.front_table.to_csv(folder / "front.csv", index=False)
+        if report.selectors is not None:
+            report.selectors.to_frame().to_csv(folder / "selectors.csv", index=False)
+        (folder / "summary.json").write_text(
+            json.dumps(report.to_dict(), indent=2, default=float), encoding="utf-8")
+        write_report(folder, title=f"paretostab report: {report.study}",
+                     sections=study_sections(report, figures))
     return out
 
 
@@ -172,8 +177,8 @@ def build_comparison(studies: Sequence[str], storages: Sequence[str] | None = No
     keys = [(_storage_key(url), name) for name, url in zip(studies, urls, strict=True)]
     for k, key in enumerate(keys):
         if key in keys[:k]:
-            raise InvalidInputError(f"study {studies[k]!r} of {urls[k]} is given twice; "
-                                    "compare distinct studies.")
+            raise InvalidInputError(f"study {studies[k]!r} of {display_url(urls[k])} is given "
+                                    "twice; compare distinct studies.")
     as_level(level)
     weight = as_weight(weight)
     check_replicates(replicates)
@@ -183,11 +188,44 @@ def build_comparison(studies: Sequence[str], storages: Sequence[str] | None = No
                                level=level, progress=progress)
     comparison = compared.comparison
     out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    comparison.to_frame().to_csv(out / "comparison.csv", index=False)
-    (out / "comparison.json").write_text(json.dumps(compared.to_dict(), indent=2),
-                                         encoding="utf-8")
     figures = comparison_figures(comparison, compared.groups, noun="study", plural="studies")
-    write_report(out, title=f"paretostab comparison: {', '.join(comparison.groups)}",
-                 sections=studies_sections(compared, figures))
+    with written_folder(out, "comparison") as folder:
+        comparison.to_frame().to_csv(folder / "comparison.csv", index=False)
+        (folder / "comparison.json").write_text(json.dumps(compared.to_dict(), indent=2),
+                                                encoding="utf-8")
+        write_report(folder, title=f"paretostab comparison: {', '.join(comparison.groups)}",
+                     sections=studies_sections(compared, figures))
     return out, comparison
+
+
+@contextlib.contextmanager
+def written_folder(out: Path, what: str):
+    """A new folder in ``out`` (in its nearest existing ancestor if it does not exist: on
+    the same file system) for the block to write ``what`` into; at the block's end its
+    files are moved into ``out`` (created),
+    each by a rename, replacing files of the same names. When writing fails (a full disk,
+    a read-only folder) nothing is moved — a previous report in ``out`` is left whole —
+    and the error is a :class:`~paretostab.errors.StoreError` naming ``out``; the new
+    folder is removed either way."""
+    if out.exists() and not out.is_dir():
+        raise InvalidInputError(f"{what} folder {out}: it is a file, not a folder.")
+    ancestor = out if out.is_dir() else out.parent
+    while not ancestor.exists():
+        ancestor = ancestor.parent
+    try:
+        staging = Path(tempfile.mkdtemp(prefix=f".{out.name or what}-", dir=ancestor))
+    except OSError as exc:
+        raise StoreError(f"{what} folder {out}: cannot write in {ancestor}: "
+                         f"{exc.strerror or exc}.") from None
+    try:
+        yield staging
+        files = sorted(p for p in staging.rglob("*") if p.is_file())
+        for file in files:
+            target = out / file.relative_to(staging)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(file, target)
+    except OSError as exc:
+        raise StoreError(f"{what} folder {out}: cannot write it: {exc.strerror or exc}; "
+                         f"no {what} written (a previous one there is unchanged).") from None
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)

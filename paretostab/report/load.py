@@ -28,7 +28,7 @@ from paretostab.optuna_internals import storage_of, study_id_of
 from paretostab.problem import Problem
 from paretostab.protocol import RunSet
 from paretostab.spec import SELECTOR_PARAM, StudySpec, parse_spec
-from paretostab.storage import artifact_store, load_runset, open_storage
+from paretostab.storage import artifact_store, display_url, load_runset, open_storage
 
 __all__ = ["REPLICATES_KEY", "StudyReader", "open_study", "read_study"]
 
@@ -61,7 +61,8 @@ def read_study(storage_url: str, study_name: str | None = None, *,
     opened when a RunSet is first read."""
     storage = open_storage(storage_url, must_exist=True) if storage is None else storage
     return StudyReader(open_study(storage, study_name), storage_url,
-                       functools.partial(artifact_store, storage_url, artifacts))
+                       functools.partial(artifact_store, storage_url, artifacts,
+                                         must_exist=True))
 
 
 class StudyReader:
@@ -71,7 +72,8 @@ class StudyReader:
     ----------
     study : optuna.Study
     storage_url : str
-        Where it is stored (what the report says).
+        Where it is stored: the URL it is read from (its password too; the report shows
+        :attr:`location`).
     open_store : callable
         Opens the study's artifact store (called once, when first needed).
     """
@@ -89,6 +91,12 @@ class StudyReader:
     @property
     def storage(self) -> optuna.storages.BaseStorage:
         return storage_of(self.study)
+
+    @property
+    def location(self) -> str:
+        """Where the study is stored, as the report says it: the storage URL with its
+        password masked (:func:`~paretostab.storage.display_url`)."""
+        return display_url(self.storage_url)
 
     # ------------------------------------------------------------------ the study's own
 

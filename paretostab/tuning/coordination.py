@@ -32,6 +32,8 @@ import optuna
 from optuna.exceptions import UpdateFinishedTrialError
 from optuna.trial import FrozenTrial, TrialState
 
+from paretostab.errors import Interrupted
+from paretostab.faults import STOP_SIGNALS
 from paretostab.optuna_internals import (
     grace_seconds,
     heartbeat_enabled,
@@ -298,56 +300,72 @@ class StreamSampler(optuna.samplers.BaseSampler):
 
 
 class Interrupts:
-    """Ctrl-C (SIGINT) during a study, taken where it is safe.
+    """Ctrl-C (SIGINT), SIGTERM and SIGHUP during a study, taken where it is safe.
 
     Optuna's trial loop is not safe against an interrupt that lands while it samples a
     trial or writes it to the storage: Optuna 5's ``_run_trial`` then fails with an
     ``UnboundLocalError`` in place of the ``KeyboardInterrupt``. While :meth:`handling` a
-    study, a SIGINT that lands in a :meth:`computation` (a trial's protocol and measures,
-    a wait for a slot) raises there (a trial is recorded as failed, with ``reason``); one
-    that lands anywhere else stops the study after the trial in progress and is raised
-    when ``study.optimize`` has returned, or at the start of the next computation if it
-    comes first. A second Ctrl-C is not deferred.
+    study, a stop signal (:data:`~paretostab.faults.STOP_SIGNALS`) that lands in a
+    :meth:`computation` (a trial's protocol and measures, a wait for a slot) raises an
+    :class:`~paretostab.errors.Interrupted` there (a trial is recorded as failed, with
+    ``reason``); one that lands anywhere else stops the study after the trial in progress
+    and is raised when ``study.optimize`` has returned, or at the start of the next
+    computation if it comes first. A second signal is not deferred.
     """
+
+    REASONS = {signal.SIGINT: "interrupted (Ctrl-C)",
+               **({signal.SIGTERM: "interrupted (SIGTERM: its process was asked to end)"}
+                  if hasattr(signal, "SIGTERM") else {}),
+               **({signal.SIGHUP: "interrupted (SIGHUP: its terminal or session closed)"}
+                  if hasattr(signal, "SIGHUP") else {})}
+    """A trial's ``fail_reason`` when a signal interrupts it."""
 
     def __init__(self) -> None:
         self.computing = False
-        self.pending = False
-        self.reason = "interrupted (Ctrl-C)"
+        self.pending: int | None = None  # the deferred signal
+        self.reason: str | None = None  # set by whoever sends the signal, if it knows why
         self._study: optuna.Study | None = None
-        self._previous = None
+        self._previous: dict = {}
 
     @contextlib.contextmanager
     def handling(self, study: optuna.Study):
-        """Handle SIGINT as above during the block (in the main thread; elsewhere Python
-        delivers no signal and nothing changes); raise the deferred interrupt at its end."""
+        """Handle the stop signals as above during the block (in the main thread;
+        elsewhere Python delivers no signal and nothing changes); raise the deferred
+        interrupt at its end."""
         if threading.current_thread() is not threading.main_thread():
             yield
             return
-        self._study, self.pending = study, False
-        self._previous = signal.signal(signal.SIGINT, self._handle)
+        self._study, self.pending = study, None
+        self._previous = {signum: signal.signal(signum, self._handle)
+                          for signum in STOP_SIGNALS}
         try:
             yield
         finally:
-            signal.signal(signal.SIGINT, self._previous)
-        if self.pending:
-            raise KeyboardInterrupt
+            self._restore()
+        if self.pending is not None:
+            raise Interrupted(self.pending)
 
     @contextlib.contextmanager
     def computation(self):
-        """A block that a SIGINT interrupts at once."""
-        if self.pending:
-            raise KeyboardInterrupt
+        """A block that a stop signal interrupts at once."""
+        if self.pending is not None:
+            raise Interrupted(self.pending)
         self.computing = True
         try:
             yield
         finally:
             self.computing = False
 
+    def _restore(self) -> None:
+        for signum, handler in self._previous.items():
+            signal.signal(signum, handler)
+        self._previous = {}
+
     def _handle(self, signum, frame) -> None:
-        signal.signal(signal.SIGINT, self._previous)
+        self._restore()
+        self.reason = self.reason or self.REASONS.get(signum, "interrupted")
         if self.computing:
-            raise KeyboardInterrupt
-        self.pending = True
+            raise Interrupted(signum)
+        self.pending = signum
         with contextlib.suppress(RuntimeError):  # outside Optuna's trial loop
             self._study.stop()

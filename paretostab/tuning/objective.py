@@ -17,6 +17,7 @@ preparation.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import math
 import tempfile
@@ -28,6 +29,7 @@ import optuna
 from optuna.artifacts import upload_artifact
 
 from paretostab.errors import InvalidInputError
+from paretostab.faults import environment_error, one_line
 from paretostab.front import pareto_front
 from paretostab.maps import StabilityMap, stability_map
 from paretostab.measures import get_measure
@@ -120,6 +122,10 @@ class TrialObjective:
     interrupts : Interrupts
         Where Ctrl-C may stop a trial; a trial stopped by one fails with its reason and
         does not count.
+    environment_failures : int
+        The trials in a row that failed by their environment (a full or unwritable store,
+        :func:`~paretostab.faults.environment_error`) or while being recorded; such a
+        trial fails with its reason and does not count. ``last_failure`` is its reason.
     """
 
     def __init__(self, problem: Problem, *, store, resamples_seed: int | None = None,
@@ -139,14 +145,21 @@ class TrialObjective:
         self.names = objective_names(spec)
         self.spec_hash = spec.content_hash()  # the spec is frozen: once, not every trial
         self.interrupts = Interrupts()
+        self.environment_failures = 0
+        self.last_failure = ""
         _start_drawing()
 
     def __call__(self, trial: optuna.Trial) -> tuple[float, float]:
         spec, problem = self.problem.spec, self.problem
-        refused = None if self.slots is None else self.slots.claim(trial)
-        if refused:
-            raise optuna.TrialPruned(refused)
-        params = suggest_params(trial, spec)
+        try:
+            refused = None if self.slots is None else self.slots.claim(trial)
+            if refused:
+                raise optuna.TrialPruned(refused)
+            params = suggest_params(trial, spec)
+        except Exception as exc:
+            if not isinstance(exc, optuna.TrialPruned):
+                self._failed(trial, exc, "could not start it: ")
+            raise
         start = time.perf_counter()
         try:
             with self.interrupts.computation():
@@ -156,11 +169,41 @@ class TrialObjective:
                 protocol_end = time.perf_counter()
                 values = problem.measure_values(runs)
         except KeyboardInterrupt:
-            release(storage_of(trial.study), trial_id_of(trial), self.interrupts.reason)
+            release(storage_of(trial.study), trial_id_of(trial),
+                    self.interrupts.reason or "interrupted")
             raise
         except Exception as exc:
-            trial.set_user_attr("fail_reason", f"{type(exc).__name__}: {exc}")
+            self._failed(trial, exc, "")
             raise
+        try:
+            result = self._record(trial, params, runs, values, start, protocol_end)
+        except Exception as exc:
+            self._failed(trial, exc, "could not record it: ")
+            raise
+        self.environment_failures = 0
+        return result
+
+    def _failed(self, trial: optuna.Trial, exc: Exception, what: str) -> None:
+        """Record why ``trial`` fails. An error of its own computation counts (the same
+        parameters would fail again); an :func:`~paretostab.faults.environment_error`,
+        or any error while starting the trial (claiming its slot, drawing its parameters)
+        or recording it (its artifacts, note and attributes go to stores: the trial's
+        result is lost, not wrong), does not: its slot is run again,
+        and :attr:`environment_failures` counts it. When the storage itself fails, this
+        records nothing, and the error goes on up."""
+        environment = bool(what) or environment_error(exc)
+        if environment:  # a computation's error tells nothing of the stores
+            self.environment_failures += 1
+        self.last_failure = f"{what}{one_line(exc)}"
+        with contextlib.suppress(Exception):
+            trial.set_user_attr("fail_reason", self.last_failure)
+            if environment:
+                trial.set_user_attr("counted", False)
+
+    def _record(self, trial: optuna.Trial, params: dict, runs: RunSet, values: dict,
+                start: float, protocol_end: float) -> tuple[float, float]:
+        """Upload the trial's artifacts, write its note and user attributes: its result."""
+        spec, problem = self.problem.spec, self.problem
         measures_end = time.perf_counter()
         accuracy, stability = runs.accuracy, values[spec.objective.stability]
         on_front = _on_front(trial, accuracy, stability)
@@ -233,17 +276,49 @@ def _upload_artifacts(trial: optuna.Trial, runs: RunSet, map_data: StabilityMap,
     front, which the dashboard and the report show; any other map is a ``load_runset``
     away, and every trial's note lists its most frequent features without drawing.
     """
-    with tempfile.TemporaryDirectory() as folder:
-        runset_path = runs.save(Path(folder) / f"runset-trial-{trial.number}.npz", ranks=ranks)
-        upload_artifact(artifact_store=store, file_path=str(runset_path), study_or_trial=trial,
-                        mimetype="application/octet-stream")
-        if title is None:
-            return None
-        from paretostab.plot import stability_map_figure
+    written = _WrittenArtifacts(store)
+    try:
+        with tempfile.TemporaryDirectory() as folder:
+            runset_path = runs.save(Path(folder) / f"runset-trial-{trial.number}.npz",
+                                    ranks=ranks)
+            upload_artifact(artifact_store=written, file_path=str(runset_path),
+                            study_or_trial=trial, mimetype="application/octet-stream")
+            if title is None:
+                return None
+            from paretostab.plot import stability_map_figure
 
-        figure = stability_map_figure(map_data, size=MAP_SIZE, dpi=MAP_DPI, title=title)
-        map_path = Path(folder) / f"stability-map-trial-{trial.number}.png"
-        figure.savefig(map_path, pil_kwargs={"compress_level": 1})
-        artifact_id = upload_artifact(artifact_store=store, file_path=str(map_path),
-                                      study_or_trial=trial, mimetype="image/png")
+            figure = stability_map_figure(map_data, size=MAP_SIZE, dpi=MAP_DPI, title=title)
+            map_path = Path(folder) / f"stability-map-trial-{trial.number}.png"
+            figure.savefig(map_path, pil_kwargs={"compress_level": 1})
+            artifact_id = upload_artifact(artifact_store=written, file_path=str(map_path),
+                                          study_or_trial=trial, mimetype="image/png")
+    except BaseException:
+        written.remove_all()
+        raise
     return f"/artifacts/{study_id_of(trial.study)}/{trial_id_of(trial)}/{artifact_id}"
+
+
+class _WrittenArtifacts:
+    """An artifact store that remembers what it was asked to write, so that a trial whose
+    upload fails halfway leaves nothing behind: not its RunSet without its map, nor the
+    empty or partial file of the write that failed (a full disk)."""
+
+    def __init__(self, store) -> None:
+        self.store, self.ids = store, []
+
+    def write(self, artifact_id: str, content_body) -> None:
+        self.ids.append(artifact_id)
+        self.store.write(artifact_id, content_body)
+
+    def open_reader(self, artifact_id: str):
+        return self.store.open_reader(artifact_id)
+
+    def remove(self, artifact_id: str) -> None:
+        self.store.remove(artifact_id)
+
+    def remove_all(self) -> None:
+        """Remove every artifact written (or begun) through this store; what cannot be
+        removed (already gone, a store that refuses) is left."""
+        for artifact_id in self.ids:
+            with contextlib.suppress(Exception):
+                self.store.remove(artifact_id)

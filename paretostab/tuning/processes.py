@@ -10,6 +10,7 @@ follows the study until they end. Every process takes its trial slots from the s
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import multiprocessing.connection
 import os
@@ -22,12 +23,24 @@ from dataclasses import dataclass
 import optuna
 from optuna.trial import TrialState
 
-from paretostab.errors import InvalidInputError, ParetostabError, WorkerError
+from paretostab.errors import InvalidInputError, ParetostabError, StoreError, WorkerError
+from paretostab.faults import (
+    DEFAULT_STORAGE_WAIT,
+    ENVIRONMENT_FAILURES_IN_A_ROW,
+    causes,
+    stop_signals,
+)
 from paretostab.front import dominance_area, pareto_front
 from paretostab.problem import Problem
 from paretostab.protocol import DEFAULT_CACHE_BYTES
 from paretostab.spec import StudySpec, grid_size
-from paretostab.storage import DEFAULT_STORAGE, artifact_store, open_storage
+from paretostab.storage import (
+    DEFAULT_STORAGE,
+    artifact_notice,
+    artifact_store,
+    default_artifact_dir,
+    open_storage,
+)
 from paretostab.tuning.coordination import (
     GRACE_SECONDS,
     HEARTBEAT_SECONDS,
@@ -38,7 +51,10 @@ from paretostab.tuning.coordination import (
 from paretostab.tuning.objective import TrialObjective
 from paretostab.tuning.study import create_or_load_study, front_points, resample_seed
 
-__all__ = ["TuneSettings", "run_trials", "run_workers", "tune"]
+__all__ = ["MAX_STUDY_NAME", "TuneSettings", "run_trials", "run_workers", "tune"]
+
+MAX_STUDY_NAME = 512
+"""The longest study name Optuna's RDB storages hold (their ``study_name`` column)."""
 
 
 @dataclass(frozen=True)
@@ -58,21 +74,30 @@ class TuneSettings:
     cache_bytes: int = DEFAULT_CACHE_BYTES
     heartbeat_interval: int = HEARTBEAT_SECONDS
     grace_period: int = GRACE_SECONDS
+    storage_wait: float = DEFAULT_STORAGE_WAIT
     verbosity: int = optuna.logging.INFO
 
-    def open_study(self, spec: StudySpec) -> optuna.Study:
-        """The spec's study in the storage (created or resumed), with these heartbeats."""
+    def open_study(self, spec: StudySpec, *, wait_to_open: bool = False) -> optuna.Study:
+        """The spec's study in the storage (created or resumed), with these heartbeats
+        and this wait for a database outage (also to open it with ``wait_to_open``: a
+        worker opens a storage its parent has reached)."""
         return create_or_load_study(spec, storage=open_storage(
             self.storage, heartbeat_interval=self.heartbeat_interval,
-            grace_period=self.grace_period), study_name=self.study_name)
+            grace_period=self.grace_period, storage_wait=self.storage_wait,
+            wait_to_open=wait_to_open), study_name=self.study_name)
+
+    @property
+    def artifact_location(self) -> str:
+        """The artifact store as a person names it: the folder or ``s3://`` address."""
+        return str(self.artifacts or default_artifact_dir(self.storage))
 
 
 def tune(spec: StudySpec, *, storage: str | None = None, study_name: str | None = None,
          n_trials: int | None = None, timeout: float | None = None, n_jobs: int | None = None,
          workers: int = 1, artifacts: str | None = None,
          cache_bytes: int = DEFAULT_CACHE_BYTES, progress: bool | None = None,
-         heartbeat_interval: int = HEARTBEAT_SECONDS,
-         grace_period: int = GRACE_SECONDS) -> optuna.Study:
+         heartbeat_interval: int = HEARTBEAT_SECONDS, grace_period: int = GRACE_SECONDS,
+         storage_wait: float = DEFAULT_STORAGE_WAIT) -> optuna.Study:
     """Run (or resume) the spec's study until it has ``n_trials`` counted trials.
 
     ``n_trials`` is the study's, not this call's: every process that runs the study — the
@@ -83,11 +108,19 @@ def tune(spec: StudySpec, *, storage: str | None = None, study_name: str | None 
     was on this host, after ``grace_period`` seconds without one of its heartbeats (every
     ``heartbeat_interval`` seconds) on an RDB storage. ``n_jobs`` parallelises the runs
     inside a trial. The data are loaded once, here, before the study is created or
-    opened, and handed to the workers. With shared resamples each process keeps its
-    prepared runs in a :class:`~paretostab.protocol.RunCache` of ``cache_bytes``. A trial
+    opened, and handed to the workers. For a database server without ``artifacts``, a
+    line on stderr says where the artifacts go
+    (:func:`~paretostab.storage.artifact_notice`). With shared resamples each process
+    keeps its prepared runs in a :class:`~paretostab.protocol.RunCache` of ``cache_bytes``. A trial
     that raises is recorded as failed with its reason (user attribute ``fail_reason``),
-    counts, and the study goes on. Ctrl-C stops cleanly: completed trials are kept, the
-    running one fails as interrupted (and does not count). A worker's error is raised
+    counts, and the study goes on; a trial failed by its environment (a full or
+    unwritable artifact store or database, :func:`~paretostab.faults.environment_error`)
+    or while being recorded does not count, and after
+    :data:`~paretostab.faults.ENVIRONMENT_FAILURES_IN_A_ROW` of them in a row a process
+    stops with a :class:`~paretostab.errors.StoreError`. A database outage is waited out
+    for ``storage_wait`` seconds (then a ``StoreError``). Ctrl-C, SIGTERM and SIGHUP stop
+    cleanly: completed trials are kept, the running one fails as interrupted (and does
+    not count). A worker's error is raised
     here as a :class:`~paretostab.errors.WorkerError`. Optuna logs as the caller has set
     it (``optuna.logging``); the command line keeps only its errors.
     """
@@ -100,6 +133,11 @@ def tune(spec: StudySpec, *, storage: str | None = None, study_name: str | None 
     if spec.sampler == "grid" and total > grid_size(spec):
         raise InvalidInputError(f"n_trials: the grid has {grid_size(spec)} points, each run "
                                 f"once; got {total}.")
+    name = study_name or spec.name
+    if len(name) > MAX_STUDY_NAME:
+        raise InvalidInputError(
+            f"study name: at most {MAX_STUDY_NAME} characters (what Optuna's database "
+            f"storages hold); got {len(name)} ({name[:40]}…).")
     if isinstance(cache_bytes, bool) or not isinstance(cache_bytes, int) or cache_bytes < 0:
         raise InvalidInputError(
             f"cache_bytes must be an integer >= 0 (the run cache's memory budget per "
@@ -107,11 +145,15 @@ def tune(spec: StudySpec, *, storage: str | None = None, study_name: str | None 
     settings = TuneSettings(storage=url, artifacts=artifacts, study_name=study_name,
                             n_trials=total, timeout=timeout, n_jobs=n_jobs,
                             cache_bytes=cache_bytes, heartbeat_interval=heartbeat_interval,
-                            grace_period=grace_period,
+                            grace_period=grace_period, storage_wait=storage_wait,
                             verbosity=optuna.logging.get_verbosity())
     problem = Problem.from_spec(spec)
-    store = artifact_store(url, artifacts)  # both checked before the study is opened
+    artifact_store(url, artifacts, create=False)  # all checked before anything is made
     study = settings.open_study(spec)
+    store = artifact_store(url, artifacts)
+    notice = artifact_notice(url, artifacts)
+    if notice:
+        print(notice, file=sys.stderr)
     start = counted_trials(study)
     if start >= total:
         return study
@@ -151,13 +193,41 @@ def run_trials(study: optuna.Study, problem: Problem, settings: TuneSettings, st
 
     def next_slot(study: optuna.Study, trial) -> None:
         _say_failed(trial)
+        if objective.environment_failures >= ENVIRONMENT_FAILURES_IN_A_ROW:
+            last = objective.last_failure.rstrip(".")
+            named = "storage " in last or settings.artifact_location in last
+            raise StoreError(
+                f"{objective.environment_failures} trials in a row could not be run or "
+                "recorded" + ("" if named else
+                              f" (artifact store {settings.artifact_location})")
+                + f", the last one: {last}. {_RESUME}")
         if not slots.wait(interrupts, deadline):
             study.stop()
 
-    with interrupts.handling(study):
+    with interrupts.handling(study), _store_failures():
         if slots.wait(interrupts, deadline):
             study.optimize(objective, catch=(Exception,), timeout=settings.timeout,
                            callbacks=[*callbacks, next_slot])
+
+
+_RESUME = "Completed trials are kept: fix the store, then run the same command to resume."
+
+
+@contextlib.contextmanager
+def _store_failures():
+    """Raise a :class:`~paretostab.errors.StoreError` that ends the block — from under
+    whatever Optuna raised while it failed to write the trial (an ``UnboundLocalError``
+    in its trial loop when the storage fails twice) — as itself, saying that a resume
+    goes on."""
+    try:
+        yield
+    except Exception as exc:
+        error = next((c for c in causes(exc) if isinstance(c, StoreError)), None)
+        if error is None:
+            raise
+        if "resume" in str(error):
+            raise error from None
+        raise StoreError(f"{str(error).rstrip('.')}. {_RESUME}") from None
 
 
 def _say_failed(trial: optuna.trial.FrozenTrial) -> None:
@@ -184,9 +254,9 @@ def _advance(bar, study: optuna.Study, start: int) -> None:
 
 def run_workers(workers: int, problem: Problem, settings: TuneSettings, *, follow) -> None:
     """Start ``workers`` processes running trials (:func:`run_trials`) and call ``follow``
-    every second until they end. Ctrl-C is passed on to each of them once (they stop
-    after their trial's computation is interrupted), then awaited for 30 s. A worker's
-    error is raised as a :class:`~paretostab.errors.WorkerError`."""
+    every second until they end. Ctrl-C, SIGTERM or SIGHUP is passed on to each of them
+    once (they stop after their trial's computation is interrupted), then awaited for
+    30 s. A worker's error is raised as a :class:`~paretostab.errors.WorkerError`."""
     context = multiprocessing.get_context("spawn")
     errors = context.SimpleQueue()
     processes = [context.Process(target=_worker, args=(problem, settings, errors),
@@ -197,10 +267,11 @@ def run_workers(workers: int, problem: Problem, settings: TuneSettings, *, follo
         while any(p.is_alive() for p in processes):
             time.sleep(1.0)
             follow()
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as interrupt:
+        signum = getattr(interrupt, "signum", signal.SIGINT)
         for process in processes:
             if process.is_alive():
-                os.kill(process.pid, signal.SIGINT)
+                os.kill(process.pid, signum)
         for process in processes:
             process.join(30.0)
             if process.is_alive():
@@ -223,14 +294,16 @@ def _worker(problem: Problem, settings: TuneSettings, errors) -> None:
     """One tuning process (``--workers``): its own storage connection, sampler stream and
     run cache; the data come from the parent (loaded once). Its error goes to the parent
     through ``errors`` (the parent prints it) and it exits with code 1. In a process group
-    of its own, it gets Ctrl-C from the parent (once), not from the terminal."""
+    of its own, it gets Ctrl-C from the parent (once), not from the terminal; SIGTERM and
+    SIGHUP stop it as Ctrl-C does, whoever sends them."""
     os.setpgrp()
     try:
-        optuna.logging.set_verbosity(settings.verbosity)  # as its parent logs
-        study = settings.open_study(problem.spec)
-        run_trials(study, problem, settings, artifact_store(settings.storage,
-                                                            settings.artifacts),
-                   in_worker=True)
+        with stop_signals():
+            optuna.logging.set_verbosity(settings.verbosity)  # as its parent logs
+            study = settings.open_study(problem.spec, wait_to_open=True)
+            run_trials(study, problem, settings, artifact_store(settings.storage,
+                                                                settings.artifacts),
+                       in_worker=True)
     except KeyboardInterrupt:  # the parent reports
         return
     except BaseException as exc:

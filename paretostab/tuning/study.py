@@ -20,6 +20,7 @@ from paretostab.errors import InvalidInputError
 from paretostab.front import pareto_front
 from paretostab.measures import get_measure
 from paretostab.spec import SAMPLERS, StudySpec, grid
+from paretostab.storage import display_url
 from paretostab.tuning.coordination import StreamSampler
 from paretostab.tuning.notes import has_note, study_note, write_note
 
@@ -75,7 +76,10 @@ def create_or_load_study(spec: StudySpec, *, storage,
     if known is None:
         study.set_user_attr("spec_hash", spec.content_hash())
         study.set_user_attr("objective", spec.objective.stability)
-        study.set_user_attr("spec", spec.to_dict())  # the report re-runs front trials
+        stored = spec.to_dict()  # the report re-runs front trials from it
+        if spec.storage is not None:  # the dashboard shows it: no password
+            stored["study"]["storage"] = display_url(spec.storage)
+        study.set_user_attr("spec", stored)
         study.set_user_attr("resample_seed", spec.seed if spec.seed is not None else
                             int(np.random.SeedSequence().entropy % 2**63))
         with warnings.catch_warnings():
