@@ -5,6 +5,7 @@ and the psycopg driver, ``pip install -e '.[postgres]'``; without them they are 
 
     python benchmarks/bench_many.py                 # both parts, about 15 minutes
     python benchmarks/bench_many.py --part matrix --matrix-trials 12
+    python benchmarks/bench_many.py --part faults --matrix-trials 20   # as root: full disks
 
 1. Throughput: one, two and three independent ``tune`` processes (as machines would run
    them; here they share the machine's cores) with ``--n-jobs 1`` on one fresh study of
@@ -19,6 +20,14 @@ and the psycopg driver, ``pip install -e '.[postgres]'``; without them they are 
    trials failed as stale or interrupted, pruned unrun, repeated parameter sets, lost
    trials (n_trials − counted) and running trials left.
 
+3. Faults (``--part faults``): per fault of the environment — the artifact store or the
+   SQLite file on a full disk (a size-limited tmpfs, needs root), a PostgreSQL restart
+   under two ``tune`` processes, PostgreSQL down longer than ``--storage-wait``, SIGTERM
+   or SIGHUP to a ``tune`` or a ``--workers 2`` parent — what the user sees (exit code,
+   ``error:`` lines, tracebacks), then, after the fault is mended, the same command run
+   again: counted trials, trials failed without counting, repeated parameter sets, lost
+   trials and running trials left.
+
 Every ``tune`` is the command a user types (``python -m paretostab tune …``); the matrix
 tunes the quickstart spec's study (breast cancer, M = 30, HybridRFE k = 5).
 """
@@ -26,7 +35,9 @@ tunes the quickstart spec's study (breast cancer, M = 30, HybridRFE k = 5).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -43,7 +54,7 @@ from optuna.trial import TrialState  # noqa: E402
 from paretostab.errors import InvalidInputError  # noqa: E402
 from paretostab.spec import load_spec  # noqa: E402
 from paretostab.storage import open_storage  # noqa: E402
-from paretostab.tuning.coordination import counted_trials  # noqa: E402
+from paretostab.tuning.coordination import counted_trials, counts  # noqa: E402
 from tests import servers  # noqa: E402
 
 QUICKSTART = ROOT / "studies" / "quickstart.toml"
@@ -160,10 +171,94 @@ def matrix(kinds, n_trials: int, folder: Path) -> None:
             print(f"| {name} | {kill} | " + " | ".join(str(result[c]) for c in columns) + " |")
 
 
+def seen(process: subprocess.Popen) -> str:
+    """What the user saw of a ``tune``: its exit code, its ``error:`` line, a traceback."""
+    _, err = process.communicate(timeout=900)
+    errors = [line for line in err.splitlines() if line.startswith("error:")]
+    waits = sum("unreachable (" in line for line in err.splitlines())
+    return (f"exit {process.returncode}" + (f", {len(errors)} error: line" if errors else "")
+            + (f", {waits} wait line(s)" if waits else "")
+            + (", TRACEBACK" if "Traceback" in err else ""))
+
+
+@contextlib.contextmanager
+def full_disk(folder: Path, size_kib: int, free_kib: int):
+    """A tmpfs of ``size_kib`` filled to ``free_kib`` free; yields (folder, make room)."""
+    folder.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size_kib}k", "tmpfs", str(folder)],
+                   check=True, capture_output=True)
+    stats = os.statvfs(folder)
+    fill = folder / "fill"
+    fill.write_bytes(b"\0" * (stats.f_bavail * stats.f_frsize - free_kib * 1024))
+    try:
+        yield folder, fill.unlink
+    finally:
+        subprocess.run(["umount", "-l", str(folder)], check=False)
+
+
+def faults(kinds, n_trials: int, folder: Path, postgres_folder: Path | None) -> None:
+    print(f"\n### Faults, then the same command run again: {n_trials} trials\n")
+    columns = ["counted", "failed, not counted", "repeated", "lost", "running left"]
+    print("| fault | storage | what the user sees | " + " | ".join(columns) + " |")
+    print("|---|---|---|" + "---|" * len(columns))
+    fresh = dict(kinds)
+    counter = iter(range(10**6))
+
+    def row(fault: str, storage: str, url: str, saw: str) -> None:
+        finish([tune(url, n_trials, cwd=folder)])
+        result = outcome(url, n_trials)
+        result["failed, not counted"] = result["stale"] + result["interrupted"] + sum(
+            t.state == TrialState.FAIL and not counts(t)
+            and not t.user_attrs.get("fail_reason", "").startswith(("went stale", "interr"))
+            for t in optuna.load_study(study_name="quickstart", storage=url).trials)
+        print(f"| {fault} | {storage} | {saw} | "
+              + " | ".join(str(result[c]) for c in columns) + " |", flush=True)
+
+    if os.geteuid() == 0 and shutil.which("mount"):
+        with full_disk(folder / f"disk{next(counter)}", 3072, 400) as (disk, make_room):
+            url = fresh["SQLite"]()
+            saw = seen(tune(url, n_trials, "--artifacts", str(disk / "art"), cwd=folder))
+            make_room()
+            row("artifact store on a full disk", "SQLite", url, saw)
+        with full_disk(folder / f"disk{next(counter)}", 1024, 140) as (disk, make_room):
+            url = f"sqlite:///{disk / 's.db'}"
+            saw = seen(tune(url, n_trials, "--artifacts", str(folder / "art"), cwd=folder))
+            make_room()
+            row("SQLite file on a full disk", "SQLite", url, saw)
+    else:
+        print("(full-disk rows skipped: they need root and mount(8))")
+    for signum, workers in ((signal.SIGTERM, 1), (signal.SIGTERM, 2), (signal.SIGHUP, 1)):
+        url = fresh["SQLite"]()
+        first = tune(url, n_trials, "--workers", str(workers), cwd=folder)
+        wait_counted(url, 3)
+        first.send_signal(signum)
+        name = signal.Signals(signum).name
+        row(f"{name} to tune" + (" --workers 2 (the parent)" if workers > 1 else ""),
+            "SQLite", url, seen(first))
+    if postgres_folder is None:
+        print("(PostgreSQL rows skipped)")
+        return
+    url = fresh["PostgreSQL"]()
+    processes = [tune(url, n_trials, cwd=folder), tune(url, n_trials, "--workers", "2",
+                                                      cwd=folder)]
+    wait_counted(url, 3)
+    servers.restart_postgres(postgres_folder, down_seconds=8)
+    saw = " / ".join(seen(p) for p in processes)
+    row("server restarted (down 8 s) under two tune, one --workers 2", "PostgreSQL", url, saw)
+    url = fresh["PostgreSQL"]()
+    first = tune(url, n_trials, "--storage-wait", "5", cwd=folder)
+    wait_counted(url, 3)
+    servers.pause_postgres(postgres_folder)
+    saw = seen(first)
+    servers.resume_postgres(postgres_folder)
+    row("server down longer than --storage-wait 5", "PostgreSQL", url, saw)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--part", choices=("throughput", "matrix", "both"), default="both")
+    parser.add_argument("--part", choices=("throughput", "matrix", "faults", "both"),
+                        default="both")
     parser.add_argument("--spec", type=Path, default=ROOT / "studies" / "singh_hybrid_rfe.toml")
     parser.add_argument("--trials", type=int, default=30)
     parser.add_argument("--matrix-trials", type=int, default=12)
@@ -183,6 +278,9 @@ def main() -> None:
                 throughput(kinds, args.spec.resolve(), args.trials, folder)
             if args.part in ("matrix", "both"):
                 matrix(kinds, args.matrix_trials, folder)
+            if args.part == "faults":
+                faults(kinds, args.matrix_trials, folder,
+                       folder / "postgres" if postgres else None)
         finally:
             if postgres:
                 servers.stop_postgres(folder / "postgres")
