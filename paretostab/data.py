@@ -29,7 +29,7 @@ UNGROUPED = -1
 
 @dataclass(frozen=True)
 class Dataset:
-    """A binary classification data set: ``X`` (n × d floats), ``y`` (n labels).
+    """A classification data set: ``X`` (n × d floats), ``y`` (n labels).
 
     ``groups`` labels the features' groups where the data set has them (the simulated
     correlated groups; :data:`UNGROUPED` (−1) for a feature outside any group, a group of
@@ -274,12 +274,12 @@ def _clean(features: pd.DataFrame, labels: pd.Series, name: str, impute: str | N
 
 
 def check_classes(y: np.ndarray, name: str) -> None:
-    """Binary labels with at least 2 examples per class, or a clear error."""
+    """Labels of at least 2 classes with at least 2 examples each, or a clear error."""
     classes, counts = np.unique(y, return_counts=True)
-    if classes.size != 2:
+    if classes.size < 2:
         raise InvalidInputError(
-            f"{name}: paretostab handles binary classification (2 classes); the labels have "
-            f"{classes.size} class(es): {classes.tolist()[:10]}."
+            f"{name}: the labels have a single class ({classes.tolist()[:1]}); "
+            "classification needs at least 2."
         )
     if counts.min() < 2:
         small = classes[np.argmin(counts)]
@@ -291,7 +291,7 @@ def check_classes(y: np.ndarray, name: str) -> None:
 
 def load_dataset(source: str | Path, *, label: str = "label", impute: str | None = None,
                  random_state=None) -> Dataset:
-    """Load a binary classification data set.
+    """Load a classification data set (two or more classes).
 
     Parameters
     ----------

@@ -26,11 +26,25 @@ import numpy as np
 from paretostab.errors import InvalidInputError
 
 
+def class_weight_norm(coef: np.ndarray) -> np.ndarray:
+    """Per feature, the size of its weights: ``|w_f|`` of a binary model's weight vector,
+    ``‖w_{·f}‖₂ = √(Σ_k w_kf²)`` over the rows of a K-class model's K × d weights (Guyon
+    et al. 2002's multi-class SVM-RFE criterion Σ_k w_kf², as its square root)."""
+    coef = np.asarray(coef)
+    if coef.ndim == 2:
+        return np.sqrt(np.einsum("kf,kf->f", coef, coef))
+    return np.abs(coef)
+
+
 def linear_importance(coef: np.ndarray) -> np.ndarray:
     """I_lin(f) = ‖w‖₀ |w_f| / ‖w‖₁ (003 eq. 7, 000 eq. 7), on standardised features.
 
-    All zero when every weight is zero (e.g. only constant features were kept).
+    A K-class model's K × d weights give one weight per feature first,
+    :func:`class_weight_norm` (a deviation for K > 2: the papers are binary). All zero when
+    every weight is zero (e.g. only constant features were kept).
     """
+    if np.ndim(coef) == 2:
+        coef = class_weight_norm(coef)
     total = np.abs(coef).sum()
     if total == 0:
         return np.zeros_like(coef, dtype=float)
@@ -436,4 +450,5 @@ def kernel_svm_importance(support_vectors, dual_coef, *, kernel: str = "rbf",
     return importance if signed else np.abs(importance)
 
 
-__all__ = ["decision_flip_importance", "flip_distances", "kernel_svm_importance", "svc_gamma"]
+__all__ = ["class_weight_norm", "decision_flip_importance", "flip_distances",
+           "kernel_svm_importance", "svc_gamma"]

@@ -37,7 +37,7 @@ from pathlib import Path
 import numpy as np
 from joblib import Parallel, delayed
 from sklearn.base import clone
-from sklearn.metrics import balanced_accuracy_score, roc_auc_score
+from sklearn.metrics import balanced_accuracy_score, f1_score, roc_auc_score
 
 from paretostab.data import check_classes, check_prefilter, variance_order
 from paretostab.errors import InvalidInputError, StabilityWarning
@@ -48,7 +48,7 @@ __all__ = ["DEFAULT_CACHE_BYTES", "METRICS", "RESAMPLINGS", "RunCache", "RunSet"
            "run_protocol", "run_transfer_protocol"]
 
 RESAMPLINGS = ("bootstrap", "subsample")
-METRICS = ("accuracy", "balanced_accuracy", "roc_auc")
+METRICS = ("accuracy", "balanced_accuracy", "f1_macro", "roc_auc")
 _FORMAT = 2
 
 
@@ -506,15 +506,32 @@ def _resample(y: np.ndarray, seed: int, resampling: str, sample_fraction: float)
 
 
 def _score(estimator, X: np.ndarray, y: np.ndarray, metric: str) -> float:
+    """The out-of-bag ``metric`` of a fitted estimator (NaN without out-of-bag examples).
+
+    ``f1_macro``: the mean over the classes the estimator knows of their F1 (a class with
+    no example and no prediction scores 0, scikit-learn's convention). ``roc_auc`` with K >
+    2 classes: the mean over the classes present (and not alone) in ``y`` of the
+    one-vs-rest AUC of that class's decision column (scikit-learn's ``multi_class="ovr"``,
+    macro average, which also needs probabilities summing to 1; decision values rank the
+    same); NaN with fewer than 2 classes."""
     if y.size == 0:
         return math.nan
     if metric == "accuracy":
         return float(np.mean(estimator.predict(X) == y))
     if metric == "balanced_accuracy":
         return float(balanced_accuracy_score(y, estimator.predict(X)))
-    if np.unique(y).size < 2:
+    if metric == "f1_macro":
+        return float(f1_score(y, estimator.predict(X), labels=estimator.classes_,
+                              average="macro", zero_division=0))
+    present = np.unique(y)
+    if present.size < 2:
         return math.nan
-    return float(roc_auc_score(y == estimator.classes_[1], estimator.decision_function(X)))
+    decision = estimator.decision_function(X)
+    if decision.ndim == 1:
+        return float(roc_auc_score(y == estimator.classes_[1], decision))
+    columns = np.searchsorted(estimator.classes_, present)
+    return float(np.mean([roc_auc_score(y == label, decision[:, column])
+                          for label, column in zip(present, columns, strict=True)]))
 
 
 def _prepared(X, y, seed: int, settings: tuple, cache: RunCache | None,
@@ -641,8 +658,9 @@ def run_protocol(selector, X, y, *, runs: int = 100, resampling: str = "bootstra
     prefilter : int, optional
         Keep the ``prefilter`` features of highest variance, computed on each run's
         training sample (000 §6.2, 003 §7.1); the others get rank after them, by variance.
-    metric : {"accuracy", "balanced_accuracy", "roc_auc"}
-        Out-of-bag score of each run's final model.
+    metric : {"accuracy", "balanced_accuracy", "f1_macro", "roc_auc"}
+        Out-of-bag score of each run's final model (with K > 2 classes, ``f1_macro`` and
+        ``roc_auc`` are macro averages over the classes; ``roc_auc`` one-vs-rest).
     random_state : int or sequence of ints, optional
         Seeds everything through one ``numpy.random.SeedSequence``: the runs' resamples
         and the selector's ``random_state``.

@@ -234,8 +234,8 @@ def test_bad_data(data):
     bad[0, 0] = np.nan
     with pytest.raises(InvalidInputError, match="1 NaN or infinite value"):
         run_protocol(HybridRFE(n_features=3), bad, y)
-    with pytest.raises(InvalidInputError, match="binary classification"):
-        run_protocol(HybridRFE(n_features=3), X, np.arange(len(y)) % 3)
+    with pytest.raises(InvalidInputError, match="single class"):
+        run_protocol(HybridRFE(n_features=3), X, np.zeros(len(y)))
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         with pytest.raises(InvalidInputError, match="one label per row"):

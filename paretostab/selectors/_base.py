@@ -130,11 +130,30 @@ def _nbytes(value: object) -> int:
     return 64
 
 
-class TrainingSample:
-    """One binary training sample, prepared once for every selector of the package.
+def one_vs_rest_signs(class_index: np.ndarray, n_classes: int) -> np.ndarray:
+    """±1 targets of the binary problems behind a classification: with two classes one
+    vector (``+1`` for class 1); with K > 2 an n × K matrix, column k the one-vs-rest
+    problem of class k (+1 for its members, −1 for the rest)."""
+    if n_classes == 2:
+        return np.where(class_index == 1, 1.0, -1.0)
+    return np.where(class_index[:, None] == np.arange(n_classes)[None, :], 1.0, -1.0)
 
-    What every selector first computes from ``(X, y)``: the classes and the ±1 signs
-    (``+1`` for ``classes[1]``), the standardisation (mean 0, unit population variance;
+
+def predicted_classes(classes: np.ndarray, decision: np.ndarray) -> np.ndarray:
+    """Labels from decision values: ``classes[1]`` where a vector is positive (two
+    classes), the class of the largest column of an n × K matrix (first on ties)."""
+    if decision.ndim == 2:
+        return classes[np.argmax(decision, axis=1)]
+    return classes[(decision > 0).astype(int)]
+
+
+class TrainingSample:
+    """One training sample, prepared once for every selector of the package.
+
+    What every selector first computes from ``(X, y)``: the classes, each example's class
+    index and its ±1 signs — with two classes a vector (``+1`` for ``classes[1]``), with
+    K > 2 an n × K matrix whose column k is the one-vs-rest problem of ``classes[k]`` —,
+    the standardisation (mean 0, unit population variance;
     constant features become 0), and — lazily — the standardised data, the distinct
     examples with their multiplicities (:func:`distinct_rows`) and their Gram matrix.
     :meth:`memo` keeps what a selector derives from the sample alone (a univariate order,
@@ -146,7 +165,7 @@ class TrainingSample:
     X : array (n, d) of finite floats
         The raw training features (kept by reference, never modified).
     y : array (n,)
-        Labels of exactly two classes.
+        Labels of at least two classes.
     owner : str
         Who needs the sample, for the error messages.
     columns : int array, optional
@@ -160,7 +179,7 @@ class TrainingSample:
 
     Attributes
     ----------
-    X, y, classes, signs, mean, scale, columns, budget, n_features
+    X, y, classes, class_index, n_classes, signs, mean, scale, columns, budget, n_features
     """
 
     def __init__(self, X: np.ndarray, y: np.ndarray, *, owner: str = "the selector",
@@ -170,14 +189,10 @@ class TrainingSample:
             raise InvalidInputError(
                 f"{owner} needs 2 classes in y; got 1 class ('{self.classes[0]}')."
             )
-        if self.classes.size > 2:
-            raise InvalidInputError(
-                f"Only binary classification is supported. {owner} needs 2 classes in y; "
-                f"got {self.classes.size} classes: {self.classes.tolist()[:10]}."
-            )
         self.X = X
         self.columns = columns
-        self.signs = np.where(y_index.reshape(-1) == 1, 1.0, -1.0)
+        self.class_index = y_index.reshape(-1)
+        self.signs = one_vs_rest_signs(self.class_index, self.classes.size)
         X_std, self.mean, self.scale = standardise(X)
         self.budget = budget
         self._memo: dict[Hashable, object] = {"X_std": X_std}
@@ -187,21 +202,26 @@ class TrainingSample:
         return self.X.shape[1]
 
     @property
+    def n_classes(self) -> int:
+        return self.classes.size
+
+    @property
     def y(self) -> np.ndarray:
         """The labels."""
-        return self.classes[(self.signs > 0).astype(np.intp)]
+        return self.classes[self.class_index]
 
     @property
     def nbytes(self) -> int:
         """Memory held: the raw data, the standardisation and the memo."""
-        return (self.X.nbytes + self.signs.nbytes + self.mean.nbytes + self.scale.nbytes
+        return (self.X.nbytes + self.signs.nbytes + self.class_index.nbytes
+                + self.mean.nbytes + self.scale.nbytes
                 + sum(_nbytes(value) for value in self._memo.values()))
 
     def freeze(self) -> None:
         """Make the sample shareable: its arrays become read-only and the standardised
         data (recomputed from X when asked) is dropped from the memo."""
         self._memo.pop("X_std", None)
-        for value in (self.X, self.signs, self.mean, self.scale, self.classes,
+        for value in (self.X, self.signs, self.class_index, self.mean, self.scale, self.classes,
                       *self._memo.values()):
             _freeze(value)
 
@@ -223,7 +243,8 @@ class TrainingSample:
     @property
     def distinct(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``(X_std, signs, counts)`` of the distinct examples (:func:`distinct_rows`):
-        the same weighted loss on about a third fewer rows of a bootstrap sample."""
+        the same weighted loss on about a third fewer rows of a bootstrap sample (``signs``
+        rows of :attr:`signs`: an n_distinct × K matrix with K > 2 classes)."""
         def compute():
             rows, counts = distinct_rows(self.X, self.signs)
             X_std = self._memo.get("X_std")  # the same numbers: (X − mean) / scale
@@ -294,15 +315,16 @@ class SelectorBase(ClassifierMixin, SelectorMixin, BaseEstimator):
         return (X[:, kept] - self.mean_[kept]) / self.scale_[kept]
 
     def decision_function(self, X):
-        """Decision values of the final model; positive means ``classes_[1]``."""
+        """Decision values of the final model: with two classes a vector, positive means
+        ``classes_[1]``; with K > 2 an n × K matrix, one column per class (the largest
+        wins)."""
         selected = self._selected_standardised(X)
         with single_threaded():
             return self._decision(selected)
 
     def predict(self, X):
         """Class labels of the final model on the selected features."""
-        decision = self.decision_function(X)
-        return self.classes_[(decision > 0).astype(int)]
+        return predicted_classes(self.classes_, self.decision_function(X))
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -312,13 +334,18 @@ class SelectorBase(ClassifierMixin, SelectorMixin, BaseEstimator):
 
 class LinearModelMixin:
     """A linear final model ``w·x + b`` (``coef_``, ``intercept_``) on the selected
-    standardised features; ``_logistic_proba`` gives its logistic class probabilities."""
+    standardised features — with K > 2 classes one row of ``coef_`` (K × k) and one
+    intercept per class; ``_logistic_proba`` gives its logistic class probabilities."""
 
     def _decision(self, X_selected: np.ndarray) -> np.ndarray:
+        if self.coef_.ndim == 2:
+            return X_selected @ self.coef_.T + self.intercept_
         return X_selected @ self.coef_ + self.intercept_
 
     def _logistic_proba(self, X) -> np.ndarray:
         p = expit(self.decision_function(X))
+        if p.ndim == 2:  # one-vs-rest: normalised, as scikit-learn's OneVsRestClassifier
+            return p / p.sum(axis=1, keepdims=True)
         return np.column_stack([1 - p, p])
 
 

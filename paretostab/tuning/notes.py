@@ -92,7 +92,8 @@ def _number(value: float) -> str:
 
 
 _METRICS = {"accuracy": "out-of-bag accuracy", "balanced_accuracy":
-            "out-of-bag balanced accuracy", "roc_auc": "out-of-bag ROC AUC"}
+            "out-of-bag balanced accuracy", "f1_macro": "out-of-bag macro-averaged F1",
+            "roc_auc": "out-of-bag ROC AUC (one-vs-rest, macro-averaged, with K > 2 classes)"}
 
 
 def _resamples(spec: StudySpec) -> str:
