@@ -272,8 +272,17 @@ class IncrementalL2Logistic:
 
 def fit_l2_logistic(X: np.ndarray, y: np.ndarray, *, reg: float,
                     beta: np.ndarray | None = None, weights: np.ndarray | None = None,
-                    tol: float = 1e-8, max_iter: int = 100) -> tuple[np.ndarray, float]:
-    """Fit once: weights (unscaled space) and intercept of the L2-logistic model."""
+                    tol: float = 1e-8, max_iter: int = 100):
+    """Fit once: weights (unscaled space) and intercept of the L2-logistic model.
+
+    ``y`` ±1 signs, or an n × K matrix of them (a K-class sample's one-vs-rest problems,
+    :attr:`~paretostab.selectors.TrainingSample.signs`): then one model per column, and
+    K × m weights with K intercepts (one-vs-rest, as Guyon et al. 2002 and scikit-learn's
+    ``OneVsRestClassifier`` do; each binary problem is the package's binary model)."""
+    if y.ndim == 2:
+        fits = [fit_l2_logistic(X, column, reg=reg, beta=beta, weights=weights, tol=tol,
+                                max_iter=max_iter) for column in y.T]
+        return np.array([coef for coef, _ in fits]), np.array([b for _, b in fits])
     model = IncrementalL2Logistic(X, y, reg=reg, beta=beta, weights=weights, tol=tol,
                                   max_iter=max_iter).fit()
     return model.coef, model.intercept
