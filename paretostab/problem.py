@@ -31,7 +31,7 @@ from paretostab.spec import (
     DATA_GROUPS,
     SelectorSpec,
     StudySpec,
-    check_against_data,
+    fit_to_data,
     trial_selector,
 )
 
@@ -95,6 +95,8 @@ class Problem:
         The spec's ``objective.similarity`` on ``X`` (None when the spec names none).
     groups : int array (d,) or None
         The data set's feature groups (−1: a feature in no group), if it has any.
+    notes : tuple of str
+        What fitting the spec to the data changed (:func:`~paretostab.spec.fit_to_data`).
     """
 
     spec: StudySpec
@@ -103,23 +105,25 @@ class Problem:
     feature_names: tuple[str, ...]
     similarity: FeatureSimilarity | None = None
     groups: np.ndarray | None = None
+    notes: tuple[str, ...] = ()
 
     @classmethod
     def from_spec(cls, spec: StudySpec) -> Problem:
         """Load the spec's data (a simulated source with seed 0: every process, every
         report of the study sees the same data) and its similarity. A selector that takes
         the data set's feature groups when the data set has none, and the spec's limits
-        that depend on the data's size (:func:`~paretostab.spec.check_against_data`: the
+        that depend on the data's size (:func:`~paretostab.spec.fit_to_data`: the
         pre-filter, the selectors' feature counts, a top-k ``k``), fail now, not in every
-        trial."""
+        trial; a selector's default range of a feature count beyond the data is clipped
+        (the problem's ``spec`` is the clipped one, its ``notes`` say what was clipped)."""
         data = load_dataset(spec.data.source, label=spec.data.label, impute=spec.data.impute,
                             random_state=0)
+        spec, notes = fit_to_data(spec, data.n_samples, data.n_features)
         problem = cls(spec, data.X, data.y, tuple(data.feature_names),
                       FeatureSimilarity(data.X, spec.objective.similarity)
-                      if spec.objective.similarity else None, data.groups)
+                      if spec.objective.similarity else None, data.groups, notes)
         for selector in spec.selectors:
             problem.takes_data_groups(selector)
-        check_against_data(spec, data.n_samples, data.n_features)
         return problem
 
     def read_only(self) -> Problem:

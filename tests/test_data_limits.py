@@ -1,6 +1,6 @@
 """Limits that depend on the data, checked before a study opens; duplicate column names.
 
-``check_against_data`` refuses, with one line naming the key as the spec file writes it
+``fit_to_data`` refuses, with one line naming the key as the spec file writes it
 and the data's size, what would make every trial fail inside the trial: a pre-filter
 larger than the data, a feature count (fixed, searched, or an estimator's default) beyond
 the features each run's selector sees, per-feature arrays of the wrong size, a top-k
@@ -20,6 +20,7 @@ import warnings
 from pathlib import Path
 
 import numpy as np
+import optuna
 import pandas as pd
 import pytest
 from hypothesis import given, settings
@@ -30,7 +31,7 @@ from paretostab.errors import InvalidInputError
 from paretostab.problem import Problem
 from paretostab.spec import (
     BUILTIN_SOURCES,
-    check_against_data,
+    fit_to_data,
     load_spec,
     parse_spec,
 )
@@ -51,7 +52,7 @@ def spec_of(*, data=None, selector=None, objective=None):
 
 def refusal(spec, n_samples: int, n_features: int) -> str:
     with pytest.raises(InvalidInputError) as caught:
-        check_against_data(spec, n_samples, n_features)
+        fit_to_data(spec, n_samples, n_features)
     message = str(caught.value)
     assert "\n" not in message
     return message
@@ -64,7 +65,7 @@ def test_a_prefilter_larger_than_the_data_is_refused():
     message = refusal(spec_of(data={"prefilter": 50}), 40, 5)
     assert message == ("<spec>: data.prefilter: must be at most 5, the data's features "
                        "(tiny.csv: n = 40 samples, d = 5 features); got 50.")
-    check_against_data(spec_of(data={"prefilter": 5}), 40, 5)  # every feature kept
+    fit_to_data(spec_of(data={"prefilter": 5}), 40, 5)  # every feature kept
 
 
 def test_data_with_fewer_than_two_features_are_refused():
@@ -73,7 +74,7 @@ def test_data_with_fewer_than_two_features_are_refused():
     assert message.startswith("<spec>: data.source: selecting features needs at least 2 "
                               "features; the data have 1 (tiny.csv: n = 40 samples, d = 1 "
                               "feature).")
-    check_against_data(spec_of(selector={"name": "hybrid_rfe",
+    fit_to_data(spec_of(selector={"name": "hybrid_rfe",
                                          "fixed": {"n_features": 1, "n_stable": 0}}), 40, 2)
 
 
@@ -87,7 +88,7 @@ def test_a_fixed_feature_count_beyond_the_data_is_refused():
                               "[1, 5], the features selected, of the 5 features each run's "
                               "selector sees (tiny.csv: n = 40 samples, d = 5 features); "
                               "got 9.")
-    check_against_data(spec_of(selector={"name": "hybrid_rfe", "fixed": {"n_features": 5}}),
+    fit_to_data(spec_of(selector={"name": "hybrid_rfe", "fixed": {"n_features": 5}}),
                        40, 5)
 
 
@@ -97,7 +98,7 @@ def test_feature_counts_are_checked_after_the_prefilter():
     message = refusal(spec, 40, 100)
     assert "selector.fixed.n_features: must be an integer in [1, 4]" in message
     assert "(tiny.csv: n = 40 samples, d = 100 features, 4 kept by data.prefilter)" in message
-    check_against_data(spec_of(data={"prefilter": 5},
+    fit_to_data(spec_of(data={"prefilter": 5},
                                selector={"name": "hybrid_rfe", "fixed": {"n_features": 5}}),
                        40, 100)
 
@@ -109,7 +110,7 @@ def test_an_estimator_default_beyond_the_data_is_refused_naming_the_key_to_set()
                               "n_features = 20 is more than the data have: it must be an "
                               "integer in [1, 10]")
     assert message.endswith("set n_features in [selector.fixed].")
-    check_against_data(spec_of(selector={"name": "relief"}), 40, 20)
+    fit_to_data(spec_of(selector={"name": "relief"}), 40, 20)
 
 
 @pytest.mark.parametrize("rng, problem", [
@@ -128,20 +129,35 @@ def test_a_searched_feature_count_beyond_the_data_is_refused(rng, problem):
         assert message.endswith("; e.g. n_features = [3, 5] in [selector.search].")
     elif isinstance(rng, dict):
         assert message.endswith("got 6, 8.")
-    check_against_data(spec_of(selector={"name": "hybrid_rfe", "fixed": {"n_stable": 0},
+    fit_to_data(spec_of(selector={"name": "hybrid_rfe", "fixed": {"n_stable": 0},
                                          "search": {"n_features": [3, 5]}}), 40, 5)
 
 
-def test_a_selectors_default_range_beyond_the_data_is_named_as_such():
-    """The elastic net's registry range of target_features reaches 50 (issue 20 will clip
-    such ranges to the data; until then the spec must give one)."""
-    message = refusal(spec_of(selector={"name": "elastic_net"}), 569, 30)
-    assert message.startswith("<spec>: selector.search.target_features: the range [5, 50] "
-                              "(the selector's default range) must draw an integer in "
-                              "[1, 30], the features the penalty is calibrated to select")
+def test_a_selectors_default_range_beyond_the_data_is_clipped_and_said():
+    """The elastic net's registry range of target_features reaches 50: on 30 features it
+    is clipped to [5, 30], the spec returned searches that, and a note says so."""
+    spec = spec_of(selector={"name": "elastic_net"})
+    fitted, notes = fit_to_data(spec, 569, 30)
+    (param,) = [p for p in fitted.selectors[0].search if p.name == "target_features"]
+    assert (param.low, param.high, param.integer) == (5, 30, True)
+    assert notes == ("selector.search.target_features: the selector's default range [5, 50] "
+                     "clipped to [5, 30] (tiny.csv: n = 569 samples, d = 30 features)",)
+    assert fitted.content_hash() != spec.content_hash()  # the study stores the clipped one
+    assert fit_to_data(fitted, 569, 30) == (fitted, ())  # a stored spec is fitted already
+    fitted, _ = fit_to_data(spec_of(data={"prefilter": 3}, selector={"name": "group_lasso"}),
+                            569, 30)  # the pre-filter's d, and a low bound above it
+    (param,) = [p for p in fitted.selectors[0].search if p.name == "target_features"]
+    assert (param.low, param.high) == (3, 3)
+    assert fit_to_data(spec, 569, 60) == (spec, ())  # within the data: unchanged
+
+
+def test_a_range_the_spec_gives_is_refused_not_clipped():
+    message = refusal(spec_of(selector={"name": "elastic_net",
+                                        "search": {"target_features": [5, 40]}}), 569, 30)
+    assert message.startswith("<spec>: selector.search.target_features: the range [5, 40] "
+                              "must draw an integer in [1, 30], the features the penalty is "
+                              "calibrated to select")
     assert message.endswith("e.g. target_features = [5, 30] in [selector.search].")
-    check_against_data(spec_of(selector={"name": "elastic_net",
-                                         "search": {"target_features": [5, 30]}}), 569, 30)
 
 
 def test_target_features_is_not_checked_when_the_penalty_is_given():
@@ -149,7 +165,7 @@ def test_target_features_is_not_checked_when_the_penalty_is_given():
     for selector in ({"name": "lasso", "fixed": {"reg": 0.1}},
                      {"name": "lasso", "search": {"reg": {"low": 0.01, "high": 1.0,
                                                           "log": True}}}):
-        check_against_data(spec_of(selector=selector), 40, 5)
+        fit_to_data(spec_of(selector=selector), 40, 5)
     assert "selector.fixed.target_features" in refusal(
         spec_of(selector={"name": "lasso", "fixed": {"target_features": 6}}), 40, 5)
 
@@ -183,9 +199,9 @@ def test_per_feature_arrays_must_fit_the_data():
                                "fixed": {"groups": [0, 0, 1, 1], "target_features": 2}})
     assert "selector.fixed.groups: must hold one value per feature of the data, 5" in \
         refusal(groups, 40, 5)
-    check_against_data(groups, 40, 4)
+    fit_to_data(groups, 40, 4)
     # the protocol takes each run's pre-filtered groups: the groups are the data's
-    check_against_data(spec_of(data={"prefilter": 3},
+    fit_to_data(spec_of(data={"prefilter": 3},
                                selector={"name": "group_lasso",
                                          "fixed": {"groups": [0, 0, 1, 1, 2],
                                                    "target_features": 2}}), 40, 5)
@@ -198,7 +214,7 @@ def test_per_feature_arrays_must_fit_the_data():
                                                               "prior": [0, 4, 7]}})
     assert "selector.fixed.prior: must hold feature indices in [0, 5)" in refusal(prior, 40, 5)
     assert refusal(prior, 40, 5).endswith("got 7.")
-    check_against_data(prior, 40, 8)
+    fit_to_data(prior, 40, 8)
 
 
 def test_a_top_k_beyond_the_features_is_refused():
@@ -208,7 +224,7 @@ def test_a_top_k_beyond_the_features_is_refused():
     assert refusal(spec, 40, 5).startswith(
         "<spec>: objective.options.k: must be at most 5, the features ranked (tiny.csv: n = "
         "40 samples, d = 5 features, 4 kept by data.prefilter); got 6.")
-    check_against_data(spec, 40, 6)
+    fit_to_data(spec, 40, 6)
 
 
 # --------------------------------------------------------------------------- property
@@ -242,7 +258,7 @@ def test_the_check_refuses_exactly_the_specs_whose_trials_fail(d, prefilter, n_f
     y = np.repeat(["a", "b"], 8)
     X = rng.standard_normal((16, d)) + (y == "b")[:, None] * rng.uniform(0, 1, d)
     try:
-        check_against_data(spec, 16, d)
+        fit_to_data(spec, 16, d)
         refused = False
     except InvalidInputError:
         refused = True
@@ -266,7 +282,7 @@ def test_every_shipped_study_passes_against_its_data(path):
         if not SHARED_DATA.is_dir():
             pytest.skip(f"../shared/data (the shared benchmark data) is absent: {source}")
         pytest.fail(f"{path.name}: its data {source} are not in {SHARED_DATA}")
-    check_against_data(spec, *data_size(source, spec.data.label, spec.data.impute))
+    fit_to_data(spec, *data_size(source, spec.data.label, spec.data.impute))
 
 
 # --------------------------------------------------------------------------- duplicate names
@@ -343,7 +359,7 @@ def tiny_study(folder: Path, *, d: int = 5, data: str = "", fixed: str = "n_feat
     ({"header": ["f1", "f1", "f1.1", "f2", "f3"]}, None,
      "tiny.csv: duplicate column names: f1 (2 times)"),
     ({"classes": "a"}, "sqlite:///x.db",
-     "paretostab handles binary classification (2 classes)"),
+     "the labels have a single class"),
 ], ids=["prefilter", "n_features", "one-feature", "duplicate-names", "one-class"])
 def test_tune_refuses_before_creating_anything(tmp_path, case, storage, expected):
     """Exit 2, one ``error:`` line naming the key and the data's size, no database (the
@@ -383,3 +399,22 @@ def test_the_whole_data_refit_takes_the_prefilters_groups():
         selection = problem.whole_data_selection({})
     assert len(selection) > 0 and selection["index"].between(0, 18).all()
 
+
+
+def test_tune_says_what_it_clipped_and_the_study_stores_the_clipped_space(tmp_path):
+    """The lasso's default target_features range [5, 50] on 8 features: one line on stderr,
+    the study's stored spec searches [5, 8], and every trial draws within it."""
+    spec = tiny_study(tmp_path, d=8)
+    spec.write_text(spec.read_text().replace('name = "hybrid_rfe"', 'name = "lasso"')
+                    .replace("[selector.fixed]\nn_features = 3\nn_stable = 0\n", ""),
+                    encoding="utf-8")
+    result = subprocess.run([sys.executable, "-m", "paretostab", "tune", spec.name,
+                             "--n-trials", "3", "--storage", "sqlite:///x.db"],
+                            cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert ("selector.search.target_features: the selector's default range [5, 50] clipped "
+            "to [5, 8] (tiny.csv: n = 40 samples, d = 8 features)") in result.stderr
+    study = optuna.load_study(study_name="tiny", storage=f"sqlite:///{tmp_path / 'x.db'}")
+    assert study.user_attrs["spec"]["selector"]["search"]["target_features"] == [5, 8]
+    assert {t.state for t in study.trials} == {optuna.trial.TrialState.COMPLETE}
+    assert all(5 <= t.params["target_features"] <= 8 for t in study.trials)

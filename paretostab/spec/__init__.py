@@ -99,7 +99,9 @@ Rules the parser applies:
   of :func:`parse_spec`); the data are not read here. A ``simulated`` source is drawn with
   seed 0, so that every process and every report of a study sees the same data.
 * The limits that depend on the data's size are checked once they are loaded, before a
-  study opens (:func:`check_against_data`, which ``Problem.from_spec`` calls): the data
+  study opens (:func:`fit_to_data`, which ``Problem.from_spec`` calls; it first clips a
+  selector's *default* range of a feature count, e.g. the lasso's ``target_features`` in
+  [5, 50], to the d features a run sees, and says so): the data
   have at least 2 features, ``prefilter`` at most d, each selector's feature counts
   (``n_features``, ``target_features``: fixed, searched, or its estimator's default)
   within the d features a run's selector sees (after the pre-filter), its per-feature
@@ -136,7 +138,7 @@ from paretostab.spec.files import (
     parse_spec,
     with_objective,
 )
-from paretostab.spec.resolve import check_against_data
+from paretostab.spec.resolve import fit_to_data
 from paretostab.spec.schema import (
     BUILTIN_SOURCES,
     DATA_GROUPS,
@@ -164,6 +166,6 @@ from paretostab.spec.space import (
 __all__ = ["BUILTIN_SOURCES", "DATA_GROUPS", "RESAMPLES", "SAMPLERS", "SELECTOR_PARAM",
            "SIMILARITIES", "DataSpec", "FrozenMap", "ObjectiveSpec", "Param", "ProtocolSpec",
            "SelectorSpec", "StudySpec", "builtin_spec_names", "builtin_spec_path",
-           "check_against_data", "grid",
+           "fit_to_data", "grid",
            "grid_size", "json_schema", "load_spec", "param_name", "parse_spec",
            "reference_table", "trial_selector", "with_objective"]

@@ -10,7 +10,8 @@
   by evaluating the measure once on a tiny synthetic input;
 * the similarity: required when a measure needs one, refused otherwise.
 
-Once the data are loaded, :func:`check_against_data` checks what depends on their size:
+Once the data are loaded, :func:`fit_to_data` clips the registry's default ranges to
+the data and checks what else depends on their size:
 the pre-filter, the selectors' feature counts and per-feature arrays, a top-k measure's
 ``k`` (:class:`~paretostab.problem.Problem` calls it before a study is opened).
 """
@@ -38,7 +39,7 @@ from paretostab.spec.keys import (
 from paretostab.spec.schema import SIMILARITIES, ObjectiveSpec, Param, SelectorSpec, StudySpec
 from paretostab.spec.space import fixed_value, param_kind, parse_param
 
-__all__ = ["FEATURE_COUNTS", "check_against_data", "resolve_objective", "resolve_selectors"]
+__all__ = ["FEATURE_COUNTS", "fit_to_data", "resolve_objective", "resolve_selectors"]
 
 _TOP_K = Integer(1, " (the top-k features compared)")
 
@@ -175,7 +176,7 @@ def _check_stable_set(errors: SpecErrors, defaults: dict, fixed: dict,
 
 #: The estimator parameters that count features, by name: their smallest value and what
 #: they count. The selectors validate them against the d features they are fitted on
-#: (after the pre-filter); :func:`check_against_data` does so before a study opens.
+#: (after the pre-filter); :func:`fit_to_data` does so before a study opens.
 #: (HybridRFE's ``n_stable`` is within ``n_features``, which the spec checks.)
 FEATURE_COUNTS = {"n_features": (1, "the features selected"),
                   "target_features": (1, "the features the penalty is calibrated to select")}
@@ -202,17 +203,23 @@ class _DataSize:
                 f"feature{plural}{after}")
 
 
-def check_against_data(spec: StudySpec, n_samples: int, n_features: int) -> None:
-    """Check the limits of ``spec`` that depend on its data's size.
+def fit_to_data(spec: StudySpec, n_samples: int,
+                n_features: int) -> tuple[StudySpec, tuple[str, ...]]:
+    """``spec`` fitted to its data's size: the registry's default ranges clipped, the
+    spec's own limits checked.
 
-    The data have at least 2 features; the pre-filter keeps at most ``n_features``; every
-    selector's feature counts (:data:`FEATURE_COUNTS`: fixed, searched, or the
-    estimator's default when the spec sets neither) lie within the d features its runs
-    see (after the pre-filter), and its per-feature arrays (``groups``: one label per
-    feature of the data; ``beta``, ``prior``: of the d features) fit; a top-k measure's
+    A selector's default search range of a feature count (:data:`FEATURE_COUNTS`, e.g.
+    the lasso's ``target_features`` in [5, 50]) that reaches beyond the d features its
+    runs see (after the pre-filter) is clipped to ``[min(low, d), d]``: the returned spec
+    searches that range, and the study stores it. Everything the spec gives itself is
+    checked and refused when the data cannot take it: the data have at least 2 features;
+    the pre-filter keeps at most ``n_features``; every selector's feature counts (fixed,
+    searched in a range the spec wrote, or the estimator's default when the spec sets
+    neither) lie within d, and its per-feature arrays (``groups``: one label per feature
+    of the data; ``beta``, ``prior``: of the d features) fit; a top-k measure's
     ``objective.options.k`` is at most ``n_features`` (the runs rank every feature).
     These are the limits the protocol, the selectors and the measures check inside
-    each trial: a spec that passes here does not fail every trial for its data's size.
+    each trial: a spec fitted here does not fail every trial for its data's size.
     (The samples per class are checked when the data are loaded.)
 
     Parameters
@@ -220,6 +227,13 @@ def check_against_data(spec: StudySpec, n_samples: int, n_features: int) -> None
     spec : StudySpec
     n_samples, n_features : int
         The size of the spec's data, as loaded.
+
+    Returns
+    -------
+    spec : StudySpec
+        ``spec`` itself when nothing was clipped.
+    notes : tuple of str
+        One line per clipped range, as a person reads it (``tune`` prints them).
 
     Raises
     ------
@@ -238,13 +252,40 @@ def check_against_data(spec: StudySpec, n_samples: int, n_features: int) -> None
         raise errors.error("data.prefilter", f"must be at most {n_features}, the data's "
                                              f"features ({size}); got {prefilter!r}.")
     size = replace(size, prefilter=prefilter)
+    selectors, notes = [], []
     for selector in spec.selectors:
+        selector, clipped = _clip_default_counts(spec, selector, size)
+        notes.extend(clipped)
+        selectors.append(selector)
         _check_counts(errors, spec, selector, size)
         _check_arrays(errors, spec, selector, size)
     k = spec.objective.options.get("k")
     if is_int(k) and k > n_features:
         raise errors.error("objective.options.k", f"must be at most {n_features}, the "
                                                   f"features ranked ({size}); got {k!r}.")
+    if not notes:
+        return spec, ()
+    return replace(spec, selectors=tuple(selectors)), tuple(notes)
+
+
+def _clip_default_counts(spec: StudySpec, selector: SelectorSpec,
+                         size: _DataSize) -> tuple[SelectorSpec, list[str]]:
+    """``selector`` with its registry-default ranges of :data:`FEATURE_COUNTS` clipped to
+    the d features its runs see, and a line per clipped range."""
+    defaults = get_selector(selector.name).search_space
+    d = size.seen
+    search, notes = [], []
+    for param in selector.search:
+        default = defaults.get(param.name)
+        if (param.name in FEATURE_COUNTS and param.choices is None and param.integer
+                and default == Range(param.low, param.high, param.log) and param.high > d):
+            low = min(param.low, d)
+            notes.append(f"{_table_keys(spec, selector)[1]}.{param.name}: the selector's "
+                         f"default range [{param.low}, {param.high}] clipped to [{low}, {d}] "
+                         f"({size})")
+            param = replace(param, low=low, high=d)
+        search.append(param)
+    return replace(selector, search=tuple(search)), notes
 
 
 def _table_keys(spec: StudySpec, selector: SelectorSpec) -> tuple[str, str]:

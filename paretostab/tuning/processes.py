@@ -148,8 +148,10 @@ def tune(spec: StudySpec, *, storage: str | None = None, study_name: str | None 
                             grace_period=grace_period, storage_wait=storage_wait,
                             verbosity=optuna.logging.get_verbosity())
     problem = Problem.from_spec(spec)
+    for note in problem.notes:
+        print(note, file=sys.stderr)
     artifact_store(url, artifacts, create=False)  # all checked before anything is made
-    study = settings.open_study(spec)
+    study = settings.open_study(problem.spec)
     store = artifact_store(url, artifacts)
     notice = artifact_notice(url, artifacts)
     if notice:
