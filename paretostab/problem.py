@@ -24,7 +24,7 @@ import pandas as pd
 from paretostab.data import load_dataset, variance_prefilter
 from paretostab.errors import InvalidInputError, StabilityWarning
 from paretostab.measures import get_measure
-from paretostab.protocol import RunCache, RunSet, replicates, run_protocol
+from paretostab.protocol import RunCache, RunSet, metric_advice, replicates, run_protocol
 from paretostab.selectors import get_selector
 from paretostab.similarity import FeatureSimilarity
 from paretostab.spec import (
@@ -96,7 +96,8 @@ class Problem:
     groups : int array (d,) or None
         The data set's feature groups (−1: a feature in no group), if it has any.
     notes : tuple of str
-        What fitting the spec to the data changed (:func:`~paretostab.spec.fit_to_data`).
+        What fitting the spec to the data changed (:func:`~paretostab.spec.fit_to_data`),
+        and advice on the metric for imbalanced classes.
     """
 
     spec: StudySpec
@@ -115,10 +116,14 @@ class Problem:
         that depend on the data's size (:func:`~paretostab.spec.fit_to_data`: the
         pre-filter, the selectors' feature counts, a top-k ``k``), fail now, not in every
         trial; a selector's default range of a feature count beyond the data is clipped
-        (the problem's ``spec`` is the clipped one, its ``notes`` say what was clipped)."""
+        (the problem's ``spec`` is the clipped one; its ``notes`` say what was clipped, and
+        when plain accuracy scores imbalanced classes,
+        :func:`~paretostab.protocol.metric_advice`)."""
         data = load_dataset(spec.data.source, label=spec.data.label, impute=spec.data.impute,
                             random_state=0)
         spec, notes = fit_to_data(spec, data.n_samples, data.n_features)
+        advice = metric_advice(data.y, spec.protocol.metric)
+        notes = notes if advice is None else (*notes, advice)
         problem = cls(spec, data.X, data.y, tuple(data.feature_names),
                       FeatureSimilarity(data.X, spec.objective.similarity)
                       if spec.objective.similarity else None, data.groups, notes)

@@ -44,7 +44,8 @@ from paretostab.errors import InvalidInputError, StabilityWarning
 from paretostab.measures import get_measure, stability
 from paretostab.selectors import TrainingSample
 
-__all__ = ["DEFAULT_CACHE_BYTES", "METRICS", "RESAMPLINGS", "RunCache", "RunSet", "replicates",
+__all__ = ["DEFAULT_CACHE_BYTES", "METRICS", "RESAMPLINGS", "RunCache", "RunSet",
+           "majority_rate", "metric_advice", "replicates",
            "run_protocol", "run_transfer_protocol"]
 
 RESAMPLINGS = ("bootstrap", "subsample")
@@ -503,6 +504,30 @@ def _resample(y: np.ndarray, seed: int, resampling: str, sample_fraction: float)
     train = np.concatenate(train)
     out_of_bag = np.setdiff1d(np.arange(y.size), train)
     return train, out_of_bag
+
+
+def majority_rate(y: np.ndarray) -> float:
+    """The share of the largest class: the accuracy of predicting it for every example
+    (the accuracy a selector must beat to have learnt anything from the labels)."""
+    _, counts = np.unique(y, return_counts=True)
+    return float(counts.max() / counts.sum())
+
+
+def metric_advice(y: np.ndarray, metric: str) -> str | None:
+    """One line for a study that scores imbalanced classes by plain accuracy, else None.
+
+    The classes are imbalanced when the smallest class holds less than 0.8/K of the
+    examples (K classes; 40 % with two): plain accuracy then rewards predicting the
+    majority class, and ``balanced_accuracy`` (the mean recall of the classes),
+    ``f1_macro`` and ``roc_auc`` score every class equally."""
+    labels, counts = np.unique(y, return_counts=True)
+    if metric != "accuracy" or counts.min() >= 0.8 * counts.sum() / labels.size:
+        return None
+    smallest = labels[np.argmin(counts)].item()
+    return (f"note: the classes are imbalanced (the smallest, {smallest!r}, "
+            f"holds {counts.min()} of {counts.sum()} examples; the majority class alone "
+            f"scores accuracy {majority_rate(y):.3f}): [protocol] metric = "
+            '"balanced_accuracy" weighs every class equally (also "f1_macro", "roc_auc").')
 
 
 def _score(estimator, X: np.ndarray, y: np.ndarray, metric: str) -> float:

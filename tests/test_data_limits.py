@@ -418,3 +418,14 @@ def test_tune_says_what_it_clipped_and_the_study_stores_the_clipped_space(tmp_pa
     assert study.user_attrs["spec"]["selector"]["search"]["target_features"] == [5, 8]
     assert {t.state for t in study.trials} == {optuna.trial.TrialState.COMPLETE}
     assert all(5 <= t.params["target_features"] <= 8 for t in study.trials)
+
+
+def test_tune_says_once_that_imbalanced_classes_have_a_balanced_metric(tmp_path):
+    spec = tiny_study(tmp_path, classes="aab")  # 27 a, 13 b: 32.5 % < 40 %
+    result = subprocess.run([sys.executable, "-m", "paretostab", "tune", spec.name,
+                             "--n-trials", "2", "--storage", "sqlite:///x.db"],
+                            cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert result.stderr.count("note: the classes are imbalanced (the smallest, 'b', holds "
+                               "13 of 40 examples; the majority class alone scores accuracy "
+                               "0.675)") == 1

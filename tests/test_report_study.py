@@ -45,6 +45,7 @@ def test_report_writes_html_csv_and_json(study_url, tmp_path, monkeypatch):
     assert summary["study"] == "tiny" and summary["objective"] == "iw"
     assert summary["trials"] == 5 and summary["front"] == list(front["trial"])
     assert summary["weight"] == "accuracy:2" and summary["replicates"] == 3
+    assert summary["metric"] == "accuracy" and summary["majority_class_rate"] == 0.5  # 20/20
     low, high = summary["dominance_area_interval"]
     s_low, s_high = summary["simultaneous_interval"]
     assert s_low <= low <= high <= s_high

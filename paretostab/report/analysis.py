@@ -34,6 +34,7 @@ from paretostab.maps import (
     stability_map,
 )
 from paretostab.measures import get_measure, measure_name
+from paretostab.protocol import majority_rate
 from paretostab.report.compare import (
     Comparison,
     Group,
@@ -227,6 +228,11 @@ class StudyReport:
     selectors : Comparison or None
         A multi-selector study's selectors compared (one group each).
     selector_groups : tuple of Group
+    metric : str
+        The protocol's metric, the first objective (``accuracy``, ``balanced_accuracy``, …).
+    majority_rate : float or None
+        The share of the data's largest class: the accuracy of predicting it for every
+        example (:func:`~paretostab.protocol.majority_rate`; None without the study's spec).
     """
 
     study: str
@@ -245,6 +251,17 @@ class StudyReport:
     maps: FrontMaps
     selectors: Comparison | None = None
     selector_groups: tuple[Group, ...] = ()
+    metric: str = "accuracy"
+    majority_rate: float | None = None
+
+    @property
+    def metric_label(self) -> str:
+        """The first objective's axis label: the metric, and for plain accuracy the rate a
+        majority-class guess reaches (the accuracy no better than ignoring the features)."""
+        name = self.metric.replace("_", " ")
+        if self.metric != "accuracy" or self.majority_rate is None:
+            return name
+        return f"{name} (the majority class alone: {self.majority_rate:.3f})"
 
     @property
     def front(self) -> GroupFront:
@@ -292,6 +309,7 @@ class StudyReport:
         interval, simultaneous = front.interval, front.simultaneous_interval
         summary = {
             "study": self.study, "storage": self.storage, "objective": self.objective,
+            "metric": self.metric, "majority_class_rate": self.majority_rate,
             "trials": len(self.table), "front": list(front.trials),
             "weight": weight_name(self.weight),
             "dominance_area": front.dominance_area, "level": self.level,
@@ -360,7 +378,9 @@ def analyse_study(reader: StudyReader, *, measures: Sequence[str] | None = None,
         study=reader.name, storage=reader.location, objective=objective,
         measures=tuple(names), table=table, comparison=comparison, gamma=gamma,
         choices=choices, chosen=chosen, trade_off=trade_off, weight=weight, level=level,
-        replicates=n_replicates, maps=maps, selectors=selectors, selector_groups=groups)
+        replicates=n_replicates, maps=maps, selectors=selectors, selector_groups=groups,
+        metric=reader.spec.protocol.metric if reader.has_spec else "accuracy",
+        majority_rate=majority_rate(reader.problem.y) if reader.has_spec else None)
 
 
 def _selector_groups(reader: StudyReader, table: pd.DataFrame, names: list[str],

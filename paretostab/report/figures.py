@@ -102,6 +102,7 @@ def _front_figure(report: StudyReport) -> tuple[Figure, list[FigureLink]]:
     if means is not None:
         draw_optimism(front.points, ParetoFront.of(means), ax=ax)
     (x0, x1), (y0, y1) = zoom_to_data(ax, points, *([] if means is None else [means]))
+    ax.set_xlabel(report.metric_label)
     ax.set_ylabel(measure_label(objective))
     ax.set_title("zoomed to the trials", fontsize="small")
     figure.suptitle(f"Pareto front of {report.study}: accuracy and {measure_label(objective)}",
