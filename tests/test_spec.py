@@ -43,6 +43,7 @@ from paretostab.spec import (
     reference_table,
     trial_selector,
 )
+from paretostab.spec.reference import reference_page
 from paretostab.spec.schema import SCHEMA_FILE, declared_keys
 
 STUDIES = Path(__file__).resolve().parents[1] / "studies"
@@ -428,7 +429,7 @@ def test_bad_values(dotted, value, fragments):
     ("protocol.resamples", "per-trial", "resamples", "per-trial", "per_trial",
      "per_trial, shared"),
     ("protocol.metric", "acuracy", "metric", "acuracy", "accuracy",
-     "accuracy, balanced_accuracy, roc_auc"),
+     "accuracy, balanced_accuracy, f1_macro, roc_auc"),
     ("selector.name", "hybrd_rfe", "selector", "hybrd_rfe", "hybrid_rfe", "biased_rfe"),
     ("objective.stability", "nogeira", "measure", "nogeira", "nogueira", "canberra"),
 ])
@@ -1173,3 +1174,16 @@ def test_trial_space_functions():
     one = parse_spec(categorical)
     assert grid(one) == {"alpha": [0.0, 0.5], "criterion": ["variance", "welch_t"]}
     assert one.trials == grid_size(one) == 4
+
+
+def test_the_committed_reference_page_is_the_one_the_code_makes():
+    """docs/spec-reference.md: every key and every registered selector, generated."""
+    page = (Path(__file__).parent.parent / "docs" / "spec-reference.md").read_text(
+        encoding="utf-8")
+    assert page == reference_page(), (
+        "docs/spec-reference.md is out of date: run python -m paretostab.spec --reference "
+        "docs/spec-reference.md")
+    for path in declared_keys():
+        assert f"| `{path}` |" in page
+    for name in SELECTORS:
+        assert f"| `{name}` |" in page

@@ -1,10 +1,16 @@
-"""``python -m paretostab.spec [--check]``: write the package's ``spec.schema.json`` from the
-declarations (or, with ``--check``, fail when the committed file differs from them)."""
+"""``python -m paretostab.spec [--check] [--reference FILE]``: write the package's
+``spec.schema.json`` from the declarations (with ``--check``, fail when the committed file
+differs from them); with ``--reference FILE``, write the spec reference page
+(:func:`~paretostab.spec.reference.reference_page`) to ``FILE`` instead."""
 
 import json
 import sys
+from pathlib import Path
 
+from paretostab.spec.reference import reference_page
 from paretostab.spec.schema import SCHEMA_FILE, json_schema, write_json_schema
+
+USAGE = "usage: python -m paretostab.spec [--check] [--reference FILE]"
 
 
 def main(argv: list[str]) -> int:
@@ -15,8 +21,12 @@ def main(argv: list[str]) -> int:
                   file=sys.stderr)
             return 1
         return 0
+    if len(argv) == 2 and argv[0] == "--reference":
+        Path(argv[1]).write_text(reference_page(), encoding="utf-8")
+        print(argv[1])
+        return 0
     if argv:
-        print("usage: python -m paretostab.spec [--check]", file=sys.stderr)
+        print(USAGE, file=sys.stderr)
         return 2
     print(write_json_schema())
     return 0
