@@ -94,8 +94,11 @@ def flip_distances(predict: Callable, X, *, scale=None, rtol: float = 1e-3,
     predict : callable
         ``predict(Z)`` returns one class label per row of ``Z`` (an array of shape
         ``(m, k)``, the examples with one feature changed); a decision flip is a change of
-        label. Pass ``lambda Z: decision(Z) > 0`` to use decision values. Called with many
-        rows at once (up to ``2 n k``), about ``log2(max_change) + log2(1/rtol)`` times.
+        label — with K > 2 classes, a change of the predicted class to any other (the
+        first class boundary crossed along the axis). Pass ``lambda Z: decision(Z) > 0``
+        to use a binary model's decision values, ``lambda Z: decision(Z).argmax(axis=1)``
+        a K-class model's. Called with many rows at once (up to ``2 n k``), about
+        ``log2(max_change) + log2(1/rtol)`` times.
     X : array (n, k)
         The examples x_l (e.g. the model's training data, as the papers do).
     scale : array (k,) of float ≥ 0, optional
@@ -125,7 +128,8 @@ def flip_distances(predict: Callable, X, *, scale=None, rtol: float = 1e-3,
     Notes
     -----
     Exact to ``rtol`` when the decision changes at most once along each direction of the
-    axis (linear models, 003 Theorem 1). Otherwise the search returns a flip inside the
+    axis (linear models, 003 Theorem 1; a K-class linear argmax too, its classes' regions
+    being convex). Otherwise the search returns a flip inside the
     first probe bracket that contains one: a flip region narrower than the gap between two
     probes (``u`` to ``g·u``) can be missed. The returned δ is always a change that was
     seen to flip the decision, hence never below the true smallest change. Measured on a
@@ -214,13 +218,15 @@ def decision_flip_importance(predict: Callable, X, *, scale=None, rtol: float = 
     δ(x_l, f)`` and δ the smallest |additive change| of feature f that flips the
     classifier's decision on x_l (searched by :func:`flip_distances`; δ = inf ⇒
     I(f, x_l) = 0). For a linear model on unit-variance features this is
-    ``‖w‖₀ |w_f| / ‖w‖₁`` (003 Theorem 1), to the bisection tolerance.
+    ``‖w‖₀ |w_f| / ‖w‖₁`` (003 Theorem 1), to the bisection tolerance. With K > 2
+    classes the decision is the predicted class and δ the smallest change that makes it
+    another class (the papers are binary; this is the flip's K-class reading).
 
     Parameters
     ----------
     predict : callable
-        ``predict(Z)`` returns one class label per row of ``Z`` (shape ``(m, k)``); see
-        :func:`flip_distances`.
+        ``predict(Z)`` returns one class label per row of ``Z`` (shape ``(m, k)``), of any
+        number of classes; see :func:`flip_distances`.
     X : array (n, k)
         The examples x_l, typically the model's training data.
     scale : array (k,), optional

@@ -15,13 +15,8 @@ from paretostab.selectors._base import TrainingSample
 from paretostab.selectors.hybrid_rfe import BiasedRFE, HybridRFE, transfer_learning_rfe
 from paretostab.selectors.kernel_svm import KernelSVMRFE
 from paretostab.selectors.linear import ElasticNetSelector, GroupLassoSelector
-from paretostab.selectors.other import (
-    MIMSelector,
-    MRMRSelector,
-    RandomForestSelector,
-    ReliefSelector,
-    TTestSelector,
-)
+from paretostab.selectors.filters import MIMSelector, MRMRSelector, TTestSelector
+from paretostab.selectors.other import RandomForestSelector, ReliefSelector
 
 
 @dataclass(frozen=True)

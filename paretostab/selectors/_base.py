@@ -32,6 +32,7 @@ import numpy as np
 from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.feature_selection import SelectorMixin
+from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import ThreadpoolController
@@ -73,6 +74,49 @@ def check_int(name: str, value: object, low: int, high: int, meaning: str) -> in
             f"{name} must be an integer in [{low}, {high}] ({meaning}); got {value!r}."
         )
     return int(value)
+
+
+def descending_order(score: np.ndarray) -> np.ndarray:
+    """Features by decreasing ``score``, ties by increasing feature index."""
+    return np.lexsort((np.arange(score.size), -score))
+
+
+def rank_positions(order: np.ndarray) -> np.ndarray:
+    """The full ranking 1..d (1 = best) of a best-first ``order``."""
+    ranks = np.empty(order.size, dtype=np.int64)
+    ranks[order] = np.arange(1, order.size + 1)
+    return ranks
+
+
+def ranked(score: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(order, score)``: the features by decreasing ``score`` (ties by index), and it."""
+    return descending_order(score), score
+
+
+def check_n_features(value: object, d: int) -> int:
+    """``n_features`` (k) checked against the d features of X."""
+    return check_int("n_features", value, 1, d,
+                     f"the number of features to select, at most the {d} features of X")
+
+
+def check_at_least(name: str, value: object, low: int, meaning: str) -> int:
+    """An integer ``value`` >= ``low``, or an error naming ``name`` and its ``meaning``."""
+    if not isinstance(value, int | np.integer) or isinstance(value, bool) or value < low:
+        raise InvalidInputError(
+            f"{name} must be an integer >= {low} ({meaning}); got {value!r}."
+        )
+    return int(value)
+
+
+def as_random_state(value: object) -> np.random.RandomState:
+    """scikit-learn's ``check_random_state``, its error as one clear line."""
+    try:
+        return check_random_state(value)
+    except ValueError:
+        raise InvalidInputError(
+            f"random_state must be None, an integer in [0, 2**32 - 1] or a "
+            f"numpy.random.RandomState; got {value!r}."
+        ) from None
 
 
 def standardise(X: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -324,12 +368,8 @@ class SelectorBase(ClassifierMixin, SelectorMixin, BaseEstimator):
 
     def predict(self, X):
         """Class labels of the final model on the selected features."""
-        return predicted_classes(self.classes_, self.decision_function(X))
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = False
-        return tags
+        decision = self.decision_function(X)  # first: it checks that the model is fitted
+        return predicted_classes(self.classes_, decision)
 
 
 class LinearModelMixin:

@@ -3,6 +3,11 @@
 Every RFE of the package (hybrid, biased, plain logistic, SVM) runs the same elimination
 (003 Algorithm 1, 002 §4) and differs only in how it sets the shrinkage β and the
 protected (never dropped) features. Subclasses implement :meth:`BaseRFE._shrinkage`.
+
+With K > 2 classes each step fits K one-vs-rest binary models on the same features and
+ranks the features by the norm of their K weights, ``√(Σ_k w_kf²)`` — the order of Guyon
+et al. 2002's multi-class SVM-RFE criterion ``Σ_k w_kf²`` over one-vs-rest problems; with
+two classes the single binary model and |w_f|, as before.
 """
 
 from __future__ import annotations
@@ -15,7 +20,7 @@ from sklearn.svm import LinearSVC
 from sklearn.utils.metaestimators import available_if
 
 from paretostab.errors import InvalidInputError
-from paretostab.importance import linear_importance
+from paretostab.importance import class_weight_norm, linear_importance
 from paretostab.selectors._base import (
     LinearModelMixin,
     SelectorBase,
@@ -63,7 +68,43 @@ class _HingeModel:
         self.features = np.delete(self.features, positions)
 
 
+class _OneVsRestModels:
+    """K binary models of the same shrinking feature set, one per one-vs-rest column of a
+    K-class sample's signs (Guyon et al. 2002, multi-class SVM-RFE), with the interface of
+    :class:`IncrementalL2Logistic`: ``coef`` K × m, ``intercept`` (K,)."""
+
+    def __init__(self, models: list):
+        self._models = models
+
+    @property
+    def features(self) -> np.ndarray:
+        return self._models[0].features
+
+    def fit(self) -> _OneVsRestModels:
+        for model in self._models:
+            model.fit()
+        return self
+
+    @property
+    def coef(self) -> np.ndarray:
+        return np.array([model.coef for model in self._models])
+
+    @property
+    def intercept(self) -> np.ndarray:
+        return np.array([model.intercept for model in self._models])
+
+    def drop(self, positions: np.ndarray) -> None:
+        for model in self._models:
+            model.drop(positions)
+
+
 def _model(loss: str, X, y, *, reg, beta=None, weights=None, tol, gram=None):
+    """The model of one elimination step: ``y`` ±1 signs (two classes), or an n × K matrix
+    of them (one binary model per one-vs-rest column, each given the same first ``gram``,
+    which it copies before its downdates)."""
+    if y.ndim == 2:
+        return _OneVsRestModels([_model(loss, X, column, reg=reg, beta=beta, weights=weights,
+                                        tol=tol, gram=gram) for column in y.T])
     if loss == "logistic":
         return IncrementalL2Logistic(X, y, reg=reg, beta=beta, weights=weights, tol=tol,
                                      gram=gram)
@@ -76,7 +117,8 @@ class EliminationPath:
 
     ``kept``: the k kept features. ``dropped_at``: per feature, the pruning step (1-based)
     at which it was dropped, 0 if kept. ``last_weight``: |w_f| in the last model that
-    contained f. ``frequency_score``: eq. 15 of 003 for the kept features (0 elsewhere).
+    contained f (with K > 2 classes the norm ``√(Σ_k w_kf²)`` of its one-vs-rest weights).
+    ``frequency_score``: eq. 15 of 003 for the kept features (0 elsewhere).
     """
 
     kept: np.ndarray
@@ -130,6 +172,10 @@ def eliminate(X: np.ndarray, y: np.ndarray, *, n_features: int, protected: np.nd
     frequency score of 003 eq. 15, ``sc_f = (|F_0|/|F_#|) Π_s (|F_s| − r_f(s) + 1) /
     (|F_{s−1}| − r_f(s) + 1)``. ``gram``: ``X Xᵀ`` if already computed (see
     :class:`~paretostab.selectors._logistic.IncrementalL2Logistic`).
+
+    ``y``: ±1 signs, or an n × K matrix of them (K > 2 classes): then K one-vs-rest models
+    per step, and |w_f| is their weights' norm :func:`~paretostab.importance.class_weight_norm`
+    (Guyon et al. 2002's multi-class criterion Σ_k w_kf², as its square root).
     """
     d = X.shape[1]
     model = _model(loss, X, y, reg=reg, beta=beta, weights=weights, tol=tol, gram=gram)
@@ -141,7 +187,7 @@ def eliminate(X: np.ndarray, y: np.ndarray, *, n_features: int, protected: np.nd
     pruning = 0
     while model.features.size > n_features:
         features = model.features  # increasing feature indices
-        weight = np.abs(model.fit().coef)
+        weight = class_weight_norm(model.fit().coef)
         last_weight[features] = weight
         # protected first (in their given order), then by decreasing |w|; the stable sort
         # keeps increasing feature indices among equal weights
@@ -175,7 +221,9 @@ class BaseRFE(LinearModelMixin, SelectorBase):
     elimination order, within a step by decreasing |w| in its last model, then by
     index), ``importances_`` (I_lin of the final model, 0 outside the support),
     ``frequency_scores_`` (003 eq. 15, 0 outside the support), ``coef_`` and
-    ``intercept_`` of the final model on the selected standardised features, ``mean_``
+    ``intercept_`` of the final model on the selected standardised features (with K > 2
+    classes K one-vs-rest models: ``coef_`` K × k, ``intercept_`` (K,), and |w_f| above
+    is the norm of feature f's K weights, Guyon et al. 2002), ``mean_``
     and ``scale_`` of the standardisation, ``beta_`` (the shrinkage used), ``classes_``.
     """
 
@@ -205,7 +253,7 @@ class BaseRFE(LinearModelMixin, SelectorBase):
         beta, protected = self._shrinkage(sample)
         self.beta_ = beta
         X_std, signs, counts = sample.distinct
-        gram = sample.distinct_gram if self.loss == "logistic" and d >= signs.size else None
+        gram = sample.distinct_gram if self.loss == "logistic" and d >= len(signs) else None
         path = eliminate(X_std, signs, n_features=self.n_features, protected=protected,
                          beta=beta, reg=self.reg, step=self.step, tol=tol, loss=self.loss,
                          weights=counts, gram=gram)
@@ -219,7 +267,7 @@ class BaseRFE(LinearModelMixin, SelectorBase):
         self.importances_[path.kept] = linear_importance(self.coef_)
         self.frequency_scores_ = path.frequency_score
         weight = path.last_weight.copy()
-        weight[path.kept] = np.abs(self.coef_)
+        weight[path.kept] = class_weight_norm(self.coef_)
         self.ranking_, self.rank_order_ = elimination_ranks(self.support_, path.dropped_at,
                                                             weight)
 
@@ -228,5 +276,6 @@ class BaseRFE(LinearModelMixin, SelectorBase):
 
     @available_if(_is_logistic)
     def predict_proba(self, X):
-        """Class probabilities of the final (logistic) model."""
+        """Class probabilities of the final (logistic) model (K > 2 classes: its one-vs-rest
+        sigmoids normalised to sum to 1)."""
         return self._logistic_proba(X)

@@ -17,8 +17,8 @@ from paretostab.errors import InvalidInputError
 from paretostab.selectors._base import check_int, check_positive, is_number
 from paretostab.selectors._rfe import BaseRFE, EliminationPath
 
-__all__ = ["BETA_FLOOR", "CRITERIA", "BiasedRFE", "HybridRFE", "transfer_learning_rfe",
-           "univariate_order", "welch_t"]
+__all__ = ["BETA_FLOOR", "CRITERIA", "BiasedRFE", "HybridRFE", "class_separation",
+           "transfer_learning_rfe", "univariate_order", "welch_anova_f", "welch_t"]
 
 CRITERIA = ("variance", "welch_t")
 
@@ -36,19 +36,76 @@ def welch_t(X: np.ndarray, signs: np.ndarray) -> np.ndarray:
     return t
 
 
+def welch_anova_f(X: np.ndarray, class_index: np.ndarray) -> np.ndarray:
+    """Welch's heteroscedastic one-way ANOVA F of each feature across K ≥ 2 classes.
+
+    Welch (1951), Biometrika 38, 330–336: with class sizes n_j, means x̄_j, variances s_j²
+    (ddof 1), weights ``w_j = n_j / s_j²``, ``W = Σ_j w_j`` and ``x̄_w = Σ_j w_j x̄_j / W``,
+
+        F = [Σ_j w_j (x̄_j − x̄_w)² / (K − 1)] / [1 + 2 (K − 2) / (K² − 1) · Λ],
+        Λ = Σ_j (1 − w_j / W)² / (n_j − 1).
+
+    For K = 2 it is Welch's t squared (the denominator is 1). A class of zero spread
+    (constant on the feature, or a single example) has infinite weight; F is then its
+    limit: inf where such classes differ in mean, else the formula with x̄_w their common
+    mean and their terms of Λ 0 (the limit for one such class) — in particular 0 for a
+    constant feature, inf where every class is constant but the means differ (as
+    :func:`welch_t`).
+
+    Parameters
+    ----------
+    X : array (n, d)
+    class_index : int array (n,) of class indices 0..K−1, each class present
+    """
+    n_classes = int(class_index.max()) + 1
+    members = [class_index == c for c in range(n_classes)]
+    size = np.array([member.sum() for member in members], dtype=float)[:, None]
+    mean = np.array([X[member].mean(axis=0) for member in members])
+    var = np.array([X[member].var(axis=0, ddof=1) if member.sum() > 1
+                    else np.zeros(X.shape[1]) for member in members])
+    spread = var / size  # the variance of each class mean
+    rigid = spread == 0  # classes of infinite weight
+    with np.errstate(divide="ignore"):
+        weight = np.where(rigid, 0.0, 1.0 / np.where(rigid, 1.0, spread))
+    total = weight.sum(axis=0)
+    any_rigid = rigid.any(axis=0)
+    rigid_high = np.where(rigid, mean, -np.inf).max(axis=0)
+    rigid_low = np.where(rigid, mean, np.inf).min(axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        centre = np.where(any_rigid, rigid_high, (weight * mean).sum(axis=0) / total)
+        share = np.where(any_rigid, 0.0, weight / total)
+        between = (weight * (mean - centre) ** 2).sum(axis=0) / (n_classes - 1)
+        lam = np.where(rigid, 0.0, (1 - share) ** 2 / np.maximum(size - 1, 1)).sum(axis=0)
+    f = between / (1 + 2 * (n_classes - 2) / (n_classes ** 2 - 1) * lam)
+    return np.where(any_rigid & (rigid_high > rigid_low), np.inf, f)
+
+
+def class_separation(X: np.ndarray, signs: np.ndarray) -> np.ndarray:
+    """The supervised univariate criterion of the package (the hybrid RFE's
+    ``criterion="welch_t"``, the t-test filter): |Welch's t| between two classes
+    (``signs`` a ±1 vector); with K > 2 classes (``signs`` an n × K matrix of one-vs-rest
+    columns) Welch's ANOVA F, :func:`welch_anova_f`, its K-class form (F = t² for K = 2,
+    so that the two rank alike; a class of zero spread, as a bootstrapped class of one
+    distinct value, is taken at its limit)."""
+    if signs.ndim == 1:
+        return welch_t(X, signs)
+    return welch_anova_f(X, np.argmax(signs, axis=1))
+
+
 def univariate_order(X: np.ndarray, signs: np.ndarray, criterion: str | float) -> np.ndarray:
     """Features by decreasing univariate criterion on the raw data (ties: lower index first).
 
-    ``"variance"``: sample variance (unsupervised); ``"welch_t"``: |Welch's t|
-    (supervised); a number w in [0, 1]: the mix ``w · q(t) + (1 − w) · q(variance)`` of
-    the two criteria's rank fractions q (average ranks / d), the linear combination of
-    003 §6.1 made scale-free.
+    ``"variance"``: sample variance (unsupervised); ``"welch_t"``: |Welch's t| (supervised;
+    with K > 2 classes Welch's ANOVA F, see :func:`class_separation`); a number w in [0, 1]:
+    the mix ``w · q(t) + (1 − w) · q(variance)`` of the two criteria's rank fractions q
+    (average ranks / d), the linear combination of 003 §6.1 made scale-free. ``signs``: a
+    ±1 vector (two classes) or an n × K matrix of one-vs-rest ±1 columns.
     """
     if isinstance(criterion, str):
-        score = X.var(axis=0, ddof=1) if criterion == "variance" else welch_t(X, signs)
+        score = X.var(axis=0, ddof=1) if criterion == "variance" else class_separation(X, signs)
     else:
         d = X.shape[1]
-        score = (criterion * stats.rankdata(welch_t(X, signs)) / d
+        score = (criterion * stats.rankdata(class_separation(X, signs)) / d
                  + (1 - criterion) * stats.rankdata(X.var(axis=0, ddof=1)) / d)
     return np.lexsort((np.arange(X.shape[1]), -score))
 
@@ -74,7 +131,10 @@ class HybridRFE(BaseRFE):
     them with ``final_reg`` (λ_f), with the frequency-score shrinkage of 003 eq. 16,
     ``λ_f Σ_f (1 + alpha (1 − sc_f)) w_f²``, when ``alpha`` (α) > 0. ``n_stable=0`` is the
     plain logistic RFE, ``n_stable=n_features`` the univariate filter; ``loss="hinge"``
-    gives the SVM-RFE of 000/003 (linear SVMs refitted at each step).
+    gives the SVM-RFE of 000/003 (linear SVMs refitted at each step). With K > 2 classes
+    every model is K one-vs-rest binary models and features are eliminated by the norm of
+    their K weights (Guyon et al. 2002's multi-class SVM-RFE; see
+    :class:`~paretostab.selectors._rfe.BaseRFE`).
 
     Parameters
     ----------
@@ -93,7 +153,8 @@ class HybridRFE(BaseRFE):
         below k): ``min(max(1, ⌊step · |F|⌋), |F| − k)``.
     criterion : {"variance", "welch_t"} or float in [0, 1]
         The univariate criterion of S_N, computed on the raw features; a number w mixes
-        the two (see :func:`univariate_order`).
+        the two (see :func:`univariate_order`). With K > 2 classes ``"welch_t"`` is the
+        Welch's one-way ANOVA F (:func:`class_separation`).
     loss : {"logistic", "hinge"}
     tol : float > 0 or None
         Solver tolerance of every fit of the elimination and of the final model: the

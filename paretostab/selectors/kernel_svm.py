@@ -31,6 +31,13 @@ class KernelSVMRFE(SelectorBase):
     the importance is w_f², Guyon's SVM-RFE criterion (the ranking of
     ``HybridRFE(loss="hinge")``, whose liblinear solver also penalises the intercept).
 
+    With K > 2 classes every step fits K binary SVMs, one per one-vs-rest problem (class k
+    against the rest; scikit-learn's ``SVC`` alone would be one-vs-one), and the criterion
+    of a feature is the sum over them, ``Σ_k |W_k²(α) − W²_{k,−f}(α)|`` (``Σ_k w_kf²`` for
+    the linear kernel: Guyon et al. 2002's multi-class SVM-RFE), or the sum of the signed
+    differences for ``criterion="signed"``; the decision values are the K SVMs'
+    (n × K, the largest wins).
+
     Parameters
     ----------
     n_features : int
@@ -66,11 +73,12 @@ class KernelSVMRFE(SelectorBase):
     ----------
     support_ : bool array (d,)
     importances_ : float array (d,) ≥ 0
-        Eq. 8 on the final SVM, scaled (003 states eq. 8 up to a factor) to sum to the
-        number k_P of features with a non-zero value, like I_lin (003 eq. 7); 0 outside
-        the support.
+        Eq. 8 on the final SVM (summed over the K one-vs-rest SVMs with K > 2), scaled
+        (003 states eq. 8 up to a factor) to sum to the number k_P of features with a
+        non-zero value, like I_lin (003 eq. 7); 0 outside the support.
     margin_importances_ : float array (d,) ≥ 0
-        The unscaled ``|W²(α) − W²_{−f}(α)|`` of the final SVM (0 outside the support).
+        The unscaled ``|W²(α) − W²_{−f}(α)|`` of the final SVM (its sum over the K
+        one-vs-rest SVMs with K > 2; 0 outside the support).
     ranking_ : int array (d,)
         scikit-learn's RFE convention: 1 = kept, larger = dropped earlier.
     rank_order_ : int array (d,)
@@ -80,9 +88,10 @@ class KernelSVMRFE(SelectorBase):
     step_importances_ : float array (d,)
         Each dropped feature's criterion (eq. 8, or DJ for ``criterion="signed"``) in the
         last SVM that contained it; the final SVM's eq. 8 for the kept features.
-    estimator_ : sklearn.svm.SVC
+    estimator_ : sklearn.svm.SVC, or list of K of them
         The final SVM, on the selected standardised features, labels ±1 (+1 is
-        ``classes_[1]``); its ``dual_coef_`` is ``α_k y_k``.
+        ``classes_[1]``); its ``dual_coef_`` is ``α_k y_k``. With K > 2 classes the K
+        one-vs-rest SVMs (+1: ``classes_[k]``), in the order of ``classes_``.
     gamma_ : float
         γ of the final SVM (1 for the linear kernel, which ignores it).
     classes_, mean_, scale_, n_features_in_
@@ -138,17 +147,27 @@ class KernelSVMRFE(SelectorBase):
                 f"{self.criterion!r}."
             )
 
-    def _fit_svm(self, X, signs, counts, reg) -> tuple[SVC, np.ndarray, float]:
-        """The SVM on ``X`` (the current features) and ``W²(α) − W²_{−f}(α)`` (signed)."""
-        gamma = (1.0 if self.kernel == "linear"
-                 else self.gamma_factor * svc_gamma(self.gamma, X, sample_weight=counts))
+    def _fit_svm(self, X, signs, counts, reg, gamma) -> tuple[SVC, np.ndarray]:
+        """One binary SVM on ``X`` and its ``W²(α) − W²_{−f}(α)`` (signed)."""
         svm = SVC(kernel=self.kernel, C=1 / (2 * reg), gamma=gamma, degree=self.degree,
                   coef0=self.coef0, tol=self.tol)
         svm.fit(X, signs, sample_weight=counts)
         importance = kernel_svm_importance(svm.support_vectors_, svm.dual_coef_[0],
                                            kernel=self.kernel, gamma=gamma,
                                            degree=self.degree, coef0=self.coef0, signed=True)
-        return svm, importance, gamma
+        return svm, importance
+
+    def _fit_svms(self, X, signs, counts, reg):
+        """The SVM(s) on ``X`` (the current features), ``W²(α) − W²_{−f}(α)`` (signed) and
+        γ: one SVM for ±1 ``signs``; for an n × K matrix of them one SVM per one-vs-rest
+        column (K × m differences), all with the same γ."""
+        gamma = (1.0 if self.kernel == "linear"
+                 else self.gamma_factor * svc_gamma(self.gamma, X, sample_weight=counts))
+        if signs.ndim == 1:
+            svm, importance = self._fit_svm(X, signs, counts, reg, gamma)
+            return svm, importance, gamma
+        fits = [self._fit_svm(X, column, counts, reg, gamma) for column in signs.T]
+        return [svm for svm, _ in fits], np.array([value for _, value in fits]), gamma
 
     def _select(self, sample):
         d = sample.n_features
@@ -160,9 +179,8 @@ class KernelSVMRFE(SelectorBase):
         step_importance = np.zeros(d)
         pruning = 0
         while features.size > k:
-            _, importance, _ = self._fit_svm(X[:, features], signs, counts, self.reg)
-            if self.criterion == "absolute":
-                importance = np.abs(importance)
+            _, difference, _ = self._fit_svms(X[:, features], signs, counts, self.reg)
+            importance = _summed(difference, absolute=self.criterion == "absolute")
             step_importance[features] = importance
             size = features.size
             n_drop = n_dropped(self.step, size, k)
@@ -171,11 +189,11 @@ class KernelSVMRFE(SelectorBase):
             dropped = order[size - n_drop:]
             dropped_at[features[dropped]] = pruning
             features = np.delete(features, dropped)
-        svm, difference, gamma = self._fit_svm(X[:, features], signs, counts, self.final_reg)
+        svm, difference, gamma = self._fit_svms(X[:, features], signs, counts, self.final_reg)
         self.estimator_, self.gamma_ = svm, gamma
         self.support_ = np.zeros(d, dtype=bool)
         self.support_[features] = True
-        importance = np.abs(difference)  # eq. 8
+        importance = _summed(difference, absolute=True)  # eq. 8
         step_importance[features] = importance
         self.step_importances_ = step_importance
         self.margin_importances_ = np.zeros(d)
@@ -186,7 +204,17 @@ class KernelSVMRFE(SelectorBase):
                                                             step_importance)
 
     def _decision(self, X_selected: np.ndarray) -> np.ndarray:
+        if isinstance(self.estimator_, list):  # K > 2: one column per one-vs-rest SVM
+            return np.column_stack([svm.decision_function(X_selected)
+                                    for svm in self.estimator_])
         return self.estimator_.decision_function(X_selected)
+
+
+def _summed(difference: np.ndarray, *, absolute: bool) -> np.ndarray:
+    """The elimination criterion from ``W²(α) − W²_{−f}(α)``: its absolute value (eq. 8) or
+    the signed difference, summed over the rows of K one-vs-rest SVMs (K × m)."""
+    value = np.abs(difference) if absolute else difference
+    return value.sum(axis=0) if value.ndim == 2 else value
 
 
 __all__ = ["KernelSVMRFE"]

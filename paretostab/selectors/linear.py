@@ -1,6 +1,7 @@
 """Sparse logistic selectors: lasso / elastic net and group lasso, with λ calibrated to k̄.
 
-Both minimise, on standardised features with an unpenalised intercept ``b``,
+With two classes, both minimise, on standardised features with an unpenalised intercept
+``b``,
 
     Σ_i log(1 + exp(−y_i (w·x_i + b))) + penalty(w),          y_i ∈ {−1, +1},
 
@@ -14,11 +15,24 @@ Both minimise, on standardised features with an unpenalised intercept ``b``,
   ``l1_ratio``): dividing by C, ``ρ/C = λ₁λ₂`` and ``(1 − ρ)/(2C) = λ₁(1 − λ₂)``. λ₂ = 1 gives
   ``C = 1/λ₁, l1_ratio = 1``; λ₂ → 0 gives the package's L2 convention ``C = 1/(2λ)``.
   Solved by FISTA (:func:`group_fista` with singleton groups and the ridge λ₁(1 − λ₂)) by
-  default, or by that scikit-learn estimator itself with ``solver="saga"``.
+  default, or by that scikit-learn estimator itself with ``solver="saga"`` (two classes).
 * :class:`GroupLassoSelector` (000 §6.1): ``penalty = λ Σ_g √p_g ‖w_g‖₂`` over the groups
   of ``groups`` (p_g the group's size; a feature labelled
   :data:`~paretostab.data.UNGROUPED` (−1) is a group of its own, see
   :func:`~paretostab.data.group_indices`), solved by FISTA (written here).
+
+**K > 2 classes** (both): the multinomial logistic loss
+``Σ_i [log Σ_k e^{z_ik} − z_{i,y_i}]``, ``z_i = Wᵀx_i + b`` (W: d × K, b: K unpenalised
+intercepts), with the *grouped* penalty — each feature's K weights ``W_f`` penalised
+together by ``‖W_f‖₂`` (elastic net: ``λ₁(λ₂ Σ_f ‖W_f‖₂ + (1 − λ₂)‖W‖_F²)``; group lasso:
+``λ Σ_g √p_g ‖W_g‖_F``, W_g the p_g × K block of group g). This is glmnet's
+``family = "multinomial", type.multinomial = "grouped"`` (Friedman, Hastie & Tibshirani
+2010, J. Stat. Softw. 33(1), §4): a feature is selected for all classes or none, so one λ
+gives one support and the calibration to k̄ counts features as with two classes —
+one-vs-rest lassos would select per class, their union not governed by one λ. Same
+working sets and FISTA (:mod:`~paretostab.selectors._group_fista`), the unit norms taken
+over the K columns; no scikit-learn equivalent (its multinomial L1 is not grouped), so
+``solver="saga"`` is refused. Two classes keep the logistic problem above, unchanged.
 
 **Working sets** (both). With k̄ = 20 of d = 5 000 features, the solution is sparse: each
 fit solves the problem on a small working set of penalty units (features; groups) and
@@ -51,14 +65,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy.special import expit
-from sklearn.exceptions import ConvergenceWarning
+from scipy.special import expit, softmax
 from sklearn.linear_model import LogisticRegression
 from sklearn.utils.validation import check_array
 
 from paretostab.data import group_indices
 from paretostab.errors import CalibrationWarning, InvalidInputError
-from paretostab.importance import linear_importance
+from paretostab.importance import class_weight_norm, linear_importance
 from paretostab.selectors._base import (
     LogisticModelMixin,
     SelectorBase,
@@ -67,6 +80,13 @@ from paretostab.selectors._base import (
     check_positive,
     is_number,
     single_threaded,
+)
+from paretostab.selectors._group_fista import (
+    as_intercept,
+    classification_loss,
+    group_fista,
+    kkt_violation,
+    row_squares,
 )
 from paretostab.selectors._logistic import fit_l2_logistic
 
@@ -97,29 +117,38 @@ MAX_EVALUATIONS = 60
 
 @dataclass
 class _Problem:
-    """One training sample: standardised distinct rows, labels ±1, multiplicities."""
+    """One training sample: standardised distinct rows, labels ±1 (two classes) or the
+    n × K one-vs-rest signs (K > 2: the multinomial loss), multiplicities."""
 
     X: np.ndarray
     y: np.ndarray
     c: np.ndarray
 
+    @functools.cached_property
+    def loss(self):
+        """The logistic (two classes) or multinomial loss of the sample."""
+        return classification_loss(self.y, self.c)
+
     @property
-    def null_intercept(self) -> float:
-        """The optimal intercept when every weight is 0: the weighted log-odds."""
-        positive = self.c[self.y > 0].sum()
-        return float(np.log(positive / (self.c.sum() - positive)))
+    def null_intercept(self) -> float | np.ndarray:
+        """The optimal intercept(s) when every weight is 0."""
+        return self.loss.null_intercept()
+
+    @property
+    def no_weights(self) -> np.ndarray:
+        """The weights of no feature: shape (0,), or (0, K) for the multinomial."""
+        return np.zeros((0, *self.y.shape[1:]))
 
     @functools.cached_property
     def repeats(self) -> np.ndarray:
         """Row index of each example with its multiplicity (the bootstrap sample itself)."""
         return np.repeat(np.arange(self.y.size), self.c.astype(np.int64))
 
-    def gradient(self, features: np.ndarray, values: np.ndarray, b: float
-                 ) -> tuple[np.ndarray, float]:
-        """Gradient of the weighted logistic loss in w (all d features) and in b."""
-        z = self.X[:, features] @ values + b if features.size else np.full(self.y.size, b)
-        r = -self.c * self.y * expit(-self.y * z)
-        return self.X.T @ r, float(r.sum())
+    def gradient(self, features: np.ndarray, values: np.ndarray, b) -> np.ndarray:
+        """Gradient of the weighted loss in the weights of all d features (d, or d × K)."""
+        z = (self.X[:, features] @ values + b if features.size
+             else np.full((self.c.size, *np.shape(b)), b))
+        return self.X.T @ self.loss.residual(z)
 
 
 def _problem(sample: TrainingSample) -> _Problem:
@@ -143,13 +172,14 @@ def _run_problem(X: np.ndarray, y: np.ndarray, sample) -> _Problem:
 
 @dataclass
 class _Solution:
-    """A fitted sparse model: its non-zero weights, intercept and λ (compact, for warm
-    starts); ``gradient`` (loss gradient in w at the solution) when just computed."""
+    """A fitted sparse model: its non-zero weights (a row of K per feature for the
+    multinomial), intercept(s) and λ (compact, for warm starts); ``gradient`` (loss
+    gradient in w at the solution) when just computed."""
 
     reg: float
     features: np.ndarray
     values: np.ndarray
-    intercept: float
+    intercept: float | np.ndarray
     gradient: np.ndarray | None = field(default=None, repr=False)
     n_iter: int = 0
 
@@ -158,7 +188,7 @@ class _Solution:
         return int(self.features.size)
 
     def coef(self, d: int) -> np.ndarray:
-        coef = np.zeros(d)
+        coef = np.zeros((d, *self.values.shape[1:]))
         coef[self.features] = self.values
         return coef
 
@@ -174,18 +204,20 @@ class _Penalty(abc.ABC):
     labels: np.ndarray
     sizes: np.ndarray
     unit_weights: np.ndarray
+    #: Why the inner solver cannot fit K > 2 classes (None: it can).
+    multinomial_refusal: str | None = None
 
     def unit_norms(self, gradient: np.ndarray) -> np.ndarray:
-        """‖g_g‖₂ of each unit g."""
+        """‖g_g‖₂ of each unit g (over its features' K classes for a d × K gradient)."""
         if self.sizes.size == self.labels.size and np.all(self.labels[1:] > self.labels[:-1]):
-            return np.abs(gradient)  # units are the features, in order
-        return np.sqrt(np.bincount(self.labels, weights=gradient * gradient,
+            return class_weight_norm(gradient.T)  # units are the features, in order
+        return np.sqrt(np.bincount(self.labels, weights=row_squares(gradient),
                                    minlength=self.sizes.size))
 
     def lambda_max(self, problem: _Problem) -> float:
         """The smallest λ at which every weight is 0 (0 if no feature varies)."""
-        gradient, _ = problem.gradient(np.zeros(0, dtype=np.int64), np.zeros(0),
-                                       problem.null_intercept)
+        gradient = problem.gradient(np.zeros(0, dtype=np.int64), problem.no_weights,
+                                    problem.null_intercept)
         return float(np.max(self.unit_norms(gradient) / self.unit_weights, initial=0.0))
 
     @abc.abstractmethod
@@ -204,6 +236,10 @@ class _ElasticNetPenalty(_Penalty):
         self.unit_weights = np.full(d, float(l1_ratio))
         self.l1_ratio, self.solver, self.tol, self.max_iter = (float(l1_ratio), solver, tol,
                                                                max_iter)
+        if solver == "saga":
+            self.multinomial_refusal = (
+                "Only binary classification is supported with solver='saga' (scikit-learn's "
+                "multinomial L1 is not grouped); with more classes use solver='fista'.")
 
     def sklearn_model(self, reg: float) -> LogisticRegression:
         """The scikit-learn estimator of this penalty at λ₁ = ``reg`` (module docstring)."""
@@ -234,7 +270,7 @@ class _ElasticNetPenalty(_Penalty):
             # saga may stop after one epoch with every weight 0 and the intercept not
             # fitted (scikit-learn #13021, depending on random_state): check optimality
             r = -problem.c * problem.y * expit(-problem.y * (problem.X[:, features] @ w + w_b))
-            residual = _kkt_violation(problem.X[:, features].T @ r + 2 * ridge * w, r.sum(),
+            residual = kkt_violation(problem.X[:, features].T @ r + 2 * ridge * w, r.sum(),
                                       w, np.arange(m), thresholds)
             if best is None or residual < best[0]:
                 best = (residual, w, w_b, int(model.n_iter_[0]))
@@ -264,107 +300,15 @@ class _GroupLassoPenalty(_Penalty):
                            max_iter=self.max_iter)
 
 
-def _kkt_violation(gradient: np.ndarray, gradient_b: float, w: np.ndarray,
-                   local: np.ndarray, thresholds: np.ndarray) -> float:
-    """Largest relative KKT residual of the group lasso on a working set (``gradient``: of
-    the smooth part, loss and ridge): for a zero group
-    ``max(0, ‖g_g‖/t_g − 1)``, for a non-zero one ``‖g_g + t_g w_g/‖w_g‖‖ / t_g``, and
-    ``|g_b| / min t_g`` for the intercept."""
-    G = thresholds.size
-    norm_w = np.sqrt(np.bincount(local, weights=w * w, minlength=G))
-    safe = np.where(norm_w > 0, norm_w, 1.0)
-    residual = gradient + thresholds[local] * w / safe[local]
-    norm_r = np.sqrt(np.bincount(local, weights=residual * residual, minlength=G))
-    norm_g = np.sqrt(np.bincount(local, weights=gradient * gradient, minlength=G))
-    per_group = np.where(norm_w > 0, norm_r / thresholds,
-                         np.maximum(0.0, norm_g / thresholds - 1.0))
-    return max(float(per_group.max(initial=0.0)), abs(gradient_b) / thresholds.min())
-
-
-def group_fista(X: np.ndarray, y: np.ndarray, c: np.ndarray, local: np.ndarray,
-                thresholds: np.ndarray, w: np.ndarray, b: float, *, ridge: float = 0.0,
-                tol: float = 1e-7, max_iter: int = 100_000) -> tuple[np.ndarray, float, int]:
-    """Logistic group lasso (elastic net with ``ridge``) by FISTA with backtracking.
-
-    Minimises ``Σ c_i log(1 + e^{−y_i(x_i·w + b)}) + ridge ‖w‖² + Σ_g t_g ‖w_g‖₂`` (groups
-    ``local``, 0..G−1 per column of X; ``t_g = thresholds``), intercept unpenalised, from
-    ``(w, b)``. The proximal step is the block soft-thresholding
-    ``w_g ← max(0, 1 − t_g/(L‖u_g‖)) u_g`` of ``u = v − ∇f(v)/L`` (b: a plain gradient
-    step). Step 1/L by backtracking: each iteration first tries 0.9 L, doubling it until
-    the quadratic upper bound ``f(v + d) − f(v) − ∇f(v)·d ≤ L‖d‖²/2`` holds, never above
-    the global Lipschitz constant ``‖C^{1/2}[X, 1]‖₂² / 4 + 2 ridge`` (the logistic
-    curvature is at most 1/4), where it always holds — the local curvature is much smaller
-    once the margins grow. The left side is summed per example as
-    ``log1p(σ(−yz)·expm1(−yΔz)) + σ(−yz)·yΔz`` (Δz the margin change), which stays accurate
-    when d is tiny, where the difference of two loss values would be rounding noise.
-    Momentum restarts when it points uphill (O'Donoghue & Candès 2015). Stops when the
-    relative KKT residual (:func:`_kkt_violation`) is at most ``tol``, tested every 10
-    iterations; warns (``ConvergenceWarning``) after ``max_iter`` iterations. Returns
-    (w, b, iterations).
-    """
-    n = X.shape[0]
-    G = thresholds.size
-    A = np.column_stack([X, np.ones(n)]) * np.sqrt(c)[:, None]
-    L_max = max(np.linalg.norm(A, 2) ** 2 / 4 + 2 * ridge, 1e-12)
-    L = L_max
-
-    def remainder(v_z, delta_z, d_w):
-        """f(v + d) − f(v) − ∇f(v)·d, accurately (see above)."""
-        s = expit(-y * v_z)
-        with np.errstate(over="ignore"):
-            per_example = np.log1p(s * np.expm1(-y * delta_z)) + s * y * delta_z
-        return c @ per_example + ridge * (d_w @ d_w)
-
-    def prox(u, step_thresholds):
-        norms = np.sqrt(np.bincount(local, weights=u * u, minlength=G))
-        safe = np.where(norms > 0, norms, 1.0)
-        return u * np.where(norms > step_thresholds, 1.0 - step_thresholds / safe, 0.0)[local]
-
-    w, b = np.array(w, dtype=float), float(b)
-    z = X @ w + b  # margins, carried along the iterates (v's are linear combinations)
-    prev_w, prev_b, prev_z = w, b, z
-    t, momentum = 1.0, 0.0
-    for iteration in range(max_iter):
-        v_w = w + momentum * (w - prev_w)
-        v_b = b + momentum * (b - prev_b)
-        v_z = z + momentum * (z - prev_z)
-        r = -c * y * expit(-y * v_z)
-        g_w, g_b = X.T @ r + 2 * ridge * v_w, r.sum()
-        L *= 0.9
-        while True:
-            new_w = prox(v_w - g_w / L, thresholds / L)
-            new_b = v_b - g_b / L
-            new_z = X @ new_w + new_b
-            d_w, d_b = new_w - v_w, new_b - v_b
-            if L >= L_max or (remainder(v_z, new_z - v_z, d_w)
-                              <= L / 2 * (d_w @ d_w + d_b * d_b)):
-                break
-            L = min(2 * L, L_max)
-        if iteration % 10 == 9:
-            r = -c * y * expit(-y * new_z)
-            if _kkt_violation(X.T @ r + 2 * ridge * new_w, r.sum(), new_w, local,
-                              thresholds) <= tol:
-                return new_w, new_b, iteration + 1
-        # gradient-based adaptive restart: momentum off when the step goes uphill
-        if (v_w - new_w) @ (new_w - w) + (v_b - new_b) * (new_b - b) > 0:
-            t = 1.0
-        t_next = (1 + math.sqrt(1 + 4 * t * t)) / 2
-        momentum = (t - 1) / t_next
-        prev_w, prev_b, prev_z = w, b, z
-        w, b, z, t = new_w, new_b, new_z, t_next
-    warnings.warn(f"FISTA did not reach the relative KKT residual {tol:g} in "
-                  f"{max_iter} iterations; raise max_iter or tol.", ConvergenceWarning,
-                  stacklevel=4)
-    return w, b, max_iter
-
-
 def _solve(problem: _Problem, penalty: _Penalty, reg: float,
            start: _Solution | None = None) -> _Solution:
     """The full problem's solution at ``reg`` by working sets (module docstring), warm-started
     from ``start`` (its non-zero units form the first working set); ``gradient`` is set."""
     d = problem.X.shape[1]
+    if problem.y.ndim == 2 and penalty.multinomial_refusal:
+        raise InvalidInputError(penalty.multinomial_refusal)
     if start is None:
-        start = _Solution(reg, np.zeros(0, dtype=np.int64), np.zeros(0),
+        start = _Solution(reg, np.zeros(0, dtype=np.int64), problem.no_weights,
                           problem.null_intercept)
     thresholds = reg * penalty.unit_weights
     in_set = np.zeros(penalty.sizes.size, dtype=bool)
@@ -374,7 +318,7 @@ def _solve(problem: _Problem, penalty: _Penalty, reg: float,
     support = start.features
     gradient = start.gradient
     if gradient is None:
-        gradient, _ = problem.gradient(start.features, start.values, b)
+        gradient = problem.gradient(start.features, start.values, b)
     solved = False
     n_iter = 0
     for _ in range(1000):
@@ -397,10 +341,10 @@ def _solve(problem: _Problem, penalty: _Penalty, reg: float,
             coef[features] = values
         else:
             b = problem.null_intercept
-        support = np.flatnonzero(coef)
-        gradient, _ = problem.gradient(support, coef[support], b)
+        support = np.flatnonzero(coef if coef.ndim == 1 else coef.any(axis=1))
+        gradient = problem.gradient(support, coef[support], b)
         solved = True
-    return _Solution(float(reg), support, coef[support], float(b), gradient, n_iter)
+    return _Solution(float(reg), support, coef[support], as_intercept(b), gradient, n_iter)
 
 
 # --------------------------------------------------------------------------- calibration
@@ -481,8 +425,8 @@ def _screening_guess(penalty: _Penalty, problem: _Problem, target: float) -> flo
     """The λ at which the target count would be reached if the gradients did not move
     (the units' scores at the null model, strongest first), halved: the entries lower the
     other units' gradients, so the true λ is smaller."""
-    gradient, _ = problem.gradient(np.zeros(0, dtype=np.int64), np.zeros(0),
-                                   problem.null_intercept)
+    gradient = problem.gradient(np.zeros(0, dtype=np.int64), problem.no_weights,
+                                problem.null_intercept)
     score = penalty.unit_norms(gradient) / penalty.unit_weights
     order = np.argsort(-score, kind="stable")
     reached = np.searchsorted(np.cumsum(penalty.sizes[order]), target)
@@ -688,12 +632,15 @@ class _SparseLogisticBase(LogisticModelMixin, SelectorBase):
     parameters; ``columns``: the columns of X a calibration run keeps, which per-feature
     parameters such as ``groups`` follow).
     Fitted attributes: ``support_`` (non-zero weights), ``coef_`` and ``intercept_`` of
-    the final model on the selected standardised features, ``importances_`` (I_lin of
-    ``coef_``, 0 outside the support), ``rank_order_`` (the selected features by decreasing
-    |w_f|, then the others by decreasing score ``‖∇_g loss‖ / (λ u_g)`` of their unit — how
-    close it is to entering as λ decreases, ≤ 1 at the optimum — then decreasing |∇_f
-    loss|; ties by index), ``reg_`` (λ used), ``n_selected_``, ``n_iter_`` (inner
-    iterations of the final λ's fit), ``mean_``, ``scale_``, ``classes_``.
+    the final model on the selected standardised features (K > 2 classes: K × k and (K,),
+    one row per class), ``multinomial_`` (whether that model is the K-class multinomial,
+    whose probabilities are its softmax), ``importances_`` (I_lin of ``coef_``: of
+    ``‖W_f‖₂`` over the classes with K > 2; 0 outside the support), ``rank_order_`` (the
+    selected features by decreasing |w_f| (‖W_f‖₂), then the others by decreasing score
+    ``‖∇_g loss‖ / (λ u_g)`` of their unit — how close it is to entering as λ decreases,
+    ≤ 1 at the optimum — then decreasing |∇_f loss| (‖∇_f loss‖₂); ties by index),
+    ``reg_`` (λ used), ``n_selected_``, ``n_iter_`` (inner iterations of the final λ's
+    fit), ``mean_``, ``scale_``, ``classes_``.
     """
 
     def _check_common(self, d: int) -> None:
@@ -724,32 +671,46 @@ class _SparseLogisticBase(LogisticModelMixin, SelectorBase):
             solution = self._calibrate_single(problem, penalty, self.target_features)
         gradient = solution.gradient
         if gradient is None:
-            gradient, _ = problem.gradient(solution.features, solution.values,
-                                           solution.intercept)
+            gradient = problem.gradient(solution.features, solution.values,
+                                        solution.intercept)
         self.reg_ = solution.reg
         self.n_selected_ = solution.n_selected
         self.n_iter_ = max(solution.n_iter, 1)
         self.support_ = np.zeros(d, dtype=bool)
         self.support_[solution.features] = True
-        if self.final_reg is None:
-            self.coef_, self.intercept_ = solution.values.copy(), solution.intercept
+        self.multinomial_ = problem.y.ndim == 2 and self.final_reg is None
+        if self.final_reg is None:  # K × k weights of the multinomial: its rows are classes
+            self.coef_, self.intercept_ = solution.values.T.copy(), solution.intercept
         elif solution.n_selected:
             self.coef_, self.intercept_ = fit_l2_logistic(
                 problem.X[:, solution.features], problem.y, reg=self.final_reg,
                 weights=problem.c, tol=1e-10)
         else:
-            self.coef_, self.intercept_ = np.zeros(0), problem.null_intercept
+            self.coef_ = np.zeros((*problem.y.shape[1:], 0))
+            self.intercept_ = (problem.null_intercept if problem.y.ndim == 1 else  # K log-odds
+                               np.array([classification_loss(signs, problem.c).null_intercept()
+                                         for signs in problem.y.T]))
         self.importances_ = np.zeros(d)
         self.importances_[solution.features] = linear_importance(self.coef_)
-        # ranking: selected by |w|, then the others by their unit's closeness to entering
+        # ranking: selected by |w| (‖W_f‖ over the classes), then the others by their unit's
+        # closeness to entering
         key = np.zeros(d)
-        key[solution.features] = np.abs(solution.values)
+        key[solution.features] = class_weight_norm(solution.values.T)
         thresholds = solution.reg * penalty.unit_weights
         closeness = (penalty.unit_norms(gradient) / thresholds)[penalty.labels]
-        order = np.lexsort((np.arange(d), -np.abs(gradient), -closeness, -key,
+        order = np.lexsort((np.arange(d), -class_weight_norm(gradient.T), -closeness, -key,
                             ~self.support_))
         self.rank_order_ = np.empty(d, dtype=np.int64)
         self.rank_order_[order] = np.arange(1, d + 1)
+
+    def predict_proba(self, X):
+        """Class probabilities of the final model: σ(w·x + b) with two classes; with K > 2
+        the multinomial model's softmax, or, after an L2 refit (``final_reg``), its
+        one-vs-rest sigmoids normalised."""
+        decision = self.decision_function(X)
+        if self.multinomial_:
+            return softmax(decision, axis=1)
+        return self._logistic_proba(X)
 
     def _calibrate_single(self, problem: _Problem, penalty: _Penalty, target: int):
         lam_max = penalty.lambda_max(problem)
@@ -792,6 +753,11 @@ class ElasticNetSelector(_SparseLogisticBase):
     elastic-net model itself; they refit only for the filters and the random forest),
     unless ``final_reg`` asks for an L2-logistic refit on the selected features.
 
+    With K > 2 classes: the multinomial loss with the grouped penalty
+    ``λ₁(λ₂ Σ_f ‖W_f‖₂ + (1 − λ₂)‖W‖_F²)`` over each feature's K weights (glmnet's
+    ``type.multinomial = "grouped"``, module docstring), solved by FISTA; a feature is
+    selected when its K weights are not all 0.
+
     The defaults are 000 §6.2's lasso: λ₂ = 1 and λ₁ "set to select, on average,
     k̄ = 20 features over the M runs" (``target_features=20``, ``reg=None``: the
     protocol calibrates λ₁ over its runs; a lone ``fit`` calibrates it on its data).
@@ -817,12 +783,12 @@ class ElasticNetSelector(_SparseLogisticBase):
     solver : {"fista", "saga"}
         The working-set solver: this module's :func:`group_fista` on singleton groups with
         the ridge λ₁(1 − λ₂), or scikit-learn's ``LogisticRegression(solver="saga")`` with
-        the mapping above — the same problem, tested to agree. FISTA is the default: it
-        stops on the KKT residual, while saga stops on the weights' relative change, may
-        stop after one epoch at w = 0 near the λ where the first feature enters
-        (scikit-learn #13021; the fit is then retried with other random states, and
-        FISTA finishes the best from there when it is not optimal) and needs
-        thousands of epochs on strongly correlated or separable data (calibrating k̄ over
+        the mapping above — the same problem, tested to agree; "saga" for two classes
+        only. FISTA is the default: it stops on the KKT residual, while saga stops on the
+        weights' relative change, may stop after one epoch at w = 0 near the λ where the
+        first feature enters (scikit-learn #13021; the fit is then retried with other
+        random states, and FISTA finishes the best from there when it is not optimal) and
+        needs thousands of epochs on strongly correlated or separable data (calibrating k̄ over
         30 bootstraps of 000 §6.1's scenario 3: 15 s against 1 s; over 100 bootstraps of
         the alon microarray: 56 s against 3.4 s).
     tol : float
@@ -843,6 +809,12 @@ class ElasticNetSelector(_SparseLogisticBase):
         self.solver = solver
         self.tol = tol
         self.max_iter = max_iter
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        if self.solver == "saga":  # two classes only (the multinomial is solved by FISTA)
+            tags.classifier_tags.multi_class = False
+        return tags
 
     def _penalty(self, d: int, columns: np.ndarray | None = None) -> _ElasticNetPenalty:
         if not is_number(self.l1_ratio) or not 0 < self.l1_ratio <= 1:
@@ -867,7 +839,9 @@ class GroupLassoSelector(_SparseLogisticBase):
     on working sets of groups with the KKT conditions checked on every group. Selected =
     the features of the non-zero groups (except features constant on the training data,
     whose weight stays 0 inside a selected group). Singleton groups give the lasso:
-    ``GroupLassoSelector(reg=λ)`` ≡ ``ElasticNetSelector(l1_ratio=1, reg=λ)``.
+    ``GroupLassoSelector(reg=λ)`` ≡ ``ElasticNetSelector(l1_ratio=1, reg=λ)``. With K > 2
+    classes: the multinomial loss with ``λ Σ_g √p_g ‖W_g‖_F``, W_g the p_g × K weights of
+    the group's features (module docstring).
 
     Parameters
     ----------
