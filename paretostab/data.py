@@ -1,20 +1,24 @@
-"""Data sets: loaders, the simulated correlated groups of 000 §6.1, the variance pre-filter.
+"""Data sets: loaders, data given in memory, the simulated correlated groups of 000 §6.1,
+the variance pre-filter.
 
-Users bring their own data (a CSV, CSV.gz, parquet or npz file with a label column);
-scikit-learn's bundled data sets and the simulation need no file at all.
+Users bring their own data: a file in the field's formats (CSV or TSV, also gzip-compressed,
+parquet, ``.npz``, AnnData's ``.h5ad``; samples or features in rows; the labels in the file
+or in a table of their own: :mod:`paretostab.data_formats` reads them), or data in memory
+(``(X, y)``, a pandas DataFrame with a label column, an ``anndata.AnnData``:
+:func:`as_dataset`). scikit-learn's bundled data sets and the simulation need no file at all.
 """
 
 from __future__ import annotations
 
-import zipfile
-import zlib
-from collections import Counter
+import hashlib
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from paretostab.data_formats import anndata_table, check_unique, read_data_file, shown_names
 from paretostab.errors import InvalidInputError, UnknownNameError
 
 IMPUTE = ("mean", "median", "drop")
@@ -50,6 +54,18 @@ class Dataset:
     def n_features(self) -> int:
         return self.X.shape[1]
 
+    def content_hash(self) -> str:
+        """SHA-256 (hex) of the data: X's shape and bytes (as floats), the labels, the
+        feature names and groups — what a study tuned on data given in memory is
+        identified by."""
+        X = np.ascontiguousarray(self.X, dtype=np.float64)
+        described = {"shape": X.shape, "y": np.asarray(self.y).tolist(),
+                     "feature_names": list(self.feature_names),
+                     "groups": None if self.groups is None else np.asarray(self.groups).tolist()}
+        digest = hashlib.sha256(json.dumps(described, sort_keys=True).encode())
+        digest.update(X.tobytes())
+        return digest.hexdigest()
+
 
 def _sklearn_dataset(name: str, spec: str | None) -> Dataset:
     from sklearn import datasets
@@ -63,11 +79,14 @@ def _sklearn_dataset(name: str, spec: str | None) -> Dataset:
     loader = {"digits": datasets.load_digits, "wine": datasets.load_wine,
               "iris": datasets.load_iris}[name]
     bunch = loader()
+    names = getattr(bunch, "feature_names", None) or [f"f{j}" for j in range(bunch.data.shape[1])]
+    if spec is None:  # every class
+        return Dataset(bunch.data.astype(float), bunch.target, tuple(map(str, names)), name)
     try:
-        first, second = (int(c) for c in (spec or "").split("-vs-"))
+        first, second = (int(c) for c in spec.split("-vs-"))
     except ValueError:
         raise InvalidInputError(
-            f"{name!r} has {len(bunch.target_names)} classes; choose two as "
+            f"{name!r} takes no option or two of its {len(bunch.target_names)} classes as "
             f"'{name}:A-vs-B' (e.g. '{name}:0-vs-1'); got {spec!r}."
         ) from None
     keep = np.isin(bunch.target, [first, second])
@@ -75,7 +94,6 @@ def _sklearn_dataset(name: str, spec: str | None) -> Dataset:
         raise InvalidInputError(
             f"{name!r} classes are {sorted(set(bunch.target.tolist()))}; got {spec!r}."
         )
-    names = getattr(bunch, "feature_names", None) or [f"f{j}" for j in range(bunch.data.shape[1])]
     return Dataset(bunch.data[keep].astype(float), bunch.target[keep], tuple(map(str, names)),
                    f"{name}:{first}-vs-{second}")
 
@@ -95,133 +113,6 @@ def _simulated(spec: str | None, random_state) -> Dataset:
     return simulate_correlated_groups(**params, random_state=random_state)
 
 
-_TYPES = ".csv, .csv.gz, .parquet or .npz"
-_KIND_NAMES = {"csv": "CSV file", "parquet": "parquet file", "npz": ".npz file"}
-#: What a file named .csv seems to be instead, by its first bytes.
-_NOT_CSV = {b"\x1f\x8b": "gzip-compressed: name it .csv.gz", b"PK": "a zip archive",
-            b"PAR1": "a parquet file"}
-
-
-def _file_kind(path: Path) -> str:
-    """``"csv"`` (also gzip-compressed), ``"parquet"`` or ``"npz"``, by the file's name."""
-    suffixes = "".join(path.suffixes[-2:]).lower()
-    for kind, endings in [("csv", (".csv", ".csv.gz")), ("parquet", (".parquet",)),
-                          ("npz", (".npz",))]:
-        if suffixes.endswith(endings):
-            return kind
-    raise InvalidInputError(f"Unsupported file type {path.name!r}: expected {_TYPES}.")
-
-
-def _expected(kind: str, label: str) -> str:
-    """What a data file of ``kind`` must hold, for the error messages."""
-    if kind == "npz":
-        return "expected arrays 'X' (n × d) and 'y' (n), as numpy.savez writes them"
-    start = "a header line" if kind == "csv" else "a table"
-    return (f"expected {start} with the label column {label!r} and feature columns, "
-            "then one row per sample")
-
-
-def _one_line(exc: BaseException) -> str:
-    """An exception's message on one short line (parsers' messages span lines)."""
-    text = (exc.strerror if isinstance(exc, OSError) and exc.strerror else None) or str(exc)
-    text = " ".join(text.split()) or type(exc).__name__
-    return text if len(text) <= 160 else text[:157] + "..."
-
-
-def _shown(names) -> str:
-    """Column names for a message: printable ones as they are, others escaped."""
-    return ", ".join(n if n.isprintable() else repr(n) for n in map(str, names))
-
-
-def _unreadable(path: Path, kind: str, reason: str, label: str = "") -> InvalidInputError:
-    return InvalidInputError(f"{path.name} is not a readable {_KIND_NAMES[kind]} ({reason}): "
-                             f"{_expected(kind, label)}.")
-
-
-def _csv_header(path: Path) -> list[str]:
-    """The column names of a CSV file as written: ``read_csv`` renames repeated names
-    (``f1``, ``f1`` → ``f1``, ``f1.1``, or ``f1.2`` when an ``f1.1`` exists), so the
-    header is read as a row of text."""
-    row = pd.read_csv(path, header=None, nrows=1, dtype=str, keep_default_na=False)
-    return row.iloc[0].tolist()
-
-
-def _check_unique(names, name: str) -> None:
-    """No column name given twice (blank names aside: pandas numbers them ``Unnamed: j``)."""
-    counts = Counter(str(n) for n in names if str(n) != "")
-    repeated = [(n, c) for n, c in counts.items() if c > 1]
-    if repeated:
-        shown = ", ".join(f"{_shown([n])} ({c} times)" for n, c in repeated[:10])
-        more = f" and {len(repeated) - 10} more" if len(repeated) > 10 else ""
-        raise InvalidInputError(
-            f"{name}: duplicate column names: {shown}{more}; every column needs a name of its "
-            "own.")
-
-
-def _read_table(path: Path, kind: str, label: str, head: bytes) -> tuple[pd.DataFrame, pd.Series]:
-    if kind == "csv":
-        try:
-            frame = pd.read_csv(path)
-        except pd.errors.EmptyDataError:  # blank lines only, or nothing once unpacked
-            raise InvalidInputError(f"{path.name} is empty: {_expected(kind, label)}.") from None
-        except (ValueError, OSError, EOFError, zlib.error) as exc:
-            # ParserError and UnicodeDecodeError (not CSV text), BadGzipFile, a cut gzip
-            looks = next((f"; it looks {what}" for magic, what in _NOT_CSV.items()
-                          if path.suffix.lower() == ".csv" and head.startswith(magic)), "")
-            raise _unreadable(path, kind, _one_line(exc) + looks, label) from None
-    else:
-        if not head.startswith(b"PAR1"):
-            raise _unreadable(path, kind, "it does not start with PAR1", label)
-        try:
-            frame = pd.read_parquet(path)
-        except ImportError:
-            raise InvalidInputError(
-                f"Reading {path.name} needs a parquet engine: pip install pyarrow."
-            ) from None
-        except Exception as exc:  # a corrupt file: each engine has its own errors
-            raise _unreadable(path, kind, _one_line(exc), label) from None
-    _check_unique(_csv_header(path) if kind == "csv" else frame.columns, path.name)
-    if label not in frame.columns:
-        shown = _shown(frame.columns[:8])
-        sep = next((c for c in ";\t|" if frame.shape[1] == 1 and c in str(frame.columns[0])), "")
-        raise InvalidInputError(
-            f"{path.name} has no label column {label!r} (its columns start: {shown}); "
-            + (f"it looks separated by {sep!r}: expected comma-separated values." if sep else
-               "pass label= (the spec's [data] label) with the name of the class column.")
-        )
-    return frame.drop(columns=label), frame[label]
-
-
-def _read_npz(path: Path, head: bytes) -> tuple[pd.DataFrame, pd.Series]:
-    if not head.startswith(b"PK"):  # np.load would try a pickle and complain about that
-        raise _unreadable(path, "npz", "not a zip archive")
-    try:
-        archive = np.load(path, allow_pickle=False)
-    except (ValueError, OSError, EOFError, zipfile.BadZipFile) as exc:
-        raise _unreadable(path, "npz", _one_line(exc)) from None
-    with archive:
-        missing = {"X", "y"} - set(archive.files)
-        if missing:
-            raise InvalidInputError(
-                f"{path.name} must hold arrays 'X' (n × d) and 'y' (n); missing "
-                f"{', '.join(sorted(missing))} (it holds {', '.join(archive.files) or 'none'})."
-            )
-        try:
-            X, y = archive["X"], archive["y"]
-            names = archive["feature_names"] if "feature_names" in archive.files else None
-        except (ValueError, OSError, EOFError, zipfile.BadZipFile) as exc:
-            # object arrays (they need a pickle), a corrupt member
-            raise _unreadable(path, "npz", _one_line(exc)) from None
-    if X.ndim != 2 or y.shape != (X.shape[0],):
-        raise InvalidInputError(
-            f"{path.name}: X must be 2-D and y have one label per row; got X {X.shape}, "
-            f"y {y.shape}."
-        )
-    columns = [str(c) for c in names] if names is not None else [f"f{j}" for j in range(X.shape[1])]
-    _check_unique(columns, path.name)
-    return pd.DataFrame(X, columns=columns), pd.Series(y)
-
-
 def _clean(features: pd.DataFrame, labels: pd.Series, name: str, impute: str | None):
     if features.shape[0] == 0:  # a header line only (its columns read as text)
         raise InvalidInputError(
@@ -236,7 +127,7 @@ def _clean(features: pd.DataFrame, labels: pd.Series, name: str, impute: str | N
     if non_numeric:
         raise InvalidInputError(
             f"{name}: feature columns must be numeric; {len(non_numeric)} are not: "
-            f"{_shown(non_numeric[:10])}{' …' if len(non_numeric) > 10 else ''}."
+            f"{shown_names(non_numeric[:10])}{' …' if len(non_numeric) > 10 else ''}."
         )
     X = features.to_numpy(dtype=float)
     y = labels.to_numpy()
@@ -254,15 +145,15 @@ def _clean(features: pd.DataFrame, labels: pd.Series, name: str, impute: str | N
                               for r, c in zip(rows[:3], cols[:3], strict=True))
             raise InvalidInputError(
                 f"{name}: {int(missing.sum())} missing value(s) in {np.unique(rows).size} "
-                f"row(s) (first at {where}); choose impute='mean', 'median' (per feature) "
-                "or 'drop' (the rows)."
+                f"row(s) (first at {where}); choose the spec's [data] impute = \"mean\" or "
+                "\"median\" (per feature) or \"drop\" (the rows), impute= in Python."
             )
         if impute == "drop":
             keep = ~missing.any(axis=1)
             if not keep.any():
                 raise InvalidInputError(
                     f"{name}: every row has a missing value, so impute='drop' leaves no rows; "
-                    "choose impute='mean' or 'median'."
+                    "choose impute = \"mean\" or \"median\" (the spec's [data] impute)."
                 )
             X, y = X[keep], y[keep]
         else:
@@ -289,31 +180,50 @@ def check_classes(y: np.ndarray, name: str) -> None:
         )
 
 
+def _checked_impute(impute: str | None) -> None:
+    if impute is not None and impute not in IMPUTE:
+        raise InvalidInputError(f"impute must be None or one of {IMPUTE}; got {impute!r}.")
+
+
 def load_dataset(source: str | Path, *, label: str = "label", impute: str | None = None,
+                 orientation: str = "samples_in_rows", labels: str | Path | None = None,
                  random_state=None) -> Dataset:
     """Load a classification data set (two or more classes).
 
     Parameters
     ----------
     source : str or Path
-        A ``.csv``, ``.csv.gz`` or ``.parquet`` file with one column of class labels
+        A data file (:func:`~paretostab.data_formats.read_data_file`): a ``.csv`` or
+        ``.tsv`` (also ``.gz``) or ``.parquet`` table with one column of class labels
         (``label``) and numeric feature columns; an ``.npz`` file with arrays ``X``, ``y``
-        (and optionally ``feature_names``); a scikit-learn data set by name:
-        ``"breast_cancer"``, ``"digits:A-vs-B"``, ``"wine:A-vs-B"``, ``"iris:A-vs-B"``;
-        or ``"simulated"`` with optional parameters of
-        :func:`simulate_correlated_groups`, e.g. ``"simulated:group_size=5,rho=0.95"``.
+        (and optionally ``feature_names``); an AnnData ``.h5ad`` file (the labels in its
+        ``obs`` column ``label``; needs ``pip install 'paretostab[h5ad]'``). Or a
+        scikit-learn data set by name: ``"breast_cancer"``, ``"digits"``, ``"wine"``,
+        ``"iris"`` (every class, or two of them as ``"digits:4-vs-9"``); or
+        ``"simulated"`` with optional parameters of :func:`simulate_correlated_groups`,
+        e.g. ``"simulated:group_size=5,rho=0.95"``.
     label : str
-        The class column of a table.
+        The class column of a table (of the labels file; the ``obs`` column of an
+        ``.h5ad``; the label row of a table with features in rows).
     impute : {"mean", "median", "drop"}, optional
         What to do with missing feature values; by default they are an error.
+    orientation : {"samples_in_rows", "features_in_rows"}
+        ``features_in_rows``: the file's first column holds the feature names, its header
+        the sample names (a GEO series matrix).
+    labels : str or Path, optional
+        A table of the labels kept apart from the data file: first column the sample
+        name, a column ``label``; matched to the data's samples by name (a sample of one
+        without a match in the other is an error naming it).
     random_state : int, optional
         Seed of the simulation.
     """
-    if impute is not None and impute not in IMPUTE:
-        raise InvalidInputError(f"impute must be None or one of {IMPUTE}; got {impute!r}.")
+    _checked_impute(impute)
     text = str(source)
     head, _, spec = text.partition(":")
-    where = None  # a file's name and where its labels are, for check_classes
+    if head in ("breast_cancer", "digits", "wine", "iris", "simulated") and (
+            labels is not None or orientation != "samples_in_rows"):
+        raise InvalidInputError(f"{head!r} is a built-in data set: orientation and labels "
+                                "are for data files; remove them.")
     if head in ("breast_cancer", "digits", "wine", "iris"):
         data = _sklearn_dataset(head, spec or None)
     elif head == "simulated":
@@ -323,27 +233,87 @@ def load_dataset(source: str | Path, *, label: str = "label", impute: str | None
         if not path.exists():
             raise InvalidInputError(
                 f"No data set {text!r}: no such file, nor one of 'breast_cancer', "
-                "'digits:A-vs-B', 'wine:A-vs-B', 'iris:A-vs-B', 'simulated'."
+                "'digits', 'wine', 'iris' (or two of their classes, 'wine:0-vs-1'), "
+                "'simulated'."
             )
-        if path.is_dir():
-            raise InvalidInputError(
-                f"{text!r} is a folder, not a data file: expected a {_TYPES} file."
-            )
-        kind = _file_kind(path)
-        try:
-            with path.open("rb") as file:
-                first = file.read(4)
-        except OSError as exc:  # permissions, a special file
-            raise InvalidInputError(f"{path.name} cannot be read ({_one_line(exc)}).") from None
-        if not first:
-            raise InvalidInputError(f"{path.name} is empty: {_expected(kind, label)}.")
-        frame, labels = (_read_npz(path, first) if kind == "npz"
-                         else _read_table(path, kind, label, first))
-        X, y, names = _clean(frame, labels, path.name, impute)
-        data = Dataset(X, y, names, path.name.split(".")[0])
-        where = f"{path.name} ({'array y' if kind == 'npz' else f'label column {label!r}'})"
-    check_classes(data.y, where or data.name)
+        frame, found, where = read_data_file(
+            path, label=label, orientation=orientation,
+            labels=None if labels is None else Path(labels))
+        X, y, names = _clean(frame, found, path.name, impute)
+        check_classes(y, where)
+        return Dataset(X, y, names, path.name.split(".")[0])
+    check_classes(data.y, data.name)
     return data
+
+
+#: What :func:`as_dataset` calls data given in memory, in its messages.
+IN_MEMORY = "data in memory"
+
+
+def _memory_table(data, label: str) -> tuple[pd.DataFrame, pd.Series, str]:
+    """Data given in memory as a table of features, their labels and where the labels are."""
+    if isinstance(data, pd.DataFrame):
+        if label not in data.columns:
+            raise InvalidInputError(
+                f"{IN_MEMORY}: the DataFrame has no label column {label!r} (its columns "
+                f"start: {shown_names(data.columns[:8])}); pass label= (the spec's [data] "
+                "label) with the name of the class column.")
+        check_unique(data.columns, IN_MEMORY)
+        return data.drop(columns=label), data[label], f"{IN_MEMORY} (label column {label!r})"
+    if type(data).__module__.partition(".")[0] == "anndata":
+        features, labels = anndata_table(data, label, IN_MEMORY)
+        return features, labels, f"{IN_MEMORY} (obs column {label!r})"
+    if not (isinstance(data, tuple | list) and len(data) == 2):
+        raise InvalidInputError(
+            f"data must be (X, y), a pandas DataFrame with a label column, an "
+            f"anndata.AnnData or a Dataset; got {type(data).__name__}"
+            + (f" of {len(data)} items." if isinstance(data, tuple | list) else "."))
+    X, y = data
+    if isinstance(X, pd.DataFrame):
+        features = X
+        check_unique(features.columns, IN_MEMORY)
+    else:
+        X = X.toarray() if hasattr(X, "toarray") else np.asarray(X)
+        if X.ndim != 2:
+            raise InvalidInputError(f"{IN_MEMORY}: X must be 2-D (n samples × d features); "
+                                    f"got shape {X.shape}.")
+        features = pd.DataFrame(X, columns=[f"f{j}" for j in range(X.shape[1])])
+    y = np.asarray(y)
+    if y.shape != (features.shape[0],):
+        raise InvalidInputError(f"{IN_MEMORY}: y must hold one label per row of X "
+                                f"({features.shape[0]}); got shape {y.shape}.")
+    return features, pd.Series(y), f"{IN_MEMORY} (y)"
+
+
+def as_dataset(data, *, label: str = "label", impute: str | None = None) -> Dataset:
+    """Data given in memory as a :class:`Dataset`, checked as a data file is.
+
+    Parameters
+    ----------
+    data : tuple, DataFrame, AnnData or Dataset
+        ``(X, y)`` (X an n × d array, sparse matrix or DataFrame whose columns name the
+        features; y one label per row), a pandas DataFrame with the label column
+        ``label`` and numeric feature columns, an ``anndata.AnnData`` (samples as
+        ``obs``, the labels in its ``obs`` column ``label``), or a :class:`Dataset`
+        (returned as it is, its groups kept).
+    label : str
+        The label column of a DataFrame, the ``obs`` column of an AnnData.
+    impute : {"mean", "median", "drop"}, optional
+        What to do with missing feature values; by default they are an error.
+
+    Returns
+    -------
+    Dataset
+        Named ``"memory"``; the input is not modified.
+    """
+    _checked_impute(impute)
+    if isinstance(data, Dataset):
+        check_classes(data.y, IN_MEMORY)
+        return data
+    features, labels, where = _memory_table(data, label)
+    X, y, names = _clean(features, labels, IN_MEMORY, impute)
+    check_classes(y, where)
+    return Dataset(X, y, names, "memory")
 
 
 _SIMULATION_PARAMETERS = {
@@ -460,6 +430,6 @@ def check_prefilter(n_kept: object, d: int) -> int:
     return int(n_kept)
 
 
-__all__ = ["UNGROUPED", "Dataset", "check_classes", "check_prefilter", "group_indices",
-           "load_dataset", "simulate_correlated_groups", "variance_order",
-           "variance_prefilter"]
+__all__ = ["IMPUTE", "IN_MEMORY", "UNGROUPED", "Dataset", "as_dataset", "check_classes",
+           "check_prefilter", "group_indices", "load_dataset", "simulate_correlated_groups",
+           "variance_order", "variance_prefilter"]

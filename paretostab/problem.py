@@ -21,7 +21,8 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pandas as pd
 
-from paretostab.data import load_dataset, variance_prefilter
+from paretostab.data import as_dataset, load_dataset, variance_prefilter
+from paretostab.data_formats import ORIENTATIONS
 from paretostab.errors import InvalidInputError, StabilityWarning
 from paretostab.measures import get_measure
 from paretostab.protocol import RunCache, RunSet, metric_advice, replicates, run_protocol
@@ -34,6 +35,7 @@ from paretostab.spec import (
     fit_to_data,
     trial_selector,
 )
+from paretostab.spec.schema import MEMORY_SOURCE
 
 __all__ = ["DEFAULT_SIMILARITY", "Problem", "measure_values"]
 
@@ -44,13 +46,16 @@ DEFAULT_SIMILARITY = "spearman"
 
 def measure_values(runs: RunSet, names: Iterable[str], *,
                    options: Mapping[str, object] | None = None,
-                   similarity: object = None) -> dict[str, float]:
+                   similarity: object = None,
+                   required: Iterable[str] = ()) -> dict[str, float]:
     """The stability measures ``names`` of ``runs``.
 
     Each measure gets the ``options`` that apply to it (those among its registry
     options) and, when it needs one, ``similarity``. An undefined value is NaN (its
     :class:`~paretostab.errors.StabilityWarning` silenced: a trial records it as NaN); a
-    ranking measure is left out when the RunSet kept no rankings.
+    ranking measure is left out when the RunSet kept no rankings, an importance measure
+    when its selector gives no importances — unless it is ``required`` (a study's
+    objective): its one-line error is then raised.
 
     Parameters
     ----------
@@ -61,6 +66,8 @@ def measure_values(runs: RunSet, names: Iterable[str], *,
         Measure options (a spec's ``[objective.options]``).
     similarity : FeatureSimilarity or array, optional
         For the measures that need one (001, 000).
+    required : iterable of str
+        Measures computed even when the runs lack their input.
 
     Returns
     -------
@@ -68,10 +75,13 @@ def measure_values(runs: RunSet, names: Iterable[str], *,
         Measure name → value, in the order of ``names``.
     """
     options = dict(options or {})
+    required = set(required)
     values = {}
     for name in dict.fromkeys(names):
         info = get_measure(name)
-        if info.input == "ranking" and runs.rank_matrix is None:
+        lacking = ((info.input == "ranking" and runs.rank_matrix is None)
+                   or (info.input == "importance" and not runs.has_importances))
+        if lacking and name not in required:
             continue
         own = {k: v for k, v in options.items() if k in info.options}
         extra = {"similarity": similarity} if info.needs_similarity else {}
@@ -109,9 +119,13 @@ class Problem:
     notes: tuple[str, ...] = ()
 
     @classmethod
-    def from_spec(cls, spec: StudySpec) -> Problem:
+    def from_spec(cls, spec: StudySpec, data: object = None) -> Problem:
         """Load the spec's data (a simulated source with seed 0: every process, every
-        report of the study sees the same data) and its similarity. A selector that takes
+        report of the study sees the same data), or take ``data`` given in memory
+        (:func:`~paretostab.data.as_dataset`: ``(X, y)``, a DataFrame with the spec's
+        label column, an AnnData, a :class:`~paretostab.data.Dataset`; the problem's spec
+        then has ``source = "memory"`` and the data's content hash, so a study resumed with
+        other data is refused as one with another spec), and its similarity. A selector that takes
         the data set's feature groups when the data set has none, and the spec's limits
         that depend on the data's size (:func:`~paretostab.spec.fit_to_data`: the
         pre-filter, the selectors' feature counts, a top-k ``k``), fail now, not in every
@@ -119,8 +133,21 @@ class Problem:
         (the problem's ``spec`` is the clipped one; its ``notes`` say what was clipped, and
         when plain accuracy scores imbalanced classes,
         :func:`~paretostab.protocol.metric_advice`)."""
-        data = load_dataset(spec.data.source, label=spec.data.label, impute=spec.data.impute,
-                            random_state=0)
+        if data is not None:
+            data = as_dataset(data, label=spec.data.label, impute=spec.data.impute)
+            spec = replace(spec, data=spec.data.in_memory(data.content_hash()))
+        elif spec.data.source == MEMORY_SOURCE:
+            known = spec.data.content_hash
+            raise InvalidInputError(
+                f"[data] source = {MEMORY_SOURCE!r}: the data are given in memory"
+                + (f" (content hash {known[:12]})" if known else "") + "; pass them as "
+                "data= (tune(spec, data=...): (X, y), a DataFrame or an AnnData), or name a "
+                "data file.")
+        else:
+            data = load_dataset(spec.data.source, label=spec.data.label,
+                                impute=spec.data.impute,
+                                orientation=spec.data.orientation or ORIENTATIONS[0],
+                                labels=spec.data.labels, random_state=0)
         spec, notes = fit_to_data(spec, data.n_samples, data.n_features)
         advice = metric_advice(data.y, spec.protocol.metric)
         notes = notes if advice is None else (*notes, advice)
@@ -215,10 +242,13 @@ class Problem:
                        ) -> dict[str, float]:
         """The measures ``names`` of ``runs`` (default: the spec's objective, then its
         recorded measures) with the spec's measure options that apply to each and the
-        similarity of :meth:`similarity_for` (:func:`measure_values`)."""
+        similarity of :meth:`similarity_for` (:func:`measure_values`; the objective's
+        stability measure is required: a selector without importances or rankings it
+        needs fails in one line)."""
         names = list(self.spec.objective.measures if names is None else names)
         return measure_values(runs, names, options=self.spec.objective.options,
-                              similarity=self.similarity_for(names))
+                              similarity=self.similarity_for(names),
+                              required=(self.spec.objective.stability,))
 
     # ------------------------------------------------------------------ the whole data
 
@@ -226,7 +256,8 @@ class Problem:
         """The features the selector of a trial with ``params`` selects when fitted once on
         the whole data (pre-filtered as the spec says): one row per selected feature, by
         decreasing importance in the final model (SPEC §1), with its column ``index`` in
-        the data, ``feature`` name and ``importance``."""
+        the data, ``feature`` name and ``importance`` (NaN, in column order, for a
+        selector without importances)."""
         selector = self.estimator(params)
         columns = np.arange(self.X.shape[1])
         if self.spec.data.prefilter:
@@ -235,9 +266,10 @@ class Problem:
             if groups is not None:  # feature groups follow the pre-filter, as in a run
                 selector.set_params(groups=np.asarray(groups)[columns])
         selector.fit(self.X[:, columns], self.y)
-        order = [f for f in np.argsort(-selector.importances_, kind="stable")
-                 if selector.support_[f]]
+        importances = getattr(selector, "importances_",  # NaN: the selector gives none
+                              np.full(selector.support_.size, np.nan))
+        order = [f for f in np.argsort(-importances, kind="stable") if selector.support_[f]]
         return pd.DataFrame({"index": columns[order],
                              "feature": [str(self.feature_names[columns[f]]) for f in order],
-                             "importance": selector.importances_[order]})
+                             "importance": importances[order]})
 

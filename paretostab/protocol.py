@@ -63,7 +63,8 @@ class RunSet:
         Z: feature f selected in run i.
     importance_matrix : float array (M, d)
         I: the final model's importance of each selected feature (0 elsewhere), as the
-        selector reports it (the measures normalise rows to sum to k̄).
+        selector reports it (the measures normalise rows to sum to k̄); 1 on each
+        selected feature when the selector gives none (``has_importances``).
     rank_matrix : int array (M, d) or None
         R: each run's ranking 1..d (1 = best), for selectors that rank. A RunSet saved with
         ``ranks=K`` keeps the top K positions (every other feature tied at K + 1); see
@@ -78,12 +79,17 @@ class RunSet:
         standardisation, distinct rows — near 0 when a :class:`RunCache` had it); of its
         out-of-bag scoring.
     metric, resampling, selector : str
+        ``selector``: the selector's ``selector_name`` where it has one (an
+        ``ExternalSelector``: the estimator it wraps), else its class name.
     params : dict
         The selector's parameters (after calibration) and the protocol's settings.
     feature_names : tuple of str or None
     rank_depth : int or None
         How many top positions of each ranking ``rank_matrix`` keeps: None all of them
         (or the selector does not rank), 0 none (saved without its rankings).
+    has_importances : bool
+        False when the selector gives no importances (no ``importances_``): the measures
+        that read I refuse the RunSet.
     """
 
     selection_matrix: np.ndarray
@@ -100,6 +106,7 @@ class RunSet:
     params: dict = field(default_factory=dict)
     feature_names: tuple[str, ...] | None = None
     rank_depth: int | None = None
+    has_importances: bool = True
 
     def __post_init__(self):
         zeros = np.zeros(self.selection_matrix.shape[0])
@@ -134,6 +141,10 @@ class RunSet:
         kind = get_measure(name).input
         if kind == "ranking":
             self._check_ranks(name, options.get("k"))
+        if kind == "importance" and not self.has_importances:
+            raise InvalidInputError(
+                f"{get_measure(name).label} ({name}) needs feature importances; "
+                f"{self.selector} gives none: choose a subset measure such as nogueira.")
         data = {"selection": self.selection_matrix, "importance": self.importance_matrix,
                 "ranking": self.rank_matrix}[kind]
         extra = {"similarity": similarity} if similarity is not None else {}
@@ -199,6 +210,7 @@ class RunSet:
             "metric": self.metric, "resampling": self.resampling,
             "selector": self.selector, "params": _jsonable(self.params),
             "feature_names": list(self.feature_names) if self.feature_names else None,
+            "has_importances": self.has_importances,
         }
         arrays["metadata"] = np.array(json.dumps(metadata))
         _write_npz(path, arrays, stored={"ranks"} if depth is None else set())
@@ -232,7 +244,8 @@ class RunSet:
                        score_seconds=archive["score_seconds"], metric=metadata["metric"],
                        resampling=metadata["resampling"], selector=metadata["selector"],
                        params=metadata["params"], feature_names=tuple(names) if names else None,
-                       rank_depth=metadata["rank_depth"])
+                       rank_depth=metadata["rank_depth"],
+                       has_importances=metadata.get("has_importances", True))
 
     def same_runs(self, other: RunSet) -> bool:
         """Equal in everything but the timings (what reproducibility promises)."""
@@ -242,9 +255,9 @@ class RunSet:
         return (all(equal(getattr(self, f), getattr(other, f)) for f in
                     ("selection_matrix", "importance_matrix", "rank_matrix", "scores", "seeds"))
                 and (self.metric, self.resampling, self.selector, _jsonable(self.params),
-                     self.feature_names, self.rank_depth)
+                     self.feature_names, self.rank_depth, self.has_importances)
                 == (other.metric, other.resampling, other.selector, _jsonable(other.params),
-                    other.feature_names, other.rank_depth))
+                    other.feature_names, other.rank_depth, other.has_importances))
 
 
 def _rank_depth(ranks: str | int, d: int, current: int | None) -> int | None:
@@ -599,8 +612,10 @@ def _run_one(selector, X, y, seed: int, settings: tuple, metric: str,
     where = slice(None) if features is None else features
     support = np.zeros(d, dtype=bool)
     support[where] = estimator.support_
-    importance = np.zeros(d)
-    importance[where] = estimator.importances_
+    importance = None  # the selector gives no importances
+    if hasattr(estimator, "importances_"):
+        importance = np.zeros(d)
+        importance[where] = estimator.importances_
     ranks = None
     if hasattr(estimator, "rank_order_"):
         ranks = np.empty(d, dtype=np.int64)
@@ -663,7 +678,8 @@ def run_protocol(selector, X, y, *, runs: int = 100, resampling: str = "bootstra
 
     Parameters
     ----------
-    selector : a paretostab selector (``support_``, ``importances_``, ``predict``)
+    selector : a paretostab selector (``support_``, ``importances_`` where it has
+        importances, ``predict``)
         Cloned for every run and fitted on the run's prepared
         :class:`~paretostab.selectors.TrainingSample` (``fit_sample``; an estimator
         without it gets ``fit(X_run, y_run)``). If it has a ``random_state`` parameter, it
@@ -721,7 +737,8 @@ def run_protocol(selector, X, y, *, runs: int = 100, resampling: str = "bootstra
     jobs = (delayed(_run_one)(selector, X, y, seed, settings, metric, cache, fingerprint,
                               timed_run) for seed, timed_run in zip(seeds, prepared, strict=True))
     results = []
-    with _progress(runs, progress, type(selector).__name__) as bar:
+    name = getattr(selector, "selector_name", type(selector).__name__)
+    with _progress(runs, progress, name) as bar:
         for result in Parallel(n_jobs=n_jobs, return_as="generator")(jobs):
             results.append(result)
             if cache is not None:
@@ -741,7 +758,8 @@ def run_protocol(selector, X, y, *, runs: int = 100, resampling: str = "bootstra
                            "random_state": _jsonable(random_state)}}
     return RunSet(
         selection_matrix=np.array(support),
-        importance_matrix=np.array(importance),
+        importance_matrix=np.array(support, dtype=float) if importance[0] is None
+        else np.array(importance),
         rank_matrix=None if ranks[0] is None else np.array(ranks),
         scores=scores,
         seeds=np.asarray(seeds, dtype=np.uint32),
@@ -750,8 +768,9 @@ def run_protocol(selector, X, y, *, runs: int = 100, resampling: str = "bootstra
         score_seconds=np.array(score),
         metric=metric,
         resampling=resampling,
-        selector=type(selector).__name__,
+        selector=name,
         params=params,
+        has_importances=importance[0] is not None,
     )
 
 

@@ -132,7 +132,7 @@ BAD_FILES = [
     ("rows.npz", npz_bytes(X=np.zeros((0, 3)), y=np.zeros(0)), r"rows.npz has no rows \(samples\)"),
     ("labels.csv", b"label\nx\ny\nx\ny\n", "labels.csv has no feature columns: expected numeric"),
     ("features.npz", npz_bytes(X=np.zeros((4, 0)), y=np.arange(4) % 2), "features.npz has no feature columns"),
-    ("folder.csv", None, "folder.csv' is a folder, not a data file: expected a .csv, .csv.gz, .parquet or .npz file"),
+    ("folder.csv", None, r"folder.csv' is a folder, not a data file: expected a .csv or .tsv \(also .gz\), .parquet, .npz or .h5ad file"),
     ("noise.csv", bytes(range(256)) * 20, f"noise.csv is not a readable CSV file \\(.+\\): {HEADER}"),
     ("gzipped.csv", gzip.compress(b"label,a\nx,1\n"), r"not a readable CSV file \(.+; it looks gzip-compressed: name it .csv.gz\)"),
     ("plain.csv.gz", b"label,a\nx,1\n", r"plain.csv.gz is not a readable CSV file \(Not a gzipped file"),
@@ -237,8 +237,11 @@ def test_scikit_learn_and_simulated_sources():
     assert cancer.X.shape == (569, 30)
     digits = load_dataset("digits:4-vs-9")
     assert set(digits.y) == {4, 9} and digits.name == "digits:4-vs-9"
-    with pytest.raises(InvalidInputError, match="choose two as 'digits:A-vs-B'"):
-        load_dataset("digits")
+    every = load_dataset("digits")  # every class
+    assert set(every.y) == set(range(10)) and every.name == "digits"
+    assert sorted(set(load_dataset("wine").y)) == [0, 1, 2]
+    with pytest.raises(InvalidInputError, match="two of its 3 classes as 'wine:A-vs-B'"):
+        load_dataset("wine:0-1")
     sim = load_dataset("simulated:group_size=3,n_other=20", random_state=1)
     assert sim.X.shape == (200, 35) and list(sim.groups[:6]) == [0, 0, 0, 1, 1, 1]
     with pytest.raises(UnknownNameError, match="Did you mean 'group_size'"):

@@ -323,7 +323,8 @@ def test_registry_n_stable_range_is_clipped_to_n_features():
     ("study.trails", 3, ["study.trails: unknown key in [study]. Did you mean 'trials'?",
                          "Allowed keys: name, sampler, seed, storage, trials."]),
     ("data.sorce", "x", ["data.sorce: unknown key in [data]. Did you mean 'source'?",
-                         "Allowed keys: impute, label, prefilter, source."]),
+                         "Allowed keys: content_hash, impute, label, labels, orientation, "
+                         "prefilter, source."]),
     ("protocol.run", 3, ["protocol.run: unknown key in [protocol]. Did you mean 'runs'?",
                          "Allowed keys: metric, n_jobs, replicates, resamples, resampling, "
                          "runs, sample_fraction."]),
@@ -367,8 +368,8 @@ def test_unknown_tables_and_shapes():
     ("study.name", "  ", ["study.name: must be a non-empty string; got '  '."]),
     ("study.storage", 5, ["study.storage: must be an Optuna storage URL"]),
     ("data.source", "", ["data.source: must be a non-empty string; got ''."]),
-    ("data.prefilter", 0, ["data.prefilter: must be an integer >= 1 (the number of "
-                           "highest-variance features kept); got 0."]),
+    ("data.prefilter", -1, ["data.prefilter: must be an integer >= 0 (the number of "
+                            "highest-variance features kept; 0: off); got -1."]),
     ("data.label", 3, ["data.label: must be a non-empty string; got 3."]),
     ("protocol.runs", 1, ["protocol.runs: must be an integer >= 2; got 1."]),
     ("protocol.replicates", 2, ["protocol.replicates: must be an integer >= 3 (Hotelling's "
@@ -1025,7 +1026,8 @@ def test_declared_rules_are_data_on_the_keys():
     assert declared["study.seed"].nullable and declared["study.seed"].identity.key == \
         "protocol.resamples"
     optional = {path for path, key in declared.items() if key.optional}
-    assert optional == {"study.storage", "data.impute", "data.prefilter",
+    assert optional == {"study.storage", "data.impute", "data.prefilter", "data.orientation",
+                        "data.labels", "data.content_hash",
                         "protocol.sample_fraction", "objective.similarity"}
     assert "sample_fraction" not in parse_spec(minimal()).to_dict()["protocol"]
     subsample = parse_spec(with_value(minimal(), "protocol.resampling", "subsample"))
@@ -1083,7 +1085,7 @@ def test_json_schema_accepts_the_full_and_minimal_specs():
     ("study.trails", 3), ("protocol.run", 3), ("study.sampler", "tpee"),
     ("protocol.runs", 1), ("protocol.replicates", 2), ("protocol.n_jobs", 0),
     ("protocol.resampling", "boot"), ("protocol.sample_fraction", 0.5),
-    ("data.impute", "medain"), ("data.prefilter", 0), ("data.label", 3),
+    ("data.impute", "medain"), ("data.prefilter", -1), ("data.label", 3),
     ("selector.name", "hybrd_rfe"), ("selector.nme", "lasso"),
     ("objective.stability", "nogeira"), ("objective.similarity", "kendall"),
     ("objective.record", "iw"), ("objective.record", ["jacard"]),

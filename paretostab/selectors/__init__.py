@@ -3,19 +3,29 @@
 
 ``SELECTORS`` is the registry: name → estimator class, and the hyperparameters a tuning
 study searches by default (plain data: ``(low, high, log)`` ranges; the tuning module
-turns them into Optuna distributions).
+turns them into Optuna distributions). :func:`get_selector` also finds the selectors
+that installed packages register under the entry point group ``paretostab.selectors``,
+and any scikit-learn estimator class named ``"module:Class"``
+(:class:`~paretostab.selectors.external.ExternalSelector`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import importlib
+import importlib.metadata
+from dataclasses import dataclass, field, replace
 
 from paretostab.errors import UnknownNameError
-from paretostab.selectors._base import TrainingSample
+from paretostab.selectors._base import SelectorBase, TrainingSample
+from paretostab.selectors.external import (
+    ExternalSelector,
+    external_parameters,
+    external_selector,
+)
+from paretostab.selectors.filters import MIMSelector, MRMRSelector, TTestSelector
 from paretostab.selectors.hybrid_rfe import BiasedRFE, HybridRFE, transfer_learning_rfe
 from paretostab.selectors.kernel_svm import KernelSVMRFE
 from paretostab.selectors.linear import ElasticNetSelector, GroupLassoSelector
-from paretostab.selectors.filters import MIMSelector, MRMRSelector, TTestSelector
 from paretostab.selectors.other import RandomForestSelector, ReliefSelector
 
 
@@ -38,6 +48,26 @@ class SelectorInfo:
     def make(self, **params):
         """An estimator with the fixed parameters, overridden by ``params``."""
         return self.estimator(**{**self.fixed, **params})
+
+    def parameters(self) -> dict:
+        """The parameters a spec fixes or searches, with their defaults (the
+        estimator's ``get_params()``)."""
+        return self.estimator().get_params()
+
+
+@dataclass(frozen=True)
+class ExternalSelectorInfo(SelectorInfo):
+    """A scikit-learn estimator class ``estimator`` that is not a selector of the package
+    (a spec's ``"module:Class"``, an entry point's class), wrapped in
+    :class:`~paretostab.selectors.external.ExternalSelector`. No default search space;
+    its parameters are the class's own ``get_params()`` names and the wrapper's
+    ``n_features`` / ``final_reg`` where they apply (:func:`external_parameters`)."""
+
+    def make(self, **params):
+        return external_selector(self.estimator, **{**self.fixed, **params})
+
+    def parameters(self) -> dict:
+        return external_parameters(self.estimator)
 
 
 _FINAL_SPACE = {"final_reg": Range(1e-3, 1e3, log=True)}
@@ -73,15 +103,75 @@ SELECTORS = {
 }
 
 
+#: The entry point group under which installed packages register selectors: each entry
+#: loads a :class:`SelectorInfo` or an estimator class, registered under the entry's name.
+ENTRY_POINT_GROUP = "paretostab.selectors"
+
+
 def get_selector(name: str) -> SelectorInfo:
-    """The registry entry of ``name``; unknown names raise with the closest suggestion."""
+    """The registry entry of ``name``: a name of :data:`SELECTORS`; ``"module:Class"``,
+    any scikit-learn estimator class (imported); or the name of an entry point of
+    :data:`ENTRY_POINT_GROUP`. Unknown names raise with the closest suggestion; a
+    ``"module:Class"`` that cannot be imported, or is not an estimator class, in one line."""
     try:
         return SELECTORS[name]
     except (KeyError, TypeError):
-        raise UnknownNameError.for_name("selector", name, SELECTORS) from None
+        pass
+    if isinstance(name, type):
+        raise UnknownNameError(
+            f"A selector is named by a string (a spec is stored as text and read again by "
+            f"worker processes and the report); give {name.__name__} as "
+            f"'{name.__module__}:{name.__qualname__}'.")
+    if isinstance(name, str) and ":" in name:
+        return _imported_selector(name)
+    plugins = importlib.metadata.entry_points(group=ENTRY_POINT_GROUP)
+    found = plugins.select(name=name) if isinstance(name, str) else ()
+    for entry in found:
+        return _plugin_selector(name, entry.load(), f"entry point {entry.value!r}")
+    raise UnknownNameError.for_name("selector", name, [*SELECTORS, *plugins.names])
 
 
-__all__ = ["SELECTORS", "BiasedRFE", "ElasticNetSelector", "GroupLassoSelector", "HybridRFE",
+def _imported_selector(name: str) -> SelectorInfo:
+    """The selector of ``"module:Class"`` (``Class`` may be dotted: ``Outer.Inner``)."""
+    module_name, _, attribute = name.partition(":")
+    try:
+        found = importlib.import_module(module_name)
+    except Exception as exc:  # whatever importing the user's module raises
+        raise UnknownNameError(f"Selector {name!r}: cannot import module {module_name!r} "
+                               f"({type(exc).__name__}: {exc}).") from None
+    for part in attribute.split("."):
+        try:
+            found = getattr(found, part)
+        except AttributeError:
+            raise UnknownNameError(f"Selector {name!r}: module {module_name!r} has no "
+                                   f"attribute {attribute!r}.") from None
+    return _plugin_selector(name, found, "it")
+
+
+def _plugin_selector(name: str, found: object, where: str) -> SelectorInfo:
+    """``found`` (what ``where`` gives) registered as ``name``: a :class:`SelectorInfo`,
+    a selector class of the package, or a scikit-learn estimator class (wrapped)."""
+    if isinstance(found, SelectorInfo):
+        return replace(found, name=name)
+    if not (isinstance(found, type) and callable(getattr(found, "fit", None))
+            and callable(getattr(found, "get_params", None))):
+        raise UnknownNameError(f"Selector {name!r}: {where} is not a scikit-learn estimator "
+                               f"class (with fit and get_params); got {found!r}.")
+    if issubclass(found, SelectorBase):
+        info = SelectorInfo(name, found)
+    else:
+        info = ExternalSelectorInfo(name, found)
+    try:
+        info.parameters()
+    except Exception as exc:  # whatever the user's constructor raises
+        raise UnknownNameError(f"Selector {name!r}: {found.__name__}() fails without "
+                               f"arguments ({type(exc).__name__}: {exc}); a selector class "
+                               "needs a default for every parameter.") from None
+    return info
+
+
+__all__ = ["ENTRY_POINT_GROUP", "SELECTORS", "BiasedRFE", "ElasticNetSelector",
+           "ExternalSelector", "ExternalSelectorInfo", "GroupLassoSelector", "HybridRFE",
            "KernelSVMRFE",
            "MIMSelector", "MRMRSelector",
            "RandomForestSelector", "Range", "ReliefSelector", "SelectorInfo", "TTestSelector",

@@ -83,7 +83,8 @@ def parse_spec(mapping: Mapping, *, base: Path | None = None,
                                             f"(optional: {', '.join(optional)}).")
     study = parse_table(errors, "study", top["study"])
     data = DataSpec(**parse_table(errors, "data", top["data"]))
-    data = replace(data, source=_resolve_source(data.source, base))
+    data = replace(data, source=_resolve_source(data.source, base),
+                   labels=data.labels and _resolve_source(data.labels, base))
     protocol = ProtocolSpec(**parse_table(errors, "protocol", top.get("protocol")))
     selectors, choice = resolve_selectors(errors, parse_table(errors, "selector",
                                                               top["selector"]))

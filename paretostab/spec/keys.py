@@ -310,17 +310,25 @@ class Registered(Kind):
     names: Callable[[], tuple[str, ...]]
     where: str
     array: bool = False
+    #: Names beyond the registry's, as a regular expression, and how the reference says
+    #: it (``module:Class``); None: the registry's names only.
+    pattern: str | None = None
+    pattern_doc: str = ""
 
     def describe(self):
-        return f"{self.kind_name} name (`{self.where}`)" + (
+        other = f" or {self.pattern_doc}" if self.pattern else ""
+        return f"{self.kind_name} name (`{self.where}`){other}" + (
             ", or an array of them" if self.array else "")
 
     def json(self):
         one = {"type": "string", "enum": list(self.names())}
+        named = [one] if self.pattern is None else [one, {"type": "string",
+                                                          "pattern": self.pattern}]
+        item = named[0] if len(named) == 1 else {"anyOf": named}
         if not self.array:
-            return one
-        return {"anyOf": [one, {"type": "array", "items": one, "minItems": 1,
-                                "uniqueItems": True}]}
+            return item
+        return {"anyOf": [*named, {"type": "array", "items": item, "minItems": 1,
+                                   "uniqueItems": True}]}
 
     def known(self):
         return self.names()

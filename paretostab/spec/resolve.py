@@ -3,9 +3,11 @@
 :mod:`paretostab.spec.schema` checks each key on its own; here the ``[selector]`` and
 ``[objective]`` tables are checked against what is registered:
 
-* selector names (``paretostab.selectors.SELECTORS``), their fixed parameters and search
-  space against ``estimator().get_params()`` and the registry's fixed parameters and
-  space, and HybridRFE's ``n_stable <= n_features``;
+* selector names (``paretostab.selectors.SELECTORS``, an installed package's entry point,
+  or a scikit-learn estimator class ``"module:Class"``: ``get_selector``), their fixed
+  parameters and search space against the selector's parameters (``SelectorInfo.
+  parameters()``: its estimator's ``get_params()``) and the registry's fixed parameters
+  and space, and HybridRFE's ``n_stable <= n_features``;
 * measure names (``paretostab.measures``), the objective's options by name, by type and
   by evaluating the measure once on a tiny synthetic input;
 * the similarity: required when a measure needs one, refused otherwise.
@@ -87,7 +89,7 @@ def _selector(errors: SpecErrors, info, fixed_table: object, search_table: objec
     """One selector's fixed parameters and search space; ``prefix`` names its tables in
     errors (``selector`` → ``selector.fixed.reg``; ``selector.lasso`` → the multi-selector
     layout's ``selector.fixed.lasso.reg``)."""
-    defaults = info.estimator().get_params()
+    defaults = info.parameters()
     label = f"{info.name} ({info.estimator.__name__})"
     what = f"not a parameter of {label}"
     head, _, own = prefix.partition(".")
@@ -299,7 +301,7 @@ def _check_counts(errors: SpecErrors, spec: StudySpec, selector: SelectorSpec,
     """``selector``'s :data:`FEATURE_COUNTS` within ``[low, d]``: a fixed value, the
     estimator's default, every value a range or choices can draw."""
     info = get_selector(selector.name)
-    defaults = info.estimator().get_params()
+    defaults = info.parameters()
     searched = {param.name: param for param in selector.search}
     fixed_key, search_key = _table_keys(spec, selector)
     d = size.seen

@@ -30,10 +30,11 @@ import hashlib
 import json
 import os
 from collections.abc import Mapping
-from dataclasses import MISSING, dataclass
+from dataclasses import MISSING, dataclass, replace
 from pathlib import Path
 
 from paretostab.data import IMPUTE
+from paretostab.data_formats import FILE_TYPES, ORIENTATIONS
 from paretostab.errors import InvalidInputError
 from paretostab.protocol import METRICS, RESAMPLINGS
 from paretostab.similarity import METHODS as SIMILARITY_METHODS
@@ -65,10 +66,10 @@ from paretostab.spec.keys import (
 )
 
 __all__ = [
-    "BUILTIN_SOURCES", "DATA_GROUPS", "RESAMPLES", "SAMPLERS", "SCHEMA_FILE", "SIMILARITIES",
-    "TABLES", "DataSpec", "FrozenMap", "ObjectiveSpec", "Param", "ProtocolSpec", "SearchEntry",
-    "SelectorSpec", "SpecErrors", "StudySpec", "content_hash", "declared_keys", "freeze",
-    "is_int", "is_number", "json_schema", "parse_table", "reference_table",
+    "BUILTIN_SOURCES", "DATA_GROUPS", "MEMORY_SOURCE", "RESAMPLES", "SAMPLERS", "SCHEMA_FILE",
+    "SIMILARITIES", "TABLES", "DataSpec", "FrozenMap", "ObjectiveSpec", "Param", "ProtocolSpec",
+    "SearchEntry", "SelectorSpec", "SpecErrors", "StudySpec", "content_hash", "declared_keys",
+    "freeze", "is_int", "is_number", "json_schema", "parse_table", "reference_table",
     "required_tables", "thaw", "to_dict", "write_json_schema",
 ]
 
@@ -77,8 +78,12 @@ RESAMPLES = ("shared", "per_trial")
 SIMILARITIES = tuple(SIMILARITY_METHODS)
 #: A fixed ``groups`` value that takes the data set's feature groups (group lasso).
 DATA_GROUPS = "data"
-#: ``load_dataset`` sources that are names, not files (the part before any ``:``).
-BUILTIN_SOURCES = ("breast_cancer", "digits", "iris", "simulated", "wine")
+#: The source of data given in memory (``tune(spec, data=…)``), not a file.
+MEMORY_SOURCE = "memory"
+_DATASET_NAMES = ("breast_cancer", "digits", "iris", "simulated", "wine")
+#: Sources that are names, not files (the part before any ``:``): ``load_dataset``'s
+#: built-in data sets, then :data:`MEMORY_SOURCE`.
+BUILTIN_SOURCES = (*_DATASET_NAMES, MEMORY_SOURCE)
 #: The committed JSON Schema (package data), written by :func:`write_json_schema`.
 SCHEMA_FILE = Path(__file__).with_name("spec.schema.json")
 _HASH_VERSION = 2
@@ -101,19 +106,57 @@ def _measure_names() -> tuple[str, ...]:
 
 @dataclass(frozen=True)
 class DataSpec:
-    """The data set: a ``load_dataset`` source and how to read it."""
+    """The data set: a ``load_dataset`` source and how to read it, or data given in memory
+    (``source = "memory"``: ``tune(spec, data=…)``, identified by their ``content_hash``)."""
 
     source: str = declare(
-        kind=Text(), required="[data] needs source = a data file (.csv, .csv.gz, .parquet, "
-        ".npz; relative to the spec's folder) or one of " + ", ".join(BUILTIN_SOURCES) + ".",
-        doc="A data file (.csv, .csv.gz, .parquet, .npz; relative to the spec's folder) or a "
-            "built-in source: " + ", ".join(BUILTIN_SOURCES) + " (options after a `:`).")
-    label: str = declare("label", Text(), "The class column of a table.")
+        kind=Text(), required="[data] needs source = a data file (" + FILE_TYPES + "; "
+        "relative to the spec's folder) or one of " + ", ".join(BUILTIN_SOURCES) + ".",
+        doc="A data file (" + FILE_TYPES + "; relative to the spec's folder), a built-in "
+            "source: " + ", ".join(_DATASET_NAMES) + " (options after a `:`), or "
+            f"`{MEMORY_SOURCE}`: data given in memory (`tune(spec, data=…)`, which sets it).")
+    label: str = declare("label", Text(),
+                         "The class column of a table or of the labels file; the `obs` "
+                         "column of an .h5ad; the label row with features in rows.")
     impute: str | None = declare(None, Choice(IMPUTE, "impute"),
                                  "How missing values are filled; absent: missing values fail.")
     prefilter: int | None = declare(
-        None, Integer(1, " (the number of highest-variance features kept)"),
-        "Keep the t highest-variance features (per run).")
+        None, Integer(0, " (the number of highest-variance features kept; 0: off)"),
+        "Keep the t highest-variance features (per run); 0 or absent: all.")
+    orientation: str | None = declare(
+        None, Choice(ORIENTATIONS, "orientation"),
+        "`features_in_rows`: a table's first column holds the feature names, its header the "
+        "sample names (a GEO series matrix); absent: `samples_in_rows`.")
+    labels: str | None = declare(
+        None, Text("a path to a table of labels (e.g. 'labels.csv')"),
+        "A table of the labels kept apart from the data file (relative to the spec's "
+        "folder): first column the sample name, a `label` column; samples matched by name.")
+    content_hash: str | None = declare(
+        None, Text("the SHA-256 of data given in memory, as tune(spec, data=...) sets it"),
+        f"The SHA-256 of data given in memory (`source = \"{MEMORY_SOURCE}\"`), set by "
+        "`tune(spec, data=…)`: a resume with other data is refused.")
+
+    def __post_init__(self):
+        # the defaults spelled out are the defaults: a spec means the same with or without
+        if self.prefilter == 0:
+            object.__setattr__(self, "prefilter", None)
+        if self.orientation == ORIENTATIONS[0]:
+            object.__setattr__(self, "orientation", None)
+
+    def in_memory(self, content_hash: str) -> DataSpec:
+        """These keys for data given in memory whose :meth:`Dataset.content_hash
+        <paretostab.data.Dataset.content_hash>` is ``content_hash``: the source is
+        ``"memory"``; a file's ``orientation`` and ``labels`` are refused, as are data
+        other than those of a spec that already names its in-memory data."""
+        if self.orientation is not None or self.labels is not None:
+            raise InvalidInputError(
+                "data given in memory: [data] orientation and labels are for data files; "
+                "remove them (give X as n samples × d features, and y).")
+        if self.content_hash is not None and self.content_hash != content_hash:
+            raise InvalidInputError(
+                f"the data given in memory (content hash {content_hash[:12]}) are not the "
+                f"spec's (content hash {self.content_hash[:12]}); give the same data.")
+        return replace(self, source=MEMORY_SOURCE, content_hash=content_hash)
 
 
 @dataclass(frozen=True)
@@ -185,15 +228,19 @@ class SearchEntry:
 
 @dataclass(frozen=True)
 class SelectorSpec:
-    """The selector: a ``SELECTORS`` name, its fixed parameters and its search space."""
+    """The selector: a ``SELECTORS`` name (or ``"module:Class"``, an entry point's name),
+    its fixed parameters and its search space."""
 
     name: str = declare(
         kind=Registered("selector", _selector_names, "paretostab.selectors.SELECTORS",
-                        array=True),
+                        array=True, pattern=r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$",
+                        pattern_doc="`module:Class` (any scikit-learn estimator class)"),
         required="[selector] needs name = one of {names}, or an array of them to compare "
                  "selectors.",
-        doc="The selector; an array of them: the study chooses among them (its categorical "
-            "parameter `selector`).")
+        doc="The selector; `\"module:Class\"`: any scikit-learn estimator class (one with "
+            "`get_support()`, or `coef_`/`feature_importances_` and `n_features` kept by "
+            "rank; no default search space); an array of them: the study chooses among "
+            "them (its categorical parameter `selector`).")
     fixed: Mapping[str, object] = declare(
         factory=FrozenMap, kind=Table({"anyOf": [SCALAR, {"type": "array"},
                                                            {"type": "object"}]}),

@@ -97,8 +97,15 @@ def tune(spec: StudySpec, *, storage: str | None = None, study_name: str | None 
          workers: int = 1, artifacts: str | None = None,
          cache_bytes: int = DEFAULT_CACHE_BYTES, progress: bool | None = None,
          heartbeat_interval: int = HEARTBEAT_SECONDS, grace_period: int = GRACE_SECONDS,
-         storage_wait: float = DEFAULT_STORAGE_WAIT) -> optuna.Study:
+         storage_wait: float = DEFAULT_STORAGE_WAIT, data: object = None) -> optuna.Study:
     """Run (or resume) the spec's study until it has ``n_trials`` counted trials.
+
+    ``data``: data given in memory instead of the spec's ``[data] source`` — ``(X, y)``,
+    a pandas DataFrame with the spec's label column, an ``anndata.AnnData`` (the label in
+    its ``obs`` column) or a :class:`~paretostab.data.Dataset` — read with the spec's
+    ``label`` and ``impute``. The study then stores ``source = "memory"`` and the data's
+    content hash (SHA-256 of X, y and the feature names) in its spec, so that resuming it
+    with other data is refused as resuming it with another spec is.
 
     ``n_trials`` is the study's, not this call's: every process that runs the study — the
     ``workers`` processes, other ``tune`` calls on the same storage, on other machines —
@@ -147,15 +154,13 @@ def tune(spec: StudySpec, *, storage: str | None = None, study_name: str | None 
                             cache_bytes=cache_bytes, heartbeat_interval=heartbeat_interval,
                             grace_period=grace_period, storage_wait=storage_wait,
                             verbosity=optuna.logging.get_verbosity())
-    problem = Problem.from_spec(spec)
-    for note in problem.notes:
-        print(note, file=sys.stderr)
+    problem = Problem.from_spec(spec, data)
     artifact_store(url, artifacts, create=False)  # all checked before anything is made
     study = settings.open_study(problem.spec)
     store = artifact_store(url, artifacts)
-    notice = artifact_notice(url, artifacts)
-    if notice:
-        print(notice, file=sys.stderr)
+    for note in (*problem.notes, artifact_notice(url, artifacts)):  # once it is all open
+        if note:
+            print(note, file=sys.stderr)
     start = counted_trials(study)
     if start >= total:
         return study

@@ -1,0 +1,352 @@
+"""Data in memory and in the field's formats (issue 20, part 2): TSV, gzip, features in
+rows, labels kept apart, .h5ad, transposed files, prefilter = 0, data given to tune()."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from paretostab.data import as_dataset, load_dataset
+from paretostab.errors import InvalidInputError, UnknownNameError
+from paretostab.problem import Problem
+from paretostab.spec import load_spec, parse_spec
+from paretostab.tuning import tune
+
+N, D = 12, 30
+SAMPLES = [f"GSM{100 + i}" for i in range(N)]
+GENES = [f"g{j}" for j in range(D)]
+CLASSES = np.array(["tumour", "normal"] * (N // 2))
+
+
+@pytest.fixture
+def values():
+    return np.random.default_rng(0).normal(size=(N, D))
+
+
+def samples_in_rows(values) -> pd.DataFrame:
+    frame = pd.DataFrame(values, columns=GENES)
+    frame.insert(0, "label", CLASSES)
+    return frame
+
+
+def features_in_rows(values, *, first: str = "ID_REF", label_row: bool = False
+                     ) -> pd.DataFrame:
+    """A GEO-like matrix: one row per gene (names in the first column), one column per
+    sample (names in the header); with ``label_row``, a last row named "label"."""
+    frame = pd.DataFrame(values.T, columns=SAMPLES)
+    frame.insert(0, first, GENES)
+    if label_row:
+        frame.loc[len(frame)] = ["label", *CLASSES]
+    return frame
+
+
+def write_labels(path: Path, samples, classes) -> Path:
+    pd.DataFrame({"sample": samples, "label": classes}).to_csv(path, index=False)
+    return path
+
+
+def error(call, *args, **kwargs) -> str:
+    with pytest.raises(InvalidInputError) as caught:
+        call(*args, **kwargs)
+    message = str(caught.value)
+    assert "\n" not in message
+    return message
+
+
+# ----------------------------------------------------------------------- file formats
+
+
+@pytest.mark.parametrize("name", ["t.tsv", "t.tsv.gz", "t.csv.gz"])
+def test_tsv_and_compressed_tables_read_as_csv_does(tmp_path, values, name):
+    sep = "\t" if ".tsv" in name else ","
+    samples_in_rows(values).to_csv(tmp_path / name, sep=sep, index=False)
+    data = load_dataset(tmp_path / name)
+    np.testing.assert_allclose(data.X, values)
+    assert data.feature_names == tuple(GENES) and list(data.y) == list(CLASSES)
+    assert data.name == "t"
+
+
+def test_a_tsv_read_with_commas_says_how_it_is_separated(tmp_path, values):
+    samples_in_rows(values).to_csv(tmp_path / "c.tsv", index=False)  # commas in a .tsv
+    assert "it looks separated by ','" in error(load_dataset, tmp_path / "c.tsv")
+
+
+def test_features_in_rows_with_a_label_row(tmp_path, values):
+    path = tmp_path / "geo.csv"
+    features_in_rows(values, label_row=True).to_csv(path, index=False)
+    data = load_dataset(path, orientation="features_in_rows")
+    np.testing.assert_allclose(data.X, values)
+    assert data.feature_names == tuple(GENES) and list(data.y) == list(CLASSES)
+
+
+def test_features_in_rows_with_numeric_labels_keeps_them_integers(tmp_path, values):
+    frame = features_in_rows(values)
+    frame.loc[len(frame)] = ["label", *([0, 1] * (N // 2))]
+    frame.to_csv(tmp_path / "n.csv", index=False)
+    data = load_dataset(tmp_path / "n.csv", orientation="features_in_rows")
+    assert data.y.dtype.kind == "i" and sorted(set(data.y)) == [0, 1]
+
+
+def test_a_separate_labels_file_is_matched_by_sample_name(tmp_path, values):
+    path = tmp_path / "geo.tsv.gz"
+    features_in_rows(values).to_csv(path, sep="\t", index=False)
+    order = np.random.default_rng(1).permutation(N)  # the labels file in another order
+    labels = write_labels(tmp_path / "labels.csv", np.array(SAMPLES)[order], CLASSES[order])
+    data = load_dataset(path, orientation="features_in_rows", labels=labels)
+    np.testing.assert_allclose(data.X, values)
+    assert list(data.y) == list(CLASSES)
+    # samples in rows: the data's first column names the samples
+    rows = pd.DataFrame(values, columns=GENES)
+    rows.insert(0, "sample", SAMPLES)
+    rows.to_csv(tmp_path / "rows.csv", index=False)
+    again = load_dataset(tmp_path / "rows.csv", labels=labels)
+    np.testing.assert_allclose(again.X, values)
+    assert list(again.y) == list(CLASSES) and again.feature_names == tuple(GENES)
+
+
+def test_missing_and_extra_samples_of_a_labels_file_are_named(tmp_path, values):
+    path = tmp_path / "geo.csv"
+    features_in_rows(values).to_csv(path, index=False)
+    labels = write_labels(tmp_path / "l.csv", [*SAMPLES[:-2], "GSM999"], CLASSES[:-1])
+    message = error(load_dataset, path, orientation="features_in_rows", labels=labels)
+    assert message == (
+        "geo.csv and labels file l.csv do not name the same samples: 2 sample(s) of geo.csv "
+        "have no label in l.csv (GSM110, GSM111); 1 sample(s) of l.csv are not in geo.csv "
+        "(GSM999).")
+    twice = write_labels(tmp_path / "twice.csv", [*SAMPLES, SAMPLES[0]], [*CLASSES, "x"])
+    assert "duplicate sample names: GSM100 (2 times)" in error(
+        load_dataset, path, orientation="features_in_rows", labels=twice)
+    assert "labels file l.csv has no label column 'cls' (its columns: sample, label)" in error(
+        load_dataset, path, orientation="features_in_rows", labels=labels, label="cls")
+    samples_in_rows(values).to_csv(tmp_path / "both.csv", index=False)
+    assert "keep the labels in one place" in error(load_dataset, tmp_path / "both.csv",
+                                                  labels=labels)
+
+
+def test_a_geo_series_matrix_read_as_samples_in_rows_names_the_option(tmp_path, values):
+    """Genes in rows, samples in columns, first column ID_REF: the error says it looks
+    transposed and names orientation = "features_in_rows"."""
+    features_in_rows(values).to_csv(tmp_path / "series_matrix.csv", index=False)
+    message = error(load_dataset, tmp_path / "series_matrix.csv")
+    assert message.startswith("series_matrix.csv has no label column 'label' (its columns "
+                              "start: ID_REF, GSM100, ")
+    assert "it looks transposed (30 rows named by its first column ID_REF" in message
+    assert 'set orientation = "features_in_rows"' in message
+    features_in_rows(values, label_row=True).to_csv(tmp_path / "labelled.csv", index=False)
+    assert "it looks transposed (its first column ID_REF has a row named 'label')" in error(
+        load_dataset, tmp_path / "labelled.csv")
+    # a table the right way round with a wrong label name gets no such hint
+    samples_in_rows(values).to_csv(tmp_path / "ok.csv", index=False)
+    assert "transposed" not in error(load_dataset, tmp_path / "ok.csv", label="cls")
+
+
+def test_features_in_rows_errors_say_what_to_do(tmp_path, values):
+    features_in_rows(values).to_csv(tmp_path / "geo.csv", index=False)
+    assert "has no row named 'label' in its first column ID_REF: add one, or give labels = " \
+        in error(load_dataset, tmp_path / "geo.csv", orientation="features_in_rows")
+    samples_in_rows(values).to_csv(tmp_path / "rows.csv", index=False)
+    assert "its samples look in rows; remove orientation" in error(
+        load_dataset, tmp_path / "rows.csv", orientation="features_in_rows")
+    text = features_in_rows(values, label_row=True)
+    text.iloc[3, 2] = "high"
+    text.to_csv(tmp_path / "text.csv", index=False)
+    assert error(load_dataset, tmp_path / "text.csv", orientation="features_in_rows") == (
+        "text.csv: feature rows must be numeric; 1 are not: g3.")
+    with pytest.raises(InvalidInputError, match="orientation must be one of"):
+        load_dataset(tmp_path / "geo.csv", orientation="genes_in_rows")
+
+
+def test_an_npz_with_features_in_rows_is_transposed(tmp_path, values):
+    np.savez(tmp_path / "t.npz", X=values.T, y=CLASSES)
+    data = load_dataset(tmp_path / "t.npz", orientation="features_in_rows")
+    np.testing.assert_allclose(data.X, values)
+    assert "an .npz holds its labels as array y" in error(
+        load_dataset, tmp_path / "t.npz", labels=tmp_path / "l.csv")
+
+
+def anndata_or_skip():
+    return pytest.importorskip(
+        "anndata", reason="the .h5ad tests need anndata (pip install 'paretostab[h5ad]')")
+
+
+def make_anndata(values, *, sparse: bool = False):
+    anndata = anndata_or_skip()
+    from scipy import sparse as scipy_sparse
+
+    obs = pd.DataFrame({"cell_type": pd.Categorical(CLASSES)}, index=SAMPLES)
+    X = scipy_sparse.csr_matrix(values) if sparse else values
+    return anndata.AnnData(X=X, obs=obs, var=pd.DataFrame(index=GENES))
+
+
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "sparse"])
+def test_h5ad_files_take_their_label_from_obs(tmp_path, values, sparse):
+    make_anndata(values, sparse=sparse).write_h5ad(tmp_path / "cells.h5ad")
+    data = load_dataset(tmp_path / "cells.h5ad", label="cell_type")
+    np.testing.assert_allclose(data.X, values)
+    assert data.feature_names == tuple(GENES) and list(data.y) == list(CLASSES)
+    assert data.y.dtype.kind == "U"  # categorical labels: plain strings
+    assert error(load_dataset, tmp_path / "cells.h5ad") == (
+        "cells.h5ad has no obs column 'label' (its obs columns: cell_type): pass label= (the "
+        "spec's [data] label) with the name of the class column.")
+    labels = write_labels(tmp_path / "l.csv", SAMPLES, CLASSES)
+    assert list(load_dataset(tmp_path / "cells.h5ad", labels=labels).y) == list(CLASSES)
+    assert "remove orientation" in error(load_dataset, tmp_path / "cells.h5ad",
+                                         label="cell_type", orientation="features_in_rows")
+
+
+def test_a_corrupt_h5ad_is_one_line(tmp_path):
+    anndata_or_skip()
+    (tmp_path / "bad.h5ad").write_bytes(b"\x89HDF\r\n\x1a\nnot really")
+    assert error(load_dataset, tmp_path / "bad.h5ad").startswith(
+        "bad.h5ad is not a readable .h5ad file (")
+
+
+def test_unsupported_types_list_the_formats(tmp_path):
+    (tmp_path / "x.xlsx").write_bytes(b"PK")
+    assert error(load_dataset, tmp_path / "x.xlsx") == (
+        "Unsupported file type 'x.xlsx': expected a .csv or .tsv (also .gz), .parquet, .npz "
+        "or .h5ad file.")
+
+
+def test_the_impute_error_says_where_to_choose(tmp_path, values):
+    holes = samples_in_rows(values)
+    holes.iloc[0, 3] = np.nan
+    holes.to_csv(tmp_path / "h.csv", index=False)
+    assert "choose the spec's [data] impute = \"mean\" or \"median\" (per feature) or " \
+        "\"drop\" (the rows), impute= in Python" in error(load_dataset, tmp_path / "h.csv")
+
+
+# ----------------------------------------------------------------------- data in memory
+
+
+def test_data_in_memory_in_every_form_give_the_same_data(values):
+    frame = samples_in_rows(values)
+    from_frame = as_dataset(frame)
+    from_arrays = as_dataset((frame[GENES], CLASSES))
+    assert from_frame.content_hash() == from_arrays.content_hash()
+    np.testing.assert_allclose(from_frame.X, values)
+    unnamed = as_dataset((values, CLASSES))
+    assert unnamed.feature_names[:2] == ("f0", "f1")
+    assert unnamed.content_hash() != from_frame.content_hash()  # names are part of it
+    other = values.copy()
+    other[0, 0] += 1e-12
+    assert as_dataset((other, CLASSES)).content_hash() != unnamed.content_hash()
+    before = frame.copy()
+    as_dataset(frame, impute="mean")
+    pd.testing.assert_frame_equal(frame, before)  # not mutated
+
+
+def test_data_in_memory_as_anndata(values):
+    adata = make_anndata(values, sparse=True)
+    data = as_dataset(adata, label="cell_type")
+    np.testing.assert_allclose(data.X, values)
+    assert data.content_hash() == as_dataset(
+        (pd.DataFrame(values, columns=GENES), CLASSES)).content_hash()
+
+
+@pytest.mark.parametrize(("data", "expected"), [
+    ((np.zeros(4), [0, 1, 0, 1]), "data in memory: X must be 2-D (n samples × d features); got "
+                                  "shape (4,)."),
+    ((np.zeros((4, 2)), [0, 1]), "data in memory: y must hold one label per row of X (4); got "
+                                 "shape (2,)."),
+    ([1, 2, 3], "data must be (X, y), a pandas DataFrame with a label column, an "
+                "anndata.AnnData or a Dataset; got list of 3 items."),
+    ("x.csv", "data must be (X, y), a pandas DataFrame with a label column, an "
+              "anndata.AnnData or a Dataset; got str."),
+    (pd.DataFrame({"a": [1.0, 2.0]}), "data in memory: the DataFrame has no label column "
+                                      "'label' (its columns start: a); pass label="),
+    ((np.zeros((4, 2)), [0, 0, 0, 1]), "data in memory (y): class '1' has 1 example(s)"),
+])
+def test_data_in_memory_errors_are_one_line(data, expected):
+    assert error(as_dataset, data).startswith(expected)
+
+
+# ----------------------------------------------------------------------- specs
+
+
+def spec_mapping(**data) -> dict:
+    return {"study": {"name": "mem", "trials": 2, "seed": 0, "sampler": "random"},
+            "data": {"source": "memory", **data}, "protocol": {"runs": 3},
+            "selector": {"name": "t_test", "fixed": {"n_features": 3}},
+            "objective": {"stability": "nogueira", "record": []}}
+
+
+def test_prefilter_zero_is_off():
+    off = parse_spec(spec_mapping(prefilter=0))
+    assert off.data.prefilter is None
+    assert off.content_hash() == parse_spec(spec_mapping()).content_hash()
+    assert "prefilter" not in off.to_dict()["data"]
+    with pytest.raises(InvalidInputError, match=r"must be an integer >= 0 \(.*0: off\)"):
+        parse_spec(spec_mapping(prefilter=-1))
+
+
+def test_orientation_and_labels_keys(tmp_path, values):
+    features_in_rows(values).to_csv(tmp_path / "geo.csv", index=False)
+    write_labels(tmp_path / "labels.csv", SAMPLES, CLASSES)
+    (tmp_path / "s.toml").write_text(
+        '[study]\nname = "geo"\n[data]\nsource = "geo.csv"\norientation = "features_in_rows"\n'
+        'labels = "labels.csv"\n[selector]\nname = "t_test"\n[selector.fixed]\nn_features = 3\n',
+        encoding="utf-8")
+    spec = load_spec(tmp_path / "s.toml")
+    assert spec.data.labels == str(tmp_path / "labels.csv")  # relative to the spec's folder
+    problem = Problem.from_spec(spec)
+    np.testing.assert_allclose(problem.X, values)
+    assert list(problem.y) == list(CLASSES)
+    again = parse_spec(spec.to_dict())
+    assert again.content_hash() == spec.content_hash()
+    rows = parse_spec(spec_mapping(orientation="samples_in_rows"))  # the default, spelled out
+    assert rows.data.orientation is None
+    assert rows.content_hash() == parse_spec(spec_mapping()).content_hash()
+    with pytest.raises(UnknownNameError, match="Unknown orientation 'genes_in_rows'"):
+        parse_spec(spec_mapping(orientation="genes_in_rows"))
+
+
+def test_a_memory_source_without_data_says_how_to_give_them():
+    spec = parse_spec(spec_mapping())
+    assert error(Problem.from_spec, spec).startswith(
+        "[data] source = 'memory': the data are given in memory; pass them as data= ")
+    with pytest.raises(InvalidInputError, match="orientation and labels are for data files"):
+        Problem.from_spec(parse_spec(spec_mapping(labels="l.csv")), (np.zeros((4, 2)),
+                                                                    [0, 1, 0, 1]))
+
+
+def test_data_in_memory_replace_the_spec_source_and_enter_its_hash(values):
+    spec = parse_spec({**spec_mapping(), "data": {"source": "breast_cancer"}})
+    problem = Problem.from_spec(spec, samples_in_rows(values))
+    data = as_dataset(samples_in_rows(values))
+    assert problem.spec.data.source == "memory"
+    assert problem.spec.data.content_hash == data.content_hash()
+    stored = parse_spec(json.loads(json.dumps(problem.spec.to_dict())))  # as a study stores it
+    assert stored.content_hash() == problem.spec.content_hash()
+    assert Problem.from_spec(stored, data).spec.content_hash() == problem.spec.content_hash()
+    with pytest.raises(InvalidInputError, match="are not the spec's"):
+        Problem.from_spec(stored, (values[::-1], CLASSES))
+    assert "(content hash " + data.content_hash()[:12] + ")" in error(Problem.from_spec, stored)
+
+
+# ----------------------------------------------------------------------- tune with data in memory
+
+
+def test_tune_with_data_in_memory_and_a_resume_with_other_data_refused(tmp_path, values):
+    url = f"sqlite:///{tmp_path / 'mem.db'}"
+    spec = parse_spec(spec_mapping())
+    study = tune(spec, data=(pd.DataFrame(values, columns=GENES), CLASSES), storage=url,
+                 progress=False)
+    assert len(study.trials) == 2 and all(t.values is not None for t in study.trials)
+    stored = study.user_attrs["spec"]["data"]
+    assert stored["source"] == "memory"
+    assert stored["content_hash"] == as_dataset(samples_in_rows(values)).content_hash()
+    # the same data (as a DataFrame this time): resumed
+    again = tune(spec, data=samples_in_rows(values), storage=url, n_trials=3, progress=False)
+    assert len(again.trials) == 3
+    other = values.copy()
+    other[0, 0] += 1.0
+    with pytest.raises(InvalidInputError, match="Study 'mem' in this storage was made from "
+                                                "another spec"):
+        tune(spec, data=samples_in_rows(other), storage=url, n_trials=4, progress=False)
+    with pytest.raises(InvalidInputError, match="source = 'memory'"):
+        tune(spec, storage=url, n_trials=4, progress=False)
