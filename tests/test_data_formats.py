@@ -13,6 +13,7 @@ import pytest
 from paretostab.data import as_dataset, load_dataset
 from paretostab.errors import InvalidInputError, UnknownNameError
 from paretostab.problem import Problem
+from paretostab.report.build import build_report, choose_trial
 from paretostab.spec import load_spec, parse_spec
 from paretostab.tuning import tune
 
@@ -350,3 +351,22 @@ def test_tune_with_data_in_memory_and_a_resume_with_other_data_refused(tmp_path,
         tune(spec, data=samples_in_rows(other), storage=url, n_trials=4, progress=False)
     with pytest.raises(InvalidInputError, match="source = 'memory'"):
         tune(spec, storage=url, n_trials=4, progress=False)
+
+
+def test_report_and_choose_of_a_study_tuned_on_data_in_memory(tmp_path, values):
+    """The report and the γ choice refit front trials on the whole data: given as tune
+    took them; without them, or with others, one line."""
+    url = f"sqlite:///{tmp_path / 'mem.db'}"
+    tune(parse_spec(spec_mapping()), data=(values, CLASSES), storage=url, progress=False)
+    chosen = choose_trial(url, 0.5, data=(values, CLASSES))
+    assert chosen["selected_features"] and set(chosen["selected_features"]) <= set(
+        as_dataset((values, CLASSES)).feature_names)
+    out = build_report(url, out=tmp_path / "report", replicates=0, progress=False,
+                       data=(values, CLASSES))
+    assert (out / "summary.json").exists()
+    with pytest.raises(InvalidInputError, match="source = 'memory'"):
+        choose_trial(url, 0.5)
+    other = values.copy()
+    other[0, 0] += 1.0
+    with pytest.raises(InvalidInputError, match="are not the spec's"):
+        choose_trial(url, 0.5, data=(other, CLASSES))

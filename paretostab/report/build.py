@@ -47,7 +47,7 @@ def build_report(storage_url: str, *, study_name: str | None = None,
                  measures: list[str] | None = None, replicates: int | None = None,
                  weight: object = None, gamma: float = 0.5, level: float = 0.95,
                  out: str | Path = "report", artifacts: str | None = None,
-                 progress: bool | None = None) -> Path:
+                 progress: bool | None = None, data: object = None) -> Path:
     """Write the report of a study to ``out``: ``index.html``, ``front.csv``,
     ``summary.json`` (and ``selectors.csv`` for a multi-selector study); returns the
     folder.
@@ -60,12 +60,14 @@ def build_report(storage_url: str, *, study_name: str | None = None,
     :func:`paretostab.weight.as_weight`. ``gamma``: the trade-off γ ∈ [0, 1] (003 §7.1)
     whose choice every figure and table marks and the "chosen trade-off" section details
     (its parameters, values, replicate means with intervals and the features its selector
-    selects on the whole data).
+    selects on the whole data). ``data``: the data of a study tuned on data given in
+    memory (``tune(spec, data=…)``), as ``tune`` took them (checked against the hash the
+    study stored).
     """
     as_gamma(gamma)
     as_level(level)
     weight = as_weight(weight)
-    reader = read_study(storage_url, study_name, artifacts=artifacts)
+    reader = read_study(storage_url, study_name, artifacts=artifacts, data=data)
     reader.store  # noqa: B018 - a wrong artifact store fails now, not after the replicates
     report = analyse_study(reader, measures=measures, replicates=replicates, weight=weight,
                            gamma=gamma, level=level, progress=progress)
@@ -83,12 +85,13 @@ def build_report(storage_url: str, *, study_name: str | None = None,
 
 
 def choose_trial(storage_url: str, gamma: float, *, study_name: str | None = None,
-                 measure: str | None = None, artifacts: str | None = None) -> dict:
+                 measure: str | None = None, artifacts: str | None = None,
+                 data: object = None) -> dict:
     """The front trial maximising γA + (1−γ)φ (003 §7.1) under the study's objective (or
     ``measure``), its parameters, and the features its selector selects when fitted on the
-    whole data set."""
+    whole data set (``data``: those of a study tuned on data given in memory)."""
     as_gamma(gamma)
-    reader = read_study(storage_url, study_name, artifacts=artifacts)
+    reader = read_study(storage_url, study_name, artifacts=artifacts, data=data)
     objective = measure_name(measure) if measure else reader.objective
     table = reader.trial_table([objective])
     if table.empty:

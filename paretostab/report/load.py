@@ -54,15 +54,17 @@ def open_study(storage: optuna.storages.BaseStorage, study_name: str | None) -> 
 
 def read_study(storage_url: str, study_name: str | None = None, *,
                artifacts: str | None = None,
-               storage: optuna.storages.BaseStorage | None = None) -> StudyReader:
+               storage: optuna.storages.BaseStorage | None = None,
+               data: object = None) -> StudyReader:
     """The study ``study_name`` (default: the storage's only one) of the storage at
     ``storage_url`` (or the already opened ``storage``), which must exist, as a
     :class:`StudyReader`; its artifact store (``artifacts``, default the storage's) is
-    opened when a RunSet is first read."""
+    opened when a RunSet is first read; ``data``: the data of a study tuned on data in
+    memory."""
     storage = open_storage(storage_url, must_exist=True) if storage is None else storage
     return StudyReader(open_study(storage, study_name), storage_url,
                        functools.partial(artifact_store, storage_url, artifacts,
-                                         must_exist=True))
+                                         must_exist=True), data)
 
 
 class StudyReader:
@@ -76,13 +78,18 @@ class StudyReader:
         :attr:`location`).
     open_store : callable
         Opens the study's artifact store (called once, when first needed).
+    data : optional
+        The data of a study tuned on data given in memory (``tune(spec, data=…)``), in
+        any form :func:`~paretostab.data.as_dataset` takes; checked against the content
+        hash the study stored. None: the spec's ``[data]`` source is loaded.
     """
 
     def __init__(self, study: optuna.Study, storage_url: str,
-                 open_store: Callable[[], object]) -> None:
+                 open_store: Callable[[], object], data: object = None) -> None:
         self.study = study
         self.storage_url = storage_url
         self._open_store = open_store
+        self._data = data
 
     @property
     def name(self) -> str:
@@ -130,7 +137,7 @@ class StudyReader:
     @functools.cached_property
     def problem(self) -> Problem:
         """The spec with its data (loaded on first use)."""
-        return Problem.from_spec(self.spec)
+        return Problem.from_spec(self.spec, self._data)
 
     @functools.cached_property
     def store(self):
