@@ -53,6 +53,7 @@ from paretostab.selectors._logistic import fit_l2_logistic
 
 __all__ = ["ExternalSelector", "external_parameters", "external_selector"]
 
+
 def _weights(model: object) -> np.ndarray | None:
     """A fitted model's weight per input column: ``class_weight_norm(coef_)`` (a binary
     model's 1 × d ``coef_`` as its vector) or ``feature_importances_``; None without
