@@ -57,16 +57,13 @@ features over the M resampling runs is k̄ ± 1 (000 §6.2, 003 §7.2), see
 
 from __future__ import annotations
 
-import abc
-import functools
 import math
 import warnings
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
-from scipy.special import expit, softmax
-from sklearn.linear_model import LogisticRegression
+from scipy.special import softmax
 from sklearn.utils.validation import check_array
 
 from paretostab.data import group_indices
@@ -82,25 +79,23 @@ from paretostab.selectors._base import (
     single_threaded,
 )
 from paretostab.selectors._group_fista import (
-    as_intercept,
     classification_loss,
     group_fista,
-    kkt_violation,
-    row_squares,
 )
 from paretostab.selectors._logistic import fit_l2_logistic
+from paretostab.selectors.sparse_problem import (
+    ElasticNetPenalty,
+    GroupLassoPenalty,
+    Penalty,
+    Solution,
+    SparseProblem,
+    run_problem,
+    sample_problem,
+    solve,
+)
 
 #: Working-set solvers of :class:`ElasticNetSelector`.
 SOLVERS = ("fista", "saga")
-#: saga's random states tried when its solution is not optimal (scikit-learn #13021), and
-#: the relative KKT residual below which one is taken; FISTA finishes the best one from
-#: there when its residual is above ``SAGA_FINISH`` (saga stops on the weights' change,
-#: near the λ where features enter still 1e-4–1e-3 from optimal).
-SAGA_ATTEMPTS = 5
-SAGA_KKT = 1e-3
-SAGA_FINISH = 1e-5
-#: Relative slack of the KKT test of the units outside the working set.
-KKT_RTOL = 1e-6
 #: Relative width in λ below which a calibration bracket counts as collapsed: the target
 #: count lies between two counts that one λ cannot separate (features entering together).
 LAMBDA_RTOL = 1e-6
@@ -110,241 +105,6 @@ LAMBDA_FLOOR = 1e-4
 CACHE_BYTES = 256 * 2**20
 #: Largest number of λ values a calibration tries.
 MAX_EVALUATIONS = 60
-
-
-# ----------------------------------------------------------------------------- problem
-
-
-@dataclass
-class _Problem:
-    """One training sample: standardised distinct rows, labels ±1 (two classes) or the
-    n × K one-vs-rest signs (K > 2: the multinomial loss), multiplicities."""
-
-    X: np.ndarray
-    y: np.ndarray
-    c: np.ndarray
-
-    @functools.cached_property
-    def loss(self):
-        """The logistic (two classes) or multinomial loss of the sample."""
-        return classification_loss(self.y, self.c)
-
-    @property
-    def null_intercept(self) -> float | np.ndarray:
-        """The optimal intercept(s) when every weight is 0."""
-        return self.loss.null_intercept()
-
-    @property
-    def no_weights(self) -> np.ndarray:
-        """The weights of no feature: shape (0,), or (0, K) for the multinomial."""
-        return np.zeros((0, *self.y.shape[1:]))
-
-    @functools.cached_property
-    def repeats(self) -> np.ndarray:
-        """Row index of each example with its multiplicity (the bootstrap sample itself)."""
-        return np.repeat(np.arange(self.y.size), self.c.astype(np.int64))
-
-    def gradient(self, features: np.ndarray, values: np.ndarray, b) -> np.ndarray:
-        """Gradient of the weighted loss in the weights of all d features (d, or d × K)."""
-        z = (self.X[:, features] @ values + b if features.size
-             else np.full((self.c.size, *np.shape(b)), b))
-        return self.X.T @ self.loss.residual(z)
-
-
-def _problem(sample: TrainingSample) -> _Problem:
-    """The problem ``fit`` solves on a training sample: its distinct standardised rows."""
-    return _Problem(*sample.distinct)
-
-
-def _run_problem(X: np.ndarray, y: np.ndarray, sample) -> _Problem:
-    """The problem ``fit(X[rows][:, cols], y[rows])`` solves, for a sample given as a
-    :class:`TrainingSample`, rows or ``(rows, cols)``."""
-    if isinstance(sample, TrainingSample):
-        return _problem(sample)
-    if isinstance(sample, tuple):
-        rows, cols = sample
-        X_run = X[np.ix_(rows, cols)]
-    else:
-        rows = sample
-        X_run = X[rows]
-    return _problem(TrainingSample(X_run, y[rows], owner="every calibration sample"))
-
-
-@dataclass
-class _Solution:
-    """A fitted sparse model: its non-zero weights (a row of K per feature for the
-    multinomial), intercept(s) and λ (compact, for warm starts); ``gradient`` (loss
-    gradient in w at the solution) when just computed."""
-
-    reg: float
-    features: np.ndarray
-    values: np.ndarray
-    intercept: float | np.ndarray
-    gradient: np.ndarray | None = field(default=None, repr=False)
-    n_iter: int = 0
-
-    @property
-    def n_selected(self) -> int:
-        return int(self.features.size)
-
-    def coef(self, d: int) -> np.ndarray:
-        coef = np.zeros((d, *self.values.shape[1:]))
-        coef[self.features] = self.values
-        return coef
-
-
-# ----------------------------------------------------------------------------- penalty
-
-
-class _Penalty(abc.ABC):
-    """The penalty ``reg Σ_g u_g ‖w_g‖`` over units g (plus the elastic net's L2 part) and
-    the inner solver of a working set. ``labels[f]`` is the unit of feature f, ``sizes``
-    the unit sizes, ``unit_weights`` the u_g."""
-
-    labels: np.ndarray
-    sizes: np.ndarray
-    unit_weights: np.ndarray
-    #: Why the inner solver cannot fit K > 2 classes (None: it can).
-    multinomial_refusal: str | None = None
-
-    def unit_norms(self, gradient: np.ndarray) -> np.ndarray:
-        """‖g_g‖₂ of each unit g (over its features' K classes for a d × K gradient)."""
-        if self.sizes.size == self.labels.size and np.all(self.labels[1:] > self.labels[:-1]):
-            return class_weight_norm(gradient.T)  # units are the features, in order
-        return np.sqrt(np.bincount(self.labels, weights=row_squares(gradient),
-                                   minlength=self.sizes.size))
-
-    def lambda_max(self, problem: _Problem) -> float:
-        """The smallest λ at which every weight is 0 (0 if no feature varies)."""
-        gradient = problem.gradient(np.zeros(0, dtype=np.int64), problem.no_weights,
-                                    problem.null_intercept)
-        return float(np.max(self.unit_norms(gradient) / self.unit_weights, initial=0.0))
-
-    @abc.abstractmethod
-    def inner(self, problem: _Problem, features: np.ndarray, reg: float, start: np.ndarray,
-              b: float, warm: bool) -> tuple[np.ndarray, float, int]:
-        """Weights, intercept and iterations of the working set ``features``' problem."""
-
-
-class _ElasticNetPenalty(_Penalty):
-    """λ₁(λ₂‖w‖₁ + (1 − λ₂)‖w‖²) by scikit-learn's saga or by :func:`group_fista` (singleton
-    groups, ridge λ₁(1 − λ₂)) on the working set."""
-
-    def __init__(self, d: int, l1_ratio: float, solver: str, tol: float, max_iter: int):
-        self.labels = np.arange(d)
-        self.sizes = np.ones(d, dtype=np.int64)
-        self.unit_weights = np.full(d, float(l1_ratio))
-        self.l1_ratio, self.solver, self.tol, self.max_iter = (float(l1_ratio), solver, tol,
-                                                               max_iter)
-        if solver == "saga":
-            self.multinomial_refusal = (
-                "Only binary classification is supported with solver='saga' (scikit-learn's "
-                "multinomial L1 is not grouped); with more classes use solver='fista'.")
-
-    def sklearn_model(self, reg: float) -> LogisticRegression:
-        """The scikit-learn estimator of this penalty at λ₁ = ``reg`` (module docstring)."""
-        return LogisticRegression(C=1.0 / (reg * (2.0 - self.l1_ratio)),
-                                  l1_ratio=self.l1_ratio / (2.0 - self.l1_ratio),
-                                  solver="saga", tol=self.tol, max_iter=self.max_iter,
-                                  random_state=0)
-
-    def inner(self, problem, features, reg, start, b, warm):
-        m = features.size
-        thresholds, ridge = np.full(m, reg * self.l1_ratio), reg * (1 - self.l1_ratio)
-        if self.solver == "fista":
-            return group_fista(problem.X[:, features], problem.y, problem.c, np.arange(m),
-                               thresholds, start, b, ridge=ridge, tol=self.tol,
-                               max_iter=self.max_iter)
-        # saga's step size ignores sample weights (scikit-learn #31536: with multiplicities
-        # ≥ 5 it stalls for the whole max_iter), so it gets the repeated rows (same loss)
-        rows = problem.repeats
-        X_rows, y_rows = problem.X[np.ix_(rows, features)], problem.y[rows]
-        best = None
-        for attempt in range(SAGA_ATTEMPTS):
-            model = self.sklearn_model(reg).set_params(random_state=attempt)
-            if warm:
-                model.set_params(warm_start=True)
-                model.coef_, model.intercept_ = start[None, :].copy(), np.array([b])
-            model.fit(X_rows, y_rows)
-            w, w_b = model.coef_[0], float(model.intercept_[0])
-            # saga may stop after one epoch with every weight 0 and the intercept not
-            # fitted (scikit-learn #13021, depending on random_state): check optimality
-            r = -problem.c * problem.y * expit(-problem.y * (problem.X[:, features] @ w + w_b))
-            residual = kkt_violation(problem.X[:, features].T @ r + 2 * ridge * w, r.sum(),
-                                      w, np.arange(m), thresholds)
-            if best is None or residual < best[0]:
-                best = (residual, w, w_b, int(model.n_iter_[0]))
-            if residual <= SAGA_KKT:
-                break
-        if best[0] > SAGA_FINISH:  # FISTA finishes the same problem from saga's best point
-            w, w_b, iterations = group_fista(problem.X[:, features], problem.y, problem.c,
-                                             np.arange(m), thresholds, best[1], best[2],
-                                             ridge=ridge, tol=self.tol, max_iter=self.max_iter)
-            return w, w_b, best[3] + iterations
-        return best[1], best[2], best[3]
-
-
-class _GroupLassoPenalty(_Penalty):
-    """λ Σ_g √p_g ‖w_g‖₂ by FISTA on the working set (:func:`group_fista`)."""
-
-    def __init__(self, labels: np.ndarray, n_groups: int, tol: float, max_iter: int):
-        self.labels = labels
-        self.sizes = np.bincount(labels, minlength=n_groups)
-        self.unit_weights = np.sqrt(self.sizes.astype(float))
-        self.tol, self.max_iter = tol, max_iter
-
-    def inner(self, problem, features, reg, start, b, warm):
-        units, local = np.unique(self.labels[features], return_inverse=True)
-        return group_fista(problem.X[:, features], problem.y, problem.c, local,
-                           reg * self.unit_weights[units], start, b, tol=self.tol,
-                           max_iter=self.max_iter)
-
-
-def _solve(problem: _Problem, penalty: _Penalty, reg: float,
-           start: _Solution | None = None) -> _Solution:
-    """The full problem's solution at ``reg`` by working sets (module docstring), warm-started
-    from ``start`` (its non-zero units form the first working set); ``gradient`` is set."""
-    d = problem.X.shape[1]
-    if problem.y.ndim == 2 and penalty.multinomial_refusal:
-        raise InvalidInputError(penalty.multinomial_refusal)
-    if start is None:
-        start = _Solution(reg, np.zeros(0, dtype=np.int64), problem.no_weights,
-                          problem.null_intercept)
-    thresholds = reg * penalty.unit_weights
-    in_set = np.zeros(penalty.sizes.size, dtype=bool)
-    in_set[penalty.labels[start.features]] = True
-    coef = start.coef(d)
-    b = start.intercept
-    support = start.features
-    gradient = start.gradient
-    if gradient is None:
-        gradient = problem.gradient(start.features, start.values, b)
-    solved = False
-    n_iter = 0
-    for _ in range(1000):
-        score = penalty.unit_norms(gradient) / thresholds
-        score[in_set] = 0.0
-        violators = np.flatnonzero(score > 1 + KKT_RTOL)
-        if violators.size == 0 and solved:
-            break
-        if violators.size:
-            n_add = max(10, int(in_set.sum()))
-            if violators.size > n_add:
-                violators = violators[np.argsort(-score[violators], kind="stable")[:n_add]]
-            in_set[violators] = True
-        features = np.flatnonzero(in_set[penalty.labels])
-        if features.size:
-            values, b, iterations = penalty.inner(problem, features, reg, coef[features], b,
-                                                  warm=bool(coef[features].any()))
-            n_iter += iterations
-            coef[:] = 0.0
-            coef[features] = values
-        else:
-            b = problem.null_intercept
-        support = np.flatnonzero(coef if coef.ndim == 1 else coef.any(axis=1))
-        gradient = problem.gradient(support, coef[support], b)
-        solved = True
-    return _Solution(float(reg), support, coef[support], as_intercept(b), gradient, n_iter)
 
 
 # --------------------------------------------------------------------------- calibration
@@ -421,7 +181,7 @@ def _search(evaluate: Callable[[float], float], target: float, tolerance: float,
     return math.exp(best[1]), best[2], evaluation
 
 
-def _screening_guess(penalty: _Penalty, problem: _Problem, target: float) -> float:
+def _screening_guess(penalty: Penalty, problem: SparseProblem, target: float) -> float:
     """The λ at which the target count would be reached if the gradients did not move
     (the units' scores at the null model, strongest first), halved: the entries lower the
     other units' gradients, so the true λ is smaller."""
@@ -438,13 +198,13 @@ class _WarmStarts:
     """Every solution computed for one problem; a fit starts from the nearest in log λ."""
 
     def __init__(self):
-        self.solutions: list[_Solution] = []
+        self.solutions: list[Solution] = []
 
-    def solve(self, problem: _Problem, penalty: _Penalty, reg: float) -> _Solution:
+    def solve(self, problem: SparseProblem, penalty: Penalty, reg: float) -> Solution:
         start = min(self.solutions, key=lambda s: abs(math.log(s.reg / reg)), default=None)
         if start is not None and start.reg == reg:
             return start
-        solution = _solve(problem, penalty, reg, start)
+        solution = solve(problem, penalty, reg, start)
         solution.gradient = None  # recomputed from the weights when used again
         self.solutions.append(solution)
         return solution
@@ -512,11 +272,11 @@ def calibrate_runs(selector: _SparseLogisticBase, X, y, samples: Sequence, *,
               f"at most the {min(d_runs)} features of the smallest run")
 
     with single_threaded():
-        penalties: dict[int, _Penalty] = {}
+        penalties: dict[int, Penalty] = {}
         lam_maxes: dict[int, float] = {}
         M = len(checked)
         subset = list(range(min(n_subset, M)))
-        cached = {i: _run_problem(X, y, checked[i]) for i in subset}
+        cached = {i: run_problem(X, y, checked[i]) for i in subset}
         cached_bytes = sum(problem.X.nbytes for i, problem in cached.items()
                            if not isinstance(checked[i], TrainingSample))
         warm = [_WarmStarts() for _ in range(M)]
@@ -537,7 +297,7 @@ def calibrate_runs(selector: _SparseLogisticBase, X, y, samples: Sequence, *,
             nonlocal cached_bytes
             problem = cached.get(i)
             if problem is None:
-                problem = _run_problem(X, y, checked[i])
+                problem = run_problem(X, y, checked[i])
                 if isinstance(checked[i], TrainingSample):  # held by the sample's memo
                     cached[i] = problem
                 elif cached_bytes + problem.X.nbytes <= CACHE_BYTES:
@@ -628,7 +388,7 @@ def _describe(array: np.ndarray) -> str:
 class _SparseLogisticBase(LogisticModelMixin, SelectorBase):
     """Shared fit/predict/calibration of the sparse logistic selectors.
 
-    Subclasses define ``_penalty(d, columns=None) -> _Penalty`` (validating their own
+    Subclasses define ``_penalty(d, columns=None) -> Penalty`` (validating their own
     parameters; ``columns``: the columns of X a calibration run keeps, which per-feature
     parameters such as ``groups`` follow).
     Fitted attributes: ``support_`` (non-zero weights), ``coef_`` and ``intercept_`` of
@@ -664,9 +424,9 @@ class _SparseLogisticBase(LogisticModelMixin, SelectorBase):
         d = sample.n_features
         self._check_common(d)
         penalty = self._penalty(d)
-        problem = _problem(sample)
+        problem = sample_problem(sample)
         if self.reg is not None:
-            solution = _solve(problem, penalty, float(self.reg))
+            solution = solve(problem, penalty, float(self.reg))
         else:
             solution = self._calibrate_single(problem, penalty, self.target_features)
         gradient = solution.gradient
@@ -712,12 +472,12 @@ class _SparseLogisticBase(LogisticModelMixin, SelectorBase):
             return softmax(decision, axis=1)
         return self._logistic_proba(X)
 
-    def _calibrate_single(self, problem: _Problem, penalty: _Penalty, target: int):
+    def _calibrate_single(self, problem: SparseProblem, penalty: Penalty, target: int):
         lam_max = penalty.lambda_max(problem)
         if lam_max == 0:
             warnings.warn("no feature varies: nothing can be selected; reg_ = 1.",
                           CalibrationWarning, stacklevel=4)
-            return _solve(problem, penalty, 1.0)
+            return solve(problem, penalty, 1.0)
         warm = _WarmStarts()
         reg, count, _ = _search(lambda lam: warm.solve(problem, penalty, lam).n_selected,
                                 target, 0, _screening_guess(penalty, problem, target),
@@ -816,7 +576,7 @@ class ElasticNetSelector(_SparseLogisticBase):
             tags.classifier_tags.multi_class = False
         return tags
 
-    def _penalty(self, d: int, columns: np.ndarray | None = None) -> _ElasticNetPenalty:
+    def _penalty(self, d: int, columns: np.ndarray | None = None) -> ElasticNetPenalty:
         if not is_number(self.l1_ratio) or not 0 < self.l1_ratio <= 1:
             raise InvalidInputError(
                 "l1_ratio must be a number in (0, 1] (λ₂, the L1 share; 1 = lasso, 0 would "
@@ -829,7 +589,7 @@ class ElasticNetSelector(_SparseLogisticBase):
         max_iter = self.max_iter
         if max_iter is None:
             max_iter = 10_000 if self.solver == "saga" else 100_000
-        return _ElasticNetPenalty(d, self.l1_ratio, self.solver, self.tol, max_iter)
+        return ElasticNetPenalty(d, self.l1_ratio, self.solver, self.tol, max_iter)
 
 
 class GroupLassoSelector(_SparseLogisticBase):
@@ -875,10 +635,10 @@ class GroupLassoSelector(_SparseLogisticBase):
         self.tol = tol
         self.max_iter = max_iter
 
-    def _penalty(self, d: int, columns: np.ndarray | None = None) -> _GroupLassoPenalty:
+    def _penalty(self, d: int, columns: np.ndarray | None = None) -> GroupLassoPenalty:
         max_iter = 100_000 if self.max_iter is None else self.max_iter
         if self.groups is None:
-            return _GroupLassoPenalty(np.arange(d), d, self.tol, max_iter)
+            return GroupLassoPenalty(np.arange(d), d, self.tol, max_iter)
         groups = np.asarray(self.groups)
         if columns is not None:  # a calibration run on a column subset of X
             if groups.ndim != 1 or groups.size <= columns.max():
@@ -893,7 +653,7 @@ class GroupLassoSelector(_SparseLogisticBase):
                 f"{groups.shape}."
             )
         index, n_groups = group_indices(groups)
-        return _GroupLassoPenalty(index, n_groups, self.tol, max_iter)
+        return GroupLassoPenalty(index, n_groups, self.tol, max_iter)
 
 
 __all__ = ["Calibration", "ElasticNetSelector", "GroupLassoSelector",
