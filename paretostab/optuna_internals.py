@@ -14,6 +14,9 @@ other module of the package touches an Optuna name that starts with an underscor
   (``optuna.storages._rdb.models.TrialHeartbeatModel``, read through
   ``optuna.storages._rdb.storage._create_scoped_session``), inside Optuna's cache of an
   RDB storage (``_CachedStorage._backend``);
+- a trial's user attributes written in one transaction of an RDB storage
+  (``RDBStorage._set_trial_attr_without_commit`` in one scoped session): Optuna commits
+  each ``set_trial_user_attr`` on its own;
 - an RDB storage whose calls wait out a database outage (:class:`RetryingRDBStorage`):
   Optuna's own trial loop calls its stale check (``_get_stale_trial_ids``) before every
   trial, and Optuna's cache of an RDB storage calls ``_create_new_trial``, ``_get_trials``,
@@ -28,7 +31,7 @@ these interfaces fails those tests with a message naming it.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 import optuna
 from optuna.exceptions import UpdateFinishedTrialError
@@ -36,8 +39,8 @@ from optuna.exceptions import UpdateFinishedTrialError
 from paretostab.faults import Retrying
 
 __all__ = ["RETRIED_METHODS", "RetryingRDBStorage", "grace_seconds", "heartbeat_enabled",
-           "stale_trial_ids", "storage_of", "study_id_of", "trial_id_of",
-           "trials_with_heartbeat"]
+           "set_trial_user_attrs", "stale_trial_ids", "storage_of", "study_id_of",
+           "trial_id_of", "trials_with_heartbeat"]
 
 
 def storage_of(study: optuna.Study) -> optuna.storages.BaseStorage:
@@ -105,6 +108,31 @@ def trials_with_heartbeat(storage: optuna.storages.BaseStorage,
 
     retry = getattr(rdb, "retry", None)
     return query() if retry is None else retry(query)
+
+
+def set_trial_user_attrs(storage: optuna.storages.BaseStorage, trial_id: int,
+                         attrs: Mapping[str, object]) -> None:
+    """Write a running trial's user attributes ``attrs`` in one transaction of an RDB
+    storage (one commit, where ``set_trial_user_attr`` commits each: on SQLite a commit
+    is a file sync), retried as one call on a :class:`RetryingRDBStorage`; one call per
+    attribute on any other storage."""
+    from optuna.storages._rdb import models
+    from optuna.storages._rdb.storage import _create_scoped_session
+
+    rdb = _rdb(storage)
+    if not isinstance(rdb, optuna.storages.RDBStorage):
+        for key, value in attrs.items():
+            storage.set_trial_user_attr(trial_id, key, value)
+        return
+
+    def write() -> None:
+        with _create_scoped_session(rdb.scoped_session, True) as session:
+            for key, value in attrs.items():
+                rdb._set_trial_attr_without_commit(session, models.TrialUserAttributeModel,
+                                                   trial_id, key, value)
+
+    retry = getattr(rdb, "retry", None)
+    write() if retry is None else retry(write)
 
 
 # What a process calls on a storage, through Optuna's study and trial or directly: every

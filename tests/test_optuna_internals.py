@@ -18,6 +18,7 @@ from paretostab.optuna_internals import (
     RetryingRDBStorage,
     grace_seconds,
     heartbeat_enabled,
+    set_trial_user_attrs,
     stale_trial_ids,
     storage_of,
     study_id_of,
@@ -127,3 +128,39 @@ def test_a_retrying_storage_finishing_a_trial_again_after_a_lost_commit(storage_
                         commit_then_lose_the_answer)
     assert storage.set_trial_state_values(trial_id_of(trial), TrialState.COMPLETE, [1.0])
     assert len(calls) == 2 and study.trials[0].state == TrialState.COMPLETE
+
+
+def test_a_trials_user_attributes_in_one_commit(storage_url, tmp_path):
+    """One transaction of the RDB storage (counted by SQLAlchemy's commit event), the
+    values as Optuna's own setter writes them, over values already there; a finished
+    trial refused as Optuna refuses it; one call per attribute on the journal storage."""
+    from sqlalchemy import event
+
+    storage = open_storage(storage_url)
+    study = optuna.create_study(storage=storage, study_name="attrs")
+    trial = study.ask()
+    trial.set_user_attr("seconds", 0.0)
+    commits = []
+
+    def count(connection) -> None:
+        commits.append(connection)
+
+    engine = getattr(storage, "_backend", storage).engine
+    event.listen(engine, "commit", count)
+    attrs = {"measures": {"iw": 0.5, "nogueira": float("nan")}, "runs": 30, "seconds": 1.25,
+             "timing": {"fits": 0.1}, "spec_hash": "ab" * 32}
+    set_trial_user_attrs(storage_of(study), trial_id_of(trial), attrs)
+    event.remove(engine, "commit", count)
+    assert len(commits) == 1, changed("RDBStorage._set_trial_attr_without_commit")
+    written = storage_of(study).get_trial(trial_id_of(trial)).user_attrs
+    assert written["seconds"] == 1.25 and written["runs"] == 30
+    assert written["measures"]["iw"] == 0.5 and written["timing"] == {"fits": 0.1}
+    study.tell(trial, 1.0)
+    with pytest.raises(RuntimeError):  # UpdateFinishedTrialError, as Optuna's setter
+        set_trial_user_attrs(storage_of(study), trial_id_of(trial), {"late": 1})
+    journal = open_storage(f"journal:{tmp_path / 'attrs.log'}")
+    other = optuna.create_study(storage=journal, study_name="attrs")
+    running = other.ask()
+    set_trial_user_attrs(storage_of(other), trial_id_of(running), attrs)
+    assert storage_of(other).get_trial(trial_id_of(running)).user_attrs["spec_hash"] == \
+        attrs["spec_hash"]

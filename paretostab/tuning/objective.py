@@ -33,7 +33,12 @@ from paretostab.faults import environment_error, one_line
 from paretostab.front import pareto_front
 from paretostab.maps import StabilityMap, stability_map
 from paretostab.measures import get_measure
-from paretostab.optuna_internals import storage_of, study_id_of, trial_id_of
+from paretostab.optuna_internals import (
+    set_trial_user_attrs,
+    storage_of,
+    study_id_of,
+    trial_id_of,
+)
 from paretostab.problem import Problem
 from paretostab.protocol import DEFAULT_CACHE_BYTES, RunCache, RunSet
 from paretostab.spec import SELECTOR_PARAM, Param, StudySpec, param_name, trial_selector
@@ -217,26 +222,28 @@ class TrialObjective:
                                      on_front=on_front, image=image,
                                      selector=params.get(SELECTOR_PARAM)))
         end = time.perf_counter()
-        trial.set_user_attr("measures", values)
-        trial.set_user_attr("mean_selected", runs.mean_selected)
-        trial.set_user_attr("runs", runs.runs)
-        trial.set_user_attr("seconds", end - start)
         # seconds to 0.1 ms: the dashboard shows a user attribute on one line that does
-        # not wrap, and at full precision this one (270 characters) made the trial pane
+        # not wrap, and at full precision the timing (270 characters) made the trial pane
         # wider than a 2600 px window, cutting off the note's right side (now 160
         # characters: the pane fits windows from about 1650 px)
         cache_mib = (self.cache.nbytes / 2**20) if self.cache is not None else 0.0
-        trial.set_user_attr("timing", {key: round(value, 4) for key, value in {
-            "protocol": protocol_end - start, "preparation": float(runs.prepare_seconds.sum()),
-            "fits": float(runs.fit_seconds.sum()), "scoring": float(runs.score_seconds.sum()),
-            "measures": measures_end - protocol_end,
-            "artifacts": end - measures_end, "note": end - artifacts_end,  # note ⊂ artifacts
-            "run_cache_mib": cache_mib}.items()})
-        trial.set_user_attr("spec_hash", self.spec_hash)
+        attrs = {
+            "measures": values, "mean_selected": runs.mean_selected, "runs": runs.runs,
+            "seconds": end - start,
+            "timing": {key: round(value, 4) for key, value in {
+                "protocol": protocol_end - start,
+                "preparation": float(runs.prepare_seconds.sum()),
+                "fits": float(runs.fit_seconds.sum()),
+                "scoring": float(runs.score_seconds.sum()),
+                "measures": measures_end - protocol_end,
+                "artifacts": end - measures_end, "note": end - artifacts_end,  # ⊂ artifacts
+                "run_cache_mib": cache_mib}.items()},
+            "spec_hash": self.spec_hash}
         if runs.params.get("calibrated"):
-            trial.set_user_attr("calibrated", runs.params["calibrated"])
+            attrs["calibrated"] = runs.params["calibrated"]
         if math.isnan(accuracy) or math.isnan(stability):
-            trial.set_user_attr("fail_reason", "accuracy or stability is undefined (NaN)")
+            attrs["fail_reason"] = "accuracy or stability is undefined (NaN)"
+        set_trial_user_attrs(storage_of(trial.study), trial_id_of(trial), attrs)  # 1 commit
         return accuracy, stability
 
 
