@@ -19,9 +19,10 @@ from sklearn.datasets import load_iris, load_wine
 from sklearn.ensemble import RandomForestClassifier
 from sklearn.metrics import mutual_info_score
 
+from paretostab.errors import InvalidInputError
 from paretostab.importance import decision_flip_importance, flip_distances
 from paretostab.protocol import METRICS, run_protocol
-from paretostab.selectors import TrainingSample
+from paretostab.selectors import TrainingSample, other
 from paretostab.selectors.filters import (
     MIMSelector,
     MRMRSelector,
@@ -174,14 +175,16 @@ def test_mrmr_relevance_is_the_gaussian_mi_of_the_multiple_correlation(n_classes
 # -------------------------------------------------------------------------- ReliefF
 
 
-def relieff_loop(X, y, K):
+def relieff_loop(X, y, K, instances=None):
     """ReliefF with equal-weight neighbours (Robnik-Šikonja & Kononenko 2003, Fig. 3),
-    every example once, one example at a time."""
+    every example (or the ``instances``) once, one example at a time."""
     n, d = X.shape
     classes, counts = np.unique(y, return_counts=True)
     prior = dict(zip(classes, counts / n, strict=True))
+    instances = range(n) if instances is None else instances
+    m = len(instances)
     W = np.zeros(d)
-    for i in range(n):
+    for i in instances:
         distance = np.abs(X - X[i]).sum(axis=1)
         for c in classes:
             members = [j for j in np.argsort(distance, kind="stable") if j != i and y[j] == c]
@@ -190,9 +193,9 @@ def relieff_loop(X, y, K):
                 continue
             diff = np.mean([np.abs(X[i] - X[j]) for j in nearest], axis=0)
             if c == y[i]:
-                W -= diff / n
+                W -= diff / m
             else:
-                W += prior[c] / (1 - prior[y[i]]) * diff / n
+                W += prior[c] / (1 - prior[y[i]]) * diff / m
     return W
 
 
@@ -204,6 +207,43 @@ def test_relieff_is_kononenkos_multi_class_update(n_classes, K):
     X = rng.standard_normal((y.size, 6)) + 0.8 * (y[:, None] == np.arange(6) % n_classes)
     np.testing.assert_allclose(relief_weights(X, y, K), relieff_loop(X, y, K), rtol=1e-12,
                                atol=1e-14)
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_relieff_over_sampled_instances_in_blocks(n_classes, monkeypatch):
+    """m sampled instances, their neighbours among all n examples (Robnik-Šikonja &
+    Kononenko's m), taken a few at a time: the loop over those instances; all of them
+    in blocks: the weights of every example at once."""
+    monkeypatch.setattr(other, "RELIEF_BLOCK", 7)
+    rng = np.random.default_rng(n_classes)
+    y = rng.permutation(np.arange(50) % n_classes)
+    X = rng.standard_normal((50, 5)) + 0.7 * (y[:, None] == np.arange(5) % n_classes)
+    instances = np.sort(rng.choice(50, 17, replace=False))
+    np.testing.assert_allclose(relief_weights(X, y, 3, instances),
+                               relieff_loop(X, y, 3, instances), rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(relief_weights(X, y, 3, np.arange(50)), relief_weights(X, y, 3),
+                               rtol=1e-12, atol=1e-15)
+
+
+def test_relief_selector_samples_instances_beyond_n_instances():
+    """Up to n_instances examples: every one (the papers' ReliefF, as before); beyond:
+    n_instances drawn with random_state — the same draw, the same weights; None: all."""
+    rng = np.random.default_rng(4)
+    y = np.arange(60) % 3
+    X = rng.standard_normal((60, 8)) + (y[:, None] == np.arange(8) % 3)
+    every = ReliefSelector(n_features=3).fit(X, y)
+    assert np.array_equal(every.scores_, ReliefSelector(n_features=3, n_instances=None)
+                          .fit(X, y).scores_)
+    sampled = ReliefSelector(n_features=3, n_instances=20, random_state=5).fit(X, y)
+    again = ReliefSelector(n_features=3, n_instances=20, random_state=5).fit(X, y)
+    assert np.array_equal(sampled.scores_, again.scores_)
+    assert not np.allclose(sampled.scores_, every.scores_)
+    Xs = (X - X.mean(axis=0)) / X.std(axis=0)
+    drawn = np.sort(np.random.RandomState(5).choice(60, size=20, replace=False))
+    np.testing.assert_allclose(sampled.scores_, relieff_loop(Xs, y, 5, drawn), rtol=1e-9,
+                               atol=1e-12)
+    with pytest.raises(InvalidInputError, match="n_instances must be an integer >= 1"):
+        ReliefSelector(n_features=3, n_instances=0).fit(X, y)
 
 
 # -------------------------------------------------------------------- random forest

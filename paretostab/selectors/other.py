@@ -246,19 +246,26 @@ class RandomForestSelector(_ProbabilisticDecision, SelectorBase):
 # ------------------------------------------------------------------------------ Relief
 
 
-def relief_weights(X: np.ndarray, labels: np.ndarray, n_neighbors: int) -> np.ndarray:
+#: Sampled instances whose distances to every example are held at once (memory: this
+#: many rows of n distances, and the masks of each neighbour set).
+RELIEF_BLOCK = 256
+
+
+def relief_weights(X: np.ndarray, labels: np.ndarray, n_neighbors: int,
+                   instances: np.ndarray | None = None) -> np.ndarray:
     """ReliefF weights with K equal-weight nearest hits and misses, any number of classes.
 
-    ``W_f = (1/n) Σ_i [ Σ_{C ≠ c_i} P(C) / (1 − P(c_i)) · mean_{j ∈ M_i(C)} |x_if − x_jf|
-    − mean_{j ∈ H_i} |x_if − x_jf| ]`` (Kononenko 1994; Robnik-Šikonja & Kononenko 2003,
-    Mach. Learn. 53, Fig. 3, with equal neighbour weights as in CORElearn's
-    "ReliefFequalK", 003 §7.2.5), every example used once. c_i: x_i's class; H_i: the K
-    nearest other examples of c_i (fewer if the class is smaller), M_i(C): the K nearest
-    of class C; P(C): the share of class C among the n examples; distance = Σ_f |x_if −
-    x_jf| (ReliefF's sum of per-feature differences), ties by index. With two classes the
-    prior weight P(C)/(1 − P(c_i)) is 1, and taken as 1. Features are differenced as
-    given: pass standardised features (z-score differences replace ReliefF's
-    range-normalised ones, which hinge on two extreme values).
+    ``W_f = (1/m) Σ_i [ Σ_{C ≠ c_i} P(C) / (1 − P(c_i)) · mean_{j ∈ M_i(C)} |x_if − x_jf|
+    − mean_{j ∈ H_i} |x_if − x_jf| ]`` over m instances i (Kononenko 1994;
+    Robnik-Šikonja & Kononenko 2003, Mach. Learn. 53, Fig. 3, with equal neighbour weights
+    as in CORElearn's "ReliefFequalK", 003 §7.2.5): every example once by default, or the
+    m sampled ``instances`` of Robnik-Šikonja & Kononenko's algorithm. c_i: x_i's class;
+    H_i: the K nearest other examples of c_i (fewer if the class is smaller), M_i(C): the
+    K nearest of class C, among all n examples; P(C): the share of class C among the n
+    examples; distance = Σ_f |x_if − x_jf| (ReliefF's sum of per-feature differences),
+    ties by index. With two classes the prior weight P(C)/(1 − P(c_i)) is 1, and taken as
+    1. Features are differenced as given: pass standardised features (z-score differences
+    replace ReliefF's range-normalised ones, which hinge on two extreme values).
 
     Parameters
     ----------
@@ -267,30 +274,45 @@ def relief_weights(X: np.ndarray, labels: np.ndarray, n_neighbors: int) -> np.nd
         The class of each example (any values: ±1 signs, class indices).
     n_neighbors : int ≥ 1
         K, the hits and the misses of each class per example.
+    instances : int array (m,), optional
+        The examples whose neighbours update the weights, taken :data:`RELIEF_BLOCK` at a
+        time (memory O(block · n), not O(n²)); None: every example, at once.
     """
-    n, d = X.shape
+    n = X.shape[0]
     classes, class_index = np.unique(labels, return_inverse=True)
-    distance = cdist(X, X, "cityblock")
-    same = class_index[:, None] == class_index[None, :]
-    np.fill_diagonal(distance, np.inf)  # an example is not its own neighbour
-    if classes.size == 2:
+    prior = np.bincount(class_index) / n
+    if instances is None:
+        return _relief_sum(X, class_index, prior, np.arange(n), n_neighbors) / n
+    total = sum(_relief_sum(X, class_index, prior, instances[start:start + RELIEF_BLOCK],
+                            n_neighbors)
+                for start in range(0, instances.size, RELIEF_BLOCK))
+    return total / instances.size
+
+
+def _relief_sum(X: np.ndarray, class_index: np.ndarray, prior: np.ndarray,
+                rows: np.ndarray, n_neighbors: int) -> np.ndarray:
+    """Σ over the instances ``rows`` of their ReliefF updates (:func:`relief_weights`)."""
+    distance = cdist(X[rows], X, "cityblock")
+    distance[np.arange(rows.size), rows] = np.inf  # an example is not its own neighbour
+    own = class_index[rows]
+    same = own[:, None] == class_index[None, :]
+    if prior.size == 2:
         neighbour_sets = [(same, -1.0), (~same, 1.0)]
     else:  # Kononenko's misses of each other class C, weighted by P(C) / (1 − P(c_i))
-        prior = np.bincount(class_index) / n
         neighbour_sets = [(same, -1.0)] + [
-            ((class_index == c)[None, :] & ~same, prior[c] / (1 - prior[class_index]))
-            for c in range(classes.size)]
-    weights = np.zeros(d)
+            ((class_index == c)[None, :] & ~same, prior[c] / (1 - prior[own]))
+            for c in range(prior.size)]
+    weights = np.zeros(X.shape[1])
     for neighbours, factor in neighbour_sets:
         masked = np.where(neighbours, distance, np.inf)
         available = np.isfinite(masked).sum(axis=1)
         count = np.minimum(n_neighbors, available)
         nearest = np.argsort(masked, axis=1, kind="stable")[:, :n_neighbors]
-        share = np.divide(1.0, count, out=np.zeros(n), where=count > 0)
+        share = np.divide(1.0, count, out=np.zeros(rows.size), where=count > 0)
         for r in range(nearest.shape[1]):
             used = np.where(r < count, share, 0.0)
-            weights += (factor * used) @ np.abs(X - X[nearest[:, r]])
-    return weights / n
+            weights += (factor * used) @ np.abs(X[rows] - X[nearest[:, r]])
+    return weights
 
 
 #: Probe ratio of the decision-flip search on the K-NN: a K-NN's decision can change
@@ -324,6 +346,14 @@ class ReliefSelector(_ProbabilisticDecision, SelectorBase):
         K of the final K-NN (capped at the number of training examples); None: the same
         K as ``n_neighbors`` — 5 by default, 000 §6.2's 5-NN; 003 §7.2.5 varies the one
         K of both.
+    n_instances : int ≥ 1 or None
+        m, the instances whose neighbours update the ReliefF weights (Robnik-Šikonja &
+        Kononenko 2003): every training example when there are at most m of them — the
+        papers' data sets, whose n is about 100, use them all —, else m drawn without
+        replacement with ``random_state``; None: every example whatever n. ReliefF costs
+        O(m · n · d), and its memory is O(256 · n) per block of instances.
+    random_state : int, RandomState or None
+        Draws the m instances (only when the training sample has more examples).
 
     Attributes
     ----------
@@ -334,10 +364,27 @@ class ReliefSelector(_ProbabilisticDecision, SelectorBase):
     model), classes_, mean_, scale_.
     """
 
-    def __init__(self, n_features=20, n_neighbors=5, n_neighbors_predict=None):
+    def __init__(self, n_features=20, n_neighbors=5, n_neighbors_predict=None,
+                 n_instances=1000, random_state=None):
         self.n_features = n_features
         self.n_neighbors = n_neighbors
         self.n_neighbors_predict = n_neighbors_predict
+        self.n_instances = n_instances
+        self.random_state = random_state
+
+    def _instances(self, n: int) -> tuple[np.ndarray | None, object]:
+        """The sampled instances (None: every example) and what names them in a memo
+        key (None when they cannot be named: a RandomState object)."""
+        if self.n_instances is not None:
+            check_at_least("n_instances", self.n_instances, 1,
+                           "ReliefF's sampled instances, or None for every example")
+        if self.n_instances is None or n <= self.n_instances:
+            return None, ()
+        rng = as_random_state(self.random_state)
+        drawn = np.sort(rng.choice(n, size=self.n_instances, replace=False))
+        seed = self.random_state
+        return drawn, ((self.n_instances, int(seed)) if isinstance(seed, int | np.integer)
+                       else None)
 
     def _select(self, sample):
         X_std, y = sample.X_std, sample.class_index
@@ -351,8 +398,13 @@ class ReliefSelector(_ProbabilisticDecision, SelectorBase):
             n_predict = check_at_least(
                 "n_neighbors_predict", self.n_neighbors_predict, 1,
                 "neighbours of the final K-NN, or None for n_neighbors")
-        order, scores = sample.memo(("relief", n_neighbors), lambda: ranked(
-            relief_weights(X_std, y, n_neighbors)))
+        instances, name = self._instances(n)
+
+        def weights():
+            return ranked(relief_weights(X_std, y, n_neighbors, instances))
+
+        order, scores = (weights() if name is None
+                         else sample.memo(("relief", n_neighbors, *name), weights))
         kept = np.sort(order[:k])
         selected = X_std[:, kept]
         self.knn_ = KNeighborsClassifier(n_neighbors=min(n_predict, n),
