@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import numpy as np
+import optuna
 import pandas as pd
 import pytest
 
@@ -370,3 +371,13 @@ def test_report_and_choose_of_a_study_tuned_on_data_in_memory(tmp_path, values):
     other[0, 0] += 1.0
     with pytest.raises(InvalidInputError, match="are not the spec's"):
         choose_trial(url, 0.5, data=(other, CLASSES))
+
+
+def test_data_in_memory_reach_worker_processes(tmp_path, values):
+    """tune's --workers processes get the data the parent was given (they load none)."""
+    url = f"sqlite:///{tmp_path / 'workers.db'}"
+    study = tune(parse_spec(spec_mapping()), data=(values, CLASSES), storage=url,
+                 n_trials=4, workers=2, progress=False)
+    assert sum(t.state == optuna.trial.TrialState.COMPLETE for t in study.trials) == 4
+    assert study.user_attrs["spec"]["data"]["content_hash"] == \
+        as_dataset((values, CLASSES)).content_hash()

@@ -418,6 +418,12 @@ def test_tune_says_what_it_clipped_and_the_study_stores_the_clipped_space(tmp_pa
     assert study.user_attrs["spec"]["selector"]["search"]["target_features"] == [5, 8]
     assert {t.state for t in study.trials} == {optuna.trial.TrialState.COMPLETE}
     assert all(5 <= t.params["target_features"] <= 8 for t in study.trials)
+    resumed = subprocess.run([sys.executable, "-m", "paretostab", "tune", spec.name,
+                              "--n-trials", "4", "--storage", "sqlite:///x.db"],
+                             cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert resumed.returncode == 0, resumed.stderr[-2000:]  # the clipped spec is the study's
+    assert len(optuna.load_study(study_name="tiny", storage=f"sqlite:///{tmp_path / 'x.db'}")
+               .trials) == 4
 
 
 def test_tune_says_once_that_imbalanced_classes_have_a_balanced_metric(tmp_path):

@@ -29,13 +29,16 @@ def test_k_class_metrics_equal_scikit_learns(fitted):
     assert _score(model, X, y, "accuracy") == pytest.approx(np.mean(model.predict(X) == y))
     assert _score(model, X, y, "f1_macro") == pytest.approx(
         f1_score(y, model.predict(X), average="macro"))
-    # one-vs-rest macro AUC on the decision columns = scikit-learn's on the probabilities
-    # (a softmax of the same columns, monotone per row but not per column: compare with
-    # the per-class AUC of the decision values, which is the definition)
-    decision = model.decision_function(X)
-    expected = np.mean([roc_auc_score(y == c, decision[:, k])
-                        for k, c in enumerate(model.classes_)])
-    assert _score(model, X, y, "roc_auc") == pytest.approx(expected)
+    # the one-vs-rest macro AUC of a model whose decision values are its probabilities:
+    # scikit-learn's roc_auc_score(multi_class="ovr"), which takes probabilities only
+    class Probabilities:
+        classes_ = model.classes_
+
+        def decision_function(self, X):
+            return model.predict_proba(X)
+
+    expected = roc_auc_score(y, model.predict_proba(X), multi_class="ovr")
+    assert _score(Probabilities(), X, y, "roc_auc") == pytest.approx(expected)
 
 
 def test_k_class_auc_over_the_classes_present_and_nan_with_one(fitted):

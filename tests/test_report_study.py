@@ -186,3 +186,20 @@ def test_a_measure_needing_a_similarity_the_study_has_none_of(study_url, tmp_pat
     assert problem.similarity_for(["msi"]) is problem.similarity_for(["sechidis"])
     assert problem.similarity_for(["msi"]).method == "spearman"
     assert problem.similarity_for(["nogueira", "iw"]) is None
+
+
+def test_the_report_of_a_three_class_study(tmp_path):
+    """K > 2 classes end to end: tune, report (the front figure's axis names the majority
+    class's rate, summary.json holds it), the γ choice refitted on the whole data."""
+    spec = {"study": {"name": "wine", "trials": 3, "seed": 0, "sampler": "random"},
+            "data": {"source": "wine"}, "protocol": {"runs": 4, "replicates": 3},
+            "selector": {"name": "t_test", "fixed": {"n_features": 4}},
+            "objective": {"stability": "iw", "record": ["nogueira"]}}
+    url = f"sqlite:///{tmp_path / 'wine.db'}"
+    tune(parse_spec(spec), storage=url, progress=False)
+    out = build_report(url, out=tmp_path / "report", replicates=3, progress=False)
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["metric"] == "accuracy"
+    assert summary["majority_class_rate"] == pytest.approx(71 / 178)  # wine's class 1
+    chosen = choose_trial(url, 0.5)
+    assert len(chosen["selected_features"]) == 4
