@@ -54,14 +54,22 @@ from paretostab.selectors._logistic import fit_l2_logistic
 __all__ = ["ExternalSelector", "external_parameters", "external_selector"]
 
 
-def _weights(model: object) -> np.ndarray | None:
-    """A fitted model's weight per input column: ``class_weight_norm(coef_)`` (a binary
-    model's 1 × d ``coef_`` as its vector) or ``feature_importances_``; None without
-    either."""
+def _coef(model: object) -> np.ndarray | None:
+    """A fitted linear model's weights: a binary model's 1 × d ``coef_`` as its vector,
+    a K-class model's K × d; None without ``coef_``."""
     coef = getattr(model, "coef_", None)
+    if coef is None:
+        return None
+    coef = np.asarray(coef, dtype=float)
+    return coef[0] if coef.ndim == 2 and coef.shape[0] == 1 else coef
+
+
+def _weights(model: object) -> np.ndarray | None:
+    """A fitted model's weight per input column: ``class_weight_norm(coef_)`` or
+    ``feature_importances_``; None without either."""
+    coef = _coef(model)
     if coef is not None:
-        coef = np.asarray(coef, dtype=float)
-        return class_weight_norm(coef[0] if coef.ndim == 2 and coef.shape[0] == 1 else coef)
+        return class_weight_norm(coef)
     importances = getattr(model, "feature_importances_", None)
     return None if importances is None else np.asarray(importances, dtype=float)
 
@@ -69,10 +77,9 @@ def _weights(model: object) -> np.ndarray | None:
 def _importance(model: object) -> np.ndarray | None:
     """The importance of each input column of a fitted final model (SPEC §1): I_lin of
     its ``coef_``, else its ``feature_importances_`` clipped at 0; None without either."""
-    coef = getattr(model, "coef_", None)
+    coef = _coef(model)
     if coef is not None:
-        coef = np.asarray(coef, dtype=float)
-        return linear_importance(coef[0] if coef.ndim == 2 and coef.shape[0] == 1 else coef)
+        return linear_importance(coef)
     importances = getattr(model, "feature_importances_", None)
     if importances is None:
         return None

@@ -37,6 +37,7 @@ from paretostab.faults import STOP_SIGNALS
 from paretostab.optuna_internals import (
     grace_seconds,
     heartbeat_enabled,
+    set_trial_user_attrs,
     stale_trial_ids,
     storage_of,
     study_id_of,
@@ -82,8 +83,7 @@ def counted_trials(study: optuna.Study) -> int:
 def release(storage, trial_id: int, reason: str) -> None:
     """Record why a running trial is failed and that it does not count (its slot is run
     again), and free its grid point (:func:`free_grid_point`); the caller then fails it."""
-    storage.set_trial_user_attr(trial_id, "fail_reason", reason)
-    storage.set_trial_user_attr(trial_id, "counted", False)
+    set_trial_user_attrs(storage, trial_id, {"fail_reason": reason, "counted": False})
     free_grid_point(storage, trial_id, storage.get_trial_system_attrs(trial_id))
 
 

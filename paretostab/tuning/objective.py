@@ -200,10 +200,9 @@ class TrialObjective:
         if environment:  # a computation's error tells nothing of the stores
             self.environment_failures += 1
         self.last_failure = f"{what}{one_line(exc)}"
+        attrs = {"fail_reason": self.last_failure, **({"counted": False} if environment else {})}
         with contextlib.suppress(Exception):
-            trial.set_user_attr("fail_reason", self.last_failure)
-            if environment:
-                trial.set_user_attr("counted", False)
+            set_trial_user_attrs(storage_of(trial.study), trial_id_of(trial), attrs)
 
     def _record(self, trial: optuna.Trial, params: dict, runs: RunSet, values: dict,
                 start: float, protocol_end: float) -> tuple[float, float]:
