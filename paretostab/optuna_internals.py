@@ -36,6 +36,7 @@ from collections.abc import Iterable, Mapping
 import optuna
 from optuna.exceptions import UpdateFinishedTrialError
 
+from paretostab.errors import StoreError
 from paretostab.faults import Retrying
 
 __all__ = ["RETRIED_METHODS", "RetryingRDBStorage", "grace_seconds", "heartbeat_enabled",
@@ -190,6 +191,16 @@ class RetryingRDBStorage(optuna.storages.RDBStorage):
 
         return self.retry(finish)
 
+    def record_heartbeat(self, trial_id: int) -> None:
+        """Record a heartbeat, waiting out an outage as every call does; an outage longer
+        than the wait is not the heartbeat thread's to report: it skips this beat, and the
+        trial's own next call to the database stops tune with one ``error:`` line (a
+        raise here would print a thread's traceback beside it)."""
+        try:
+            self.retry(super().record_heartbeat, trial_id)
+        except StoreError:
+            pass
+
 
 def _retried(name: str):
     method = getattr(optuna.storages.RDBStorage, name)
@@ -203,6 +214,6 @@ def _retried(name: str):
 
 
 for _name in RETRIED_METHODS:
-    if hasattr(optuna.storages.RDBStorage, _name) and _name != "set_trial_state_values":
+    if hasattr(optuna.storages.RDBStorage, _name) and _name not in vars(RetryingRDBStorage):
         setattr(RetryingRDBStorage, _name, _retried(_name))
 del _name

@@ -13,6 +13,7 @@ import pytest
 from optuna.trial import TrialState
 from packaging.version import Version
 
+from paretostab.errors import StoreError
 from paretostab.optuna_internals import (
     RETRIED_METHODS,
     RetryingRDBStorage,
@@ -164,3 +165,27 @@ def test_a_trials_user_attributes_in_one_commit(storage_url, tmp_path):
     set_trial_user_attrs(storage_of(other), trial_id_of(running), attrs)
     assert storage_of(other).get_trial(trial_id_of(running)).user_attrs["spec_hash"] == \
         attrs["spec_hash"]
+
+
+def test_a_heartbeat_through_an_outage_longer_than_the_wait_skips_the_beat(tmp_path,
+                                                                            monkeypatch):
+    """The heartbeat thread does not raise (a thread's traceback beside tune's one
+    ``error:`` line): it skips the beat, and the trial's own next call reports."""
+    import sqlite3
+
+    from paretostab.faults import Retrying
+
+    storage = open_storage(f"sqlite:///{tmp_path / 'beat.db'}", heartbeat_interval=1)
+    storage.retry = Retrying("db", 0, sleep=lambda s: None)
+    study = optuna.create_study(storage=storage, study_name="beat", directions=["maximize"])
+    trial = study.ask()
+
+    def down(*args):
+        raise sqlite3.OperationalError("database is locked")
+
+    from optuna.storages._rdb import models
+
+    monkeypatch.setattr(models.TrialHeartbeatModel, "where_trial_id", down)
+    assert storage.record_heartbeat(trial_id_of(trial)) is None
+    with pytest.raises(StoreError, match="unreachable"):
+        storage.retry(down)
