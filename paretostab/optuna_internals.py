@@ -22,6 +22,8 @@ other module of the package touches an Optuna name that starts with an underscor
   trial, and Optuna's cache of an RDB storage calls ``_create_new_trial``, ``_get_trials``,
   ``_set_trial_param`` and ``_get_best_trial_id``, so those private methods are retried
   too.
+- the SQLAlchemy engine of an RDB storage (``RDBStorage.engine``, undocumented): a SQLite
+  file is put in write-ahead-log mode through it.
 
 ``pyproject.toml`` bounds Optuna below its next major version, and
 ``tests/test_optuna_internals.py`` exercises every function here on real SQLite (and,
@@ -173,6 +175,9 @@ class RetryingRDBStorage(optuna.storages.RDBStorage):
     def __init__(self, url: str, *, retry: Retrying, **kwargs) -> None:
         self.retry = retry
         super().__init__(url, **kwargs)
+        if self.engine.dialect.name == "sqlite" and self.engine.url.database not in (
+                None, "", ":memory:"):
+            _write_ahead(self.engine)
 
     def set_trial_state_values(self, trial_id, state, values=None) -> bool:
         attempts = 0
@@ -200,6 +205,31 @@ class RetryingRDBStorage(optuna.storages.RDBStorage):
             self.retry(super().record_heartbeat, trial_id)
         except StoreError:
             pass
+
+
+def _write_ahead(engine) -> None:
+    """Put the SQLite file of ``engine`` (``RDBStorage.engine``) in write-ahead-log mode,
+    and every connection of it at ``synchronous = NORMAL``.
+
+    In SQLite's default mode every commit syncs the file to disk twice: 10.9 ms a commit
+    on this project's test machine against 0.014 ms in WAL mode at NORMAL (a trial makes
+    about a dozen commits). WAL at NORMAL never corrupts the file; a power cut (not a
+    killed process) may undo the last commits before it, whose trials are then run
+    again. Readers no longer block the writer, which the processes of ``--workers``
+    welcome. As SQLite's own locking already needs, every process must run on the
+    machine that holds the file (WAL does not work over a network file system): studies
+    shared between machines belong in a database server."""
+    from sqlalchemy import event
+
+    def synchronous_normal(connection, record) -> None:
+        cursor = connection.cursor()
+        cursor.execute("PRAGMA synchronous = NORMAL")
+        cursor.close()
+
+    event.listen(engine, "connect", synchronous_normal)
+    engine.dispose()  # the connections Optuna opened go; new ones get the pragma
+    with engine.connect() as connection:
+        connection.exec_driver_sql("PRAGMA journal_mode = WAL")  # kept in the file
 
 
 def _retried(name: str):

@@ -362,9 +362,11 @@ def _rdb_storage(url: str, parsed, engine_kwargs: dict, heartbeat_interval: int 
     try:
         return opening(make)
     except (exc.SQLAlchemyError, optuna.exceptions.StorageInternalError, StoreError) as error:
-        if created is not None:
-            with contextlib.suppress(OSError):
-                created.unlink()
+        if created is not None:  # with the write-ahead log's files, if it got that far
+            for path in (created, *(created.with_name(created.name + end)
+                                    for end in ("-wal", "-shm"))):
+                with contextlib.suppress(OSError):
+                    path.unlink()
         if isinstance(error, StoreError) and transient_database_error(error):
             raise  # waited for it, in vain: the message says how long
         *_, cause = causes(error)  # the driver's own error

@@ -189,3 +189,20 @@ def test_a_heartbeat_through_an_outage_longer_than_the_wait_skips_the_beat(tmp_p
     assert storage.record_heartbeat(trial_id_of(trial)) is None
     with pytest.raises(StoreError, match="unreachable"):
         storage.retry(down)
+
+
+def test_a_sqlite_storage_writes_ahead_without_a_sync_per_commit(tmp_path):
+    """WAL mode (kept in the file: another process opening it reads it so) and
+    ``synchronous = NORMAL`` on every connection, also those opened after an outage."""
+    import sqlite3
+
+    path = tmp_path / "wal.db"
+    storage = open_storage(f"sqlite:///{path}")
+    optuna.create_study(storage=storage, study_name="wal")
+    with sqlite3.connect(path) as other:
+        assert other.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    storage.engine.dispose()
+    with storage.engine.connect() as connection:
+        assert connection.exec_driver_sql("PRAGMA synchronous").scalar() == 1  # NORMAL
+    assert optuna.load_study(study_name="wal", storage=open_storage(
+        f"sqlite:///{path}")).study_name == "wal"

@@ -179,6 +179,25 @@ def test_front_points_are_the_completed_trials(tmp_path):
     assert np.all(np.isfinite(points))
     assert isinstance(optuna.load_study(study_name="tiny", storage=storage_url(tmp_path)),
                       optuna.Study)
+    running = study.ask()
+    seen = study.get_trials(deepcopy=False)
+    assert front_points(study, seen)[0] == trials
+    np.testing.assert_array_equal(front_points(study, seen)[1], points)
+    assert running.number not in [t.number for t in front_points(study, seen)[0]]
+
+
+def test_a_trial_checks_the_front_on_the_trials_its_claim_read(tmp_path):
+    """One read of the study for the claim and the front check: the trials the claim saw
+    are kept (a trial finished since by another process can only put this one on the
+    front in vain, never leave it off)."""
+    from paretostab.tuning.coordination import TrialSlots
+
+    study = tune(tiny(study={"trials": 3}), storage=storage_url(tmp_path), progress=False)
+    slots = TrialSlots(study, 4)
+    trial = study.ask()
+    assert slots.claim(trial) is None
+    assert [t.number for t in slots.seen] == [0, 1, 2, 3]
+    assert slots.seen[3].state == optuna.trial.TrialState.RUNNING
 
 
 def test_ctrl_c_keeps_completed_trials_and_fails_the_running_one(tmp_path):

@@ -209,6 +209,7 @@ class TrialSlots:
         self.n_trials = n_trials
         self.poll_seconds = poll_seconds
         self.heartbeats = heartbeat_enabled(storage_of(study))
+        self.seen: list[FrozenTrial] = []
         self._silent_since: dict[int, float] = {}  # for fail_stale_trials
 
     def wait(self, interrupts: Interrupts, deadline: float | None = None) -> bool:
@@ -236,8 +237,9 @@ class TrialSlots:
         or are running and, in a grid study, none of them holds its grid point (two
         processes that create trials at once may be given one point; the later trial
         gives it up). Its process (host and pid) is then recorded for
-        :func:`fail_stale_trials`."""
-        trials = self.study.get_trials(deepcopy=False)
+        :func:`fail_stale_trials`. The study's trials as this read them stay in
+        :attr:`seen` (the trial's front check reads them instead of the study again)."""
+        trials = self.seen = self.study.get_trials(deepcopy=False)
         held = [t for t in trials if t.number < trial.number
                 and (counts(t) or t.state == TrialState.RUNNING)]
         if len(held) >= self.n_trials:

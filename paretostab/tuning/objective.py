@@ -210,7 +210,8 @@ class TrialObjective:
         spec, problem = self.problem.spec, self.problem
         measures_end = time.perf_counter()
         accuracy, stability = runs.accuracy, values[spec.objective.stability]
-        on_front = _on_front(trial, accuracy, stability)
+        on_front = _on_front(trial, accuracy, stability,
+                             None if self.slots is None else self.slots.seen)
         map_data = stability_map(runs, feature_names=problem.feature_names, top=NOTE_FEATURES)
         title = (f"Trial {trial.number} · {self.names[0]} {accuracy:.4f} · {self.names[1]} "
                  f"{stability:.4f}")
@@ -246,11 +247,15 @@ class TrialObjective:
         return accuracy, stability
 
 
-def _on_front(trial: optuna.Trial, accuracy: float, stability: float) -> bool:
+def _on_front(trial: optuna.Trial, accuracy: float, stability: float,
+              seen: list[optuna.trial.FrozenTrial] | None) -> bool:
     """Whether ``(accuracy, stability)`` is on the front of the study's completed trials
     and it: the trial joins the front as it finishes (and every trial ever on the front
-    did so when it finished)."""
-    points = front_points(trial.study)[1]
+    did so when it finished). ``seen``: the study's trials as the trial read them when it
+    claimed its slot (:attr:`TrialSlots.seen`), else read now; a trial that another
+    process finished since is then not seen, which can put this trial on the front
+    (draw its map) in vain, never leave it off when it is on."""
+    points = front_points(trial.study, seen)[1]
     return len(points) in pareto_front(np.vstack([points, [accuracy, stability]]))
 
 

@@ -108,9 +108,14 @@ def resample_seed(study: optuna.Study) -> int:
     return int(study.user_attrs["resample_seed"])
 
 
-def front_points(study: optuna.Study) -> tuple[list[optuna.trial.FrozenTrial], np.ndarray]:
-    """The completed trials and their (accuracy, stability) values."""
-    trials = study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
+def front_points(study: optuna.Study, trials: list[optuna.trial.FrozenTrial] | None = None
+                 ) -> tuple[list[optuna.trial.FrozenTrial], np.ndarray]:
+    """The completed trials and their (accuracy, stability) values: of the study, or of
+    its ``trials`` when the caller has just read them."""
+    if trials is None:
+        trials = study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
+    else:
+        trials = [t for t in trials if t.state == TrialState.COMPLETE]
     points = np.array([t.values for t in trials], dtype=float).reshape(-1, 2)
     return trials, points
 
