@@ -73,13 +73,14 @@ def at_once(trial: optuna.Trial) -> None:
 
 #: What the breakdown of ``--part trial`` names: (label, function name, file ending).
 STEPS = (("slot wait (reads the trials)", "wait", "coordination.py"),
-         ("slot claim (reads the trials, records the process)", "claim", "coordination.py"),
+         ("slot claim (reads the trials)", "claim", "coordination.py"),
          ("trial creation (Optuna)", "_create_new_trial", "_rdb/storage.py"),
-         ("parameters (one commit each, Optuna)", "suggest_params", "objective.py"),
+         ("parameters drawn", "suggest_params", "objective.py"),
+         ("process and parameters, one commit", "one_transaction", "optuna_internals.py"),
          ("front check", "_on_front", "objective.py"),
          ("RunSet artifact", "_upload_artifacts", "objective.py"),
          ("dashboard note", "write_note", "notes.py"),
-         ("user attributes", "set_trial_user_attrs", "optuna_internals.py"),
+         ("user attributes, one commit", "set_trial_user_attrs", "optuna_internals.py"),
          ("finish (Optuna)", "set_trial_state_values", "optuna_internals.py"))
 
 

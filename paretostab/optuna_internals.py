@@ -14,9 +14,10 @@ other module of the package touches an Optuna name that starts with an underscor
   (``optuna.storages._rdb.models.TrialHeartbeatModel``, read through
   ``optuna.storages._rdb.storage._create_scoped_session``), inside Optuna's cache of an
   RDB storage (``_CachedStorage._backend``);
-- a trial's user attributes written in one transaction of an RDB storage
-  (``RDBStorage._set_trial_attr_without_commit`` in one scoped session): Optuna commits
-  each ``set_trial_user_attr`` on its own;
+- a trial's parameters and user attributes written in one transaction of an RDB storage
+  (``RDBStorage._set_trial_param_without_commit`` and ``_set_trial_attr_without_commit``
+  in one scoped session, :func:`one_transaction`): Optuna commits each ``suggest_*`` and
+  ``set_trial_user_attr`` on its own;
 - an RDB storage whose calls wait out a database outage (:class:`RetryingRDBStorage`):
   Optuna's own trial loop calls its stale check (``_get_stale_trial_ids``) before every
   trial, and Optuna's cache of an RDB storage calls ``_create_new_trial``, ``_get_trials``,
@@ -33,7 +34,9 @@ these interfaces fails those tests with a message naming it.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import contextlib
+import threading
+from collections.abc import Callable, Iterable, Mapping
 
 import optuna
 from optuna.exceptions import UpdateFinishedTrialError
@@ -42,8 +45,8 @@ from paretostab.errors import StoreError
 from paretostab.faults import Retrying
 
 __all__ = ["RETRIED_METHODS", "RetryingRDBStorage", "grace_seconds", "heartbeat_enabled",
-           "set_trial_user_attrs", "stale_trial_ids", "storage_of", "study_id_of",
-           "trial_id_of", "trials_with_heartbeat"]
+           "one_transaction", "set_trial_user_attrs", "stale_trial_ids", "storage_of",
+           "study_id_of", "trial_id_of", "trials_with_heartbeat"]
 
 
 def storage_of(study: optuna.Study) -> optuna.storages.BaseStorage:
@@ -115,27 +118,35 @@ def trials_with_heartbeat(storage: optuna.storages.BaseStorage,
 
 def set_trial_user_attrs(storage: optuna.storages.BaseStorage, trial_id: int,
                          attrs: Mapping[str, object]) -> None:
-    """Write a running trial's user attributes ``attrs`` in one transaction of an RDB
-    storage (one commit, where ``set_trial_user_attr`` commits each: on SQLite a commit
-    is a file sync), retried as one call on a :class:`RetryingRDBStorage`; one call per
-    attribute on any other storage."""
-    from optuna.storages._rdb import models
-    from optuna.storages._rdb.storage import _create_scoped_session
-
-    rdb = _rdb(storage)
-    if not isinstance(rdb, optuna.storages.RDBStorage):
+    """Write a running trial's user attributes ``attrs`` in one transaction of a
+    :class:`RetryingRDBStorage` (:func:`one_transaction`: one commit, where
+    ``set_trial_user_attr`` commits each), retried as one call; one call per attribute
+    on any other storage."""
+    with one_transaction(storage):
         for key, value in attrs.items():
             storage.set_trial_user_attr(trial_id, key, value)
+
+
+@contextlib.contextmanager
+def one_transaction(storage: optuna.storages.BaseStorage):
+    """Commit the trial parameters and user attributes that this thread sets on
+    ``storage`` during the block in one transaction at its end (a :class:`RetryingRDBStorage`,
+    perhaps in Optuna's cache; any other storage writes each at once). Optuna commits each
+    ``suggest_*`` and ``set_user_attr`` on its own. Nothing is written when the block
+    raises: what it set belongs to a trial that does not start."""
+    rdb = _rdb(storage)
+    if not isinstance(rdb, RetryingRDBStorage) or getattr(rdb._queued, "writes",
+                                                         None) is not None:
+        yield
         return
-
-    def write() -> None:
-        with _create_scoped_session(rdb.scoped_session, True) as session:
-            for key, value in attrs.items():
-                rdb._set_trial_attr_without_commit(session, models.TrialUserAttributeModel,
-                                                   trial_id, key, value)
-
-    retry = getattr(rdb, "retry", None)
-    write() if retry is None else retry(write)
+    rdb._queued.writes = []
+    try:
+        yield
+        writes = rdb._queued.writes
+    finally:
+        rdb._queued.writes = None
+    if writes:
+        rdb._commit(writes)
 
 
 # What a process calls on a storage, through Optuna's study and trial or directly: every
@@ -174,6 +185,7 @@ class RetryingRDBStorage(optuna.storages.RDBStorage):
 
     def __init__(self, url: str, *, retry: Retrying, **kwargs) -> None:
         self.retry = retry
+        self._queued = threading.local()
         super().__init__(url, **kwargs)
         if self.engine.dialect.name == "sqlite" and self.engine.url.database not in (
                 None, "", ":memory:"):
@@ -195,6 +207,41 @@ class RetryingRDBStorage(optuna.storages.RDBStorage):
                 raise
 
         return self.retry(finish)
+
+    def _set_trial_param(self, trial_id, param_name, param_value_internal, distribution,
+                         previous_distribution) -> None:
+        self._write(lambda session: self._set_trial_param_without_commit(
+            session, trial_id, param_name, param_value_internal, distribution,
+            previous_distribution))
+
+    def set_trial_param(self, trial_id, param_name, param_value_internal,
+                        distribution) -> None:
+        self._set_trial_param(trial_id, param_name, param_value_internal, distribution, None)
+
+    def set_trial_user_attr(self, trial_id, key, value) -> None:
+        from optuna.storages._rdb import models
+
+        self._write(lambda session: self._set_trial_attr_without_commit(
+            session, models.TrialUserAttributeModel, trial_id, key, value))
+
+    def _write(self, write: Callable) -> None:
+        """``write(session)`` in a transaction of its own, or queued for the one
+        :func:`one_transaction` commits when it is open in this thread."""
+        queue = getattr(self._queued, "writes", None)
+        if queue is not None:
+            queue.append(write)
+            return
+        self._commit([write])
+
+    def _commit(self, writes: list[Callable]) -> None:
+        from optuna.storages._rdb.storage import _create_scoped_session
+
+        def commit() -> None:
+            with _create_scoped_session(self.scoped_session, True) as session:
+                for write in writes:
+                    write(session)
+
+        self.retry(commit)
 
     def record_heartbeat(self, trial_id: int) -> None:
         """Record a heartbeat, waiting out an outage as every call does; an outage longer

@@ -19,6 +19,7 @@ from paretostab.optuna_internals import (
     RetryingRDBStorage,
     grace_seconds,
     heartbeat_enabled,
+    one_transaction,
     set_trial_user_attrs,
     stale_trial_ids,
     storage_of,
@@ -165,6 +166,48 @@ def test_a_trials_user_attributes_in_one_commit(storage_url, tmp_path):
     set_trial_user_attrs(storage_of(other), trial_id_of(running), attrs)
     assert storage_of(other).get_trial(trial_id_of(running)).user_attrs["spec_hash"] == \
         attrs["spec_hash"]
+
+
+def test_a_trials_parameters_and_attributes_in_one_transaction(storage_url):
+    """What a trial sets while it starts (its process, its parameters) is one commit, read
+    back as Optuna wrote it; a block that raises writes nothing."""
+    from sqlalchemy import event
+
+    storage = open_storage(storage_url)
+    study = optuna.create_study(storage=storage, study_name="start",
+                                directions=["maximize", "maximize"])
+    trial = study.ask()
+    writes, commits = set(), []
+
+    def written(connection, cursor, statement, *args) -> None:
+        if statement.lstrip().upper().startswith(("INSERT", "UPDATE")):
+            writes.add(connection)
+
+    def committed(connection) -> None:
+        if connection in writes:  # a transaction that wrote (reads commit too)
+            commits.append(connection)
+            writes.discard(connection)
+
+    engine = getattr(storage_of(study), "_backend", storage).engine
+    event.listen(engine, "before_cursor_execute", written)
+    event.listen(engine, "commit", committed)
+    with one_transaction(storage_of(study)):
+        trial.set_user_attr("process", {"host": "h", "pid": 1})
+        x = trial.suggest_float("x", 0.0, 1.0)
+        k = trial.suggest_int("k", 1, 50, log=True)
+        c = trial.suggest_categorical("c", ["a", "b"])
+        assert commits == [] and trial.params == {"x": x, "k": k, "c": c}
+    event.remove(engine, "before_cursor_execute", written)
+    event.remove(engine, "commit", committed)
+    assert len(commits) == 1, changed("RDBStorage._set_trial_param_without_commit")
+    frozen = storage_of(study).get_trial(trial_id_of(trial))
+    assert frozen.params == {"x": x, "k": k, "c": c}
+    assert frozen.user_attrs == {"process": {"host": "h", "pid": 1}}
+    other = study.ask()
+    with pytest.raises(optuna.TrialPruned), one_transaction(storage_of(study)):
+        other.suggest_float("x", 0.0, 1.0)
+        raise optuna.TrialPruned("not run")
+    assert optuna.load_study(study_name="start", storage=storage_url).trials[1].params == {}
 
 
 def test_a_heartbeat_through_an_outage_longer_than_the_wait_skips_the_beat(tmp_path,

@@ -34,6 +34,7 @@ from paretostab.front import pareto_front
 from paretostab.maps import StabilityMap, stability_map
 from paretostab.measures import get_measure
 from paretostab.optuna_internals import (
+    one_transaction,
     set_trial_user_attrs,
     storage_of,
     study_id_of,
@@ -157,10 +158,11 @@ class TrialObjective:
     def __call__(self, trial: optuna.Trial) -> tuple[float, float]:
         spec, problem = self.problem.spec, self.problem
         try:
-            refused = None if self.slots is None else self.slots.claim(trial)
-            if refused:
-                raise optuna.TrialPruned(refused)
-            params = suggest_params(trial, spec)
+            with one_transaction(storage_of(trial.study)):  # the process and the params
+                refused = None if self.slots is None else self.slots.claim(trial)
+                if refused:
+                    raise optuna.TrialPruned(refused)
+                params = suggest_params(trial, spec)
         except Exception as exc:
             if not isinstance(exc, optuna.TrialPruned):
                 self._failed(trial, exc, "could not start it: ")
