@@ -406,6 +406,43 @@ def test_relief_selector_knn_model_and_decision_flip_importance():
     assert selector.importances_.sum() == pytest.approx(np.count_nonzero(importance))
 
 
+def test_relief_importance_is_over_every_example_up_to_n_instances():
+    """n ≤ m: eq. 9 over every training example, to the last bit of n_instances=None."""
+    X, y = problem(16, n=90, d=30, informative=3, noise=0.3)
+    every = ReliefSelector(n_features=4, n_instances=None).fit(X, y)
+    Xs = standardise(every, X)
+    kept = np.flatnonzero(every.support_)
+    with threadpool_limits(1, user_api="openmp"):
+        exact = decision_flip_importance(every.knn_.predict, Xs[:, kept], growth=1.25)
+    for n_instances in (90, 1000):
+        fitted = ReliefSelector(n_features=4, n_instances=n_instances, random_state=0).fit(X, y)
+        np.testing.assert_array_equal(fitted.importances_, every.importances_)
+    np.testing.assert_array_equal(every.importances_[kept], exact)
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_relief_importance_on_the_sampled_instances_is_within_its_error(n_classes):
+    """n > m: the mean over the m ReliefF instances (σ_f of all n) estimates eq. 9's mean
+    over all n within the stated error √((1 − m/n) k_P I(f) / m), here 4 times it."""
+    rng = np.random.default_rng(n_classes)
+    n, m = 1500, 300
+    y = np.arange(n) % n_classes
+    X = rng.standard_normal((n, 12)) + 0.9 * (y[:, None] == np.arange(12) % n_classes)
+    X[:, 4:] = rng.standard_normal((n, 8))  # 4 informative features
+    sampled = ReliefSelector(n_features=5, n_instances=m, random_state=1).fit(X, y)
+    Xs = standardise(sampled, X)
+    kept = np.flatnonzero(sampled.support_)
+    drawn = np.sort(np.random.RandomState(1).choice(n, size=m, replace=False))
+    with threadpool_limits(1, user_api="openmp"):
+        exact = decision_flip_importance(sampled.knn_.predict, Xs[:, kept], growth=1.25)
+        estimate = decision_flip_importance(sampled.knn_.predict, Xs[drawn][:, kept],
+                                            scale=Xs[:, kept].std(axis=0), growth=1.25)
+    np.testing.assert_array_equal(sampled.importances_[kept], estimate)
+    error = np.sqrt((1 - m / n) * np.count_nonzero(exact) * exact / m)
+    assert np.all(np.abs(estimate - exact) <= 4 * error)
+    assert not np.array_equal(estimate, exact)
+
+
 def test_relief_prediction_neighbours():
     X, y = problem(13, n=40, d=20)
     assert ReliefSelector(n_features=3, n_neighbors=4).fit(X, y).knn_.n_neighbors == 4
