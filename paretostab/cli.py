@@ -103,7 +103,8 @@ def _tune(args) -> int:
         study = tune(spec, storage=storage, study_name=args.study_name, n_trials=args.n_trials,
                      timeout=args.timeout, n_jobs=args.n_jobs, workers=args.workers,
                      artifacts=args.artifacts, cache_bytes=int(args.cache_gib * 2**30),
-                     storage_wait=args.storage_wait)
+                     storage_wait=args.storage_wait, backend=args.backend,
+                     scheduler=args.scheduler)
     except KeyboardInterrupt as interrupt:
         return _interrupted("completed trials are kept; run the same command to resume.",
                             interrupt)
@@ -251,6 +252,12 @@ def main(argv: list[str] | None = None) -> int:
     tune.add_argument("--timeout", type=float, help="seconds; stops starting new trials")
     tune.add_argument("--n-jobs", type=int, help="processes for the runs inside a trial")
     tune.add_argument("--workers", type=int, default=1, help="processes running trials")
+    tune.add_argument("--backend", default="local",
+                      help="where a trial's runs go: local (this machine's processes, the "
+                      "default) or dask (the workers of a Dask cluster, with --scheduler; "
+                      "pip install 'paretostab[dask]')")
+    tune.add_argument("--scheduler", metavar="ADDRESS",
+                      help="the Dask scheduler of --backend dask, e.g. tcp://host:8786")
     tune.add_argument("--artifacts", help=ARTIFACTS_HELP)
     tune.add_argument("--storage-wait", type=float, default=DEFAULT_STORAGE_WAIT,
                       metavar="SECONDS", help="how long to wait for a database server that "

@@ -160,9 +160,13 @@ class Problem:
 
     def read_only(self) -> Problem:
         """The same problem with data no one can change (copied where they view other
-        memory): a :class:`~paretostab.protocol.RunCache` then recognises them without
+        memory, unless that is a read-only memory map: the data ``tune``'s worker processes
+        share): a :class:`~paretostab.protocol.RunCache` then recognises them without
         hashing them at every trial."""
         def frozen(array: np.ndarray) -> np.ndarray:
+            if isinstance(array, np.memmap) and not array.flags.writeable:
+                # a plain view in the canonical dtype, which np.asarray returns as it is
+                return array.view(type=np.ndarray, dtype=np.dtype(array.dtype.str))
             array = array if array.flags.owndata else array.copy()
             array.flags.writeable = False
             return array

@@ -23,6 +23,7 @@ import hashlib
 import io
 import json
 import math
+import mmap
 import os
 import sys
 import time
@@ -472,11 +473,15 @@ class RunCache:
 
 def _unchanging(array: np.ndarray) -> bool:
     """Nothing writes into ``array`` unless an array is made writeable again: it and every
-    array it views are read-only, and the memory is theirs or an immutable object's."""
+    array it views are read-only, and the memory is theirs, an immutable object's or a
+    read-only memory map's (the data ``tune``'s worker processes share)."""
     while isinstance(array, np.ndarray):
         if array.flags.writeable:
             return False
         array = array.base
+    if isinstance(array, mmap.mmap):
+        with memoryview(array) as view:
+            return view.readonly
     return array is None or isinstance(array, bytes)
 
 

@@ -6,6 +6,17 @@ artifact store and the storage, creates or resumes the study, then runs trials h
 trials the same way with its own storage connection, sampler stream and run cache, and
 follows the study until they end. Every process takes its trial slots from the study's
 ``n_trials`` (:class:`~paretostab.tuning.coordination.TrialSlots`).
+
+The workers share the data instead of holding a copy each: the parent writes the problem
+once (``joblib.dump``) to a file in a folder of its own in the temporary folder
+(``TMPDIR``), and every worker maps it read-only (``joblib.load(..., mmap_mode="r")``),
+the similarity's data included; joblib hands the mapped arrays on to a trial's own worker
+processes (``n_jobs``) by their file, without writing them again at every trial. The
+pages of the file are the machine's page cache, shared by every process that maps it
+and, on disk, given back under memory pressure. A file rather than named shared memory
+(``/dev/shm``, which nothing frees but its removal or a reboot): the parent removes the
+folder when it ends, also by Ctrl-C, SIGTERM or SIGHUP; when it is killed (kill -9), its
+workers remove it as they end.
 """
 
 from __future__ import annotations
@@ -14,12 +25,16 @@ import contextlib
 import multiprocessing
 import multiprocessing.connection
 import os
+import shutil
 import signal
 import sys
+import tempfile
 import threading
 import time
 from dataclasses import dataclass
+from pathlib import Path
 
+import joblib
 import optuna
 from optuna.trial import TrialState
 
@@ -28,6 +43,7 @@ from paretostab.faults import (
     DEFAULT_STORAGE_WAIT,
     ENVIRONMENT_FAILURES_IN_A_ROW,
     causes,
+    one_line,
     stop_signals,
 )
 from paretostab.front import dominance_area, pareto_front
@@ -41,6 +57,7 @@ from paretostab.storage import (
     default_artifact_dir,
     open_storage,
 )
+from paretostab.tuning.cluster import check_backend, runs_on
 from paretostab.tuning.coordination import (
     GRACE_SECONDS,
     HEARTBEAT_SECONDS,
@@ -63,6 +80,8 @@ class TuneSettings:
 
     ``verbosity`` is Optuna's log level in the process that called :func:`tune`: its
     workers log as it does (the library sets no log level; the command line does).
+    ``scheduler``: the address of the Dask scheduler whose cluster runs the trials' runs
+    (:mod:`~paretostab.tuning.cluster`); None: this machine's processes.
     """
 
     storage: str
@@ -76,6 +95,7 @@ class TuneSettings:
     grace_period: int = GRACE_SECONDS
     storage_wait: float = DEFAULT_STORAGE_WAIT
     verbosity: int = optuna.logging.INFO
+    scheduler: str | None = None
 
     def open_study(self, spec: StudySpec, *, wait_to_open: bool = False) -> optuna.Study:
         """The spec's study in the storage (created or resumed), with these heartbeats
@@ -97,7 +117,8 @@ def tune(spec: StudySpec, *, storage: str | None = None, study_name: str | None 
          workers: int = 1, artifacts: str | None = None,
          cache_bytes: int = DEFAULT_CACHE_BYTES, progress: bool | None = None,
          heartbeat_interval: int = HEARTBEAT_SECONDS, grace_period: int = GRACE_SECONDS,
-         storage_wait: float = DEFAULT_STORAGE_WAIT, data: object = None) -> optuna.Study:
+         storage_wait: float = DEFAULT_STORAGE_WAIT, data: object = None,
+         backend: str = "local", scheduler: str | None = None) -> optuna.Study:
     """Run (or resume) the spec's study until it has ``n_trials`` counted trials.
 
     ``data``: data given in memory instead of the spec's ``[data] source`` — ``(X, y)``,
@@ -114,9 +135,12 @@ def tune(spec: StudySpec, *, storage: str | None = None, study_name: str | None 
     process is gone fails as stale and its slot is run again: at once when the process
     was on this host, after ``grace_period`` seconds without one of its heartbeats (every
     ``heartbeat_interval`` seconds) on an RDB storage. ``n_jobs`` parallelises the runs
-    inside a trial. The data are loaded once, here, before the study is created or
-    opened, and handed to the workers. For a database server without ``artifacts``, a
-    line on stderr says where the artifacts go
+    inside a trial on this machine; with ``backend="dask"`` they run instead on the
+    workers of the Dask cluster whose scheduler is at ``scheduler`` (``n_jobs`` unset;
+    :mod:`~paretostab.tuning.cluster`), checked reachable before the data are loaded.
+    The data are loaded once, here, before the study is created or opened; the workers
+    map them from one file (one copy for all, not one each). For a database server
+    without ``artifacts``, a line on stderr says where the artifacts go
     (:func:`~paretostab.storage.artifact_notice`). With shared resamples each process
     keeps its prepared runs in a :class:`~paretostab.protocol.RunCache` of ``cache_bytes``. A trial
     that raises is recorded as failed with its reason (user attribute ``fail_reason``),
@@ -149,11 +173,13 @@ def tune(spec: StudySpec, *, storage: str | None = None, study_name: str | None 
         raise InvalidInputError(
             f"cache_bytes must be an integer >= 0 (the run cache's memory budget per "
             f"process); got {cache_bytes!r}.")
+    check_backend(backend, scheduler, n_jobs)
     settings = TuneSettings(storage=url, artifacts=artifacts, study_name=study_name,
-                            n_trials=total, timeout=timeout, n_jobs=n_jobs,
+                            n_trials=total, timeout=timeout,
+                            n_jobs=-1 if backend == "dask" else n_jobs,
                             cache_bytes=cache_bytes, heartbeat_interval=heartbeat_interval,
                             grace_period=grace_period, storage_wait=storage_wait,
-                            verbosity=optuna.logging.get_verbosity())
+                            verbosity=optuna.logging.get_verbosity(), scheduler=scheduler)
     problem = Problem.from_spec(spec, data)
     artifact_store(url, artifacts, create=False)  # all checked before anything is made
     study = settings.open_study(problem.spec)
@@ -211,7 +237,8 @@ def run_trials(study: optuna.Study, problem: Problem, settings: TuneSettings, st
         if not slots.wait(interrupts, deadline):
             study.stop()
 
-    with interrupts.handling(study), _store_failures():
+    with interrupts.handling(study), _store_failures(), runs_on(settings.scheduler,
+                                                                  objective.problem):
         if slots.wait(interrupts, deadline):
             study.optimize(objective, catch=(Exception,), timeout=settings.timeout,
                            callbacks=[*callbacks, next_slot])
@@ -260,30 +287,32 @@ def _advance(bar, study: optuna.Study, start: int) -> None:
 
 
 def run_workers(workers: int, problem: Problem, settings: TuneSettings, *, follow) -> None:
-    """Start ``workers`` processes running trials (:func:`run_trials`) and call ``follow``
-    every second until they end. Ctrl-C, SIGTERM or SIGHUP is passed on to each of them
-    once (they stop after their trial's computation is interrupted), then awaited for
-    30 s. A worker's error is raised as a :class:`~paretostab.errors.WorkerError`."""
+    """Start ``workers`` processes running trials (:func:`run_trials`) on the problem's
+    data mapped from one file (:func:`_shared_data`), and call ``follow`` every second
+    until they end. Ctrl-C, SIGTERM or SIGHUP is passed on to each of them once (they stop
+    after their trial's computation is interrupted), then awaited for 30 s. A worker's
+    error is raised as a :class:`~paretostab.errors.WorkerError`."""
     context = multiprocessing.get_context("spawn")
     errors = context.SimpleQueue()
-    processes = [context.Process(target=_worker, args=(problem, settings, errors),
-                                 name=f"worker-{i}") for i in range(workers)]
-    for process in processes:
-        process.start()
-    try:
-        while any(p.is_alive() for p in processes):
-            time.sleep(1.0)
-            follow()
-    except KeyboardInterrupt as interrupt:
-        signum = getattr(interrupt, "signum", signal.SIGINT)
+    with _shared_data(problem) as path:
+        processes = [context.Process(target=_worker, args=(path, settings, errors),
+                                     name=f"worker-{i}") for i in range(workers)]
         for process in processes:
-            if process.is_alive():
-                os.kill(process.pid, signum)
-        for process in processes:
-            process.join(30.0)
-            if process.is_alive():
-                process.kill()
-        raise
+            process.start()
+        try:
+            while any(p.is_alive() for p in processes):
+                time.sleep(1.0)
+                follow()
+        except KeyboardInterrupt as interrupt:
+            signum = getattr(interrupt, "signum", signal.SIGINT)
+            for process in processes:
+                if process.is_alive():
+                    os.kill(process.pid, signum)
+            for process in processes:
+                process.join(30.0)
+                if process.is_alive():
+                    process.kill()
+            raise
     follow()
     messages = []
     while not errors.empty():
@@ -297,16 +326,41 @@ def run_workers(workers: int, problem: Problem, settings: TuneSettings, *, follo
             "(killed?) without an error message"))
 
 
-def _worker(problem: Problem, settings: TuneSettings, errors) -> None:
+@contextlib.contextmanager
+def _shared_data(problem: Problem):
+    """The file that the workers map the problem from (``joblib.dump``: every array in it
+    stored raw, mapped by ``joblib.load(path, mmap_mode="r")``), in a folder of its own in
+    the temporary folder, removed when the block ends. A temporary folder that cannot take
+    it (full, missing, forbidden) is a :class:`~paretostab.errors.StoreError`."""
+    folder = None
+    try:
+        try:
+            folder = Path(tempfile.mkdtemp(prefix="paretostab-data-"))
+            joblib.dump(problem, folder / "problem.joblib")
+        except OSError as exc:
+            raise StoreError(
+                f"the data for the worker processes could not be written to the temporary "
+                f"folder {tempfile.gettempdir()} ({one_line(exc)}); set TMPDIR to a folder "
+                f"with {problem.X.nbytes / 2**20:.0f} MiB free.") from None
+        yield folder / "problem.joblib"
+    finally:
+        if folder is not None:
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+def _worker(path: Path, settings: TuneSettings, errors) -> None:
     """One tuning process (``--workers``): its own storage connection, sampler stream and
-    run cache; the data come from the parent (loaded once). Its error goes to the parent
-    through ``errors`` (the parent prints it) and it exits with code 1. In a process group
-    of its own, it gets Ctrl-C from the parent (once), not from the terminal; SIGTERM and
-    SIGHUP stop it as Ctrl-C does, whoever sends them."""
+    run cache; the problem's data mapped read-only from the file ``path`` its parent
+    wrote (loaded once, in the parent), which it removes when it ends after its parent was
+    killed. Its error goes to the parent through ``errors`` (the parent prints it) and it
+    exits with code 1. In a process group of its own, it gets Ctrl-C from the parent
+    (once), not from the terminal; SIGTERM and SIGHUP stop it as Ctrl-C does, whoever
+    sends them."""
     os.setpgrp()
     try:
         with stop_signals():
             optuna.logging.set_verbosity(settings.verbosity)  # as its parent logs
+            problem = joblib.load(path, mmap_mode="r")
             study = settings.open_study(problem.spec, wait_to_open=True)
             run_trials(study, problem, settings, artifact_store(settings.storage,
                                                                 settings.artifacts),
@@ -317,6 +371,9 @@ def _worker(problem: Problem, settings: TuneSettings, errors) -> None:
         errors.put(str(exc) if isinstance(exc, ParetostabError) else
                    f"a worker failed: {type(exc).__name__}: {exc}")
         sys.exit(1)
+    finally:
+        if not multiprocessing.parent_process().is_alive():  # killed: no one else will
+            shutil.rmtree(path.parent, ignore_errors=True)
 
 
 def _end_with_parent(interrupts: Interrupts) -> None:
