@@ -63,8 +63,8 @@ def _pair_scores(name, Z, S, **options):
 class BlockSimilarity:
     """Similarity 1 inside each group of features, 0 elsewhere, for any d (000 §4).
 
-    Implements the similarity-source interface without a d×d matrix, so that 000's
-    d → ∞ scenarios can be evaluated at d = 10⁴–10⁵.
+    Implements the similarity-source interface (``n_features``, ``submatrix``, ``block``)
+    without a d×d matrix, so that 000's d → ∞ scenarios can be evaluated at d = 10⁴–10⁵.
     """
 
     def __init__(self, d, groups):
@@ -73,19 +73,13 @@ class BlockSimilarity:
         for g, group in enumerate(groups):
             self.label[list(group)] = d + g
 
-    def values(self, rows, cols):
-        return (self.label[np.asarray(rows)] == self.label[np.asarray(cols)]).astype(float)
+    def block(self, rows, cols):
+        rows, cols = np.asarray(rows), np.asarray(cols)
+        return (self.label[rows[:, :, None]] == self.label[cols[:, None, :]]).astype(float)
 
     def submatrix(self, features):
         features = np.asarray(features)
-        return self.values(features[:, None], features[None, :])
-
-    def offdiagonal_sum(self, threshold=None):
-        sizes = np.bincount(self.label)
-        return float(np.sum(sizes * (sizes - 1)))
-
-    def max_offdiagonal(self):
-        return float(np.bincount(self.label).max() > 1)
+        return self.block(features[None], features[None])[0]
 
 
 def _block_value(name, sets, d, groups, **options):
@@ -367,26 +361,22 @@ def test_threshold_is_inclusive(name):
     assert at != pytest.approx(above)
 
 
-class NoMonteCarlo(SimilarityMatrix):
-    """A similarity that fails if any random feature pair is looked up."""
-
-    def values(self, rows, cols):
-        raise AssertionError("Monte-Carlo draws were made")
-
-
 @settings(max_examples=15, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), M=st.integers(2, 8), d=st.integers(3, 40))
 def test_without_similar_features_sma_is_smu_and_smy_is_kappa(seed, M, d):
-    """001 §2.2: no off-diagonal S ≥ θ ⇒ I = r and E = n1n2/d exactly, with no Monte-Carlo.
+    """001 §2.2: no off-diagonal S ≥ θ ⇒ I = r and E = n1n2/d exactly: the Monte-Carlo
+    draws find no similar pair, so h = 0 and the values equal SMU and kappa exactly.
 
     SMA-* (max √(n1n2)) then equal SMU; SMY (max (n1+n2)/2) equals Cohen's kappa.
     """
     rng = np.random.default_rng(seed)
     Z = _runs(rng, M, d)
-    S = NoMonteCarlo(_symmetric(rng.uniform(0, 0.89, size=(d, d))))
+    S = _symmetric(rng.uniform(0, 0.89, size=(d, d)))
+    unadjusted, kappa = _value("unadjusted", Z), _value("kappa", Z)
     for name in ["sma_count", "sma_mean", "sma_greedy", "sma_mbm"]:
-        assert _value(name, Z, S) == pytest.approx(_value("unadjusted", Z), nan_ok=True)
-    assert _value("yu", Z, S) == pytest.approx(_value("kappa", Z), nan_ok=True)
+        assert _value(name, Z, S, n_samples=500) == pytest.approx(unadjusted, abs=1e-15,
+                                                                  nan_ok=True)
+    assert _value("yu", Z, S, n_samples=500) == pytest.approx(kappa, abs=1e-15, nan_ok=True)
 
 
 # --------------------------------------------------------------- Monte-Carlo seeding
@@ -420,11 +410,152 @@ def test_monte_carlo_is_deterministic_and_independent_of_run_order(name):
 
 
 def test_expectation_of_a_size_pair_does_not_depend_on_the_other_runs():
-    """E for sizes (n1, n2) is seeded from (random_state, n1, n2) only."""
+    """E for sizes (n1, n2) depends on random_state and (n1, n2) only: its sets are the
+    first n1 and n2 features of the same random sequences, however long the other runs
+    make them."""
     Z, S = _mc_problem()
     pairs_all = _pair_scores("sma_count", Z, S, n_samples=500)
     pairs_two = _pair_scores("sma_count", Z[:2], S, n_samples=500)
     assert pairs_two[0] == pairs_all[0]
+
+
+def _as_z(runs, d):
+    Z = np.zeros((len(runs), d), dtype=bool)
+    for i, run in enumerate(runs):
+        Z[i, run] = True
+    return Z
+
+
+def test_yu_closed_form_expectation_matches_enumeration():
+    """The reference's closed form of SMY's E (degrees, inclusion–exclusion) is exact."""
+    rng = np.random.default_rng(4)
+    for d in (5, 7):
+        S = _symmetric(np.where(rng.random((d, d)) < 0.4, 0.95, 0.2))
+        for n1, n2 in [(1, 1), (2, 3), (3, 3), (1, d - 1), (d - 1, d), (d, d)]:
+            assert ref.yu_expectation(n1, n2, S) == pytest.approx(
+                ref.exact_expectation(ref.yu_intersection, n1, n2, d, S, 0.9), abs=1e-12)
+
+
+def _group_similarity(d, group_size, n_groups, rng):
+    """Similarity 0.95 inside disjoint random groups, 0.2 elsewhere."""
+    S = np.full((d, d), 0.2)
+    for group in rng.permutation(d)[: group_size * n_groups].reshape(n_groups, group_size):
+        S[np.ix_(group, group)] = 0.95
+    np.fill_diagonal(S, 1.0)
+    return S
+
+
+@pytest.mark.parametrize("d, group_size, n_groups", [(60, 6, 5), (400, 8, 25)])
+def test_monte_carlo_yu_is_within_its_stated_error_of_the_exact_expectation(d, group_size,
+                                                                            n_groups):
+    """At d where no enumeration can run, SMY's exact E has a closed form (reference): the
+    Monte-Carlo pair scores lie within the error the docstring states,
+    SE(E) ≤ √(max · (E − n1n2/d) / N), taken 4 times and propagated to each pair's score
+    through |max − I| · δ / (max − E)² (its exact change, by monotonicity in E)."""
+    rng = np.random.default_rng(d)
+    N = 4000
+    S = _group_similarity(d, group_size, n_groups, rng)
+    Z = np.zeros((8, d), dtype=bool)
+    for row in Z:
+        row[rng.choice(d, size=rng.integers(d // 10, d // 4), replace=False)] = True
+    scores = _pair_scores("yu", Z, S, n_samples=N)
+    runs = [set(np.flatnonzero(row).tolist()) for row in Z]
+    for (a, b), score in zip(combinations(runs, 2), scores, strict=True):
+        n1, n2, I = len(a), len(b), ref.yu_intersection(a, b, S, 0.9)
+        E, top = ref.yu_expectation(n1, n2, S), (n1 + n2) / 2
+        delta = 4 * math.sqrt(top * (E - n1 * n2 / d) / N)
+        assert E - n1 * n2 / d > 0.05  # similar pairs are drawn: the estimate is at work
+        exact = (I - E) / (top - E)
+        bound = max(abs((I - e) / (top - e) - exact) for e in (E - delta, E + delta))
+        assert score == pytest.approx(exact, abs=bound)
+
+
+@pytest.mark.parametrize("name", CORRECTED)
+def test_saturated_similarity_gives_the_exact_expectation(name):
+    """Every pair of features similar: I of a random pair of sets is constant (SMY,
+    SMA-Count/Greedy/MBM) or linear in its overlap r (SMA-Mean: r + 0.95 (min − r)), and
+    the regression estimator is then exact — as the enumeration: E = max (undefined, NaN)
+    where the sizes allow it, the exact score elsewhere."""
+    d = 8
+    S = _symmetric(np.full((d, d), 0.95))
+    Z = _as_z([[0, 1], [1, 2], [3, 4, 5]], d)
+    mc = _pair_scores(name, Z, S, n_samples=300)
+    exact = _pair_scores(name, Z, S, expectation="exact")
+    np.testing.assert_allclose(mc, exact, atol=1e-12)
+    assert np.isnan(exact).any() == (name != "sma_mean")
+
+
+@pytest.mark.parametrize("threshold", [None, 0.9])
+def test_sechidis_estimated_normaliser_is_within_its_stated_error(threshold):
+    """d = 2 000: φ_S with the normaliser's sum exact (n_samples = 2 000 blocks cover the
+    1 999 000 pairs) and estimated (the default 1 024 blocks) differ by at most the
+    docstring's propagation of 4 standard errors, SE(Σ) ≤ d²/(2√n_samples)."""
+    from paretostab.similarity import FeatureSimilarity, offdiagonal_sum
+
+    d, rng = 2000, np.random.default_rng(8)
+    X = rng.normal(size=(60, d))
+    for group in np.arange(d // 2 // 5 * 5).reshape(-1, 5):
+        X[:, group] = rng.normal(size=(60, 1)) + 0.2 * rng.normal(size=(60, 5))
+    S = FeatureSimilarity(X, "spearman")
+    Z = np.zeros((10, d), dtype=bool)
+    for row in Z:
+        row[rng.choice(120, size=rng.integers(10, 30), replace=False)] = True
+    exact = stability("sechidis", Z, similarity=S, threshold=threshold, n_samples=2000)
+    estimated = stability("sechidis", Z, similarity=S, threshold=threshold)
+    k = Z.sum(axis=1)
+    omega = (np.mean(k**2) - k.mean()) / (d * d - d) - k.mean() ** 2 / d**2
+    denominator = (k.mean() * (1 - k.mean() / d)
+                   + omega * offdiagonal_sum(S, threshold, n_samples=2000).value)
+    shift = abs(omega) * 4 * d * d / (2 * math.sqrt(1024))
+    bound = abs(1 - exact) * shift / (denominator - shift)
+    assert 0 < abs(estimated - exact) <= bound
+
+
+class CountingSimilarity(BlockSimilarity):
+    """A BlockSimilarity that counts the similarity entries the measures read."""
+
+    read = 0
+
+    def block(self, rows, cols):
+        out = super().block(rows, cols)
+        CountingSimilarity.read += out.size
+        return out
+
+
+@pytest.mark.parametrize("name", WITH_SIMILARITY)
+def test_no_measure_reads_the_whole_feature_space(name):
+    """d = 10⁶ features (10¹² pairs): each measure reads at most a few million similarity
+    entries — the selected features' block, the Monte-Carlo draws — and returns a value."""
+    d = 10**6
+    groups = [range(10 * g, 10 * g + 10) for g in range(2000)]
+    runs = [{0, 1, 2, 11, 12, 500_000}, {0, 3, 13, 14, 15, 999_999, 7},
+            {1, 2, 3, 4, 16, 17, 18, 19}]
+    CountingSimilarity.read = 0
+    Z = _as_z([sorted(run) for run in runs], d)
+    source = CountingSimilarity(d, groups)
+    features = np.flatnonzero(Z.any(axis=0))
+    view = SimilarityView(features, source.submatrix(features), source)
+    result = get_measure(name).function(Z, similarity=view)
+    value = result if isinstance(result, float) else float(result.values.mean())
+    assert np.isfinite(value)
+    assert CountingSimilarity.read <= 2 * 10_000 * 8 * 8 + 1024 * 32 * 32 + 20**2
+
+
+@pytest.mark.parametrize("name", CORRECTED)
+@settings(max_examples=10, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), M=st.integers(3, 7), d=st.integers(4, 40))
+def test_a_pair_score_does_not_depend_on_the_other_runs(name, seed, M, d):
+    """The first two runs' score is the same alone, with the other runs (which change the
+    longest sizes drawn) and with those in another order: each size pair's sets are the
+    prefixes of the same random sequences."""
+    rng = np.random.default_rng(seed)
+    Z = _runs(rng, M, d)
+    S = _symmetric(np.where(rng.random((d, d)) < 0.3, rng.uniform(0.9, 1, (d, d)), 0.2))
+    alone = _pair_scores(name, Z[:2], S, n_samples=300)[0]
+    order = np.r_[0, 1, 2 + rng.permutation(M - 2)]
+    for runs in (Z, Z[order]):
+        np.testing.assert_allclose(_pair_scores(name, runs, S, n_samples=300)[0], alone,
+                                   rtol=1e-12, atol=1e-12)
 
 
 # --------------------------------------------------------------------- properties

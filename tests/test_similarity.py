@@ -4,15 +4,19 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy import stats
 from sklearn.metrics import normalized_mutual_info_score
 
 from paretostab.errors import InvalidInputError, UnknownNameError
 from paretostab.similarity import (
+    SUM_BLOCK,
     FeatureSimilarity,
     SimilarityMatrix,
     as_similarity,
     nmi_similarity,
+    offdiagonal_sum,
     pearson_similarity,
     spearman_similarity,
 )
@@ -41,6 +45,23 @@ def test_pearson_and_spearman_match_scipy(data):
     assert np.all(S[9, np.arange(12) != 9] == 0)
 
 
+@settings(max_examples=20, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(3, 30), levels=st.integers(1, 6))
+def test_spearman_with_ties_matches_scipy(seed, n, levels):
+    """Average ranks of tied values (few levels: many ties, constant columns too)."""
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, levels, size=(n, 6)).astype(float)
+    X[:, 0] = rng.normal(size=n)  # a column without ties
+    expected = np.eye(6)
+    for f in range(6):
+        for g in range(6):
+            if f != g and np.ptp(X[:, f]) > 0 and np.ptp(X[:, g]) > 0:
+                expected[f, g] = abs(stats.spearmanr(X[:, f], X[:, g]).statistic)
+    np.testing.assert_allclose(spearman_similarity(X), expected, atol=1e-12)
+    np.testing.assert_allclose(FeatureSimilarity(X, "spearman").submatrix(np.arange(6)),
+                               expected, atol=1e-12)
+
+
 def test_nmi_matches_scikit_learn_on_the_binned_features(data):
     bins = 4
     S = nmi_similarity(data, n_bins=bins)
@@ -57,18 +78,90 @@ def test_lazy_similarity_agrees_with_the_full_matrix(data, method):
     full = SimilarityMatrix(lazy.submatrix(np.arange(12)))
     features = np.array([7, 1, 3])
     np.testing.assert_allclose(lazy.submatrix(features), full.submatrix(features))
-    rows, cols = np.array([[1, 2], [3, 3]]), np.array([[7, 0], [1, 3]])
-    np.testing.assert_allclose(lazy.values(rows, cols), full.values(rows, cols))
-    every_row, every_col = np.meshgrid(np.arange(12), np.arange(12), indexing="ij")
-    for threshold in (0.3, 0.9):  # thresholded lookups come from the list of similar pairs
-        thresholded = lazy.values(every_row, every_col, threshold=threshold)
-        expected = full.submatrix(np.arange(12))
-        np.testing.assert_allclose(thresholded, np.where(expected >= threshold, expected, 0))
-        np.testing.assert_allclose(full.values(every_row, every_col, threshold=threshold),
-                                   thresholded)
+    rows, cols = np.array([[1, 2, 5], [3, 3, 0]]), np.array([[7, 0], [1, 3]])
+    blocks = lazy.block(rows, cols)
+    assert blocks.shape == (2, 3, 2)
+    np.testing.assert_allclose(blocks, full.block(rows, cols))
+    assert blocks[1, 0, 1] == blocks[1, 1, 1] == 1.0  # S[3, 3]: a feature with itself
     for threshold in (None, 0.5):
-        assert lazy.offdiagonal_sum(threshold) == pytest.approx(full.offdiagonal_sum(threshold))
-    assert lazy.max_offdiagonal() == pytest.approx(full.max_offdiagonal())
+        whole = full.submatrix(np.arange(12))
+        expected = np.where(whole >= (threshold or 0), whole, 0).sum() - 12
+        for source in (lazy, full):
+            total = offdiagonal_sum(source, threshold)
+            assert total.exact and total.standard_error == 0
+            assert total.value == pytest.approx(expected)
+
+
+def test_blocks_are_batched_products_of_standardised_columns(data):
+    """block(rows, cols)[t] is the |correlation| block of rows[t] × cols[t], whatever the
+    batch: one step or many (a tiny step forces one block a step)."""
+    lazy = FeatureSimilarity(data, "pearson")
+    rng = np.random.default_rng(1)
+    rows, cols = rng.integers(0, 12, size=(50, 4)), rng.integers(0, 12, size=(50, 3))
+    S = pearson_similarity(data)
+    np.testing.assert_allclose(lazy.block(rows, cols), S[rows[:, :, None], cols[:, None, :]],
+                               atol=1e-12)
+    with pytest.raises(InvalidInputError, match=r"features must be indices in \[0, 12\)"):
+        lazy.block(rows, cols + 12)
+    with pytest.raises(InvalidInputError, match="2-D arrays of integer feature indices"):
+        lazy.block(rows[0], cols[0])
+
+
+def _grouped_data(d, n=60, seed=0):
+    """Groups of 5 features sharing a latent factor in half of the features: similar
+    pairs (|ρ| ≥ 0.9) are rare, as in the papers' simulations (000 §6.1)."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    for group in np.arange(d // 2 // 5 * 5).reshape(-1, 5):
+        X[:, group] = rng.normal(size=(n, 1)) + 0.2 * rng.normal(size=(n, 5))
+    return X
+
+
+@pytest.mark.parametrize("threshold", [None, 0.5, 0.9])
+def test_offdiagonal_sum_estimate_is_within_its_standard_error(threshold):
+    """d = 1 500 (1 124 250 pairs): exact with enough blocks, estimated with fewer. The
+    estimate is unbiased with the stated standard error: over 20 seeds, every one lies
+    within 4 SE of the exact sum and about 95 % within 2 SE (at least 16 of 20: the
+    probability of fewer is below 10⁻³ for a correct SE)."""
+    d = 1500
+    S = FeatureSimilarity(_grouped_data(d), "spearman")
+    exact = offdiagonal_sum(S, threshold, n_samples=1100)
+    assert exact.exact and d * (d - 1) // 2 <= 1100 * SUM_BLOCK**2
+    estimates = [offdiagonal_sum(S, threshold, n_samples=200, random_state=seed)
+                 for seed in range(20)]
+    errors = np.array([abs(e.value - exact.value) / e.standard_error for e in estimates])
+    assert not any(e.exact for e in estimates)
+    assert errors.max() < 4 and (errors < 2).sum() >= 16
+    bound = d * d / (2 * np.sqrt(200))  # a block sum lies in [0, 32²]
+    assert all(0 < e.standard_error <= bound for e in estimates)
+
+
+@settings(max_examples=20, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), d=st.integers(2, 80), n_samples=st.integers(1, 4),
+       threshold=st.sampled_from([None, 0.0, 0.3, 1.0]))
+def test_offdiagonal_sum_properties(seed, d, n_samples, threshold):
+    """Bounds 0 ≤ Σ ≤ d(d − 1) (entries in [0, 1]); reproducible for a seed; exact exactly
+    when the d(d − 1)/2 pairs are at most the n_samples · 32² sampled; invariant, when
+    exact, to a relabelling of the features."""
+    rng = np.random.default_rng(seed)
+    S = rng.uniform(0, 1, size=(d, d))
+    S = np.triu(S, 1) + np.triu(S, 1).T + np.eye(d)
+    total = offdiagonal_sum(SimilarityMatrix(S), threshold, n_samples=n_samples,
+                            random_state=seed)
+    assert -1e-9 <= total.value <= d * (d - 1) * (1 + 1e-12)
+    assert total.exact == (d * (d - 1) // 2 <= n_samples * SUM_BLOCK**2)
+    again = offdiagonal_sum(SimilarityMatrix(S), threshold, n_samples=n_samples,
+                            random_state=seed)
+    assert again == total
+    if total.exact:
+        order = rng.permutation(d)
+        relabelled = offdiagonal_sum(SimilarityMatrix(S[np.ix_(order, order)]), threshold)
+        assert relabelled.value == pytest.approx(total.value, rel=1e-12, abs=1e-12)
+
+
+def test_offdiagonal_sum_refuses_bad_sample_sizes():
+    with pytest.raises(InvalidInputError, match="n_samples must be an integer >= 1"):
+        offdiagonal_sum(SimilarityMatrix(np.eye(3)), n_samples=0)
 
 
 @pytest.mark.parametrize(

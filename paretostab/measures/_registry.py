@@ -45,8 +45,9 @@ class SimilarityView:
     """The similarity restricted to ``features``, the features selected in at least one run.
 
     ``matrix[a, b]`` is the similarity of features ``features[a]`` and ``features[b]``;
-    ``offdiagonal_sum``, ``max_offdiagonal`` and ``values`` reach the whole feature space
-    (for ``sechidis``'s normaliser and the adjusted measures' random-selection expectations).
+    ``block`` reaches any features of the whole space — random ones, for the adjusted
+    measures' random-selection expectations and ``sechidis``'s normaliser — a batch of
+    blocks at a time, never all d² pairs.
     """
 
     features: np.ndarray
@@ -57,18 +58,10 @@ class SimilarityView:
     def n_features(self) -> int:
         return self.source.n_features
 
-    def offdiagonal_sum(self, threshold: float | None = None) -> float:
-        """Σ_{f≠g} S[f, g] over all d features (entries below ``threshold`` as 0)."""
-        return self.source.offdiagonal_sum(threshold)
-
-    def max_offdiagonal(self) -> float:
-        """Largest off-diagonal similarity over all d features."""
-        return self.source.max_offdiagonal()
-
-    def values(self, rows: object, cols: object, *, threshold: float | None = None) -> np.ndarray:
-        """Elementwise ``S[rows[t], cols[t]]`` for any (e.g. random) feature indices;
-        with ``threshold``, entries below it are 0."""
-        return self.source.values(rows, cols, threshold=threshold)
+    def block(self, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+        """``out[t, x, y] = S[rows[t, x], cols[t, y]]`` for feature indices ``rows`` (B, a)
+        and ``cols`` (B, b) anywhere in the d features."""
+        return self.source.block(rows, cols)
 
 
 @dataclass(frozen=True)

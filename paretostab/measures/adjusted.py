@@ -19,6 +19,15 @@ The corrected measures SMY and SMA-* turn each pair's intersection statistic ``I
 drawn uniformly at random from the d features. ``E`` depends only on the two sizes: it is
 computed once per size pair (stabm re-draws it for every pair of runs, which is
 equivalent in distribution), by Monte-Carlo or by exact enumeration for tiny d.
+
+No measure makes a pass over the d² pairs of features. ``I = |F ∩ G| + h`` where ``h``
+reads only the similar pairs of the cross block, so ``E = n1·n2/d + E[h]``: the first term
+exactly (hypergeometric mean), the second by Monte-Carlo over random sets whose
+similarities are computed on demand — all size pairs from the same draws, and only where
+a similar pair occurs (:func:`_sampled_expectations`). φ_S's numerator reads the selected
+features only; its normaliser's whole-space sum is exact up to a size and estimated above
+it (:func:`paretostab.similarity.offdiagonal_sum`). ``pogr``, ``zucknick`` and the
+observed ``I`` read the selected features only.
 """
 
 from __future__ import annotations
@@ -35,6 +44,7 @@ from scipy.sparse.csgraph import maximum_bipartite_matching
 from paretostab.errors import InvalidInputError
 from paretostab.measures._inputs import PairScores, UndefinedMeasure, pair_counts, pair_index
 from paretostab.measures._registry import SimilarityView, register
+from paretostab.similarity import offdiagonal_sum
 
 __all__ = ["EXACT_LIMIT", "EXPECTATIONS", "pogr", "sechidis", "unadjusted", "zucknick"]
 
@@ -55,12 +65,13 @@ similarity : SimilarityView
 threshold : float in [0, 1]
     Features with ``S ≥ threshold`` (inclusive) are similar; stabm's default 0.9.
 n_samples : int ≥ 1
-    Monte-Carlo replicates per pair of set sizes (stabm's ``N``).
+    Monte-Carlo replicates N (stabm's ``N``): random pairs of sets per pair of set sizes.
 random_state : int, None, numpy.random.Generator or numpy.random.SeedSequence
-    Seed of the Monte-Carlo draws. The draws for sizes (n1, n2) are seeded from
-    ``(random_state, n1, n2)`` through a :class:`numpy.random.SeedSequence`, so the value
-    does not depend on the order of the runs. ``None`` draws fresh entropy; a Generator
-    is advanced by one draw.
+    Seed of the Monte-Carlo draws (through a :class:`numpy.random.SeedSequence`).
+    Replicate t's sets of sizes (n1 ≤ n2) are the first n1 and n2 features of two random
+    sequences of distinct features, so E of a size pair depends on ``random_state`` and
+    (n1, n2) only — not on the other runs nor their order (up to floating-point
+    rounding). ``None`` draws fresh entropy; a Generator is advanced by one draw.
 expectation : {"monte_carlo", "exact"}
     ``"exact"`` averages over all pairs of subsets of the two sizes (stabm's
     ``correction.for.chance = "exact"``); it refuses to enumerate more than
@@ -68,10 +79,26 @@ expectation : {"monte_carlo", "exact"}
 
 Notes
 -----
-If no off-diagonal similarity reaches ``threshold`` anywhere in the d features, no pair
-of sets has a similar cross pair, ``I = |F_i ∩ F_j|`` and ``E = n1 n2 / d`` exactly: the
-expectation is then computed exactly, without Monte-Carlo (001 §2.2: SMA equals SMU;
-SMY becomes Cohen's ``kappa``, whose maximum is (n1 + n2)/2).
+Write ``I = r + h`` with ``r = |F ∩ G|``: ``h`` depends only on the similar pairs
+(``S ≥ threshold``) of the cross block (F \\ G) × (G \\ F), and 0 ≤ h ≤ max. For two
+independent uniform sets E[r] = n1 n2 / d exactly, and the Monte-Carlo expectation over
+N random pairs of sets of sizes (n1, n2) is the regression (control-variate) estimator
+on r (Glasserman 2004, §4.1.1)
+
+    Ê = n1 n2 / d + h̄ − γ̂ (r̄ − n1 n2 / d),   γ̂ = cov(h, r) / var(r) (0 if var(r) = 0),
+
+consistent, with a bias of order 1/N, and with standard error about
+sd(I − β r)/√N ≤ min(sd(h), sd(I))/√N ≤ √(max · (E − n1 n2/d) / N) ≤ max / (2√N)
+(β = 1 + γ; the last two because h ∈ [0, max]): small when similar pairs are rare,
+whatever d. A pair's score moves by about |max − I| · SE / (max − E)² with it; an
+estimate above max is max (the score is then undefined). Ê is exact when no similar pair
+is drawn — in particular when no off-diagonal similarity reaches ``threshold``: h = 0 and
+``E = n1 n2 / d`` (001 §2.2: SMA equals SMU; SMY becomes Cohen's ``kappa``, whose maximum
+is (n1 + n2)/2) — and when every drawn pair of sets has the same I (every feature similar
+to every other: E = I). The similarities of the sampled features are computed on demand,
+O(N · max n1 · max n2 · n) for a ``FeatureSimilarity`` on n examples for all size pairs
+at once, never over the d² pairs of features; only the drawn pairs of sets whose cross
+block holds a similar pair are scored.
 
 A pair's score is undefined (NaN) when ``max = E``: a run selected no feature (for SMY:
 both runs), both selected all d features, or every random pair of sets of these sizes
@@ -102,8 +129,7 @@ def _check_n_samples(n_samples: object) -> int:
         or n_samples < 1
     ):
         raise InvalidInputError(
-            f"n_samples must be an integer >= 1 (Monte-Carlo replicates per pair of set "
-            f"sizes); got {n_samples!r}."
+            f"n_samples must be an integer >= 1 (Monte-Carlo replicates); got {n_samples!r}."
         )
     return int(n_samples)
 
@@ -142,7 +168,7 @@ def _seed_sequence(random_state: object) -> np.random.SeedSequence:
 class _Blocks:
     """A batch of P pairs of feature sets (F, G), padded with -1 to widths a and b.
 
-    ``f`` (P×a) and ``g`` (P×b) hold feature ids in increasing order; ``sim[p, x, y]`` is
+    ``f`` (P×a) and ``g`` (P×b) hold feature ids, in any order; ``sim[p, x, y]`` is
     the similarity of ``f[p, x]`` and ``g[p, y]`` (meaningless on padding). ``in_f`` and
     ``in_g`` mark the real entries, ``only_f`` the features of F \\ G, ``only_g`` those of
     G \\ F, and ``common`` is |F ∩ G|.
@@ -190,27 +216,178 @@ def _pair_statistic(Z: np.ndarray, similarity: SimilarityView, statistic: Statis
     return np.concatenate(parts) if parts else np.zeros(0)
 
 
-def _random_subsets(rng: np.random.Generator, d: int, n: int, size: int) -> np.ndarray:
-    """``size`` uniform random n-subsets of range(d), one sorted row each.
+def _stream(seed: np.random.SeedSequence, tag: int) -> np.random.Generator:
+    return np.random.default_rng(
+        np.random.SeedSequence(seed.entropy, spawn_key=(*seed.spawn_key, tag)))
 
-    Robert Floyd's algorithm, vectorised over the rows: for t = d−n, …, d−1 draw c
-    uniformly in [0, t] and take c, or t if c is already taken. O(size · n²).
+
+def _random_sequences(rng: np.random.Generator, d: int, rows: int, length: int) -> np.ndarray:
+    """``rows`` random sequences of ``length`` distinct features of range(d), one a row.
+
+    Drawn column by column: each feature is uniform and redrawn while it repeats one of
+    its row, so the first c features of a row are a uniform random c-subset of range(d),
+    and the same whatever ``length`` is asked (they are the stream's first draws).
+    O(rows · length²) comparisons.
     """
-    out = np.empty((size, n), dtype=np.intp)
-    for col, top in enumerate(range(d - n, d)):
-        candidate = rng.integers(0, top + 1, size=size)
-        taken = (out[:, :col] == candidate[:, None]).any(axis=1)
-        out[:, col] = np.where(taken, top, candidate)
-    out.sort(axis=1)
+    out = np.empty((rows, length), dtype=np.intp)
+    for col in range(length):
+        todo = np.arange(rows)
+        while todo.size:
+            out[todo, col] = rng.integers(0, d, size=todo.size)
+            todo = todo[(out[todo, :col] == out[todo, col, None]).any(axis=1)]
     return out
 
 
-def _sampled_pairs(a: int, b: int, d: int, n_samples: int,
-                   rng: np.random.Generator) -> Iterator[tuple[np.ndarray, np.ndarray]]:
-    step = max(1, _BATCH // (a * b))
-    for start in range(0, n_samples, step):
-        size = min(step, n_samples - start)
-        yield _random_subsets(rng, d, a, size), _random_subsets(rng, d, b, size)
+def _excess_of_classes(owner: np.ndarray, edges: tuple[np.ndarray, ...], f: np.ndarray,
+                       g: np.ndarray, sim: np.ndarray, statistic: Statistic,
+                       threshold: float) -> tuple[np.ndarray, np.ndarray]:
+    """h = I − |F ∩ G| of the classes in ``owner`` (sorted), each scored on its edges.
+
+    ``edges = (t, i, j)``: the similar pair (f[t, i], g[t, j]) lies in the cross block
+    (F \\ G) × (G \\ F) of its class's sets in replicate t, and ``edges`` holds all of
+    them. Every statistic reads only these pairs, so a class is scored on the block of its
+    edges' rows and columns (all in F \\ G and G \\ F, hence ``common`` = 0). Returns the
+    distinct owners and their h.
+    """
+    t, i, j = edges
+    new = np.ones(owner.size, dtype=bool)
+    new[1:] = owner[1:] != owner[:-1]
+    owners, rank = owner[new], np.cumsum(new) - 1
+    rows = _packed(rank, i, owners.size, f.shape[1])
+    cols = _packed(rank, j, owners.size, g.shape[1])
+    replicate = t[new][:, None]
+    h = np.empty(owners.size)
+    step = max(1, _BATCH // (rows.shape[1] * cols.shape[1]))
+    for start in range(0, owners.size, step):
+        part = slice(start, start + step)
+        r, c, rep = rows[part], cols[part], replicate[part]
+        blocks = _Blocks(np.where(r >= 0, f[rep, r], -1), np.where(c >= 0, g[rep, c], -1),
+                         sim[rep[:, :, None], r[:, :, None], c[:, None, :]])
+        h[part] = statistic(blocks, threshold)
+    return owners, h
+
+
+def _ranges(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """``concatenate([arange(s, s + c) for s, c in zip(starts, counts)])``, vectorised."""
+    return np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts - starts, counts)
+
+
+def _packed(owner: np.ndarray, item: np.ndarray, n_owners: int, width: int) -> np.ndarray:
+    """The distinct items (in [0, width)) of each owner, sorted, as rows padded with -1."""
+    marked = np.zeros((n_owners, width), dtype=bool)
+    marked[owner, item] = True
+    counts = marked.sum(axis=1)
+    out = np.full((n_owners, int(counts.max())), -1)
+    who, value = np.nonzero(marked)
+    out[who, _ranges(np.zeros_like(counts), counts)] = value
+    return out
+
+
+def _breakpoints(t: np.ndarray, low: np.ndarray, high: np.ndarray, shape: tuple[int, int]
+                 ) -> np.ndarray:
+    """``out[t, a]`` = how many of replicate t's breakpoints ``low``, ``high`` are ≤ a."""
+    at = np.concatenate([t * shape[1] + low, t * shape[1] + high])
+    return np.cumsum(np.bincount(at, minlength=shape[0] * shape[1]).reshape(shape), axis=1)
+
+
+def _overlaps(same: np.ndarray, sizes: np.ndarray) -> np.ndarray:
+    """r = |F ∩ G| (size pairs × B replicates): a shared feature f[t, i] = g[t, j] is in
+    both sets of sizes (a, b) iff i < a and j < b."""
+    B, S = same.shape[0], len(sizes)
+    t, i, j = np.nonzero(same)
+    out = np.zeros(S * B)
+    step = max(1, _BATCH // max(1, t.size))
+    for start in range(0, S, step):
+        s, pair = np.nonzero((i < sizes[start : start + step, 0, None])
+                             & (j < sizes[start : start + step, 1, None]))
+        out += np.bincount((start + s) * B + t[pair], minlength=S * B)
+    return out.reshape(S, B)
+
+
+def _excesses(f: np.ndarray, g: np.ndarray, sim: np.ndarray, same: np.ndarray,
+              sizes: np.ndarray, statistic: Statistic, threshold: float) -> np.ndarray:
+    """h = I − |F ∩ G| (size pairs × B replicates), 0 without a similar cross pair.
+
+    A similar pair (f[t, i], g[t, j]) lies in the cross block of the sets of sizes (a, b)
+    iff i < a ≤ i_f and j < b ≤ j_g, with i_f the position of g[t, j] in f[t] and j_g that
+    of f[t, i] in g[t] (the length if absent): which pairs lie in it changes only where a
+    or b crosses one of these bounds. The size pairs are grouped into classes — a
+    replicate and the number of its bounds ≤ a and ≤ b — and each class is scored once
+    (:func:`_excess_of_classes`), on one of its size pairs.
+    """
+    (B, la), lb, S = f.shape, g.shape[1], len(sizes)
+    a, b = sizes[:, 0], sizes[:, 1]
+    out = np.zeros((S, B))
+    t, i, j = np.nonzero((sim >= threshold) & ~same)  # sorted by replicate
+    if t.size == 0:
+        return out
+    i_f = np.where(same.any(axis=1), same.argmax(axis=1), la)[t, j]
+    j_g = np.where(same.any(axis=2), same.argmax(axis=2), lb)[t, i]
+    below_a = _breakpoints(t, i + 1, i_f + 1, (B, la + 2))
+    below_b = _breakpoints(t, j + 1, j_g + 1, (B, lb + 2))
+    busy = np.unique(t)
+    width_a, width_b = int(below_a.max()) + 1, int(below_b.max()) + 1
+    keys = ((np.arange(busy.size) * width_a + below_a[busy][:, a].T) * width_b
+            + below_b[busy][:, b].T)  # (size pairs × busy replicates)
+    classes, first, member = np.unique(keys, return_index=True, return_inverse=True)
+    size_of, replicate = first // busy.size, busy[first % busy.size]
+    count = np.bincount(t, minlength=B)  # edges of each replicate, from offset on
+    offset = np.cumsum(count) - count
+    value = np.zeros(classes.size)
+    step = max(1, _BATCH // max(1, int(count.max())))
+    for start in range(0, classes.size, step):
+        part = np.arange(start, min(start + step, classes.size))
+        owner = np.repeat(part, count[replicate[part]])  # a class with its replicate's edges
+        edge = _ranges(offset[replicate[part]], count[replicate[part]])
+        ca, cb = a[size_of[owner]], b[size_of[owner]]
+        keep = (i[edge] < ca) & (ca <= i_f[edge]) & (j[edge] < cb) & (cb <= j_g[edge])
+        if keep.any():
+            edge = edge[keep]
+            scored, h = _excess_of_classes(owner[keep], (t[edge], i[edge], j[edge]), f, g,
+                                           sim, statistic, threshold)
+            value[scored] = h
+    out[:, busy] = value[member.reshape(keys.shape)]
+    return out
+
+
+def _sampled_expectations(sizes: np.ndarray, similarity: SimilarityView, statistic: Statistic,
+                          threshold: float, *, n_samples: int,
+                          seed: np.random.SeedSequence) -> np.ndarray:
+    """Monte-Carlo E[I] for every size pair (a, b), 0 < a ≤ b, of ``sizes``.
+
+    Replicate t draws two random sequences of distinct features, x_t and y_t (two streams
+    of ``seed``, :func:`_random_sequences`); for sizes (a, b) the sets are x_t[:a] and
+    y_t[:b], independent and uniform. Every size pair uses the same draws (common random
+    numbers), so the similarity block x_t × y_t is computed once for all of them, and the
+    value of a size pair depends on ``seed`` and (a, b) only. I = r + h, r = |F ∩ G|; h is
+    0 unless the cross block holds a similar pair, and only those combinations are scored
+    (:func:`_excesses`). The estimate is the regression (control-variate) estimator
+    with the exactly known E[r] = ab/d (Glasserman 2004, *Monte Carlo Methods in Financial
+    Engineering*, §4.1.1):
+
+        Ê = ab/d + h̄ − γ̂ (r̄ − ab/d),   γ̂ = cov(h, r) / var(r)   (0 if var(r) = 0),
+
+    i.e. Ī − β̂ (r̄ − ab/d) with β̂ = 1 + γ̂. It is ab/d exactly when no similar pair is drawn
+    (h = 0), and Ī when every draw has the same I; its variance, var(I − β r)/N, is at most
+    that of Ī and of ab/d + h̄.
+    """
+    d, n = similarity.n_features, n_samples
+    first = _random_sequences(_stream(seed, 0), d, n, int(sizes[:, 0].max()))
+    second = _random_sequences(_stream(seed, 1), d, n, int(sizes[:, 1].max()))
+    step = max(1, _BATCH // (first.shape[1] * second.shape[1]))
+    sums = np.zeros((4, len(sizes)))  # Σ r, Σ r², Σ h, Σ h·r over the replicates
+    for start in range(0, n, step):
+        f, g = first[start : start + step], second[start : start + step]
+        same = f[:, :, None] == g[:, None, :]
+        r = _overlaps(same, sizes)
+        h = _excesses(f, g, similarity.block(f, g), same, sizes, statistic, threshold)
+        sums += [r.sum(axis=1), (r * r).sum(axis=1), h.sum(axis=1), (h * r).sum(axis=1)]
+    sum_r, sum_r2, sum_h, sum_hr = sums
+    var_r = (n * sum_r2 - sum_r * sum_r) / (n * n)  # integers, exactly: 0 if r is constant
+    cov = (n * sum_hr - sum_h * sum_r) / (n * n)
+    gamma = np.divide(cov, var_r, out=np.zeros(len(sizes)), where=var_r > 0)
+    expected_r = sizes[:, 0] * sizes[:, 1] / d
+    return expected_r + sum_h / n - gamma * (sum_r / n - expected_r)
 
 
 def _all_pairs(a: int, b: int, d: int) -> Iterator[tuple[np.ndarray, np.ndarray]]:
@@ -238,30 +415,28 @@ def _expectations(n1: np.ndarray, n2: np.ndarray, similarity: SimilarityView,
     """Expected ``statistic`` of two random sets of sizes (n1, n2), for every pair of runs.
 
     Computed once per unordered size pair; every statistic is symmetric in (F, G), so the
-    smaller set is drawn first.
+    smaller set comes first. ``"exact"`` averages over all pairs of subsets; Monte-Carlo:
+    :func:`_sampled_expectations`.
     """
     d = similarity.n_features
     sizes, inverse = np.unique(
         np.stack([np.minimum(n1, n2), np.maximum(n1, n2)], axis=1).astype(int),
         axis=0, return_inverse=True,
     )
+    values = np.zeros(len(sizes))
+    real = sizes[:, 0] > 0  # an empty set shares nothing: the statistic is 0
     if expectation == "exact":
         _check_exact_size(sizes, d)
-    values = np.zeros(len(sizes))
-    for s, (a, b) in enumerate(sizes.tolist()):
-        if a == 0:  # an empty set shares nothing: the statistic is 0
-            continue
-        if expectation == "exact":
-            pairs = _all_pairs(a, b, d)
-        else:
-            child = np.random.SeedSequence(seed.entropy, spawn_key=(*seed.spawn_key, a, b))
-            pairs = _sampled_pairs(a, b, d, n_samples, np.random.default_rng(child))
-        total, count = 0.0, 0
-        for f, g in pairs:
-            sim = similarity.values(f[:, :, None], g[:, None, :], threshold=threshold)
-            total += float(statistic(_Blocks(f, g, sim), threshold).sum())
-            count += len(f)
-        values[s] = total / count
+        for s in np.flatnonzero(real):
+            total, count = 0.0, 0
+            for f, g in _all_pairs(*sizes[s].tolist(), d):
+                total += float(statistic(_Blocks(f, g, similarity.block(f, g)),
+                                         threshold).sum())
+                count += len(f)
+            values[s] = total / count
+    elif real.any():
+        values[real] = _sampled_expectations(sizes[real], similarity, statistic, threshold,
+                                             n_samples=n_samples, seed=seed)
     return values[inverse.ravel()]
 
 
@@ -363,13 +538,14 @@ def _corrected(Z: np.ndarray, similarity: SimilarityView, statistic: Statistic,
     seed = _seed_sequence(random_state)
     n1, n2, _ = pair_counts(Z)
     observed = _pair_statistic(Z, similarity, statistic, threshold)
-    if similarity.max_offdiagonal() < threshold:
-        expected = n1 * n2 / Z.shape[1]
-    else:
-        expected = _expectations(n1, n2, similarity, statistic, threshold,
-                                 n_samples=n_samples, seed=seed, expectation=expectation)
     top = maximum(n1, n2)
-    return _ratio(observed - expected, top - expected,
+    # E ≤ max; an estimate beyond it (possible near saturation) is max, and a gap within
+    # rounding of max is none: the score is then undefined, not a ratio of rounding errors
+    expected = np.minimum(top, _expectations(n1, n2, similarity, statistic, threshold,
+                                             n_samples=n_samples, seed=seed,
+                                             expectation=expectation))
+    gap = np.where(top - expected > 1e-9 * top, top - expected, 0.0)
+    return _ratio(observed - expected, gap,
                   f"{empty}, or both selected all features, or random sets of their sizes "
                   "always reach the maximum (max = E)")
 
@@ -380,13 +556,13 @@ def _corrected(Z: np.ndarray, similarity: SimilarityView, statistic: Statistic,
 @register("sechidis", symbol="φ_S", input="selection", bounds=(-math.inf, math.inf), corrected=True,
           needs_similarity=True, identical_runs_maximal=False,
           reference="Sechidis et al. ECML PKDD 2019; 000 eq. 3; stabm stabilitySechidis")
-def sechidis(Z: np.ndarray, *, similarity: SimilarityView,
-             threshold: float | None = None) -> float:
+def sechidis(Z: np.ndarray, *, similarity: SimilarityView, threshold: float | None = None,
+             n_samples: int = 1024, random_state: object = 0) -> float:
     """φ_S = 1 − tr(C K_ZZ) / tr(C Σ⁰), Nogueira's φ generalised to similar features.
 
     ``K_ZZ`` is the unbiased covariance of the columns of ``Z``; ``Σ⁰`` its value under
     random selection: diagonal (k̄/d)(1 − k̄/d), off-diagonal
-    (mean_i k_i² − k̄)/(d² − d) − k̄²/d² (000 eq. 3; SPEC §2a; stabm). ``C`` is the raw
+    ω = (mean_i k_i² − k̄)/(d² − d) − k̄²/d² (000 eq. 3; SPEC §2a; stabm). ``C`` is the raw
     similarity ``S`` with ``threshold=None`` (as 000 uses it) or ``S`` with the entries
     below ``threshold`` set to 0 (as stabm, whose default is 0.9). With ``S`` the identity
     φ_S is φ (``nogueira``). Corrected for chance: for a constant k, E[K_ZZ] = Σ⁰ under
@@ -399,8 +575,14 @@ def sechidis(Z: np.ndarray, *, similarity: SimilarityView,
     tr(C Σ⁰) = 0 (e.g. every pair of features fully similar).
 
     ``K_ZZ`` vanishes outside the features selected at least once, so tr(C K_ZZ) uses only
-    that block of ``S``; tr(C Σ⁰) needs Σ_{f≠g} C[f, g] over all d features, taken from the
-    similarity's ``offdiagonal_sum``.
+    that block of ``S``, exactly. tr(C Σ⁰) = d (k̄/d)(1 − k̄/d) + ω Σ_{f≠g} C[f, g] needs
+    the sum Σ over all d features (:func:`paretostab.similarity.offdiagonal_sum`): exact
+    when the d(d − 1)/2 pairs are at most the ``n_samples`` · 32² the estimate samples
+    (d ≤ 1 448 by default), otherwise estimated from ``n_samples`` random 32 × 32 blocks
+    of feature pairs with standard error SE(Σ) ≤ d²/(2√n_samples). φ_S then moves by
+    about |1 − φ_S| · |ω| · SE(Σ) / tr(C Σ⁰); as |ω| d² ≈ |var k − k̄| and
+    tr(C Σ⁰) ≈ k̄, that is at most |1 − φ_S| · |var k / k̄ − 1| / (2√n_samples)
+    (5·10⁻⁴ · |1 − φ_S| for constant k and the default n_samples).
 
     Parameters
     ----------
@@ -411,8 +593,15 @@ def sechidis(Z: np.ndarray, *, similarity: SimilarityView,
     threshold : float in [0, 1] or None
         ``None`` uses the raw similarity (000); a number zeroes the entries below it
         (stabm, whose default is 0.9).
+    n_samples : int ≥ 1
+        Random 32 × 32 blocks of feature pairs estimating Σ_{f≠g} C[f, g] when d is
+        large (see above); more blocks, exact for larger d.
+    random_state : int, None, numpy.random.Generator or numpy.random.SeedSequence
+        Seed of the sampled feature pairs.
     """
     threshold = _check_threshold(threshold, none_ok=True)
+    n_samples = _check_n_samples(n_samples)
+    seed = _seed_sequence(random_state)
     M, d = Z.shape
     k = Z.sum(axis=1).astype(float)
     k_bar = k.mean()
@@ -425,7 +614,8 @@ def sechidis(Z: np.ndarray, *, similarity: SimilarityView,
     numerator = float(np.sum((centred @ C) * centred)) / (M - 1)
     diagonal = k_bar / d * (1 - k_bar / d)
     off_diagonal = (np.mean(k**2) - k_bar) / (d * d - d) - k_bar**2 / d**2
-    denominator = d * diagonal + off_diagonal * similarity.offdiagonal_sum(threshold)
+    total = offdiagonal_sum(similarity, threshold, n_samples=n_samples, random_state=seed)
+    denominator = d * diagonal + off_diagonal * total.value
     if denominator <= 1e-12 * d * diagonal:
         raise UndefinedMeasure("tr(C Σ⁰) = 0 (all selected features are mutually similar)")
     return 1 - numerator / denominator

@@ -10,6 +10,7 @@ the corrected measures average over *all* pairs of subsets of the two sizes (sta
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 from functools import partial
 from itertools import combinations
 
@@ -165,6 +166,40 @@ def exact_expectation(statistic, n1, n2, d, S, threshold):
     values = [statistic(set(F), set(G), S, threshold)
               for F in combinations(range(d), n1) for G in combinations(range(d), n2)]
     return sum(values) / len(values)
+
+
+def _comb(n, k):
+    return math.comb(n, k) if 0 <= k <= n else 0
+
+
+def yu_expectation(n1, n2, S, threshold=0.9):
+    """E[I] of SMY for independent uniform sets of sizes n1, n2, in closed form from the
+    degrees δ_x = #{y ≠ x : S[x, y] ≥ θ} — exact for any d (no enumeration).
+
+    E[I] = n1 n2 / d + (E[O_FG] + E[O_GF]) / 2. x counts in O_FG iff x ∈ F \\ G and some
+    neighbour y of x is in G \\ F. P(x ∈ F \\ G) = (n1/d)(1 − n2/d); given it, F \\ {x}
+    and G are independent uniform (n1 − 1)- and n2-subsets of the other d − 1 features,
+    and by inclusion–exclusion over the neighbours J ⊆ N(x) that are all in G \\ F:
+    P(no neighbour in G \\ F) = Σ_j (−1)^j C(δ_x, j) C(d−1−j, n2−j)/C(d−1, n2) ·
+    C(d−1−j, n1−1)/C(d−1, n1−1).
+    """
+    S = np.asarray(S)
+    d = len(S)
+    degrees = ((S >= threshold) & ~np.eye(d, dtype=bool)).sum(axis=1).tolist()
+
+    def outside(a, b):  # E[O_FG] for |F| = a, |G| = b
+        if a == 0 or b == d:
+            return Fraction(0)
+        total = Fraction(0)
+        for delta in degrees:
+            none = sum(Fraction((-1) ** j * math.comb(delta, j) * _comb(d - 1 - j, b - j)
+                                * _comb(d - 1 - j, a - 1),
+                                _comb(d - 1, b) * _comb(d - 1, a - 1))
+                       for j in range(delta + 1))
+            total += 1 - none
+        return Fraction(a * (d - b), d * d) * total
+
+    return float(Fraction(n1 * n2, d) + (outside(n1, n2) + outside(n2, n1)) / 2)
 
 
 def corrected_terms(name, Z, S, threshold=0.9):
