@@ -28,7 +28,7 @@ from paretostab.selectors._base import (
     check_positive,
     is_number,
 )
-from paretostab.selectors._logistic import IncrementalL2Logistic
+from paretostab.selectors._logistic import IncrementalL2Logistic, solves_in_dual
 
 LOSSES = ("logistic", "hinge")
 
@@ -253,7 +253,8 @@ class BaseRFE(LinearModelMixin, SelectorBase):
         beta, protected = self._shrinkage(sample)
         self.beta_ = beta
         X_std, signs, counts = sample.distinct
-        gram = sample.distinct_gram if self.loss == "logistic" and d >= len(signs) else None
+        dual = self.loss == "logistic" and solves_in_dual(len(signs), d)
+        gram = sample.distinct_gram if dual else None  # n × n: only where the dual uses it
         path = eliminate(X_std, signs, n_features=self.n_features, protected=protected,
                          beta=beta, reg=self.reg, step=self.step, tol=tol, loss=self.loss,
                          weights=counts, gram=gram)

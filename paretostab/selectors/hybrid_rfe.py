@@ -188,6 +188,24 @@ class HybridRFE(BaseRFE):
     Deterministic: ties are broken by feature index. Constant features are kept working
     (standardised to 0, zero weight: they are dropped first). Attributes: see
     :class:`paretostab.selectors._rfe.BaseRFE`.
+
+    The logistic fits of the elimination are warm-started from the previous step's
+    weights, and the solver is chosen per fit from the n (distinct) examples and the m
+    remaining features (:mod:`paretostab.selectors._logistic` gives the measurements):
+    Newton steps in the dual through the n × n Gram matrix, downdated as features go,
+    while n ≤ 1 000 and m ≥ max(n, n²/100) — the papers' shape, n ≈ 100 with thousands of
+    features (000, 003) —; full Newton steps in the primal for m ≤ 100; otherwise
+    truncated Newton steps in the primal (conjugate gradients, O(n m) per iteration,
+    preconditioned by the Hessian of the fit's first iterate while m ≤ min(2 000, n/5)).
+    The n × n Gram matrix is computed only where the dual uses it. Against 003
+    Algorithm 1 written plainly on scikit-learn (``LogisticRegression``, lbfgs, default
+    tolerance, refitted at each step; ``benchmarks/bench_scale.py --repeat 3``, k = 20,
+    one BLAS thread, a shared 2-core machine), in wall seconds: n = 100, d = 2 000,
+    20 000 and 200 000: 3.1×, 4.0× and 6.7× faster; n = 1 000: 1.6×, 1.2× and 1.8×;
+    n = 10 000, d = 2 000 and 20 000: 1.7× and 1.3× — each fit solved to a relative
+    gradient norm of 1e-8, where the baseline stops early (its selections agree with the
+    package's at a Jaccard index of 0.2–0.5 below n = 10 000; at a tight tolerance they
+    are the package's). The README has the table.
     """
 
     def __init__(self, n_features=20, n_stable=0, epsilon=1.0, reg=1.0, final_reg=1.0,

@@ -1,0 +1,209 @@
+"""The L2-logistic core's solvers at every shape (issue 21, point 1): the dual Newton
+(n ≪ m), full primal Newton (m ≤ 100), truncated Newton preconditioned by the first
+iterate's Hessian (m ≤ n/5) or by its diagonal (the rest), each against scikit-learn's
+``LogisticRegression`` (``C = 1/(2λ)`` on ``x/β``, sample weights), and the switches between
+them along an elimination — two classes and one-vs-rest.
+
+The thresholds of the rule are module constants; a test forces one solver at small shapes
+by moving them (``solver``), so that each path runs in milliseconds.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sklearn.linear_model import LogisticRegression
+
+from paretostab.selectors import HybridRFE, TrainingSample
+from paretostab.selectors import _logistic as core
+from paretostab.selectors._logistic import (
+    IncrementalL2Logistic,
+    fit_l2_logistic,
+    solves_in_dual,
+)
+from tests.reference.rfe import simulate
+
+SOLVERS = ("dual", "full", "hessian", "jacobi")
+
+
+def force(monkeypatch, solver: str) -> None:
+    """Move the rule's thresholds so that every fit with more than 2 features (and m ≥ n
+    for the dual) uses ``solver``."""
+    if solver != "dual":
+        monkeypatch.setattr(core, "DUAL_MAX_EXAMPLES", 0)
+    monkeypatch.setattr(core, "FULL_NEWTON_MAX_FEATURES", 10**9 if solver == "full" else 2)
+    monkeypatch.setattr(core, "HESSIAN_MAX_FEATURES", 10**9 if solver == "hessian" else 0)
+    monkeypatch.setattr(core, "HESSIAN_RATIO", 1e-9)
+
+
+def sklearn_fit(X, y, reg, beta, weights=None):
+    """scikit-learn's solution (Newton-CG, tight: see tests/test_selectors.py)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = LogisticRegression(C=1 / (2 * reg), tol=1e-12, max_iter=100_000,
+                                   solver="newton-cg").fit(X / beta, y, sample_weight=weights)
+    return model.coef_[0] / beta, model.intercept_[0]
+
+
+def assert_close_to_sklearn(coef, intercept, reference):
+    ref_coef, ref_intercept = reference
+    scale = max(np.abs(ref_coef).max(), abs(ref_intercept))
+    np.testing.assert_allclose(coef, ref_coef, rtol=0, atol=1e-4 * scale)
+    assert intercept == pytest.approx(ref_intercept, abs=1e-4 * scale)
+
+
+def correlated(seed, n, d):
+    """Standardised data with correlated blocks and a few informative features, ±1 signs."""
+    X, y = simulate(n=n, d=d, n_informative=5, block_size=5, n_blocks=d // 10, seed=seed)
+    return (X - X.mean(0)) / X.std(0), np.where(y == 1, 1.0, -1.0)
+
+
+# ------------------------------------------------------------------------- the rule
+
+
+def test_the_rule_keeps_the_dual_for_small_n_and_many_features():
+    assert solves_in_dual(100, 100) and solves_in_dual(100, 50_000)
+    assert not solves_in_dual(100, 99)  # fewer features than examples: primal, as before
+    assert solves_in_dual(1_000, 10_000) and not solves_in_dual(1_000, 9_999)  # m ≥ n²/100
+    assert not solves_in_dual(1_001, 10**6)  # n > DUAL_MAX_EXAMPLES: always primal
+
+
+@pytest.mark.parametrize("n, d, dual", [(40, 120, True), (1_100, 300, False)])
+def test_the_n_by_n_gram_is_computed_only_where_the_dual_uses_it(n, d, dual):
+    X, y = correlated(0, n, d)
+    sample = TrainingSample(X, y)
+    HybridRFE(n_features=5).fit_sample(sample)
+    assert ("distinct_gram" in sample._memo) == dual
+
+
+# ------------------------------------------------------------ each solver, one fit
+
+
+@pytest.mark.parametrize("solver, n, d", [
+    (solver, n, d) for solver in SOLVERS for n, d in [(60, 200), (150, 40), (300, 120)]
+    if solver != "dual" or d >= n])  # the dual needs at least as many features as examples
+def test_each_solver_agrees_with_scikit_learn(monkeypatch, solver, n, d):
+    force(monkeypatch, solver)
+    X, y = correlated(1, n, d)
+    rng = np.random.default_rng(2)
+    beta = rng.uniform(0.1, 3, size=d)
+    weights = rng.integers(1, 4, size=n).astype(float)
+    coef, intercept = fit_l2_logistic(X, y, reg=0.3, beta=beta, weights=weights, tol=1e-10)
+    assert_close_to_sklearn(coef, intercept, sklearn_fit(X, y, 0.3, beta, weights))
+
+
+@settings(max_examples=20, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(12, 150), d=st.integers(3, 300),
+       log_reg=st.floats(-2, 2), solver=st.sampled_from(SOLVERS[1:]),
+       weighted=st.booleans())
+def test_primal_solvers_agree_with_scikit_learn(seed, n, d, log_reg, solver, weighted):
+    """Coefficients to 1e-4 relative of LogisticRegression(C=1/(2λ)) on x/β with sample
+    weights, whatever the shape, for every primal solver."""
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        force(monkeypatch, solver)
+        rng = np.random.default_rng(seed)
+        X = rng.normal(size=(n, d)) @ np.diag(rng.uniform(0.5, 2, size=d))
+        y = np.where(X[:, 0] + rng.normal(size=n) > 0, 1.0, -1.0)
+        if np.unique(y).size < 2:
+            y[0] = -y[0]
+        beta = rng.uniform(0.1, 3, size=d)
+        weights = rng.integers(1, 4, size=n).astype(float) if weighted else None
+        reg = 10.0**log_reg
+        coef, intercept = fit_l2_logistic(X, y, reg=reg, beta=beta, weights=weights,
+                                          tol=1e-10)
+    assert_close_to_sklearn(coef, intercept, sklearn_fit(X, y, reg, beta, weights))
+
+
+def test_strong_shrinkage_converges_in_single_precision_products(monkeypatch):
+    """β down to 1e-6 (BiasedRFE's floor) rescales a feature by 1e6: the truncated Newton
+    steps' single-precision products still reach the double-precision optimum, that of
+    full Newton steps."""
+    X, y = correlated(3, 200, 80)
+    beta = np.ones(80)
+    beta[[10, 20, 30]] = 1e-6  # all but unpenalised, and the problem stays bounded
+    beta[::7] = 20.0
+    force(monkeypatch, "full")
+    reference = fit_l2_logistic(X, y, reg=1.0, beta=beta, tol=1e-12)
+    for solver in ("hessian", "jacobi"):
+        force(monkeypatch, solver)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            coef, intercept = fit_l2_logistic(X, y, reg=1.0, beta=beta, tol=1e-10)
+        np.testing.assert_allclose(coef, reference[0], rtol=1e-6, atol=1e-9)
+        assert intercept == pytest.approx(reference[1], rel=1e-6)
+
+
+def test_a_hessian_left_indefinite_by_rounding_falls_back_to_the_diagonal(monkeypatch):
+    X, y = correlated(8, 200, 30)
+    force(monkeypatch, "hessian")
+    reference = fit_l2_logistic(X, y, reg=0.5, tol=1e-10)
+    monkeypatch.setattr(core.lapack, "dpotrf", lambda a, **_: (a, 1))  # "not positive"
+    coef, intercept = fit_l2_logistic(X, y, reg=0.5, tol=1e-10)
+    np.testing.assert_allclose(coef, reference[0], rtol=1e-6, atol=1e-9)
+    assert intercept == pytest.approx(reference[1], rel=1e-6, abs=1e-9)
+
+
+# ------------------------------------------------- the switches along an elimination
+
+
+def test_warm_started_fits_equal_fresh_fits_across_every_switch(monkeypatch):
+    """300 features of 120 examples: the dual (m ≥ n²/100 = 144) → truncated Newton with
+    the diagonal (m > n/5 = 24, as n > 100 = FULL …: lowered to 20 here) → with the
+    Hessian → full Newton, each warm fit equal to a fresh fit of the same features."""
+    monkeypatch.setattr(core, "FULL_NEWTON_MAX_FEATURES", 12)
+    X, y = correlated(4, 120, 300)
+    rng = np.random.default_rng(5)
+    beta = rng.uniform(0.2, 2, size=300)
+    weights = rng.integers(1, 3, size=120).astype(float)
+    model = IncrementalL2Logistic(X, y, reg=0.5, beta=beta, weights=weights, tol=1e-11)
+    seen = set()
+    for n_drop in (100, 60, 60, 40, 20, 10, 5):  # 300 → 200 → 140 → 80 → 40 → 20 → 10 → 5
+        model.fit()
+        m = model.features.size
+        seen.add("dual" if model._K is not None else "full" if m <= 12
+                 else "hessian" if m <= 120 / core.HESSIAN_RATIO else "jacobi")
+        features = model.features
+        fresh, fresh_b = fit_l2_logistic(X[:, features], y, reg=0.5, beta=beta[features],
+                                         weights=weights, tol=1e-11)
+        np.testing.assert_allclose(model.coef, fresh, atol=1e-7)
+        assert model.intercept == pytest.approx(fresh_b, abs=1e-7)
+        model.drop(np.argsort(np.abs(model.coef), kind="stable")[:n_drop])
+    assert seen == set(SOLVERS)
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_the_elimination_selects_the_same_features_whatever_the_solver(n_classes):
+    """HybridRFE (a stable set shrunk by ε, one-vs-rest with three classes, bootstrap
+    duplicates fitted as weights) selects the same features and fits the same final model
+    with every solver forced as with the rule's choice."""
+    rng = np.random.default_rng(6)
+    X, y = simulate(n=150, d=400, n_informative=5, seed=6)
+    if n_classes == 3:
+        y = np.where(rng.random(150) < 0.3, 2, y)
+    rows = rng.integers(0, 150, size=150)
+    params = {"n_features": 8, "n_stable": 3, "epsilon": 0.2, "reg": 0.5, "tol": 1e-10}
+    chosen = HybridRFE(**params).fit(X[rows], y[rows])
+    for solver in SOLVERS:
+        with pytest.MonkeyPatch.context() as monkeypatch:
+            force(monkeypatch, solver)
+            forced = HybridRFE(**params).fit(X[rows], y[rows])
+        np.testing.assert_array_equal(forced.support_, chosen.support_)
+        np.testing.assert_allclose(forced.coef_, chosen.coef_, rtol=1e-6, atol=1e-8)
+        np.testing.assert_array_equal(forced.ranking_, chosen.ranking_)
+
+
+def test_the_primal_at_the_rules_own_thresholds_matches_scikit_learn_one_vs_rest():
+    """n = 1 100 > DUAL_MAX_EXAMPLES, three classes: each one-vs-rest model of the last
+    elimination step (truncated Newton) and of the final model equals scikit-learn's."""
+    X, y = simulate(n=1_100, d=300, n_informative=5, seed=7)
+    y = np.where(np.arange(1_100) % 4 == 0, 2, y)
+    model = HybridRFE(n_features=10, reg=2.0, final_reg=2.0, tol=1e-10).fit(X, y)
+    kept = np.flatnonzero(model.support_)
+    X_std = (X[:, kept] - X[:, kept].mean(0)) / X[:, kept].std(0)
+    for k, label in enumerate(model.classes_):
+        reference = sklearn_fit(X_std, np.where(y == label, 1, -1), 2.0, np.ones(kept.size))
+        assert_close_to_sklearn(model.coef_[k], model.intercept_[k], reference)
