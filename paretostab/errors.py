@@ -11,8 +11,9 @@ import difflib
 import signal
 from collections.abc import Iterable
 
-__all__ = ["CalibrationWarning", "Interrupted", "InvalidInputError", "ParetostabError",
-           "StabilityWarning", "StoreError", "UnknownNameError", "WorkerError"]
+__all__ = ["CalibrationWarning", "Interrupted", "InvalidInputError", "MemoryLimitError",
+           "ParetostabError", "StabilityWarning", "StoreError", "UnknownNameError",
+           "WorkerError"]
 
 
 class ParetostabError(Exception):
@@ -21,6 +22,12 @@ class ParetostabError(Exception):
 
 class InvalidInputError(ParetostabError, ValueError):
     """An array, parameter or option does not have the expected shape, type or values."""
+
+
+class MemoryLimitError(ParetostabError, MemoryError):
+    """Work would need more memory than this process can still take (the machine's, or its
+    container's or job's limit): refused before it starts, the message giving the estimate
+    and the remedy (:func:`~paretostab.memory.check_room`)."""
 
 
 class StoreError(ParetostabError, OSError):

@@ -273,6 +273,31 @@ KERNELS = ("rbf", "linear", "poly")
 #: Elements of one (features × pairs) block of :func:`kernel_svm_importance` (2 MiB of
 #: float64 per temporary): memory stays bounded whatever the number of features.
 _BLOCK_ELEMENTS = 1 << 18
+#: Support-vector pairs :func:`kernel_svm_importance` takes at once (about 50 bytes each
+#: in its temporaries: 50 MiB), so that its memory stays bounded whatever the number of
+#: support vectors; up to 1 448 of them (every papers' data set) are one block.
+_PAIR_BLOCK = 1 << 20
+
+
+def _pair_blocks(n: int, offset: int):
+    """The pairs (k, l), l ≥ k + ``offset``, of n support vectors in row-major order (as
+    ``np.triu_indices(n, offset)``), in blocks of whole rows k of at most
+    :data:`_PAIR_BLOCK` pairs (at least one row): ``(first_row, stop_row, k, l)``."""
+    per_row = np.maximum(n - offset - np.arange(n), 0)
+    row = 0
+    while row < n:
+        stop = row + max(1, int(np.searchsorted(np.cumsum(per_row[row:]), _PAIR_BLOCK,
+                                                side="right")))
+        if row == 0 and stop >= n:
+            yield 0, n, *np.triu_indices(n, offset)
+            return
+        first = np.repeat(np.arange(row, stop), per_row[row:stop])
+        starts = np.cumsum(per_row[row:stop]) - per_row[row:stop]
+        second = (np.arange(first.size) - np.repeat(starts, per_row[row:stop])
+                  + first + offset)
+        if first.size:  # not the last rows alone, which pair with nothing
+            yield row, stop, first, second
+        row = stop
 
 
 def svc_gamma(gamma, X, sample_weight=None) -> float:
@@ -401,58 +426,63 @@ def kernel_svm_importance(support_vectors, dual_coef, *, kernel: str = "rbf",
     importance = np.zeros(d)
     if (kernel == "rbf" and n < 2) or (kernel == "poly" and degree == 0):
         return importance
-    gram = sv @ sv.T
-    # pairs (k, l), k < l for rbf (the diagonal cancels), k ≤ l for poly; weight ×2 off it
-    first, second = np.triu_indices(n, 0 if kernel == "poly" else 1)
-    weight = np.where(first == second, 1.0, 2.0) * coef[first] * coef[second]
     if kernel == "rbf":
         norms = np.einsum("ij,ij->i", sv, sv)
-        dist2 = np.maximum(norms[first] + norms[second] - 2 * gram[first, second], 0.0)
-        K = np.exp(-g * dist2)
-        weight_K = weight * K
         # γ D ≤ γ (max_k x_kf − min_k x_kf)²: only features with a spread above 1 can have
         # pairs with γ D > 1 (looking for them everywhere costs a pass over each block)
         spread = g * (sv.max(axis=0) - sv.min(axis=0)) ** 2
-    else:
-        b = g * gram[first, second] + coef0
     # features × support vectors; for rbf scaled by √γ, so that the squared differences
     # are γ D without another pass over the pairs
     columns = np.ascontiguousarray(sv.T) * (math.sqrt(g) if kernel == "rbf" else 1.0)
-    block = max(1, _BLOCK_ELEMENTS // first.size)
-    for start in range(0, d, block):
-        rows = columns[start:start + block]
+    # pairs (k, l), k < l for rbf (the diagonal cancels), k ≤ l for poly; weight ×2 off it
+    for top, bottom, first, second in _pair_blocks(n, 0 if kernel == "poly" else 1):
+        gram = sv[top:bottom] @ sv.T if top or bottom < n else sv @ sv.T
+        pair_gram = gram[first - top, second]
+        weight = np.where(first == second, 1.0, 2.0) * coef[first] * coef[second]
         if kernel == "rbf":
-            # K_{−f} − K = K expm1(γ D), D = (x_kf − x_lf)²
-            scaled = np.take(rows, first, axis=1)
-            scaled -= np.take(rows, second, axis=1)
-            np.square(scaled, out=scaled)
-            wide = np.flatnonzero(spread[start:start + block] > 1.0)
-            far = np.nonzero(scaled[wide] > 1.0)
-            far = (wide[far[0]], far[1])
-            if far[0].size:  # there K · expm1(γD) may overflow; exp(−γ(‖x − x'‖² − D)) − K
-                exact = weight[far[1]] * (
-                    np.exp(-np.maximum(g * dist2[far[1]] - scaled[far], 0.0)) - K[far[1]])
-                np.minimum(scaled, 1.0, out=scaled)
-            np.expm1(scaled, out=scaled)
-            change = scaled @ weight_K  # W²_{−f} − W²
-            if far[0].size:
-                change += np.bincount(far[0], weights=exact - weight_K[far[1]] * scaled[far],
-                                      minlength=rows.shape[0])
-            change = -change
+            dist2 = np.maximum(norms[first] + norms[second] - 2 * pair_gram, 0.0)
+            K = np.exp(-g * dist2)
+            weight_K = weight * K
         else:
-            # K − K_{−f} = b^p − a^p = γ x_f x'_f Σ_{j<p} a^j b^{p−1−j}, a = b − γ x_f x'_f
-            product = np.take(rows, first, axis=1)
-            product *= np.take(rows, second, axis=1)
-            product *= g
-            a = b - product
-            total = np.ones_like(a)  # Horner's rule in a
-            power = np.ones(b.size)
-            for _ in range(int(degree) - 1):
-                power = power * b
-                total *= a
-                total += power
-            change = (product * total) @ weight  # W² − W²_{−f}
-        importance[start:start + block] = change
+            b = g * pair_gram + coef0
+        block = max(1, _BLOCK_ELEMENTS // first.size)
+        for start in range(0, d, block):
+            rows = columns[start:start + block]
+            if kernel == "rbf":
+                # K_{−f} − K = K expm1(γ D), D = (x_kf − x_lf)²
+                scaled = np.take(rows, first, axis=1)
+                scaled -= np.take(rows, second, axis=1)
+                np.square(scaled, out=scaled)
+                wide = np.flatnonzero(spread[start:start + block] > 1.0)
+                far = np.nonzero(scaled[wide] > 1.0)
+                far = (wide[far[0]], far[1])
+                if far[0].size:  # there K · expm1(γD) may overflow: exp(−γ(‖x − x'‖² − D)) − K
+                    exact = weight[far[1]] * (
+                        np.exp(-np.maximum(g * dist2[far[1]] - scaled[far], 0.0)) - K[far[1]])
+                    np.minimum(scaled, 1.0, out=scaled)
+                np.expm1(scaled, out=scaled)
+                change = scaled @ weight_K  # W²_{−f} − W²
+                if far[0].size:
+                    change += np.bincount(far[0], weights=exact - weight_K[far[1]] * scaled[far],
+                                          minlength=rows.shape[0])
+                change = -change
+            else:
+                # K − K_{−f} = b^p − a^p = γ x_f x'_f Σ_{j<p} a^j b^{p−1−j}, a = b − γ x_f x'_f
+                product = np.take(rows, first, axis=1)
+                product *= np.take(rows, second, axis=1)
+                product *= g
+                a = b - product
+                total = np.ones_like(a)  # Horner's rule in a
+                power = np.ones(b.size)
+                for _ in range(int(degree) - 1):
+                    power = power * b
+                    total *= a
+                    total += power
+                change = (product * total) @ weight  # W² − W²_{−f}
+            if top == 0:
+                importance[start:start + block] = change
+            else:
+                importance[start:start + block] += change
     return importance if signed else np.abs(importance)
 
 

@@ -31,22 +31,24 @@ import uuid
 import warnings
 import weakref
 import zipfile
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-from joblib import Parallel, delayed
+from joblib import Parallel, delayed, effective_n_jobs
+from joblib.parallel import BACKENDS, get_active_backend
 from sklearn.base import clone
 from sklearn.metrics import balanced_accuracy_score, f1_score, roc_auc_score
 
 from paretostab.data import check_classes, check_prefilter, variance_order
 from paretostab.errors import InvalidInputError, StabilityWarning
 from paretostab.measures import get_measure, stability
+from paretostab.memory import check_room
 from paretostab.selectors import TrainingSample
 
-__all__ = ["DEFAULT_CACHE_BYTES", "METRICS", "RESAMPLINGS", "RunCache", "RunSet",
-           "majority_rate", "metric_advice", "replicates",
+__all__ = ["CALIBRATION_BYTES", "DEFAULT_CACHE_BYTES", "METRICS", "RESAMPLINGS", "RunCache",
+           "RunSet", "majority_rate", "metric_advice", "replicates",
            "run_protocol", "run_transfer_protocol"]
 
 RESAMPLINGS = ("bootstrap", "subsample")
@@ -501,8 +503,10 @@ def _fingerprint(X: np.ndarray, y: np.ndarray) -> str:
 def _needs_calibration(selector) -> bool:
     """The calibration contract: a selector with ``calibrate(X, y, samples) -> params``, a
     ``target_features`` and no ``reg`` of its own is calibrated once before the runs;
-    ``samples`` are the runs' prepared :class:`~paretostab.selectors.TrainingSample`
-    objects (their ``columns`` are the run's pre-filter)."""
+    ``samples`` is a sequence of the runs' prepared
+    :class:`~paretostab.selectors.TrainingSample` objects (their ``columns`` are the run's
+    pre-filter), each prepared when it is read (:class:`_CalibrationRuns`): a calibration
+    reads ``samples[i]`` when it needs run i and keeps only what it needs of it."""
     params = selector.get_params()
     return (callable(getattr(selector, "calibrate", None))
             and params.get("target_features") is not None and params.get("reg") is None)
@@ -591,6 +595,135 @@ def _timed_run(X, y, seed: int, settings: tuple, cache: RunCache | None,
     start = time.perf_counter()
     run = _prepared(X, y, seed, settings, cache, fingerprint)
     return run, time.perf_counter() - start
+
+
+#: Memory for the prepared runs a calibration keeps, whole, for the fits that follow it in
+#: the same process (beyond those a :class:`RunCache` holds): all of them or none.
+CALIBRATION_BYTES = 768 * 2**20
+
+
+class _CalibrationRuns(Sequence):
+    """The runs' training samples as a calibration reads them (``calibrate(X, y,
+    samples)``): run i is prepared when it is read, or taken from the run cache.
+
+    Prepared runs are frozen (their standardised copy dropped: recomputed from the same
+    numbers when a selector asks). When every run the cache does not hold fits in
+    :data:`CALIBRATION_BYTES` with the distinct rows a fit derives from it (judged from
+    the first run's size), they are kept, and go on with their preparation time to the
+    fits in this process (:meth:`pop`); otherwise none is, and the calibration keeps what
+    it needs of each (its problem, within its own budget) and has the others prepared
+    again when it reads them. Memory: the budget and one run, whatever M.
+    """
+
+    def __init__(self, X: np.ndarray, y: np.ndarray, seeds: list[int], settings: tuple,
+                 cache: RunCache | None, fingerprint: str | None):
+        self._args = (X, y)
+        self._seeds, self._settings = seeds, settings
+        self._cache, self._fingerprint = cache, fingerprint
+        self._kept: dict[int, tuple[_PreparedRun, float]] = {}
+        self._kept_bytes = 0
+        self._keeping: bool | None = None  # decided by the first run prepared
+
+    def __len__(self) -> int:
+        return len(self._seeds)
+
+    def __getitem__(self, i: int) -> TrainingSample:
+        timed = self._kept.get(i)
+        if timed is None:
+            timed = _timed_run(*self._args, self._seeds[i], self._settings, self._cache,
+                               self._fingerprint)
+            run = timed[0]
+            if run.sample.budget is not None:  # held by the run cache: no memory of ours
+                self._kept[i] = timed
+            else:
+                run.freeze()
+                size = run.nbytes + run.sample.X.nbytes  # and its distinct rows, to come
+                if self._keeping is None:
+                    self._keeping = size * len(self) <= CALIBRATION_BYTES
+                if self._keeping and self._kept_bytes + size <= CALIBRATION_BYTES:
+                    self._kept[i] = timed
+                    self._kept_bytes += size
+        return timed[0].sample
+
+    def pop(self, i: int) -> tuple[_PreparedRun, float] | None:
+        """Run i with its preparation time, if kept, given up by the sequence."""
+        return self._kept.pop(i, None)
+
+
+def _calibrated(selector, X, y, seeds: list[int], settings: tuple, cache: RunCache | None,
+                fingerprint: str | None, n_jobs: int):
+    """Calibrate ``selector`` (set its calibrated parameters) on the runs, streamed
+    (:class:`_CalibrationRuns`); returns the calibrated values and what each run's fit
+    starts from: with ``n_jobs=1`` the runs the calibration kept, given up one at a time
+    as their fits come; else nothing (the workers prepare, or have, their own)."""
+    samples = _CalibrationRuns(X, y, seeds, settings, cache, fingerprint)
+    calibrated = selector.calibrate(X, y, samples)
+    selector.set_params(**calibrated)
+    if n_jobs != 1:
+        return calibrated, [None] * len(seeds)
+    return calibrated, (samples.pop(i) for i in range(len(seeds)))
+
+
+#: What a worker process holds before any data (the interpreter, NumPy, scikit-learn).
+_PROCESS_BYTES = 150 * 2**20
+
+
+def _check_memory(name: str, X: np.ndarray, runs: int, settings: tuple, n_jobs: int,
+                  cache: RunCache | None, calibrates: bool) -> None:
+    """Refuse, before any work, a call whose estimated peak exceeds the memory available
+    (:func:`~paretostab.memory.check_room`, one line with the remedy).
+
+    The estimate, in float64 arrays, n_train × d_run the rows and features a run fits: a
+    run being fitted holds its training rows, their standardisation, their distinct rows
+    and one copy its fit makes (4 n_train d_run), and its out-of-bag rows (about n/e of a
+    bootstrap); with a pre-filter, its preparation first holds the unfiltered rows and a
+    variance temporary (2 n_train d) beside the kept columns. The peak is the larger of
+    two phases, plus the run cache's growth to its budget in each process that holds a
+    part of it: the calibration's (one run read, and what it keeps:
+    :data:`CALIBRATION_BYTES` at most) and the fits' — ``min(n_jobs, M)`` runs at once on
+    this machine (with joblib's process backends each worker process with its interpreter,
+    :data:`_PROCESS_BYTES`, and its own copy of X; with a backend of other machines, Dask,
+    none here), Z, I and R of the M runs as they are collected, then stacked (2 × 17 M d
+    bytes), and the runs a calibration kept for them. A selector's own structures beyond
+    one copy of its data (a forest's trees) are not counted.
+    """
+    resampling, sample_fraction, prefilter = settings
+    n, d = X.shape
+    d_run = prefilter or d
+    n_train = n if resampling == "bootstrap" else round(sample_fraction * n)
+    n_out = math.ceil(n / math.e) if resampling == "bootstrap" else n - n_train
+    per_run = 8 * max((4 * n_train + n_out) * d_run,
+                      n_train * (2 * d + d_run) if prefilter else 0)
+    kept_run = 8 * (2 * n_train + n_out) * d_run  # a frozen run with its distinct rows
+    backend = type(get_active_backend()[0])
+    if backend in (BACKENDS["loky"], BACKENDS["multiprocessing"]):
+        running = min(effective_n_jobs(n_jobs), runs)
+        workers = 0 if running == 1 else running
+    elif backend in (BACKENDS["threading"], BACKENDS["sequential"]):
+        running, workers = min(effective_n_jobs(n_jobs), runs), 0
+    else:  # another machine's workers (Dask)
+        running, workers = 0, 0
+    fits = {f"{running} running run{'s' * (running > 1)}": running * per_run,
+            "worker processes and their copies of X": workers * (_PROCESS_BYTES + X.nbytes),
+            "the selections, importances and ranks": 2 * 17 * runs * d,
+            "the runs kept for them": runs * kept_run if calibrates and n_jobs == 1
+            and runs * kept_run <= CALIBRATION_BYTES else 0}
+    calibration = {"a run being read": per_run,
+                   "the calibration's kept runs": min(CALIBRATION_BYTES, runs * kept_run)}
+    parts = fits if not calibrates or sum(fits.values()) >= sum(calibration.values()) \
+        else calibration
+    if cache is not None:
+        processes = max(workers, 1) + (workers > 0 and calibrates)
+        parts["the run cache's growth"] = max(
+            0, processes * min(cache.max_bytes, runs * kept_run) - cache.nbytes)
+    remedy = ["pre-filter the features (prefilter; a spec's [data] prefilter)"]
+    if running > 1:
+        remedy.append(f"run fewer jobs at once (n_jobs = {n_jobs} now)")
+    if parts.get("the run cache's growth"):
+        remedy.append("give the run cache less memory (RunCache(max_bytes); tune "
+                      "--cache-gib)")
+    check_room(sum(parts.values()), f"{name} on {n} × {d} data with M = {runs} runs",
+               parts, ", or ".join(remedy) + ".")
 
 
 def _run_one(selector, X, y, seed: int, settings: tuple, metric: str,
@@ -692,8 +825,8 @@ def run_protocol(selector, X, y, *, runs: int = 100, resampling: str = "bootstra
         is drawn once per protocol, as in 002 §5; :func:`replicates` draws fresh ones). A
         selector with ``calibrate(X, y, samples) -> params``, a ``target_features`` and no
         ``reg`` (the lasso, elastic net, group lasso) is calibrated once on the runs'
-        training samples (after their pre-filter) so that the mean number of selected
-        features is on target; the calibrated values are in
+        training samples (after their pre-filter; streamed, not all held at once) so that
+        the mean number of selected features is on target; the calibrated values are in
         ``RunSet.params["calibrated"]``.
     runs : int
         M.
@@ -720,6 +853,15 @@ def run_protocol(selector, X, y, *, runs: int = 100, resampling: str = "bootstra
         which are taken not to change.
     progress : bool, optional
         Show a progress bar; by default when standard error is a terminal.
+
+    Raises
+    ------
+    MemoryLimitError
+        Before any work, when the call's estimated peak memory — its running runs, the
+        worker processes' copies of X, the RunSet's matrices, what a calibration and the
+        run cache keep — exceeds what this process can still take
+        (:func:`~paretostab.memory.available_bytes`): one line with the estimate and the
+        remedy (a pre-filter, fewer jobs, a smaller run cache).
     """
     X, y = _check_protocol(X, y, runs, resampling, metric, prefilter, n_jobs, sample_fraction)
     if cache is not None and not isinstance(cache, RunCache):
@@ -730,19 +872,18 @@ def run_protocol(selector, X, y, *, runs: int = 100, resampling: str = "bootstra
     if "random_state" in selector.get_params():
         selector.set_params(random_state=selector_seed)
     settings = (resampling, sample_fraction if resampling == "subsample" else None, prefilter)
+    calibrates = _needs_calibration(selector)
+    name = getattr(selector, "selector_name", type(selector).__name__)
+    _check_memory(name, X, runs, settings, n_jobs, cache, calibrates)
     fingerprint = cache._data_key(X, y) if cache is not None else None
     prepared = [None] * runs
     calibrated = {}
-    if _needs_calibration(selector):
-        prepared = [_timed_run(X, y, seed, settings, cache, fingerprint) for seed in seeds]
-        calibrated = selector.calibrate(X, y, [run.sample for run, _ in prepared])
-        selector.set_params(**calibrated)
-        if n_jobs != 1:
-            prepared = [None] * runs  # the workers prepare (or have) their own
+    if calibrates:
+        calibrated, prepared = _calibrated(selector, X, y, seeds, settings, cache,
+                                           fingerprint, n_jobs)
     jobs = (delayed(_run_one)(selector, X, y, seed, settings, metric, cache, fingerprint,
                               timed_run) for seed, timed_run in zip(seeds, prepared, strict=True))
     results = []
-    name = getattr(selector, "selector_name", type(selector).__name__)
     with _progress(runs, progress, name) as bar:
         for result in Parallel(n_jobs=n_jobs, return_as="generator")(jobs):
             results.append(result)

@@ -101,8 +101,9 @@ SOLVERS = ("fista", "saga")
 LAMBDA_RTOL = 1e-6
 #: Smallest λ a calibration tries, relative to the λ above which nothing is selected.
 LAMBDA_FLOOR = 1e-4
-#: Memory for the runs' standardised problems that calibration keeps between evaluations.
-CACHE_BYTES = 256 * 2**20
+#: Memory for the runs' problems (standardised distinct rows) that a calibration keeps
+#: between its evaluations; it reads the others again from its samples at each one.
+CACHE_BYTES = 768 * 2**20
 #: Largest number of λ values a calibration tries.
 MAX_EVALUATIONS = 60
 
@@ -200,6 +201,10 @@ class _WarmStarts:
     def __init__(self):
         self.solutions: list[Solution] = []
 
+    def at(self, reg: float) -> Solution | None:
+        """The solution computed at exactly ``reg``, if any."""
+        return next((s for s in self.solutions if s.reg == reg), None)
+
     def solve(self, problem: SparseProblem, penalty: Penalty, reg: float) -> Solution:
         start = min(self.solutions, key=lambda s: abs(math.log(s.reg / reg)), default=None)
         if start is not None and start.reg == reg:
@@ -208,6 +213,74 @@ class _WarmStarts:
         solution.gradient = None  # recomputed from the weights when used again
         self.solutions.append(solution)
         return solution
+
+
+class _Runs:
+    """The runs of a calibration, each read from ``samples`` when a fit needs it.
+
+    Per run, only what the search reuses stays in memory: its warm starts (the compact
+    solutions at the λ tried: its λ → count path), its λ_max and its penalty (shared by the
+    runs of the same width). A run's problem — its standardised distinct rows, a prepared
+    :class:`TrainingSample`'s own or built from indices — is kept while the kept ones
+    total at most :data:`CACHE_BYTES` (the first runs read: the subset's), else read again
+    from ``samples`` at each fit (a sequence may prepare the run again then). Samples are
+    checked when first read.
+    """
+
+    def __init__(self, selector: _SparseLogisticBase, X: np.ndarray, y: np.ndarray,
+                 samples: Sequence):
+        self.selector, self.X, self.y, self.samples = selector, X, y, samples
+        self.warm = [_WarmStarts() for _ in range(len(samples))]
+        self.penalties: dict[int, Penalty] = {}
+        self.lam_maxes: dict[int, float] = {}
+        self.fits = 0
+        self._kept: dict[int, SparseProblem] = {}
+        self._kept_bytes = 0
+        self._shared_penalties: dict[tuple, Penalty] = {}
+
+    def problem(self, i: int) -> SparseProblem:
+        """Run i's problem (its λ_max and penalty set on the first read)."""
+        problem = self._kept.get(i)
+        if problem is not None:
+            return problem
+        sample = self.samples[i]
+        if isinstance(sample, TrainingSample):
+            problem, columns = sample_problem(sample), sample.columns
+        else:
+            rows, columns = sample if isinstance(sample, tuple) else (sample, None)
+            rows = _check_indices(f"samples[{i}] rows", rows, self.X.shape[0])
+            if columns is not None:
+                columns = _check_indices(f"samples[{i}] columns", columns, self.X.shape[1])
+            problem = run_problem(self.X, self.y, rows if columns is None else (rows, columns))
+        if self._kept_bytes + problem.X.nbytes <= CACHE_BYTES:
+            self._kept[i] = problem
+            self._kept_bytes += problem.X.nbytes
+        if i not in self.penalties:
+            self.penalties[i] = self._penalty(i, problem.X.shape[1], columns)
+            self.lam_maxes[i] = self.penalties[i].lambda_max(problem)
+        return problem
+
+    def _penalty(self, i: int, d: int, columns: np.ndarray | None) -> Penalty:
+        check_int("target_features", self.selector.target_features, 1, d,
+                  f"at most the {d} features of run {i}")
+        # group labels follow a run's columns; other penalties depend on d only
+        grouped = columns is not None and getattr(self.selector, "groups", None) is not None
+        key = ("run", i) if grouped else ("width", d)
+        if key not in self._shared_penalties:
+            self._shared_penalties[key] = self.selector._penalty(d, columns)
+        return self._shared_penalties[key]
+
+    def mean_count(self, runs: Sequence[int], lam: float) -> float:
+        """The mean number of features the runs select at λ = ``lam``."""
+        total = 0
+        for i in runs:
+            solution = self.warm[i].at(lam)
+            if solution is None:
+                problem = self.problem(i)
+                solution = self.warm[i].solve(problem, self.penalties[i], lam)
+            total += solution.n_selected
+            self.fits += 1
+        return total / len(runs)
 
 
 @dataclass(frozen=True)
@@ -230,15 +303,20 @@ def calibrate_runs(selector: _SparseLogisticBase, X, y, samples: Sequence, *,
     when ``samples[i]`` is a pair ``(rows_i, cols_i)``, for a per-run pre-filter) exactly as
     ``selector.fit`` would — or the prepared :class:`TrainingSample` ``samples[i]`` (whose
     ``columns`` say which columns of X it holds), as ``selector.fit_sample`` would. Two
-    phases: (1) :func:`_search` for the mean over the first
-    ``n_subset`` runs within ``tolerance / 2``, the subset's problems kept in memory;
-    (2) the mean over all runs at that λ; if it misses k̄ ± ``tolerance``, the search goes on
-    with all runs from there, its first step sized by the subset's slope of the count in
-    log λ. Every fit is warm-started from the same run's nearest solution in λ. The runs'
-    standardised problems are kept in memory up to :data:`CACHE_BYTES` in all (the
-    subset's always, and those of prepared samples, which hold them), the others rebuilt
-    at each evaluation. Warns
-    (:class:`CalibrationWarning`) when the tolerance cannot be met.
+    phases: (1) :func:`_search` for the mean over the first ``n_subset`` runs within
+    ``tolerance / 2``; (2) the mean over all runs at that λ; if it misses k̄ ±
+    ``tolerance``, the search goes on with all runs from there, its first step sized by the
+    subset's slope of the count in log λ. Every fit is warm-started from the same run's
+    nearest solution in λ.
+
+    The runs stream: ``samples`` is any sequence (``len`` and indexing), and ``samples[i]``
+    is read whenever run i is fitted and its problem is not kept — a sequence may prepare
+    the run only then. Per run, only its solutions at the λ tried (a few hundred bytes
+    each), its λ_max and its penalty stay in memory, and its problem (standardised
+    distinct rows) while the kept ones total at most :data:`CACHE_BYTES`; the others are
+    read again at each evaluation. Memory: the budget, one run being read and what the
+    sequence holds, whatever M. Warns (:class:`CalibrationWarning`) when the tolerance
+    cannot be met.
     """
     target = selector.target_features
     if target is None:
@@ -254,79 +332,26 @@ def calibrate_runs(selector: _SparseLogisticBase, X, y, samples: Sequence, *,
         )
     if len(samples) == 0:
         raise InvalidInputError("samples must list at least one run's training rows; got 0.")
-    checked = []
-    for i, sample in enumerate(samples):
-        if isinstance(sample, TrainingSample):
-            checked.append(sample)
-            continue
-        rows, cols = sample if isinstance(sample, tuple) else (sample, None)
-        rows = _check_indices(f"samples[{i}] rows", rows, X.shape[0])
-        if cols is not None:
-            cols = _check_indices(f"samples[{i}] columns", cols, X.shape[1])
-        checked.append(rows if cols is None else (rows, cols))
-    d_runs = [s.n_features if isinstance(s, TrainingSample) else
-              s[1].size if isinstance(s, tuple) else X.shape[1] for s in checked]
     check_positive("tolerance", tolerance)
     check_int("n_subset", n_subset, 1, 10**9, "runs used by the first phase")
-    check_int("target_features", target, 1, min(d_runs),
-              f"at most the {min(d_runs)} features of the smallest run")
 
     with single_threaded():
-        penalties: dict[int, Penalty] = {}
-        lam_maxes: dict[int, float] = {}
-        M = len(checked)
+        runs = _Runs(selector, X, y, samples)
+        M = len(samples)
         subset = list(range(min(n_subset, M)))
-        cached = {i: run_problem(X, y, checked[i]) for i in subset}
-        cached_bytes = sum(problem.X.nbytes for i, problem in cached.items()
-                           if not isinstance(checked[i], TrainingSample))
-        warm = [_WarmStarts() for _ in range(M)]
-        fits = 0
-
-        def penalty_of(i):
-            # group labels follow a run's columns; other penalties depend on d only
-            sample = checked[i]
-            columns = (sample.columns if isinstance(sample, TrainingSample) else
-                       sample[1] if isinstance(sample, tuple) else None)
-            key = i if columns is not None and getattr(selector, "groups", None) is not None \
-                else d_runs[i]
-            if key not in penalties:
-                penalties[key] = selector._penalty(d_runs[i], columns)
-            return penalties[key]
-
-        def problem_of(i):
-            nonlocal cached_bytes
-            problem = cached.get(i)
-            if problem is None:
-                problem = run_problem(X, y, checked[i])
-                if isinstance(checked[i], TrainingSample):  # held by the sample's memo
-                    cached[i] = problem
-                elif cached_bytes + problem.X.nbytes <= CACHE_BYTES:
-                    cached[i] = problem
-                    cached_bytes += problem.X.nbytes
-            if i not in lam_maxes:
-                lam_maxes[i] = penalty_of(i).lambda_max(problem)
-            return problem
-
-        def mean_count(runs, lam):
-            nonlocal fits
-            total = 0
-            for i in runs:
-                total += warm[i].solve(problem_of(i), penalty_of(i), lam).n_selected
-                fits += 1
-            return total / len(runs)
-
+        guesses = []
         for i in subset:
-            problem_of(i)  # sets lam_maxes[i]
-        lam_max = max(lam_maxes[i] for i in subset)
+            problem = runs.problem(i)
+            guesses.append(_screening_guess(runs.penalties[i], problem, target))
+        lam_max = max(runs.lam_maxes[i] for i in subset)
         if lam_max == 0:
             raise InvalidInputError("no feature varies in the calibration samples: "
                                     "nothing can be selected.")
-        guess = float(np.exp(np.mean([np.log(_screening_guess(
-            penalty_of(i), cached[i], target)) for i in subset])))
+        guess = float(np.exp(np.mean([np.log(g) for g in guesses])))
         history: list[tuple[float, float]] = []
 
         def subset_count(lam):
-            count = mean_count(subset, lam)
+            count = runs.mean_count(subset, lam)
             history.append((lam, count))
             return count
 
@@ -335,13 +360,13 @@ def calibrate_runs(selector: _SparseLogisticBase, X, y, samples: Sequence, *,
         reg = subset_reg
         if len(subset) < M:
             rest = list(range(len(subset), M))
-            mean_features = (mean_count(rest, reg) * len(rest)
+            mean_features = (runs.mean_count(rest, reg) * len(rest)
                              + mean_features * len(subset)) / M
             evaluations += 1
             if abs(mean_features - target) > tolerance:
                 reg, mean_features, more = _search(
-                    lambda lam: mean_count(range(M), lam), target, tolerance, reg,
-                    max(lam_maxes.values()),
+                    lambda lam: runs.mean_count(range(M), lam), target, tolerance, reg,
+                    max(runs.lam_maxes.values()),
                     step=_slope_step(history, reg, mean_features - target))
                 evaluations += more
     if abs(mean_features - target) > tolerance:
@@ -349,7 +374,8 @@ def calibrate_runs(selector: _SparseLogisticBase, X, y, samples: Sequence, *,
             f"calibration: no λ gives a mean of {target} ± {tolerance} selected features "
             f"over the {M} runs; using λ = {reg:.6g} (mean {mean_features:.2f}).",
             CalibrationWarning, stacklevel=3)
-    return Calibration(float(reg), float(mean_features), float(subset_reg), evaluations, fits)
+    return Calibration(float(reg), float(mean_features), float(subset_reg), evaluations,
+                       runs.fits)
 
 
 def _slope_step(history: list[tuple[float, float]], reg: float, miss: float) -> float:
@@ -487,12 +513,13 @@ class _SparseLogisticBase(LogisticModelMixin, SelectorBase):
                 f"no λ selects exactly target_features={target} features (features or "
                 f"groups enter together, or no λ selects that many); using λ = {reg:.6g}, "
                 f"which selects {count}.", CalibrationWarning, stacklevel=4)
-        return next(s for s in warm.solutions if s.reg == reg)
+        return warm.at(reg)
 
     def calibrate(self, X, y, samples: Sequence, *, tolerance: float = 1.0,
                   n_subset: int = 10) -> dict:
         """``{"reg": λ}`` such that the mean number of features selected over the runs
-        ``samples`` (each an array of training-row indices, or a pair ``(rows, cols)``) is
+        ``samples`` (a sequence, read run by run: each an array of training-row indices, a
+        pair ``(rows, cols)`` or a prepared :class:`TrainingSample`) is
         ``target_features`` ± ``tolerance`` (000 §6.2, 003 §7.2). See :func:`calibrate_runs`.
         """
         return {"reg": calibrate_runs(self, X, y, samples, tolerance=tolerance,
