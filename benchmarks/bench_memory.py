@@ -9,15 +9,15 @@ Run from the repository root::
 Setting: simulated two-class float data (standard normal, the first 10 features shifted
 by 0.8 in class 1), n = 100 × d = 200 000 and n = 10 000 × d = 2 000 by default; one
 ``run_protocol`` call — what a tuning trial's objective runs (``Problem.run``) — with M
-stratified bootstrap runs, ``n_jobs=1`` and no run cache (a study adds its RunCache, up
-to ``--cache-gib``); k = 20 features (k̄ = 20 for the lasso, the elastic net, λ₂ = 0.8,
-and the group lasso, their λ calibrated over the runs), 100 trees for the random forest,
-registry defaults otherwise. The selectors of ``--slow`` run ``--slow-runs`` runs only
-(their fits can take minutes each at these shapes), and a measurement is stopped after
-``--timeout`` seconds (its peak so far shown): a selector's runs are prepared, fitted and
-dropped one at a time, so its peak does not depend on M beyond the M × d selection,
-importance and rank matrices (2 × 17 bytes per feature and run; 0.63 GiB at M = 100,
-d = 200 000).
+stratified bootstrap runs, ``n_jobs=1`` and no run cache (a study adds its RunCache:
+what the machine can spare, up to ``--cache-gib``); k = 20 features (k̄ = 20 for the
+lasso, the elastic net, λ₂ = 0.8, and the group lasso, their λ calibrated over the
+runs), 100 trees for the random forest, registry defaults otherwise. The selectors of
+``--slow`` run ``--slow-runs`` runs only (their fits can take minutes each at these
+shapes), and a measurement is stopped after ``--timeout`` seconds (its peak so far
+shown): a selector's runs are prepared, fitted and dropped one at a time, so its peak
+does not depend on M beyond the M × d selection, importance and rank matrices (17 bytes
+per feature and run, filled as the runs end; 0.32 GiB at M = 100, d = 200 000).
 
 The baseline, in the same invocation: scikit-learn's
 ``LogisticRegression(penalty="l1", solver="liblinear", C=1/λ)`` fitted on the same

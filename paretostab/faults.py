@@ -6,7 +6,9 @@ kinds of error come from them, and ``tune`` treats each its own way:
 
 - an **environment error** (:func:`environment_error`): a store that is full, read-only
   or refuses us (``ENOSPC``, ``EDQUOT``, ``EROFS``, ``EACCES``…, an S3 client error, a
-  SQLite file on a full disk). Trying again at once fails again: a trial it hits fails
+  SQLite file on a full disk), or a machine without the memory a trial needs (a
+  :class:`~paretostab.errors.MemoryLimitError`, refused before the trial's work). Trying
+  again at once fails again: a trial it hits fails
   with the error as its reason, does not count, and ``tune`` stops after a few in a row
   (:data:`ENVIRONMENT_FAILURES_IN_A_ROW`);
 - a **transient database error** (:func:`transient_database_error`): a connection
@@ -29,7 +31,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 
-from paretostab.errors import Interrupted, StoreError
+from paretostab.errors import Interrupted, MemoryLimitError, StoreError
 
 __all__ = ["DEFAULT_STORAGE_WAIT", "ENVIRONMENT_FAILURES_IN_A_ROW", "STOP_SIGNALS", "Retrying",
            "causes", "environment_error", "one_line", "server_unavailable",
@@ -120,10 +122,11 @@ def _sqlite_error(exc: BaseException) -> str | None:
 def environment_error(exc: BaseException) -> bool:
     """Whether ``exc`` (or what it was raised from) says a store cannot be written: a full,
     read-only or forbidden file system, an S3 client error, a SQLite file that cannot be
-    written, or a :class:`~paretostab.errors.StoreError`. Such an error repeats when the
-    same write is tried again."""
+    written, or a :class:`~paretostab.errors.StoreError` — or that the machine has not the
+    memory the work needs (a :class:`~paretostab.errors.MemoryLimitError`). Such an error
+    repeats when the same work is tried again."""
     for cause in causes(exc):
-        if isinstance(cause, StoreError):
+        if isinstance(cause, StoreError | MemoryLimitError):
             return True
         if isinstance(cause, OSError) and cause.errno in _ENVIRONMENT_ERRNOS:
             return True

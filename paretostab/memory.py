@@ -120,4 +120,6 @@ def check_room(needed: int, what: str, parts: dict[str, int], remedy: str) -> No
 
 
 def _gib(size: int) -> str:
+    if size < GIB / 100:  # would read 0.00 GiB
+        return f"{size / 2**20:.2f} MiB"
     return f"{size / GIB:.2f} GiB" if size < 10 * GIB else f"{size / GIB:.0f} GiB"

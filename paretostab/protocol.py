@@ -41,15 +41,15 @@ from joblib.parallel import BACKENDS, get_active_backend
 from sklearn.base import clone
 from sklearn.metrics import balanced_accuracy_score, f1_score, roc_auc_score
 
+from paretostab import memory
 from paretostab.data import check_classes, check_prefilter, variance_order
 from paretostab.errors import InvalidInputError, StabilityWarning
 from paretostab.measures import get_measure, stability
-from paretostab.memory import check_room
 from paretostab.selectors import TrainingSample
 
-__all__ = ["CALIBRATION_BYTES", "DEFAULT_CACHE_BYTES", "METRICS", "RESAMPLINGS", "RunCache",
-           "RunSet", "majority_rate", "metric_advice", "replicates",
-           "run_protocol", "run_transfer_protocol"]
+__all__ = ["CACHE_RESERVE_BYTES", "CALIBRATION_BYTES", "DEFAULT_CACHE_BYTES", "METRICS",
+           "RESAMPLINGS", "RunCache", "RunSet", "majority_rate", "metric_advice",
+           "replicates", "run_protocol", "run_transfer_protocol"]
 
 RESAMPLINGS = ("bootstrap", "subsample")
 METRICS = ("accuracy", "balanced_accuracy", "f1_macro", "roc_auc")
@@ -351,8 +351,15 @@ def _prepare_run(X: np.ndarray, y: np.ndarray, seed: int, settings: tuple) -> _P
 
 #: Default memory budget of a :class:`RunCache` in one process: singh (102 × 12 600) at
 #: M = 100 takes about 0.9 GB with a 5 000-feature pre-filter, 2.2 GB without; two tuning
-#: workers at 3 GiB each leave most of a 24 GiB machine free.
+#: workers at 3 GiB each leave most of a 24 GiB machine free. A cache takes no more than
+#: the machine can spare (:data:`CACHE_RESERVE_BYTES`).
 DEFAULT_CACHE_BYTES = 3 * 2**30
+
+#: Memory a :class:`RunCache` leaves to the work itself: it admits a run only while the
+#: memory available after it (:func:`~paretostab.memory.available_bytes`: the machine's,
+#: or its container's or job's) stays above this — about what one running run of a
+#: trial at n = 100, d = 200 000 or n = 10 000, d = 2 000 takes with its RunSet.
+CACHE_RESERVE_BYTES = 2**30
 
 #: Caches that processes running runs for another process (joblib workers) hold for it.
 _REMOTE_CACHES: dict[str, RunCache] = {}
@@ -383,9 +390,12 @@ class RunCache:
     L2-logistic core's Gram matrix, filter scores) once per process too: see
     :class:`~paretostab.selectors.TrainingSample`. Cached runs are read-only.
 
-    Runs are admitted until ``max_bytes`` is reached; beyond it they are prepared again at
-    every call. (A study visits runs 0..M−1 in every trial: least-recently-used eviction
-    would evict each run just before its next use; keeping the first ones is optimal.)
+    Runs are admitted until ``max_bytes`` is reached, or until the memory available would
+    fall below :data:`CACHE_RESERVE_BYTES` (on a small machine, or one shared with other
+    work, the cache yields: it never makes a trial run out of memory); beyond either they
+    are prepared again at every call. (A study visits runs 0..M−1 in every trial:
+    least-recently-used eviction would evict each run just before its next use; keeping
+    the first ones is optimal.)
     With ``n_jobs > 1`` each worker process holds its own part, under the same budget;
     :attr:`nbytes` adds up what every process reported.
 
@@ -430,8 +440,12 @@ class RunCache:
         return len(self._runs)
 
     def admit(self, nbytes: int) -> bool:
-        """Reserve ``nbytes`` if the budget allows (a run, or a value a selector derives)."""
+        """Reserve ``nbytes`` if the budget and the memory available allow (a run, or a
+        value a selector derives)."""
         if self._own_bytes + nbytes > self.max_bytes:
+            return False
+        available = memory.available_bytes()
+        if available is not None and available - nbytes < CACHE_RESERVE_BYTES:
             return False
         self._own_bytes += nbytes
         return True
@@ -669,7 +683,7 @@ _PROCESS_BYTES = 150 * 2**20
 
 
 def _check_memory(name: str, X: np.ndarray, runs: int, settings: tuple, n_jobs: int,
-                  cache: RunCache | None, calibrates: bool) -> None:
+                  calibrates: bool) -> None:
     """Refuse, before any work, a call whose estimated peak exceeds the memory available
     (:func:`~paretostab.memory.check_room`, one line with the remedy).
 
@@ -678,14 +692,15 @@ def _check_memory(name: str, X: np.ndarray, runs: int, settings: tuple, n_jobs: 
     and one copy its fit makes (4 n_train d_run), and its out-of-bag rows (about n/e of a
     bootstrap); with a pre-filter, its preparation first holds the unfiltered rows and a
     variance temporary (2 n_train d) beside the kept columns. The peak is the larger of
-    two phases, plus the run cache's growth to its budget in each process that holds a
-    part of it: the calibration's (one run read, and what it keeps:
+    two phases: the calibration's (one run read, and what it keeps:
     :data:`CALIBRATION_BYTES` at most) and the fits' — ``min(n_jobs, M)`` runs at once on
     this machine (with joblib's process backends each worker process with its interpreter,
-    :data:`_PROCESS_BYTES`, and its own copy of X; with a backend of other machines, Dask,
-    none here), Z, I and R of the M runs as they are collected, then stacked (2 × 17 M d
-    bytes), and the runs a calibration kept for them. A selector's own structures beyond
-    one copy of its data (a forest's trees) are not counted.
+    :data:`_PROCESS_BYTES`, and the one copy of X that joblib maps into all of them unless
+    X is mapped from a file already, as in ``tune``'s workers; with a backend of other
+    machines, Dask, none here), Z, I and R of the M runs, filled as the runs end (17 M d
+    bytes), and the runs a calibration kept for them. A run cache is
+    not counted: it takes only what the machine can spare (:class:`RunCache`). Nor are a
+    selector's own structures beyond one copy of its data (a forest's trees).
     """
     resampling, sample_fraction, prefilter = settings
     n, d = X.shape
@@ -703,27 +718,30 @@ def _check_memory(name: str, X: np.ndarray, runs: int, settings: tuple, n_jobs: 
         running, workers = min(effective_n_jobs(n_jobs), runs), 0
     else:  # another machine's workers (Dask)
         running, workers = 0, 0
+    shared_copy = X.nbytes if workers and not _mapped(X) else 0
     fits = {f"{running} running run{'s' * (running > 1)}": running * per_run,
-            "worker processes and their copies of X": workers * (_PROCESS_BYTES + X.nbytes),
-            "the selections, importances and ranks": 2 * 17 * runs * d,
+            "worker processes and the copy of X they share":
+                workers * _PROCESS_BYTES + shared_copy,
+            "the selections, importances and ranks": 17 * runs * d,
             "the runs kept for them": runs * kept_run if calibrates and n_jobs == 1
             and runs * kept_run <= CALIBRATION_BYTES else 0}
     calibration = {"a run being read": per_run,
                    "the calibration's kept runs": min(CALIBRATION_BYTES, runs * kept_run)}
     parts = fits if not calibrates or sum(fits.values()) >= sum(calibration.values()) \
         else calibration
-    if cache is not None:
-        processes = max(workers, 1) + (workers > 0 and calibrates)
-        parts["the run cache's growth"] = max(
-            0, processes * min(cache.max_bytes, runs * kept_run) - cache.nbytes)
     remedy = ["pre-filter the features (prefilter; a spec's [data] prefilter)"]
     if running > 1:
         remedy.append(f"run fewer jobs at once (n_jobs = {n_jobs} now)")
-    if parts.get("the run cache's growth"):
-        remedy.append("give the run cache less memory (RunCache(max_bytes); tune "
-                      "--cache-gib)")
-    check_room(sum(parts.values()), f"{name} on {n} × {d} data with M = {runs} runs",
-               parts, ", or ".join(remedy) + ".")
+    memory.check_room(sum(parts.values()), f"{name} on {n} × {d} data with M = {runs} runs",
+                      parts, ", or ".join(remedy) + ".")
+
+
+def _mapped(array: np.ndarray) -> bool:
+    """Whether ``array`` views memory mapped from a file (joblib hands it to worker
+    processes by the file's name, not by a copy)."""
+    while isinstance(array, np.ndarray):
+        array = array.base
+    return isinstance(array, mmap.mmap)
 
 
 def _run_one(selector, X, y, seed: int, settings: tuple, metric: str,
@@ -858,10 +876,11 @@ def run_protocol(selector, X, y, *, runs: int = 100, resampling: str = "bootstra
     ------
     MemoryLimitError
         Before any work, when the call's estimated peak memory — its running runs, the
-        worker processes' copies of X, the RunSet's matrices, what a calibration and the
-        run cache keep — exceeds what this process can still take
+        worker processes and the copy of X they share, the RunSet's matrices, what a
+        calibration keeps — exceeds what this process can still take
         (:func:`~paretostab.memory.available_bytes`): one line with the estimate and the
-        remedy (a pre-filter, fewer jobs, a smaller run cache).
+        remedy (a pre-filter, fewer jobs). A ``cache`` takes only what the machine can
+        spare (:data:`CACHE_RESERVE_BYTES`).
     """
     X, y = _check_protocol(X, y, runs, resampling, metric, prefilter, n_jobs, sample_fraction)
     if cache is not None and not isinstance(cache, RunCache):
@@ -874,7 +893,7 @@ def run_protocol(selector, X, y, *, runs: int = 100, resampling: str = "bootstra
     settings = (resampling, sample_fraction if resampling == "subsample" else None, prefilter)
     calibrates = _needs_calibration(selector)
     name = getattr(selector, "selector_name", type(selector).__name__)
-    _check_memory(name, X, runs, settings, n_jobs, cache, calibrates)
+    _check_memory(name, X, runs, settings, n_jobs, calibrates)
     fingerprint = cache._data_key(X, y) if cache is not None else None
     prepared = [None] * runs
     calibrated = {}
@@ -883,14 +902,22 @@ def run_protocol(selector, X, y, *, runs: int = 100, resampling: str = "bootstra
                                            fingerprint, n_jobs)
     jobs = (delayed(_run_one)(selector, X, y, seed, settings, metric, cache, fingerprint,
                               timed_run) for seed, timed_run in zip(seeds, prepared, strict=True))
-    results = []
+    matrices, results = None, []
     with _progress(runs, progress, name) as bar:
-        for result in Parallel(n_jobs=n_jobs, return_as="generator")(jobs):
-            results.append(result)
+        for i, result in enumerate(Parallel(n_jobs=n_jobs, return_as="generator")(jobs)):
+            # each run's rows go into the M × d matrices as they come: held once
+            if matrices is None:
+                matrices = tuple(None if row is None else np.empty((runs, row.size), row.dtype)
+                                 for row in result[:3])
+            for matrix, row in zip(matrices, result[:3], strict=True):
+                if matrix is not None:
+                    matrix[i] = row
+            results.append(result[3:])
             if cache is not None:
                 cache._record(result[-1])
             bar.update()
-    support, importance, ranks, scores, fit, prepare, score, _ = zip(*results, strict=True)
+    support, importance, ranks = matrices
+    scores, fit, prepare, score, _ = zip(*results, strict=True)
     scores = np.array(scores, dtype=float)
     missing = int(np.isnan(scores).sum())
     if missing:
@@ -903,10 +930,9 @@ def run_protocol(selector, X, y, *, runs: int = 100, resampling: str = "bootstra
                            "sample_fraction": sample_fraction,
                            "random_state": _jsonable(random_state)}}
     return RunSet(
-        selection_matrix=np.array(support),
-        importance_matrix=np.array(support, dtype=float) if importance[0] is None
-        else np.array(importance),
-        rank_matrix=None if ranks[0] is None else np.array(ranks),
+        selection_matrix=support,
+        importance_matrix=support.astype(float) if importance is None else importance,
+        rank_matrix=ranks,
         scores=scores,
         seeds=np.asarray(seeds, dtype=np.uint32),
         fit_seconds=np.array(fit),
@@ -916,7 +942,7 @@ def run_protocol(selector, X, y, *, runs: int = 100, resampling: str = "bootstra
         resampling=resampling,
         selector=name,
         params=params,
-        has_importances=importance[0] is not None,
+        has_importances=importance is not None,
     )
 
 

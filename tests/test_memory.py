@@ -104,7 +104,7 @@ def test_a_calibrated_trial_does_not_hold_its_runs_at_once(monkeypatch):
     """Each run prepared holds about 3 × X (its rows, their standardisation, its distinct
     rows): a calibration holding M runs would add 3 × X per run; the streamed one holds
     one run at a time beyond its budgets (here 0), and only the M × d matrices of the
-    RunSet grow with M (18 × 1 500 × 34 bytes, 0.9 MB)."""
+    RunSet grow with M (18 × 1 500 × 17 bytes, 0.46 MB)."""
     monkeypatch.setattr(protocol, "CALIBRATION_BYTES", 0)
     monkeypatch.setattr(linear, "CACHE_BYTES", 0)
     X, y = problem(22, n=200, d=1500)
@@ -169,24 +169,65 @@ def test_a_trial_that_cannot_fit_is_refused_in_one_line_before_it_starts(monkeyp
         run_protocol(ElasticNetSelector(target_features=5), X, y, runs=10, n_jobs=2,
                      cache=RunCache(), progress=False)
     assert str(caught.value) == (
-        "ElasticNetSelector on 100 × 20000 data with M = 10 runs needs about 1.52 GiB "
-        "(0.13 GiB for 2 running runs, 0.32 GiB for worker processes and their copies of X, "
-        "0.01 GiB for the selections, importances and ranks, 1.06 GiB for the run cache's "
-        "growth), more than the 0.10 GiB available: pre-filter the features (prefilter; a "
-        "spec's [data] prefilter), or run fewer jobs at once (n_jobs = 2 now), or give the "
-        "run cache less memory (RunCache(max_bytes); tune --cache-gib).")
+        "ElasticNetSelector on 100 × 20000 data with M = 10 runs needs about 0.44 GiB "
+        "(0.13 GiB for 2 running runs, 0.31 GiB for worker processes and the copy of X "
+        "they share, 3.24 MiB for the selections, importances and ranks), more than the "
+        "0.10 GiB available: pre-filter the features (prefilter; a spec's [data] "
+        "prefilter), or run fewer jobs at once (n_jobs = 2 now).")
     assert isinstance(caught.value, MemoryError)
     monkeypatch.setattr(memory, "available_bytes", lambda: 50 * 2**20)
     with pytest.raises(MemoryLimitError, match=r"^HybridRFE on 100 × 20000 data with M = 10 "
-                       r"runs needs about 0\.07 GiB \(0\.07 GiB for 1 running run, 0\.01 GiB "
+                       r"runs needs about 0\.07 GiB \(0\.07 GiB for 1 running run, 3\.24 MiB "
                        r"for the selections, importances and ranks\), more than the 0\.05 GiB "
                        r"available: pre-filter the features \(prefilter; a spec's \[data\] "
                        r"prefilter\)\.$"):
         run_protocol(HybridRFE(n_features=5), X, y, runs=10, progress=False)
     with parallel_config(backend="threading"), pytest.raises(
-            MemoryLimitError, match=r"about 0\.14 GiB \(0\.13 GiB for 2 running runs, 0\.01 GiB "
+            MemoryLimitError, match=r"about 0\.13 GiB \(0\.13 GiB for 2 running runs, 3\.24 MiB "
                                     r"for the selections, importances and ranks\)"):
         run_protocol(HybridRFE(n_features=5), X, y, runs=10, n_jobs=2, progress=False)
+
+
+def test_data_mapped_from_a_file_are_not_counted_again_for_the_workers(monkeypatch, tmp_path,
+                                                                        no_work):
+    monkeypatch.setattr(memory, "available_bytes", lambda: 100 * 2**20)
+    X, y = problem(23, n=100, d=20_000)
+    np.save(tmp_path / "X.npy", X)
+    mapped = np.load(tmp_path / "X.npy", mmap_mode="r")
+    with pytest.raises(MemoryLimitError, match=r"0\.29 GiB for worker processes and the "
+                                               r"copy of X they share"):
+        run_protocol(HybridRFE(n_features=5), mapped, y, runs=10, n_jobs=2, progress=False)
+
+
+def test_the_run_cache_takes_only_what_the_machine_can_spare(monkeypatch):
+    """A RunCache admits a run only while the memory available stays above its reserve:
+    on a machine with little to spare it keeps nothing, and the RunSet is the same."""
+    X, y = problem(27, n=60, d=300)
+    options = {"runs": 6, "random_state": 2, "progress": False}
+    roomy = RunCache()
+    reference = run_protocol(HybridRFE(n_features=5), X, y, cache=roomy, **options)
+    assert len(roomy) == 6
+    spare = protocol.CACHE_RESERVE_BYTES + 3 * roomy.nbytes // 6 + 1  # room for 3 runs
+    held = []
+
+    def available():  # what the runs admitted so far took from the machine
+        return spare - sum(held)
+
+    monkeypatch.setattr(memory, "available_bytes", available)
+    tight = RunCache()
+    original = tight.admit
+
+    def admit(nbytes):
+        taken = original(nbytes)
+        if taken:
+            held.append(nbytes)
+        return taken
+
+    monkeypatch.setattr(tight, "admit", admit)
+    assert run_protocol(HybridRFE(n_features=5), X, y, cache=tight, **options).same_runs(
+        reference)
+    assert 0 < len(tight) < 6
+    assert available() >= protocol.CACHE_RESERVE_BYTES
 
 
 def test_a_trial_that_fits_or_an_unknown_room_is_not_refused(monkeypatch):
@@ -224,3 +265,44 @@ def test_a_control_group_limits_the_memory_available(tmp_path):
     (v1 / "memory.limit_in_bytes").write_text(f"{2**63 - 4096}\n")  # v1's "no limit"
     assert memory.cgroup_room(v1) is None
     assert memory.cgroup_room(tmp_path / "absent") is None
+
+
+# ------------------------------------------------------------- a study on a small machine
+
+
+def test_tune_on_a_machine_without_the_memory_stops_with_one_line(tmp_path, monkeypatch,
+                                                                   capsys):
+    """Trials refused for memory do not count (the machine, not their parameters, is at
+    fault): tune stops after a few in a row with the estimate and the remedy (exit 2), and
+    a resume on a machine with room runs their slots."""
+    from optuna.trial import TrialState
+
+    from paretostab.cli import main
+    from paretostab.faults import ENVIRONMENT_FAILURES_IN_A_ROW
+    from paretostab.storage import open_storage
+    from paretostab.tuning.coordination import counted_trials, counts
+    from tests.test_tuning import storage_url, write_spec
+
+    spec = write_spec(tmp_path, "tiny", trials=4)
+    url = storage_url(tmp_path)
+    monkeypatch.setattr(memory, "available_bytes", lambda: 1024)  # the study needs 50 KiB
+    with pytest.raises(SystemExit) as stopped:
+        main(["tune", str(spec), "--storage", url, "--artifacts", str(tmp_path / "art")])
+    assert stopped.value.code == 2
+    err = capsys.readouterr().err
+    lines = [line for line in err.splitlines() if line.startswith("error:")]
+    assert len(lines) == 1, err
+    assert (f"error: {ENVIRONMENT_FAILURES_IN_A_ROW} trials in a row could not be run or "
+            "recorded, the last one: MemoryLimitError: ") in lines[0]
+    assert "more than the 0.00 MiB available: pre-filter the features" in lines[0]
+    assert "artifact store" not in lines[0]
+    import optuna
+
+    study = optuna.load_study(study_name="tiny", storage=open_storage(url))
+    assert [t.state for t in study.trials] == [TrialState.FAIL] * ENVIRONMENT_FAILURES_IN_A_ROW
+    assert not any(counts(t) for t in study.trials)
+    monkeypatch.undo()
+    assert main(["tune", str(spec), "--storage", url, "--artifacts",
+                 str(tmp_path / "art")]) in (0, None)
+    assert counted_trials(optuna.load_study(study_name="tiny",
+                                            storage=open_storage(url))) == 4

@@ -131,7 +131,8 @@ class TrialObjective:
     environment_failures : int
         The trials in a row that failed by their environment (a full or unwritable store,
         :func:`~paretostab.faults.environment_error`) or while being recorded; such a
-        trial fails with its reason and does not count. ``last_failure`` is its reason.
+        trial fails with its reason and does not count. ``last_failure`` is its reason,
+        ``last_error`` the error.
     """
 
     def __init__(self, problem: Problem, *, store, resamples_seed: int | None = None,
@@ -153,6 +154,7 @@ class TrialObjective:
         self.interrupts = Interrupts()
         self.environment_failures = 0
         self.last_failure = ""
+        self.last_error: Exception | None = None
         _start_drawing()
 
     def __call__(self, trial: optuna.Trial) -> tuple[float, float]:
@@ -201,7 +203,7 @@ class TrialObjective:
         environment = bool(what) or environment_error(exc)
         if environment:  # a computation's error tells nothing of the stores
             self.environment_failures += 1
-        self.last_failure = f"{what}{one_line(exc)}"
+        self.last_failure, self.last_error = f"{what}{one_line(exc)}", exc
         attrs = {"fail_reason": self.last_failure, **({"counted": False} if environment else {})}
         with contextlib.suppress(Exception):
             set_trial_user_attrs(storage_of(trial.study), trial_id_of(trial), attrs)

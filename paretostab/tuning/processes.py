@@ -38,7 +38,13 @@ import joblib
 import optuna
 from optuna.trial import TrialState
 
-from paretostab.errors import InvalidInputError, ParetostabError, StoreError, WorkerError
+from paretostab.errors import (
+    InvalidInputError,
+    MemoryLimitError,
+    ParetostabError,
+    StoreError,
+    WorkerError,
+)
 from paretostab.faults import (
     DEFAULT_STORAGE_WAIT,
     ENVIRONMENT_FAILURES_IN_A_ROW,
@@ -148,10 +154,12 @@ def tune(spec: StudySpec, *, storage: str | None = None, study_name: str | None 
     unwritable artifact store or database, :func:`~paretostab.faults.environment_error`)
     or while being recorded does not count, and after
     :data:`~paretostab.faults.ENVIRONMENT_FAILURES_IN_A_ROW` of them in a row a process
-    stops with a :class:`~paretostab.errors.StoreError`. A database outage is waited out
-    for ``storage_wait`` seconds (then a ``StoreError``). Ctrl-C, SIGTERM and SIGHUP stop
-    cleanly: completed trials are kept, the running one fails as interrupted (and does
-    not count). A worker's error is raised
+    stops with a :class:`~paretostab.errors.StoreError` (a
+    :class:`~paretostab.errors.MemoryLimitError` when the machine has not the memory a
+    trial needs: :func:`~paretostab.protocol.run_protocol` refuses it before its work).
+    A database outage is waited out for ``storage_wait`` seconds (then a
+    ``StoreError``). Ctrl-C, SIGTERM and SIGHUP stop cleanly: completed trials are kept,
+    the running one fails as interrupted (and does not count). A worker's error is raised
     here as a :class:`~paretostab.errors.WorkerError`. Optuna logs as the caller has set
     it (``optuna.logging``); the command line keeps only its errors.
     """
@@ -228,12 +236,16 @@ def run_trials(study: optuna.Study, problem: Problem, settings: TuneSettings, st
         _say_failed(trial)
         if objective.environment_failures >= ENVIRONMENT_FAILURES_IN_A_ROW:
             last = objective.last_failure.rstrip(".")
-            named = "storage " in last or settings.artifact_location in last
-            raise StoreError(
+            memory = any(isinstance(cause, MemoryLimitError)
+                         for cause in causes(objective.last_error))
+            named = memory or "storage " in last or settings.artifact_location in last
+            raise (MemoryLimitError if memory else StoreError)(
                 f"{objective.environment_failures} trials in a row could not be run or "
                 "recorded" + ("" if named else
                               f" (artifact store {settings.artifact_location})")
-                + f", the last one: {last}. {_RESUME}")
+                + f", the last one: {last}. "
+                + (_RESUME.replace("fix the store", "free memory or follow that advice")
+                   if memory else _RESUME))
         if not slots.wait(interrupts, deadline):
             study.stop()
 
