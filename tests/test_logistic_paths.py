@@ -207,3 +207,41 @@ def test_the_primal_at_the_rules_own_thresholds_matches_scikit_learn_one_vs_rest
     for k, label in enumerate(model.classes_):
         reference = sklearn_fit(X_std, np.where(y == label, 1, -1), 2.0, np.ones(kept.size))
         assert_close_to_sklearn(model.coef_[k], model.intercept_[k], reference)
+
+
+# ------------------------------------------------- SVM-RFE's hinge loss, wider than long
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_the_hinge_model_on_the_gram_factor_is_liblinear_on_the_features(seed):
+    """While more features remain than examples, liblinear gets the n × r factor of the
+    Gram matrix instead of the features: the same dual problem, so the same iterates and
+    weights, to rounding, before and after features are dropped (with shrinkage and
+    example weights)."""
+    from sklearn.svm import LinearSVC
+
+    from paretostab.selectors._rfe import _model
+
+    rng = np.random.default_rng(seed)
+    n, d = int(rng.integers(8, 60)), int(rng.integers(100, 1500))
+    X = rng.normal(size=(n, d))
+    y = np.where(np.arange(n) % 2 == 0, -1.0, 1.0)
+    X[y > 0, :5] += 1.0
+    beta = np.where(rng.random(d) < 0.1, 0.3, 1.0)
+    weights = rng.integers(1, 4, n).astype(float)
+    reg = float(10 ** rng.uniform(-3, 3))
+    model = _model("hinge", X, y, reg=reg, beta=beta, weights=weights, tol=1e-6)
+    kept = np.arange(d)
+    for positions in (None, np.arange(d // 2), np.arange(d // 2 - n + 2)):
+        if positions is not None:
+            model.drop(positions)
+            kept = np.delete(kept, positions)
+        model.fit()
+        reference = LinearSVC(C=1 / (2 * reg), loss="hinge", tol=1e-6, max_iter=100_000,
+                              random_state=0).fit(X[:, kept] / beta[kept], y,
+                                                  sample_weight=weights)
+        w = reference.coef_[0] / beta[kept]
+        np.testing.assert_array_equal(model.features, kept)
+        np.testing.assert_allclose(model.coef, w, rtol=0, atol=1e-9 * np.abs(w).max())
+        assert model.intercept == pytest.approx(reference.intercept_[0], abs=1e-9)

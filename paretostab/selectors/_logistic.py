@@ -113,6 +113,23 @@ def _curvature_product(X: np.ndarray, h: np.ndarray, v: np.ndarray) -> np.ndarra
     return result
 
 
+def shrunk_gram(X: np.ndarray, shrunk_X: np.ndarray, scale: np.ndarray,
+                gram: np.ndarray | None = None) -> np.ndarray:
+    """The Gram matrix ``X'X'ᵀ`` of the shrunk features ``X' = X diag(scale)``
+    (``shrunk_X``): ``X Xᵀ`` (``gram`` if already computed; never modified) corrected by
+    ``X_S diag(scale_S² − 1) X_Sᵀ`` for the features S with ``scale ≠ 1`` when they are
+    at most half of them — the stable set of a hybrid RFE —, so that ``X Xᵀ`` is computed
+    once per sample whatever the shrinkage; otherwise ``X'X'ᵀ`` directly."""
+    shrunk = np.flatnonzero(scale != 1.0)
+    if shrunk.size > X.shape[1] // 2:
+        return shrunk_X @ shrunk_X.T
+    K = X @ X.T if gram is None else gram.copy()
+    if shrunk.size:
+        block = X[:, shrunk]
+        K += (block * (scale[shrunk] ** 2 - 1.0)) @ block.T
+    return K
+
+
 class IncrementalL2Logistic:
     """L2-logistic regression over a feature set that only shrinks (the RFE's use).
 
@@ -173,7 +190,7 @@ class IncrementalL2Logistic:
         self._column_norms = self._X32 = None  # the primal's truncated Newton
         if solves_in_dual(n, d):
             self._alpha = np.zeros(n)
-            self._K = self._first_gram(X, gram)
+            self._K = shrunk_gram(X, self._X, self._scale, gram)
             self._w = None
         else:
             self._alpha = self._K = None
@@ -238,16 +255,6 @@ class IncrementalL2Logistic:
 
     # ------------------------------------------------------------- internals
 
-    def _first_gram(self, X: np.ndarray, gram: np.ndarray | None) -> np.ndarray:
-        """``K = X'X'ᵀ`` (see the class notes)."""
-        shrunk = np.flatnonzero(self._scale != 1.0)
-        if shrunk.size > X.shape[1] // 2:
-            return self._X @ self._X.T
-        K = X @ X.T if gram is None else gram.copy()
-        if shrunk.size:
-            block = X[:, shrunk]
-            K += (block * (self._scale[shrunk] ** 2 - 1.0)) @ block.T
-        return K
 
     def _fit_dual(self) -> bool:
         """Damped Newton on (α, b) with margins ``f = Kα + b``.

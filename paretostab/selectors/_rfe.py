@@ -28,7 +28,7 @@ from paretostab.selectors._base import (
     check_positive,
     is_number,
 )
-from paretostab.selectors._logistic import IncrementalL2Logistic, solves_in_dual
+from paretostab.selectors._logistic import IncrementalL2Logistic, shrunk_gram, solves_in_dual
 
 LOSSES = ("logistic", "hinge")
 
@@ -39,21 +39,42 @@ DEFAULT_TOL = {"logistic": 1e-8, "hinge": 1e-6}
 
 
 class _HingeModel:
-    """Linear SVM (hinge loss) refitted from scratch at each step, the interface of
+    """Linear SVM (hinge loss) refitted at each step, the interface of
     :class:`IncrementalL2Logistic`. Penalty ``reg · ‖β ⊙ w‖²`` ↔ ``LinearSVC(C=1/(2 reg))``
-    on ``x_f / β_f``; liblinear also penalises the intercept (its ``intercept_scaling``)."""
+    on ``x'_f = x_f / β_f``; liblinear also penalises the intercept (its
+    ``intercept_scaling``).
 
-    def __init__(self, X, y, *, reg, beta=None, weights=None, tol=1e-4):
-        self._X = X / (1.0 if beta is None else np.asarray(beta))
-        self._scale = np.ones(X.shape[1]) if beta is None else 1.0 / np.asarray(beta)
+    liblinear solves the dual by coordinate descent over the n examples, and its dual sees
+    the features only through the examples' inner products ``K = X'X'ᵀ`` (the intercept's
+    column appended alike). While more features remain than examples (m > n: the papers'
+    shape, and d in the hundreds of thousands), it is given the n × r factor ``L = U S``
+    of ``K = U S² Uᵀ`` (r its numerical rank) instead of the n × m matrix X': the same
+    dual problem, solved to the same tolerance, each epoch O(n r) instead of O(n m); the
+    weights are ``w' = X'ᵀ U S⁻¹ w_L``. K is computed once (or taken from the training
+    sample's ``gram``) and downdated as features go, as the logistic core's.
+    """
+
+    def __init__(self, X, y, *, reg, beta=None, weights=None, tol=1e-4, gram=None):
+        n, d = X.shape
+        self._scale = np.ones(d) if beta is None else 1.0 / np.asarray(beta, dtype=float)
+        self._X = X if np.all(self._scale == 1.0) else X * self._scale
         self._y, self._weights, self._reg, self._tol = y, weights, reg, tol
-        self.features = np.arange(X.shape[1])
+        self.features = np.arange(d)
+        self._K = shrunk_gram(X, self._X, self._scale, gram) if d > n else None
 
     def fit(self) -> _HingeModel:
         svm = LinearSVC(C=1 / (2 * self._reg), loss="hinge", dual=True, tol=self._tol,
                         max_iter=100_000, random_state=0)
-        svm.fit(self._X[:, self.features], self._y, sample_weight=self._weights)
-        self._w, self._b = svm.coef_[0], float(svm.intercept_[0])
+        if self._K is None:
+            svm.fit(self._X[:, self.features], self._y, sample_weight=self._weights)
+            self._w = svm.coef_[0]
+        else:
+            values, vectors = np.linalg.eigh(self._K)
+            rank = values > values[-1] * self._K.shape[0] * np.finfo(float).eps
+            root = np.sqrt(values[rank])
+            svm.fit(vectors[:, rank] * root, self._y, sample_weight=self._weights)
+            self._w = (self._X.T @ (vectors[:, rank] @ (svm.coef_[0] / root)))[self.features]
+        self._b = float(svm.intercept_[0])
         return self
 
     @property
@@ -65,7 +86,18 @@ class _HingeModel:
         return self._b
 
     def drop(self, positions: np.ndarray) -> None:
+        dropped = self.features[positions]
         self.features = np.delete(self.features, positions)
+        if self._K is None:
+            return
+        if self.features.size <= self._K.shape[0]:  # as many examples as features: X'
+            self._K = None
+        elif dropped.size < self.features.size:
+            block = self._X[:, dropped]
+            self._K -= block @ block.T
+        else:
+            block = self._X[:, self.features]
+            self._K = block @ block.T
 
 
 class _OneVsRestModels:
@@ -108,7 +140,7 @@ def _model(loss: str, X, y, *, reg, beta=None, weights=None, tol, gram=None):
     if loss == "logistic":
         return IncrementalL2Logistic(X, y, reg=reg, beta=beta, weights=weights, tol=tol,
                                      gram=gram)
-    return _HingeModel(X, y, reg=reg, beta=beta, weights=weights, tol=tol)
+    return _HingeModel(X, y, reg=reg, beta=beta, weights=weights, tol=tol, gram=gram)
 
 
 @dataclass(frozen=True)
@@ -253,8 +285,9 @@ class BaseRFE(LinearModelMixin, SelectorBase):
         beta, protected = self._shrinkage(sample)
         self.beta_ = beta
         X_std, signs, counts = sample.distinct
-        dual = self.loss == "logistic" and solves_in_dual(len(signs), d)
-        gram = sample.distinct_gram if dual else None  # n × n: only where the dual uses it
+        # n × n: only where the dual uses it (the hinge's while more features than rows)
+        dual = solves_in_dual(len(signs), d) if self.loss == "logistic" else d > len(signs)
+        gram = sample.distinct_gram if dual else None
         path = eliminate(X_std, signs, n_features=self.n_features, protected=protected,
                          beta=beta, reg=self.reg, step=self.step, tol=tol, loss=self.loss,
                          weights=counts, gram=gram)
