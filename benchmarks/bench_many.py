@@ -220,14 +220,16 @@ def faults(kinds, n_trials: int, folder: Path, postgres_folder: Path | None) -> 
             saw = seen(tune(url, n_trials, "--artifacts", str(disk / "art"), cwd=folder))
             make_room()
             row("artifact store on a full disk", "SQLite", url, saw)
-        with full_disk(folder / f"disk{next(counter)}", 1024, 140) as (disk, make_room):
+        # 8 MiB: room, once the fill is gone, for the write-ahead log (up to about 4 MiB)
+        with full_disk(folder / f"disk{next(counter)}", 8192, 140) as (disk, make_room):
             url = f"sqlite:///{disk / 's.db'}"
             saw = seen(tune(url, n_trials, "--artifacts", str(folder / "art"), cwd=folder))
             make_room()
             row("SQLite file on a full disk", "SQLite", url, saw)
     else:
         print("(full-disk rows skipped: they need root and mount(8))")
-    for signum, workers in ((signal.SIGTERM, 1), (signal.SIGTERM, 2), (signal.SIGHUP, 1)):
+    for signum, workers in ((signal.SIGTERM, 1), (signal.SIGTERM, 2), (signal.SIGHUP, 1),
+                            (signal.SIGHUP, 2)):
         url = fresh["SQLite"]()
         first = tune(url, n_trials, "--workers", str(workers), cwd=folder)
         wait_counted(url, 3)

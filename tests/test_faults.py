@@ -259,6 +259,28 @@ def test_an_error_while_writing_the_note_fails_the_trial_with_its_reason(tmp_pat
                for t in trials)
 
 
+@pytest.mark.parametrize("failing", ["write_note", "set_trial_user_attrs"])
+def test_a_trial_that_cannot_be_recorded_after_its_upload_leaves_no_artifact(
+        tmp_path, monkeypatch, failing):
+    import paretostab.tuning.objective as objective
+
+    original = getattr(objective, failing)
+
+    def broken(*args, **kwargs):
+        if failing == "set_trial_user_attrs" and "spec_hash" not in args[2]:
+            return original(*args, **kwargs)  # the fail_reason, written as the trial fails
+        raise PermissionError(errno.EACCES, "the note's store refuses writes")
+
+    url, store = storage_url(tmp_path), tmp_path / "art"
+    monkeypatch.setattr(objective, failing, broken)
+    with pytest.raises(StoreError, match="refuses writes"):
+        tune(tiny(study={"trials": 10}), storage=url, artifacts=str(store), progress=False)
+    study = optuna.load_study(study_name="tiny", storage=open_storage(url))
+    assert [t.state for t in study.trials] == [TrialState.FAIL] * ENVIRONMENT_FAILURES_IN_A_ROW
+    recorded, present = artifact_files_of_complete_trials(study, store)
+    assert present == recorded == set()  # the uploaded RunSets and maps were removed
+
+
 def test_computation_errors_still_count_and_do_not_stop_the_study(tmp_path, monkeypatch):
     import paretostab.problem
 
@@ -373,7 +395,8 @@ def wait_for_complete_trials(database: Path, n: int, timeout: float = 90) -> Non
 
 
 @pytest.mark.parametrize("signum, code, workers", [
-    (signal.SIGTERM, 143, 1), (signal.SIGTERM, 143, 2), (signal.SIGHUP, 129, 1)])
+    (signal.SIGTERM, 143, 1), (signal.SIGTERM, 143, 2), (signal.SIGHUP, 129, 1),
+    (signal.SIGHUP, 129, 2)])
 def test_sigterm_and_sighup_stop_tune_as_ctrl_c_does(tmp_path, signum, code, workers):
     spec = write_spec(tmp_path, "long", trials=400)
     url = storage_url(tmp_path)
@@ -386,7 +409,10 @@ def test_sigterm_and_sighup_stop_tune_as_ctrl_c_does(tmp_path, signum, code, wor
     _, err = process.communicate(timeout=90)
     name = signal.Signals(signum).name
     assert process.returncode == code, err[-3000:]
-    assert "Traceback" not in err and f"Interrupted ({name}): completed trials are kept" in err
+    assert "Traceback" not in err and not error_lines(err), err[-3000:]
+    # one message, the parent's: not one more per worker
+    assert [line for line in err.splitlines() if "Interrupted" in line] == [
+        f"Interrupted ({name}): completed trials are kept; run the same command to resume."]
     study = optuna.load_study(study_name="long", storage=open_storage(url))
     assert not any(t.state == TrialState.RUNNING for t in study.trials)
     interrupted = [t for t in study.trials if t.state == TrialState.FAIL]  # if one ran

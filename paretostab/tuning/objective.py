@@ -210,7 +210,20 @@ class TrialObjective:
 
     def _record(self, trial: optuna.Trial, params: dict, runs: RunSet, values: dict,
                 start: float, protocol_end: float) -> tuple[float, float]:
-        """Upload the trial's artifacts, write its note and user attributes: its result."""
+        """Upload the trial's artifacts, write its note and user attributes: its result.
+        If any of it fails, every artifact it uploaded is removed again (the trial fails:
+        its files would be orphans in the store)."""
+        written = _WrittenArtifacts(self.store)
+        try:
+            return self._write_result(trial, params, runs, values, start, protocol_end,
+                                      written)
+        except BaseException:
+            written.remove_all()
+            raise
+
+    def _write_result(self, trial: optuna.Trial, params: dict, runs: RunSet, values: dict,
+                      start: float, protocol_end: float,
+                      written: _WrittenArtifacts) -> tuple[float, float]:
         spec, problem = self.problem.spec, self.problem
         measures_end = time.perf_counter()
         accuracy, stability = runs.accuracy, values[spec.objective.stability]
@@ -219,7 +232,7 @@ class TrialObjective:
         map_data = stability_map(runs, feature_names=problem.feature_names, top=NOTE_FEATURES)
         title = (f"Trial {trial.number} · {self.names[0]} {accuracy:.4f} · {self.names[1]} "
                  f"{stability:.4f}")
-        image = _upload_artifacts(trial, runs, map_data, self.store, self.ranks,
+        image = _upload_artifacts(trial, runs, map_data, written, self.ranks,
                                   title=title if on_front else None)
         artifacts_end = time.perf_counter()
         write_note(trial, trial_note(trial.number, spec, values, accuracy, map_data,
@@ -278,8 +291,9 @@ def _start_drawing() -> None:
                                                                        format="png")
 
 
-def _upload_artifacts(trial: optuna.Trial, runs: RunSet, map_data: StabilityMap, store,
-                      ranks: str | int | None, *, title: str | None) -> str | None:
+def _upload_artifacts(trial: optuna.Trial, runs: RunSet, map_data: StabilityMap,
+                      written: _WrittenArtifacts, ranks: str | int | None, *,
+                      title: str | None) -> str | None:
     """Upload the trial's RunSet and, with a ``title``, its feature stability map
     (``MAP_SIZE`` at ``MAP_DPI``, titled): the map's address on optuna-dashboard
     (``/artifacts/<study_id>/<trial_id>/<artifact_id>``, as the dashboard's own notes
@@ -290,33 +304,31 @@ def _upload_artifacts(trial: optuna.Trial, runs: RunSet, map_data: StabilityMap,
     quickstart's median protocol (0.2–0.23 s): drawn only for the trials that join the
     front, which the dashboard and the report show; any other map is a ``load_runset``
     away, and every trial's note lists its most frequent features without drawing.
+    ``written`` remembers what was uploaded: the caller removes it all if the upload or
+    anything after it fails.
     """
-    written = _WrittenArtifacts(store)
-    try:
-        with tempfile.TemporaryDirectory() as folder:
-            runset_path = runs.save(Path(folder) / f"runset-trial-{trial.number}.npz",
-                                    ranks=ranks)
-            upload_artifact(artifact_store=written, file_path=str(runset_path),
-                            study_or_trial=trial, mimetype="application/octet-stream")
-            if title is None:
-                return None
-            from paretostab.plot import stability_map_figure
+    with tempfile.TemporaryDirectory() as folder:
+        runset_path = runs.save(Path(folder) / f"runset-trial-{trial.number}.npz",
+                                ranks=ranks)
+        upload_artifact(artifact_store=written, file_path=str(runset_path),
+                        study_or_trial=trial, mimetype="application/octet-stream")
+        if title is None:
+            return None
+        from paretostab.plot import stability_map_figure
 
-            figure = stability_map_figure(map_data, size=MAP_SIZE, dpi=MAP_DPI, title=title)
-            map_path = Path(folder) / f"stability-map-trial-{trial.number}.png"
-            figure.savefig(map_path, pil_kwargs={"compress_level": 1})
-            artifact_id = upload_artifact(artifact_store=written, file_path=str(map_path),
-                                          study_or_trial=trial, mimetype="image/png")
-    except BaseException:
-        written.remove_all()
-        raise
+        figure = stability_map_figure(map_data, size=MAP_SIZE, dpi=MAP_DPI, title=title)
+        map_path = Path(folder) / f"stability-map-trial-{trial.number}.png"
+        figure.savefig(map_path, pil_kwargs={"compress_level": 1})
+        artifact_id = upload_artifact(artifact_store=written, file_path=str(map_path),
+                                      study_or_trial=trial, mimetype="image/png")
     return f"/artifacts/{study_id_of(trial.study)}/{trial_id_of(trial)}/{artifact_id}"
 
 
 class _WrittenArtifacts:
-    """An artifact store that remembers what it was asked to write, so that a trial whose
-    upload fails halfway leaves nothing behind: not its RunSet without its map, nor the
-    empty or partial file of the write that failed (a full disk)."""
+    """An artifact store that remembers what it was asked to write, so that a trial that
+    fails while being recorded leaves nothing behind: not its RunSet without its map, nor
+    the empty or partial file of the write that failed (a full disk), nor the whole files
+    of an upload whose note or attributes could not be written."""
 
     def __init__(self, store) -> None:
         self.store, self.ids = store, []
