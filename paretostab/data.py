@@ -18,7 +18,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from paretostab.data_formats import anndata_table, check_unique, read_data_file, shown_names
+from paretostab.data_formats import (
+    anndata_table,
+    check_unique,
+    class_like_column,
+    read_data_file,
+    shown_names,
+)
 from paretostab.errors import InvalidInputError, UnknownNameError
 
 IMPUTE = ("mean", "median", "drop")
@@ -254,10 +260,12 @@ def _memory_table(data, label: str) -> tuple[pd.DataFrame, pd.Series, str]:
     """Data given in memory as a table of features, their labels and where the labels are."""
     if isinstance(data, pd.DataFrame):
         if label not in data.columns:
+            guess = class_like_column(data, label)
+            mean = f"did you mean label = {guess!r}? " if guess is not None else ""
             raise InvalidInputError(
                 f"{IN_MEMORY}: the DataFrame has no label column {label!r} (its columns "
-                f"start: {shown_names(data.columns[:8])}); pass label= (the spec's [data] "
-                "label) with the name of the class column.")
+                f"start: {shown_names(data.columns[:8])}); {mean}pass label= (the spec's "
+                "[data] label) with the name of the class column.")
         check_unique(data.columns, IN_MEMORY)
         return data.drop(columns=label), data[label], f"{IN_MEMORY} (label column {label!r})"
     if type(data).__module__.partition(".")[0] == "anndata":

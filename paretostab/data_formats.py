@@ -13,6 +13,7 @@ names the option. :mod:`paretostab.data` turns what this module reads into a dat
 
 from __future__ import annotations
 
+import difflib
 import zipfile
 import zlib
 from collections import Counter
@@ -23,8 +24,8 @@ import pandas as pd
 
 from paretostab.errors import InvalidInputError
 
-__all__ = ["FILE_TYPES", "ORIENTATIONS", "anndata_table", "check_unique", "one_line",
-           "read_data_file", "shown_names"]
+__all__ = ["FILE_TYPES", "ORIENTATIONS", "anndata_table", "check_unique", "class_like_column",
+           "one_line", "read_data_file", "shown_names"]
 
 #: How a table lies: one row per sample (the default) or one row per feature.
 ORIENTATIONS = ("samples_in_rows", "features_in_rows")
@@ -144,28 +145,63 @@ def _read_frame(path: Path, kind: str, head: bytes, label: str, orientation: str
         frame = pd.read_parquet(path)
     except ImportError:
         raise InvalidInputError(
-            f"Reading {path.name} needs a parquet engine: pip install pyarrow.") from None
+            f"Reading {path.name} needs a parquet engine: pip install pyarrow (or "
+            "'paretostab[parquet]').") from None
     except Exception as exc:  # a corrupt file: each engine has its own errors
         raise _unreadable(path, kind, one_line(exc), label, orientation) from None
     check_unique(frame.columns, path.name)
     return frame
 
 
-def _transposed(frame: pd.DataFrame, label: str) -> str:
-    """Why a table read with samples in rows looks transposed, or ``""``: a row named
-    ``label``, or feature names down its first column (distinct text), numbers in every
-    other column and many more rows than columns (the field's data have d ≫ n)."""
+#: Names a class column often has, for the "did you mean" of a missing label column.
+_CLASS_NAMES = ("label", "labels", "class", "classes", "target", "y", "group", "condition",
+                "diagnosis", "subtype", "cell_type", "outcome", "response", "status")
+
+
+def class_like_column(frame: pd.DataFrame, label: str) -> str | None:
+    """The column of a table without the label column ``label`` that probably holds its
+    classes, or ``None``: a name close to ``label`` (its case, a typo), a usual name of a
+    class column, or, among numeric columns, the one column of a few whole numbers (0/1)."""
+    names = [str(c) for c in frame.columns]
+    folded = {n.casefold(): n for n in reversed(names)}
+    close = difflib.get_close_matches(label.casefold(), list(folded), n=1, cutoff=0.75)
+    if close:
+        return folded[close[0]]
+    usual = next((folded[n] for n in _CLASS_NAMES if n in folded), None)
+    if usual is not None:
+        return usual
+    numeric = frame.select_dtypes(include=["number", "bool"])
+    if numeric.shape[1] <= 2:
+        return None
+    values = numeric.to_numpy(dtype=float, na_value=np.nan)
+    whole = np.flatnonzero(np.isfinite(values).all(axis=0)
+                           & (values == np.round(values)).all(axis=0))
+    ordered = np.sort(values[:, whole], axis=0)
+    distinct = 1 + (np.diff(ordered, axis=0) != 0).sum(axis=0)
+    few = whole[(distinct >= 2) & (distinct <= min(10, len(frame) // 2))]
+    return str(numeric.columns[few[0]]) if len(few) == 1 else None
+
+
+def _transposed(frame: pd.DataFrame, label: str) -> tuple[str, bool]:
+    """Why a table read with samples in rows (and no label column ``label``) may be
+    transposed, or ``""``, and whether it surely is: a row named ``label``; or names down
+    its first column (distinct text) and numbers in every other column, none of them like
+    a class column -- surely transposed with many more rows than columns (the field's data
+    have d >> n), maybe otherwise (features in rows with n > d, as wine's 13 × 178, or
+    samples named in rows whose labels are kept apart)."""
     if frame.shape[1] < 2:
-        return ""
+        return "", False
     first = frame.iloc[:, 0]
     if (first.astype(str) == label).any():
-        return f"its first column {shown_names([frame.columns[0]])} has a row named {label!r}"
+        return (f"its first column {shown_names([frame.columns[0]])} has a row named "
+                f"{label!r}"), True
     numbers = frame.iloc[:, 1:].dtypes.map(pd.api.types.is_numeric_dtype).all()
     if (numbers and not pd.api.types.is_numeric_dtype(first) and first.is_unique
-            and frame.shape[0] >= 2 * frame.shape[1]):
+            and class_like_column(frame.iloc[:, 1:], label) is None):
         return (f"{frame.shape[0]} rows named by its first column "
-                f"{shown_names([frame.columns[0]])}, {frame.shape[1] - 1} numeric columns")
-    return ""
+                f"{shown_names([frame.columns[0]])}, {frame.shape[1] - 1} numeric columns"
+                ), frame.shape[0] >= 2 * frame.shape[1]
+    return "", False
 
 
 def _no_label_column(name: str, frame: pd.DataFrame, label: str, kind: str
@@ -178,14 +214,22 @@ def _no_label_column(name: str, frame: pd.DataFrame, label: str, kind: str
         own = "comma" if kind == "csv" else "tab"
         return InvalidInputError(start + f"it looks separated by {sep!r}: expected {own}-"
                                  "separated values.")
-    why = _transposed(frame, label)
+    why, surely = _transposed(frame, label)
+    option = 'orientation = "features_in_rows" (the spec\'s [data] orientation'
+    if why and surely:
+        return InvalidInputError(
+            start + f"it looks transposed ({why}): set {option}; the labels then in a row "
+            f"named {label!r} or in labels = \"file.csv\").")
     if why:
         return InvalidInputError(
-            start + f"it looks transposed ({why}): set orientation = \"features_in_rows\" "
-            f"(the spec's [data] orientation; the labels then in a row named {label!r} or in "
-            "labels = \"file.csv\").")
-    return InvalidInputError(start + "pass label= (the spec's [data] label) with the name of "
-                             "the class column.")
+            start + f"no column looks like classes, so it may be transposed ({why}): with "
+            f"features in rows set {option}), the labels in a row named {label!r} or in "
+            "labels = \"file.csv\"; with samples in rows give labels = \"file.csv\" or "
+            "label= (the class column).")
+    guess = class_like_column(frame, label)
+    mean = f"did you mean label = {guess!r}? " if guess is not None else ""
+    return InvalidInputError(start + mean + "pass label= (the spec's [data] label) with the "
+                             "name of the class column.")
 
 
 def _numeric(values: pd.DataFrame, name: str, what: str) -> np.ndarray:
@@ -257,6 +301,28 @@ def _read_table(path: Path, kind: str, head: bytes, label: str, orientation: str
     return frame.drop(columns=label), frame[label]
 
 
+#: How to save an array of Python objects of an .npz so that it loads without a pickle.
+_SAVED_AS = {"X": "as numbers: X.astype(float)", "y": "as strings or integers: y.astype(str)",
+             "feature_names": "as strings: feature_names.astype(str)"}
+
+
+def _npz_array(archive, path: Path, key: str) -> np.ndarray:
+    """The array ``key`` of an open .npz; an array of Python objects (dtype object, as
+    ``df.label.values`` is) would need a pickle, which is not loaded: an error that says
+    how to save it instead."""
+    try:
+        return archive[key]
+    except ValueError as exc:
+        if "allow_pickle" in str(exc):
+            raise InvalidInputError(
+                f"{path.name} is not a readable .npz file (Object arrays load only through a "
+                f"pickle, which is unsafe and not done): its array {key} holds Python objects "
+                f"(dtype object); save it {_SAVED_AS[key]}.") from None
+        raise _unreadable(path, "npz", one_line(exc)) from None
+    except (OSError, EOFError, zipfile.BadZipFile) as exc:  # a corrupt member
+        raise _unreadable(path, "npz", one_line(exc)) from None
+
+
 def _read_npz(path: Path, head: bytes, orientation: str) -> tuple[pd.DataFrame, pd.Series]:
     if not head.startswith(b"PK"):  # np.load would try a pickle and complain about that
         raise _unreadable(path, "npz", "not a zip archive")
@@ -271,12 +337,9 @@ def _read_npz(path: Path, head: bytes, orientation: str) -> tuple[pd.DataFrame, 
                 f"{path.name} must hold arrays 'X' (n × d) and 'y' (n); missing "
                 f"{', '.join(sorted(missing))} (it holds {', '.join(archive.files) or 'none'})."
             )
-        try:
-            X, y = archive["X"], archive["y"]
-            names = archive["feature_names"] if "feature_names" in archive.files else None
-        except (ValueError, OSError, EOFError, zipfile.BadZipFile) as exc:
-            # object arrays (they need a pickle), a corrupt member
-            raise _unreadable(path, "npz", one_line(exc)) from None
+        X, y = _npz_array(archive, path, "X"), _npz_array(archive, path, "y")
+        names = (_npz_array(archive, path, "feature_names")
+                 if "feature_names" in archive.files else None)
     if orientation == "features_in_rows" and X.ndim == 2:
         X = X.T
     if X.ndim != 2 or y.shape != (X.shape[0],):
@@ -356,15 +419,30 @@ def _labels_table(path: Path, label: str) -> pd.Series:
     return pd.Series(frame[label].to_numpy(), index=samples)
 
 
-def _match_labels(features: pd.DataFrame, labels: pd.Series, name: str, labels_name: str
-                  ) -> pd.Series:
+def _match_labels(features: pd.DataFrame, labels: pd.Series, name: str, labels_name: str,
+                  orientation: str | None = None) -> pd.Series:
     """``labels`` in the order of the samples of ``features`` (matched by name); samples
-    of either without a match are an error naming them."""
+    of either without a match are an error naming them. For a table (``orientation``
+    given), labels that name its features rather than its samples say that the table
+    lies the other way round."""
     samples = features.index.astype(str)
     check_unique(samples, name, "sample")
     unlabelled = samples[~samples.isin(labels.index)]
     extra = labels.index[~labels.index.isin(samples)]
     if len(unlabelled) or len(extra):
+        other = features.columns.astype(str)
+        named = labels.index[labels.index.isin(other)]
+        if orientation is not None and len(named) > len(labels) - len(extra) and (
+                2 * len(named) >= len(labels)):
+            where, there, do = (
+                ("columns", "rows", "set") if orientation == "samples_in_rows"
+                else ("rows", "columns", "remove"))
+            raise InvalidInputError(
+                f"{name} and labels file {labels_name} do not name the same samples: the "
+                f"labels name {len(named)} of its {len(other)} {where} ({_some(named)}) and "
+                f"{len(labels) - len(extra)} of its {len(samples)} {there}: its samples look "
+                f"in {where}; {do} orientation = \"features_in_rows\" (the spec's [data] "
+                "orientation).")
         parts = []
         if len(unlabelled):
             parts.append(f"{len(unlabelled)} sample(s) of {name} have no label in "
@@ -430,6 +508,7 @@ def read_data_file(path: Path, *, label: str = "label",
                 f" {label!r})"
     if separate:
         labels = Path(labels)
-        found = _match_labels(features, _labels_table(labels, label), path.name, labels.name)
+        found = _match_labels(features, _labels_table(labels, label), path.name, labels.name,
+                              None if kind == "h5ad" else orientation)
         where = f"labels file {labels.name} (column {label!r})"
     return features, found, where

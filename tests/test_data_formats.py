@@ -4,6 +4,7 @@ rows, labels kept apart, .h5ad, transposed files, prefilter = 0, data given to t
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -146,6 +147,79 @@ def test_a_geo_series_matrix_read_as_samples_in_rows_names_the_option(tmp_path, 
     assert "transposed" not in error(load_dataset, tmp_path / "ok.csv", label="cls")
 
 
+def wine_features_in_rows() -> tuple[pd.DataFrame, pd.DataFrame]:
+    """scikit-learn's wine with features in rows (13 rows × 178 sample columns, more
+    columns than rows) and its labels kept apart."""
+    from sklearn.datasets import load_wine
+
+    wine = load_wine(as_frame=True)
+    samples = [f"S{i}" for i in range(len(wine.target))]
+    matrix = wine.data.T.set_axis(samples, axis=1).rename_axis("feature").reset_index()
+    return matrix, pd.DataFrame({"sample": samples, "label": wine.target})
+
+
+def test_features_in_rows_with_more_samples_than_features_names_the_option(tmp_path):
+    """Wine transposed has no label column and far more columns than rows: the hint names
+    orientation and labels = (it may also be samples in rows whose labels are apart)."""
+    matrix, labels = wine_features_in_rows()
+    matrix.to_csv(tmp_path / "wine_t.csv", index=False)
+    message = error(load_dataset, tmp_path / "wine_t.csv")
+    assert message.startswith("wine_t.csv has no label column 'label' (its columns start: "
+                              "feature, S0, S1, ")
+    assert "it may be transposed (13 rows named by its first column feature, 178 numeric " \
+        "columns): with features in rows set orientation = \"features_in_rows\"" in message
+    assert 'labels = "file.csv"' in message
+    labels.to_csv(tmp_path / "wine_labels.csv", index=False)
+    data = load_dataset(tmp_path / "wine_t.csv", orientation="features_in_rows",
+                        labels=tmp_path / "wine_labels.csv")
+    assert data.X.shape == (178, 13) and sorted(set(data.y)) == [0, 1, 2]
+    # a samples-in-rows table whose label column is misspelled, or has another name, gets
+    # no transposed hint (even with sample names down its first column): a "did you mean"
+    rows = pd.DataFrame(matrix.set_index("feature").T.to_numpy(), columns=matrix["feature"])
+    for column, first in [("Label", None), ("lable", "sample"), ("cls", "sample"),
+                          ("class", None)]:
+        table = rows.copy()
+        table.insert(0, column, labels["label"].to_numpy())
+        if first:
+            table.insert(0, first, labels["sample"].to_numpy())
+        table.to_csv(tmp_path / "rows.csv", index=False)
+        message = error(load_dataset, tmp_path / "rows.csv")
+        assert "transposed" not in message and "orientation" not in message, message
+        assert f"did you mean label = {column!r}? pass label= " in message, message
+    assert error(as_dataset, table) == (
+        "data in memory: the DataFrame has no label column 'label' (its columns start: "
+        "class, alcohol, malic_acid, ash, alcalinity_of_ash, magnesium, total_phenols, "
+        "flavanoids); "
+        "did you mean label = 'class'? pass label= (the spec's [data] label) with the name of "
+        "the class column.")
+
+
+def test_a_labels_file_naming_the_columns_says_the_table_is_transposed(tmp_path, values):
+    """labels = with no orientation, the labels naming the table's columns: the one line
+    says its samples look in columns and names the option; and the other way round."""
+    matrix, labels = wine_features_in_rows()
+    matrix.to_csv(tmp_path / "wine_t.csv", index=False)
+    labels.to_csv(tmp_path / "labels.csv", index=False)
+    assert error(load_dataset, tmp_path / "wine_t.csv", labels=tmp_path / "labels.csv") == (
+        "wine_t.csv and labels file labels.csv do not name the same samples: the labels name "
+        "178 of its 178 columns (S0, S1, S2, S3, S4 and 173 more) and 0 of its 13 rows: its "
+        "samples look in columns; set orientation = \"features_in_rows\" (the spec's [data] "
+        "orientation).")
+    rows = pd.DataFrame(values, columns=GENES)
+    rows.insert(0, "sample", SAMPLES)
+    rows.to_csv(tmp_path / "rows.csv", index=False)
+    write_labels(tmp_path / "l.csv", SAMPLES, CLASSES)
+    assert error(load_dataset, tmp_path / "rows.csv", orientation="features_in_rows",
+                 labels=tmp_path / "l.csv") == (
+        "rows.csv and labels file l.csv do not name the same samples: the labels name 12 of "
+        "its 12 rows (GSM100, GSM101, GSM102, GSM103, GSM104 and 7 more) and 0 of its 30 "
+        "columns: its samples look in rows; remove orientation = \"features_in_rows\" (the "
+        "spec's [data] orientation).")
+    # labels that only partly match name the samples as before, with no hint
+    partial = write_labels(tmp_path / "p.csv", [*SAMPLES[:-1], "GENE"], CLASSES)
+    assert "orientation" not in error(load_dataset, tmp_path / "rows.csv", labels=partial)
+
+
 def test_features_in_rows_errors_say_what_to_do(tmp_path, values):
     features_in_rows(values).to_csv(tmp_path / "geo.csv", index=False)
     assert "has no row named 'label' in its first column ID_REF: add one, or give labels = " \
@@ -168,6 +242,58 @@ def test_an_npz_with_features_in_rows_is_transposed(tmp_path, values):
     np.testing.assert_allclose(data.X, values)
     assert "an .npz holds its labels as array y" in error(
         load_dataset, tmp_path / "t.npz", labels=tmp_path / "l.csv")
+
+
+def test_an_npz_with_object_labels_says_how_to_save_them(tmp_path, values):
+    """y saved from a DataFrame's object column needs a pickle, which is not loaded: one
+    line saying the array holds Python objects and how to save it instead."""
+    frame = samples_in_rows(values)
+    np.savez(tmp_path / "o.npz", X=frame[GENES].to_numpy(), y=frame.label.values)
+    assert error(load_dataset, tmp_path / "o.npz") == (
+        "o.npz is not a readable .npz file (Object arrays load only through a pickle, which is "
+        "unsafe and not done): its array y holds Python objects (dtype object); save it as "
+        "strings or integers: y.astype(str).")
+    np.savez(tmp_path / "s.npz", X=frame[GENES].to_numpy(), y=frame.label.values.astype(str))
+    assert list(load_dataset(tmp_path / "s.npz").y) == list(CLASSES)
+    np.savez(tmp_path / "n.npz", X=values, y=CLASSES,
+             feature_names=np.array(GENES, dtype=object))
+    assert error(load_dataset, tmp_path / "n.npz").endswith(
+        "its array feature_names holds Python objects (dtype object); save it as strings: "
+        "feature_names.astype(str).")
+
+
+def test_parquet_files_are_read(tmp_path, values):
+    """Parquet tables (pyarrow: paretostab[parquet], in the test extra) with samples or
+    features in rows, and a parquet labels file."""
+    pytest.importorskip("pyarrow", reason="the parquet tests need pyarrow "
+                                          "(pip install 'paretostab[parquet]')")
+    samples_in_rows(values).to_parquet(tmp_path / "t.parquet")
+    data = load_dataset(tmp_path / "t.parquet")
+    np.testing.assert_allclose(data.X, values)
+    assert data.feature_names == tuple(GENES) and list(data.y) == list(CLASSES)
+    features_in_rows(values).to_parquet(tmp_path / "geo.parquet")
+    pd.DataFrame({"sample": SAMPLES[::-1], "label": CLASSES[::-1]}).to_parquet(
+        tmp_path / "labels.parquet")
+    again = load_dataset(tmp_path / "geo.parquet", orientation="features_in_rows",
+                         labels=tmp_path / "labels.parquet")
+    np.testing.assert_allclose(again.X, values)
+    assert again.feature_names == tuple(GENES) and list(again.y) == list(CLASSES)
+    assert 'it looks transposed (30 rows named by its first column ID_REF' in error(
+        load_dataset, tmp_path / "geo.parquet")
+
+
+def test_parquet_without_an_engine_says_what_to_install(tmp_path, values, monkeypatch):
+    """No pyarrow nor fastparquet importable: one line naming the package to install."""
+    path = tmp_path / "t.parquet"
+    try:
+        samples_in_rows(values).to_parquet(path)
+    except ImportError:  # no engine here: a file that starts as parquet files do
+        path.write_bytes(b"PAR1")
+    for engine in ("pyarrow", "fastparquet"):
+        monkeypatch.setitem(sys.modules, engine, None)  # import pyarrow: ImportError
+    assert error(load_dataset, path) == (
+        "Reading t.parquet needs a parquet engine: pip install pyarrow (or "
+        "'paretostab[parquet]').")
 
 
 def anndata_or_skip():
