@@ -91,6 +91,83 @@ def measure_values(runs: RunSet, names: Iterable[str], *,
     return values
 
 
+def _probe_setting(selector: SelectorSpec) -> dict[str, object]:
+    """One setting of ``selector``: its fixed parameters, each searched one at its first
+    choice or its low bound."""
+    drawn = {param.name: param.choices[0] if param.choices is not None else
+             int(param.low) if param.integer else param.low for param in selector.search}
+    return {**selector.fixed, **drawn}
+
+
+def _gives_importances(spec: StudySpec, selector: SelectorSpec, X: np.ndarray,
+                       y: np.ndarray) -> bool | None:
+    """Whether ``selector``'s runs have importances: what its class tells, else what one
+    fit on the (pre-filtered) data at one setting of it shows (None: that fit failed, the
+    trials will say why)."""
+    info = get_selector(selector.name)
+    known = info.gives_importances()
+    if known is not None:
+        return known
+    columns = (variance_prefilter(X, spec.data.prefilter) if spec.data.prefilter
+               else np.arange(X.shape[1]))
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            estimator = info.make(**_probe_setting(selector)).fit(X[:, columns], y)
+    except Exception:  # whatever the user's estimator raises: each trial records it
+        return None
+    return hasattr(estimator, "importances_")
+
+
+def _importance_notes(spec: StudySpec, X: np.ndarray, y: np.ndarray) -> tuple[str, ...]:
+    """The selectors whose runs have no importances, before a study opens: a study whose
+    stability objective needs them is refused in one line (each trial would fail); the
+    recorded measures that need them are left out of every trial, and a note says so."""
+    needing = [name for name in spec.objective.measures
+               if get_measure(name).input == "importance"]
+    if not needing:
+        return ()
+    notes = []
+    for selector in spec.selectors:
+        if _gives_importances(spec, selector, X, y) is not False:
+            continue
+        estimator = get_selector(selector.name).estimator.__name__
+        why = (f"{estimator} gives no feature importances (its own final model has no coef_ "
+               "or feature_importances_)")
+        objective = spec.objective.stability
+        if objective in needing:
+            other = (f", or leave {selector.name} out of selector.name"
+                     if spec.selector_choice else "")
+            raise InvalidInputError(
+                f"{spec.path or '<spec>'}: objective.stability: "
+                f"{get_measure(objective).label} ({objective}) needs feature importances; "
+                f"{why}: choose a subset measure such as nogueira{other}.")
+        labels = ", ".join(f"{get_measure(name).label} ({name})" for name in needing)
+        notes.append(f"objective.record: {labels} left out of every trial"
+                     + (f" of {selector.name}" if spec.selector_choice else "")
+                     + f": they need feature importances, and {why}.")
+    return tuple(notes)
+
+
+def _search_notes(spec: StudySpec) -> tuple[str, ...]:
+    """A note when the study searches nothing: every trial runs the same setting."""
+    if spec.selector_choice or spec.sampler == "grid" or spec.selectors[0].search:
+        return ()
+    selector = spec.selectors[0]
+    parameters = get_selector(selector.name).parameters()
+    numeric = [name for name, value in parameters.items()
+               if name not in selector.fixed and isinstance(value, int | float)
+               and not isinstance(value, bool)]
+    example = next((name for name in ("k", "n_features_to_select", "n_features",
+                                      "target_features") if name in numeric),
+                   numeric[0] if numeric else None)
+    hint = (f", e.g. {example} = {{ low = …, high = … }}" if example else "")
+    same = (" (on the same resamples: the same result)"
+            if spec.protocol.resamples == "shared" else "")
+    return (f"selector.search: nothing is searched: every trial runs {selector.name} at the "
+            f"same setting{same}; add the ranges to tune to [selector.search]{hint}.",)
+
+
 @dataclass(frozen=True, eq=False)
 class Problem:
     """A study spec with its data: what every trial of the study solves.
@@ -107,7 +184,8 @@ class Problem:
         The data set's feature groups (−1: a feature in no group), if it has any.
     notes : tuple of str
         What fitting the spec to the data changed (:func:`~paretostab.spec.fit_to_data`),
-        and advice on the metric for imbalanced classes.
+        the recorded measures left out for a selector without importances, that nothing
+        is searched, and advice on the metric for imbalanced classes.
     """
 
     spec: StudySpec
@@ -129,10 +207,15 @@ class Problem:
         the data set's feature groups when the data set has none, and the spec's limits
         that depend on the data's size (:func:`~paretostab.spec.fit_to_data`: the
         pre-filter, the selectors' feature counts, a top-k ``k``), fail now, not in every
-        trial; a selector's default range of a feature count beyond the data is clipped
-        (the problem's ``spec`` is the clipped one; its ``notes`` say what was clipped, and
-        when plain accuracy scores imbalanced classes,
-        :func:`~paretostab.protocol.metric_advice`)."""
+        trial; a selector's default range or default value of a feature count beyond the
+        data is clipped (the problem's ``spec`` is the clipped one; its ``notes`` say what
+        was clipped, and when plain accuracy scores imbalanced classes,
+        :func:`~paretostab.protocol.metric_advice`). So does a stability objective that
+        needs importances, for a selector whose runs have none: its class tells, or, for an
+        external estimator that selects and predicts itself (``RFE``), one fit on the data
+        at one setting shows it; the recorded measures that need them are left out of its
+        trials, and a note says so. A note also says when nothing is searched (every trial
+        runs the same setting)."""
         if data is not None:
             data = as_dataset(data, label=spec.data.label, impute=spec.data.impute)
             spec = replace(spec, data=spec.data.in_memory(data.content_hash()))
@@ -149,6 +232,7 @@ class Problem:
                                 orientation=spec.data.orientation or ORIENTATIONS[0],
                                 labels=spec.data.labels, random_state=0)
         spec, notes = fit_to_data(spec, data.n_samples, data.n_features)
+        notes = (*notes, *_importance_notes(spec, data.X, data.y), *_search_notes(spec))
         advice = metric_advice(data.y, spec.protocol.metric)
         notes = notes if advice is None else (*notes, advice)
         problem = cls(spec, data.X, data.y, tuple(data.feature_names),

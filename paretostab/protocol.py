@@ -45,7 +45,7 @@ from paretostab import memory
 from paretostab.data import check_classes, check_prefilter, variance_order
 from paretostab.errors import InvalidInputError, StabilityWarning
 from paretostab.measures import get_measure, stability
-from paretostab.selectors import TrainingSample
+from paretostab.selectors import TrainingSample, protocol_selector
 
 __all__ = ["CACHE_RESERVE_BYTES", "CALIBRATION_BYTES", "DEFAULT_CACHE_BYTES", "METRICS",
            "RESAMPLINGS", "RunCache", "RunSet", "majority_rate", "metric_advice",
@@ -835,9 +835,13 @@ def run_protocol(selector, X, y, *, runs: int = 100, resampling: str = "bootstra
     Parameters
     ----------
     selector : a paretostab selector (``support_``, ``importances_`` where it has
-        importances, ``predict``)
-        Cloned for every run and fitted on the run's prepared
-        :class:`~paretostab.selectors.TrainingSample` (``fit_sample``; an estimator
+        importances, ``predict``), or a scikit-learn selector
+        A scikit-learn selector (``get_support()``: ``SelectKBest``, ``RFE``, ...) is
+        wrapped in :class:`~paretostab.selectors.ExternalSelector`; a scikit-learn
+        estimator that does not select is refused, naming it
+        (:func:`~paretostab.selectors.protocol_selector`). Cloned for every run and
+        fitted on the run's prepared :class:`~paretostab.selectors.TrainingSample`
+        (``fit_sample``; an estimator
         without it gets ``fit(X_run, y_run)``). If it has a ``random_state`` parameter, it
         is set to one seed drawn for this call — the same for every run (a BiasedRFE's β
         is drawn once per protocol, as in 002 §5; :func:`replicates` draws fresh ones). A
@@ -882,6 +886,7 @@ def run_protocol(selector, X, y, *, runs: int = 100, resampling: str = "bootstra
         remedy (a pre-filter, fewer jobs). A ``cache`` takes only what the machine can
         spare (:data:`CACHE_RESERVE_BYTES`).
     """
+    selector = protocol_selector(selector)  # a scikit-learn selector: wrapped
     X, y = _check_protocol(X, y, runs, resampling, metric, prefilter, n_jobs, sample_fraction)
     if cache is not None and not isinstance(cache, RunCache):
         raise InvalidInputError(f"cache must be a RunCache or None; got {cache!r}.")

@@ -25,6 +25,8 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from sklearn.feature_selection import RFE
+from sklearn.linear_model import LogisticRegression
 
 from paretostab.data import load_dataset
 from paretostab.errors import InvalidInputError
@@ -37,6 +39,14 @@ from paretostab.spec import (
 )
 
 STUDIES = Path(__file__).resolve().parents[1] / "studies"
+
+
+class LogisticRFE(RFE):
+    """scikit-learn's RFE of a logistic regression, a class a spec can name."""
+
+    def __init__(self, estimator=None, *, n_features_to_select=None, step=1):
+        super().__init__(estimator if estimator is not None else LogisticRegression(),
+                         n_features_to_select=n_features_to_select, step=step)
 SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 
 
@@ -103,14 +113,77 @@ def test_feature_counts_are_checked_after_the_prefilter():
                        40, 100)
 
 
-def test_an_estimator_default_beyond_the_data_is_refused_naming_the_key_to_set():
-    """relief selects 20 features unless told otherwise: on 10 features every trial fails."""
-    message = refusal(spec_of(selector={"name": "relief"}), 40, 10)
-    assert message.startswith("<spec>: selector.fixed.n_features: relief's default "
-                              "n_features = 20 is more than the data have: it must be an "
-                              "integer in [1, 10]")
-    assert message.endswith("set n_features in [selector.fixed].")
-    fit_to_data(spec_of(selector={"name": "relief"}), 40, 20)
+def test_an_estimator_default_beyond_the_data_is_clipped_and_said():
+    """relief selects 20 features unless told otherwise: on 10 features that default (not
+    written by the user) is set to 10, and a note says so; a value written is refused."""
+    spec = spec_of(selector={"name": "relief"})
+    fitted, notes = fit_to_data(spec, 40, 10)
+    assert dict(fitted.selectors[0].fixed) == {"n_features": 10}
+    assert notes == ("selector.fixed.n_features: relief's default n_features = 20 is more "
+                     "than the data have: set to 10, every feature each run's selector sees "
+                     "(tiny.csv: n = 40 samples, d = 10 features); set n_features in "
+                     "[selector.fixed] to select fewer",)
+    assert fit_to_data(fitted, 40, 10) == (fitted, ())  # a stored spec is fitted already
+    assert fit_to_data(spec, 40, 20) == (spec, ())
+    assert "selector.fixed.n_features: must be an integer in [1, 10]" in refusal(
+        spec_of(selector={"name": "relief", "fixed": {"n_features": 20}}), 40, 10)
+
+
+def test_hybrid_rfe_on_13_features_clips_its_default_n_features_and_n_stable():
+    fitted, notes = fit_to_data(spec_of(selector={"name": "hybrid_rfe"}), 178, 13)
+    (selector,) = fitted.selectors
+    assert selector.fixed["n_features"] == 13
+    (n_stable,) = [p for p in selector.search if p.name == "n_stable"]
+    assert (n_stable.low, n_stable.high) == (0, 13)
+    assert notes[1] == ("selector.search.n_stable: the selector's default range [0, 20] "
+                        "clipped to [0, 13] (n_stable <= n_features = 13 (its default clipped "
+                        "to the data): the stable set lies within the selected features)")
+    message = refusal(spec_of(selector={"name": "hybrid_rfe", "fixed": {"n_stable": 15}}),
+                      178, 13)
+    assert message.startswith("<spec>: selector.fixed.n_stable: must be <= n_features = 13 "
+                              "(its default clipped to the data)")
+    assert "the range reaches 15" in refusal(
+        spec_of(selector={"name": "hybrid_rfe", "search": {"n_stable": [0, 15]}}), 178, 13)
+
+
+def test_an_n_stable_range_within_n_features_is_left_as_it_is():
+    """A range within n_features — written so, or clipped to a fixed n_features when the
+    spec was read (indistinguishable afterwards) — gets no note."""
+    spec = spec_of(selector={"name": "hybrid_rfe", "fixed": {"n_features": 5}})
+    assert [(p.low, p.high) for p in spec.selectors[0].search if p.name == "n_stable"] == [
+        (0, 5)]
+    assert fit_to_data(spec, 40, 30) == (spec, ())
+    assert fit_to_data(spec_of(selector={"name": "hybrid_rfe", "fixed": {"n_features": 5},
+                                         "search": {"n_stable": [1, 4]}}), 40, 30)[1] == ()
+
+
+@pytest.mark.parametrize("selector, key, problem", [
+    ({"search": {"k": [10, 40]}}, "selector.search.k", "the range [10, 40] must draw an "
+     "integer in [1, 13], the features kept, of the 13 features"),
+    ({"fixed": {"k": 20}}, "selector.fixed.k", "must be an integer in [1, 13], the features "
+     "kept"),
+    ({"search": {"k": {"choices": [5, "all", 30]}}}, "selector.search.k",
+     "every choice must be an integer in [1, 13]"),
+], ids=["range", "fixed", "choices"])
+def test_a_scikit_learn_selectors_feature_count_beyond_the_data_is_refused(selector, key,
+                                                                           problem):
+    spec = spec_of(selector={"name": "sklearn.feature_selection:SelectKBest", **selector})
+    assert refusal(spec, 178, 13).startswith(f"<spec>: {key}: {problem}")
+
+
+def test_a_scikit_learn_selectors_counts_only_when_integers():
+    rfe = "tests.test_data_limits:LogisticRFE"
+    assert "selector.fixed.n_features_to_select: must be an integer in [1, 13]" in refusal(
+        spec_of(selector={"name": rfe, "fixed": {"n_features_to_select": 14}}), 178, 13)
+    fit_to_data(spec_of(selector={"name": rfe, "search": {
+        "n_features_to_select": {"low": 0.1, "high": 0.9}}}), 178, 13)  # fractions
+    fit_to_data(spec_of(selector={"name": "sklearn.feature_selection:SelectKBest",
+                                  "search": {"k": [2, 13]}}), 178, 13)
+    fitted, notes = fit_to_data(spec_of(selector={
+        "name": "sklearn.feature_selection:SelectKBest"}), 40, 6)  # its default k = 10
+    assert dict(fitted.selectors[0].fixed) == {"k": 6}
+    assert notes[0].startswith("selector.fixed.k: sklearn.feature_selection:SelectKBest's "
+                               "default k = 10 is more than the data have: set to 6")
 
 
 @pytest.mark.parametrize("rng, problem", [

@@ -22,7 +22,7 @@ from sklearn.svm import LinearSVC
 
 from paretostab.data import simulate_correlated_groups
 from paretostab.errors import InvalidInputError, UnknownNameError
-from paretostab.problem import measure_values
+from paretostab.problem import Problem, measure_values
 from paretostab.protocol import RunSet, run_protocol
 from paretostab.selectors import (
     ENTRY_POINT_GROUP,
@@ -170,10 +170,71 @@ def test_bad_names_fail_in_one_line(name, fragments):
 
 
 def test_a_class_object_is_named_by_its_module_and_name():
+    """The shortest module that exports it: the name a person writes, not the private
+    module that defines it."""
+    assert get_selector(SelectKBest).name == "sklearn.feature_selection:SelectKBest"
+    assert get_selector(MySelector).name == MY_SELECTOR
     with pytest.raises(UnknownNameError) as exc_info:
-        get_selector(SelectKBest)
-    assert "'sklearn.feature_selection._univariate_selection:SelectKBest'" in one_line(
-        exc_info)
+        get_selector(SelectKBest(k=5))
+    assert "selector instance carries parameters" in one_line(exc_info)
+
+
+def test_the_python_api_takes_a_class_or_an_instance_as_the_selector():
+    """Stored as the "module:Class" text and fixed parameters a file would write: the
+    same spec, the same hash, resumable; the table's own values win."""
+    written = parse_spec(base_spec({"name": "sklearn.feature_selection:SelectKBest",
+                                    "fixed": {"k": 5}}))
+    assert parse_spec(base_spec({"name": SelectKBest(k=5)})) == written
+    assert parse_spec(base_spec({"name": SelectKBest(k=5)})).content_hash() == \
+        written.content_hash()
+    (selector,) = parse_spec(base_spec({"name": SelectKBest})).selectors
+    assert selector.name == "sklearn.feature_selection:SelectKBest" and not selector.fixed
+    (selector,) = parse_spec(base_spec({"name": SelectKBest(k=5), "fixed": {"k": 7},
+                                        })).selectors
+    assert dict(selector.fixed) == {"k": 7}
+    (selector,) = parse_spec(base_spec({"name": SelectKBest(k=5),
+                                        "search": {"k": [2, 9]}})).selectors
+    assert not selector.fixed and [p.name for p in selector.search] == ["k"]
+    (selector,) = parse_spec(base_spec({"name": ExternalSelector(MySelector(n_keep=4),
+                                                                 final_reg=0.5)})).selectors
+    assert (selector.name, dict(selector.fixed)) == (MY_SELECTOR, {"final_reg": 0.5,
+                                                                   "n_keep": 4})
+    spec = parse_spec(base_spec({"name": [MySelector(n_keep=2), "t_test"]}))
+    assert [(s.name, dict(s.fixed)) for s in spec.selectors][0] == (MY_SELECTOR,
+                                                                    {"n_keep": 2})
+    assert json.loads(json.dumps(spec.to_dict()))["selector"]["name"][0] == MY_SELECTOR
+
+
+def test_an_instance_a_spec_cannot_store_is_refused_in_one_line():
+    with pytest.raises(InvalidInputError) as exc_info:
+        parse_spec(base_spec({"name": SelectFromModel(LogisticRegression())}))
+    message = one_line(exc_info)
+    assert message.startswith("<dict>: selector.name: SelectFromModel(estimator="
+                              "LogisticRegression()): a study stores its selector as text")
+    assert "estimator is not a number, string, boolean or array of them" in message
+    assert "define in a module a subclass" in message
+
+    def local():
+        class Local(MySelector):
+            pass
+        return Local
+
+    with pytest.raises(UnknownNameError) as exc_info:
+        parse_spec(base_spec({"name": local()}))
+    assert "define the class at the top level of a module" in one_line(exc_info)
+
+
+def test_run_protocol_wraps_a_scikit_learn_selector(binary):
+    X, y = binary
+    plain = run_protocol(SelectKBest(k=5), X, y, runs=3, random_state=0, progress=False)
+    wrapped = run_protocol(ExternalSelector(SelectKBest(k=5)), X, y, runs=3, random_state=0,
+                           progress=False)
+    assert plain.same_runs(wrapped) and plain.selector == "SelectKBest"
+    with pytest.raises(InvalidInputError) as exc_info:
+        run_protocol(LogisticRegression(), X, y, runs=3)
+    assert "ExternalSelector(LogisticRegression(...), n_features=k)" in one_line(exc_info)
+    with pytest.raises(InvalidInputError, match="needs a selector instance"):
+        run_protocol(SelectKBest, X, y, runs=3)
 
 
 def test_an_unknown_parameter_of_the_wrapped_class_is_refused():
@@ -202,15 +263,34 @@ def test_select_k_best_is_tuned_over_k(tmp_path):
     assert json.loads(json.dumps(reloaded.user_attrs))  # the spec is stored as text
 
 
-def test_a_study_whose_objective_needs_importances_says_so(tmp_path):
+def test_a_study_whose_objective_needs_importances_is_refused_before_it_opens(tmp_path):
+    """CentroidSelector selects and predicts itself: one fit shows it has no importances,
+    and tune refuses in one line, having created nothing."""
     spec = parse_spec(base_spec({"name": "tests.test_external_selector:CentroidSelector"},
                                 stability="iw", record=["nogueira"]))
-    study = tune(spec, storage=f"sqlite:///{tmp_path / 'study.db'}", n_trials=1,
-                 progress=False)
-    (trial,) = study.get_trials(deepcopy=False)
-    assert trial.state == TrialState.FAIL
-    assert ("φ_iw (iw) needs feature importances; CentroidSelector gives none: choose a "
-            "subset measure such as nogueira.") in trial.user_attrs["fail_reason"]
+    with pytest.raises(InvalidInputError) as exc_info:
+        tune(spec, storage=f"sqlite:///{tmp_path / 'study.db'}", n_trials=1, progress=False)
+    assert one_line(exc_info) == (
+        "<spec>: objective.stability: φ_iw (iw) needs feature importances; CentroidSelector "
+        "gives no feature importances (its own final model has no coef_ or "
+        "feature_importances_): choose a subset measure such as nogueira.")
+    assert not (tmp_path / "study.db").exists()
+
+
+def test_recorded_measures_left_out_and_an_empty_search_are_said():
+    spec = parse_spec(base_spec({"name": "tests.test_external_selector:CentroidSelector"}))
+    notes = Problem.from_spec(spec).notes
+    assert ("objective.record: φ_pears (pearson), φ_iw (iw) left out of every trial: they "
+            "need feature importances, and CentroidSelector gives no feature importances (its "
+            "own final model has no coef_ or feature_importances_).") in notes
+    assert ("selector.search: nothing is searched: every trial runs "
+            "tests.test_external_selector:CentroidSelector at the same setting (on the same "
+            "resamples: the same result); add the ranges to tune to [selector.search], e.g. "
+            "n_keep = { low = …, high = … }.") in notes
+    searched = parse_spec(base_spec({"name": "sklearn.feature_selection:SelectKBest",
+                                     "search": {"k": [2, 8]}}))
+    assert not [n for n in Problem.from_spec(searched).notes
+                if n.startswith(("objective.record", "selector.search"))]
 
 
 # ----------------------------------------------------------------------- the Python API

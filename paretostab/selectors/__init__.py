@@ -13,14 +13,20 @@ from __future__ import annotations
 
 import importlib
 import importlib.metadata
+import inspect
+import math
+import sys
 from dataclasses import dataclass, field, replace
 
-from paretostab.errors import UnknownNameError
+import numpy as np
+
+from paretostab.errors import InvalidInputError, UnknownNameError
 from paretostab.selectors._base import SelectorBase, TrainingSample
 from paretostab.selectors.external import (
     ExternalSelector,
     external_parameters,
     external_selector,
+    gives_importances,
 )
 from paretostab.selectors.filters import MIMSelector, MRMRSelector, TTestSelector
 from paretostab.selectors.hybrid_rfe import BiasedRFE, HybridRFE, transfer_learning_rfe
@@ -54,6 +60,12 @@ class SelectorInfo:
         estimator's ``get_params()``)."""
         return self.estimator().get_params()
 
+    def gives_importances(self) -> bool | None:
+        """Whether its runs have importances (``importances_``): a selector of the package
+        gives them (True); None when only a fit tells (an external estimator's own final
+        model: :class:`ExternalSelectorInfo`)."""
+        return True
+
 
 @dataclass(frozen=True)
 class ExternalSelectorInfo(SelectorInfo):
@@ -68,6 +80,11 @@ class ExternalSelectorInfo(SelectorInfo):
 
     def parameters(self) -> dict:
         return external_parameters(self.estimator)
+
+    def gives_importances(self) -> bool | None:
+        """Whether its runs have importances, as far as the class tells (None: its fitted
+        model decides; :func:`~paretostab.selectors.external.gives_importances`)."""
+        return gives_importances(self.estimator)
 
 
 _FINAL_SPACE = {"final_reg": Range(1e-3, 1e3, log=True)}
@@ -110,18 +127,24 @@ ENTRY_POINT_GROUP = "paretostab.selectors"
 
 def get_selector(name: str) -> SelectorInfo:
     """The registry entry of ``name``: a name of :data:`SELECTORS`; ``"module:Class"``,
-    any scikit-learn estimator class (imported); or the name of an entry point of
-    :data:`ENTRY_POINT_GROUP`. Unknown names raise with the closest suggestion; a
-    ``"module:Class"`` that cannot be imported, or is not an estimator class, in one line."""
+    any scikit-learn estimator class (imported), or that class itself (the entry is then
+    named by :func:`class_reference`); or the name of an entry point of
+    :data:`ENTRY_POINT_GROUP`. An instance is refused: it carries parameters
+    (:func:`selector_reference` turns it into a name and fixed parameters). Unknown
+    names raise with the closest suggestion; a ``"module:Class"`` that cannot be
+    imported, or is not an estimator class, in one line."""
     try:
         return SELECTORS[name]
     except (KeyError, TypeError):
         pass
     if isinstance(name, type):
+        return _imported_selector(class_reference(name))
+    if callable(getattr(name, "get_params", None)):
         raise UnknownNameError(
-            f"A selector is named by a string (a spec is stored as text and read again by "
-            f"worker processes and the report); give {name.__name__} as "
-            f"'{name.__module__}:{name.__qualname__}'.")
+            f"A selector instance carries parameters, which a registry entry does not hold: "
+            f"give {type(name).__name__} to get_selector as a class, or the instance as a "
+            f"spec's [selector] name (parse_spec: its parameters become [selector.fixed]); "
+            f"got {name!r}.")
     if isinstance(name, str) and ":" in name:
         return _imported_selector(name)
     plugins = importlib.metadata.entry_points(group=ENTRY_POINT_GROUP)
@@ -129,6 +152,140 @@ def get_selector(name: str) -> SelectorInfo:
     for entry in found:
         return _plugin_selector(name, entry.load(), f"entry point {entry.value!r}")
     raise UnknownNameError.for_name("selector", name, [*SELECTORS, *plugins.names])
+
+
+def class_reference(estimator_class: type) -> str:
+    """How a spec names ``estimator_class``: ``"module:Class"``, with the shortest module of
+    its package that exports the class — ``"sklearn.feature_selection:SelectKBest"``, as
+    scikit-learn's documentation imports it, not its private ``_univariate_selection`` —
+    so that the name reads as a person writes it and the spec's hash is the same either way.
+
+    Raises
+    ------
+    UnknownNameError
+        For a class that no import finds again (defined inside a function): a study
+        stores its selector as this text, which worker processes and the report import.
+    """
+    qualname, module = estimator_class.__qualname__, estimator_class.__module__
+    parts = module.split(".")
+    for end in range(1, len(parts) + 1):
+        prefix = ".".join(parts[:end])
+        found = sys.modules.get(prefix)
+        for part in qualname.split("."):
+            found = getattr(found, part, None)
+        if found is estimator_class:
+            return f"{prefix}:{qualname}"
+    raise UnknownNameError(
+        f"Selector {estimator_class.__name__}: the class is defined where no import finds it "
+        f"({module}:{qualname}); a study stores its selector as 'module:Class' text, which "
+        "worker processes and the report import again: define the class at the top level "
+        "of a module.")
+
+
+_NOT_PLAIN = object()
+
+
+def _plain(value: object) -> object:
+    """``value`` as a spec holds it (a number, string, boolean, None, or an array of
+    them); :data:`_NOT_PLAIN` for anything else (an estimator, a function, a table)."""
+    if value is None or isinstance(value, bool | np.bool_ | str):
+        return value.item() if isinstance(value, np.bool_) else value
+    if isinstance(value, int | np.integer):
+        return int(value)
+    if isinstance(value, float | np.floating):
+        return float(value) if math.isfinite(value) else _NOT_PLAIN
+    if isinstance(value, list | tuple | np.ndarray):
+        items = [_plain(item) for item in value]
+        return _NOT_PLAIN if any(item is _NOT_PLAIN for item in items) else items
+    return _NOT_PLAIN
+
+
+def _same(value: object, default: object) -> bool:
+    """Whether a parameter's ``value`` is its ``default`` (plain values by value)."""
+    if value is default:
+        return True
+    plain, known = _plain(value), _plain(default)
+    return (plain is not _NOT_PLAIN and known is not _NOT_PLAIN and plain == known
+            and isinstance(plain, bool) == isinstance(known, bool))
+
+
+def selector_reference(selector: object) -> tuple[str, dict]:
+    """How a spec's ``[selector]`` holds a selector given in Python: its name and fixed
+    parameters.
+
+    A class is its ``"module:Class"`` (:func:`class_reference`), without parameters; an
+    instance is its class's name and the parameters of its ``get_params(deep=False)``
+    that differ from the class's defaults; an :class:`ExternalSelector` is its
+    estimator's, with its own ``n_features`` and ``final_reg`` when set. The spec then
+    stores text, as if the file had written ``name = "module:Class"`` and
+    ``[selector.fixed]``: the study is resumable and its hash is the same either way.
+
+    Raises
+    ------
+    UnknownNameError
+        When the class is not a selector :func:`get_selector` takes.
+    InvalidInputError
+        When a parameter set on the instance is not a number, string, boolean or array
+        of them (an estimator inside, a function): a spec cannot store it.
+    """
+    if isinstance(selector, ExternalSelector):
+        name, params = selector_reference(selector.estimator)
+        own = {key: value for key, value, default in (
+            ("n_features", selector.n_features, None), ("final_reg", selector.final_reg, 1.0))
+            if not _same(value, default)}
+        return name, {**own, **params}
+    estimator_class = selector if isinstance(selector, type) else type(selector)
+    name = class_reference(estimator_class)
+    if isinstance(selector, type) or not callable(getattr(selector, "get_params", None)):
+        get_selector(name)  # not an estimator: refused in one line
+        return name, {}
+    defaults = {key: parameter.default for key, parameter in
+                inspect.signature(estimator_class.__init__).parameters.items()
+                if parameter.default is not inspect.Parameter.empty}
+    changed = {key: value for key, value in selector.get_params(deep=False).items()
+               if key not in defaults or not _same(value, defaults[key])}
+    bad = [key for key, value in changed.items() if _plain(value) is _NOT_PLAIN]
+    if bad:
+        shown = ", ".join(f"{key}={changed[key]!r}" for key in bad)
+        raise InvalidInputError(
+            f"{estimator_class.__name__}({shown}): a study stores its selector as text (to "
+            f"resume it and re-run its trials), and {' and '.join(bad)} "
+            f"{'is' if len(bad) == 1 else 'are'} not a number, string, boolean or array of "
+            f"them: define in a module a subclass whose constructor has these values as its "
+            f"defaults, and give that class (or its \"module:Class\").")
+    get_selector(name)
+    return name, {key: _plain(value) for key, value in changed.items()}
+
+
+def protocol_selector(selector: object) -> object:
+    """The selector :func:`~paretostab.protocol.run_protocol` runs for ``selector``: a
+    selector of the package as it is; a scikit-learn selector (one with ``get_support()``,
+    ``SelectKBest``, ``RFE``, ...) wrapped in :class:`ExternalSelector`, as a spec's
+    ``"module:Class"`` is; any other estimator as it is (it sets ``support_`` when fitted).
+
+    Raises
+    ------
+    InvalidInputError
+        For a class (the protocol fits instances), and for a scikit-learn estimator that
+        does not select (no ``get_support()``: a classifier), naming
+        :class:`ExternalSelector`, which keeps its features of largest weight.
+    """
+    if isinstance(selector, SelectorBase):
+        return selector
+    if isinstance(selector, type):
+        raise InvalidInputError(
+            f"run_protocol needs a selector instance; got the class {selector.__name__}: "
+            f"give {selector.__name__}(...).")
+    if callable(getattr(selector, "get_support", None)):
+        return ExternalSelector(selector)
+    if type(selector).__module__.partition(".")[0] == "sklearn":
+        name = type(selector).__name__
+        raise InvalidInputError(
+            f"{name} does not select features (it has no get_support()); give "
+            f"ExternalSelector({name}(...), n_features=k) "
+            "(paretostab.selectors.ExternalSelector), which keeps its k features of largest "
+            "|coef_| or feature_importances_.")
+    return selector
 
 
 def _imported_selector(name: str) -> SelectorInfo:
@@ -175,5 +332,5 @@ __all__ = ["ENTRY_POINT_GROUP", "SELECTORS", "BiasedRFE", "ElasticNetSelector",
            "KernelSVMRFE",
            "MIMSelector", "MRMRSelector",
            "RandomForestSelector", "Range", "ReliefSelector", "SelectorInfo", "TTestSelector",
-           "TrainingSample",
-           "get_selector", "transfer_learning_rfe"]
+           "TrainingSample", "class_reference",
+           "get_selector", "protocol_selector", "selector_reference", "transfer_learning_rfe"]

@@ -51,7 +51,8 @@ from paretostab.selectors._base import (
 )
 from paretostab.selectors._logistic import fit_l2_logistic
 
-__all__ = ["ExternalSelector", "external_parameters", "external_selector"]
+__all__ = ["ExternalSelector", "external_parameters", "external_selector",
+           "gives_importances"]
 
 
 def _coef(model: object) -> np.ndarray | None:
@@ -274,6 +275,18 @@ class ExternalSelector(LinearModelMixin, SelectorBase):
             X_all[:, self.support_] = X_selected
             return _decision_of(model, X_all, self.classes_)
         return _decision_of(model, X_selected, self.classes_)
+
+
+def gives_importances(estimator_class: type) -> bool | None:
+    """Whether ``estimator_class`` wrapped in :class:`ExternalSelector` gives importances,
+    as far as the class tells: True when its final model is the L2-logistic (it cannot
+    predict) or a clone refitted on the features ranked by its weights (no
+    ``get_support``: it has the ``coef_`` or ``feature_importances_`` it is ranked by);
+    None when it selects and predicts itself (``RFE``): its fitted model, or that model's
+    ``estimator_``, then decides — a fit tells."""
+    if not hasattr(estimator_class, "get_support") or not hasattr(estimator_class, "predict"):
+        return True
+    return None
 
 
 def external_parameters(estimator_class: type) -> dict:

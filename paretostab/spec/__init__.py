@@ -37,7 +37,8 @@ use through a first line ``#:schema ../paretostab/spec/spec.schema.json``)::
                                  # "per_trial": each trial draws its own
 
     [selector]
-    name = "hybrid_rfe"          # paretostab.selectors.SELECTORS
+    name = "hybrid_rfe"          # paretostab.selectors.SELECTORS; in Python also a class or
+                                 # an instance (stored as "module:Class" + its fixed params)
     [selector.fixed]             # estimator parameters held fixed
     n_features = 20
     [selector.search]            # overrides / extends the registry's search space
@@ -101,9 +102,11 @@ Rules the parser applies:
 * The limits that depend on the data's size are checked once they are loaded, before a
   study opens (:func:`fit_to_data`, which ``Problem.from_spec`` calls; it first clips a
   selector's *default* range of a feature count, e.g. the lasso's ``target_features`` in
-  [5, 50], to the d features a run sees, and says so): the data
+  [5, 50], and an estimator's default count, e.g. HybridRFE's ``n_features = 20``, to the
+  d features a run sees, and says so): the data
   have at least 2 features, ``prefilter`` at most d, each selector's feature counts
-  (``n_features``, ``target_features``: fixed, searched, or its estimator's default)
+  (``n_features``, ``target_features``; a scikit-learn selector's ``k``,
+  ``n_features_to_select``, ``max_features`` when integers: fixed or searched)
   within the d features a run's selector sees (after the pre-filter), its per-feature
   arrays (``groups``, ``beta``, ``prior``) of the right size, a top-k ``k`` at most d.
   The errors name the key as the file writes it and the data's size.

@@ -21,6 +21,7 @@ the pre-filter, the selectors' feature counts and per-feature arrays, a top-k me
 from __future__ import annotations
 
 import warnings
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -28,7 +29,12 @@ import numpy as np
 
 from paretostab.errors import ParetostabError, UnknownNameError
 from paretostab.measures import get_measure, list_measures, stability
-from paretostab.selectors import Range, get_selector
+from paretostab.selectors import (
+    ExternalSelectorInfo,
+    Range,
+    get_selector,
+    selector_reference,
+)
 from paretostab.spec.keys import (
     FrozenMap,
     Integer,
@@ -41,7 +47,8 @@ from paretostab.spec.keys import (
 from paretostab.spec.schema import SIMILARITIES, ObjectiveSpec, Param, SelectorSpec, StudySpec
 from paretostab.spec.space import fixed_value, param_kind, parse_param
 
-__all__ = ["FEATURE_COUNTS", "fit_to_data", "resolve_objective", "resolve_selectors"]
+__all__ = ["FEATURE_COUNTS", "SELECTOR_FEATURE_COUNTS", "fit_to_data", "resolve_objective",
+           "resolve_selectors"]
 
 _TOP_K = Integer(1, " (the top-k features compared)")
 
@@ -56,22 +63,19 @@ def resolve_selectors(errors: SpecErrors,
     ``[selector.search.<name>]`` then hold each one's)."""
     names = table["name"]
     if not isinstance(names, list | tuple):
-        try:
-            info = get_selector(names)
-        except UnknownNameError as exc:
-            raise errors.wrap("selector.name", exc) from None
-        return (_selector(errors, info, table.get("fixed"), table.get("search"),
-                          "selector"),), False
+        info, given = _named(errors, "selector.name", names)
+        return (_selector(errors, info, _with_given(table.get("fixed"), given,
+                                                    table.get("search")),
+                          table.get("search"), "selector"),), False
     if not names:
         raise errors.error("selector.name", "must name at least one selector; got [].")
-    infos = []
+    infos, given = [], {}
     for index, name in enumerate(names):
-        try:
-            infos.append(get_selector(name))
-        except UnknownNameError as exc:
-            raise errors.wrap(f"selector.name[{index}]", exc) from None
+        info, given_params = _named(errors, f"selector.name[{index}]", name)
+        infos.append(info)
+        given[info.name] = given_params
         if infos[-1].name in [info.name for info in infos[:-1]]:
-            raise errors.error(f"selector.name[{index}]", f"{name!r} is named twice.")
+            raise errors.error(f"selector.name[{index}]", f"{info.name!r} is named twice.")
     listed = [info.name for info in infos]
     tables = {}
     for part in ("fixed", "search"):
@@ -79,9 +83,33 @@ def resolve_selectors(errors: SpecErrors,
             errors, f"selector.{part}", table.get(part), listed,
             f"not a selector of selector.name (with several selectors, [selector.{part}] "
             f"holds one table per selector: [selector.{part}.<selector>])")
-    return tuple(_selector(errors, info, tables["fixed"].get(info.name),
+    return tuple(_selector(errors, info,
+                           _with_given(tables["fixed"].get(info.name), given[info.name],
+                                       tables["search"].get(info.name)),
                            tables["search"].get(info.name), f"selector.{info.name}")
                  for info in infos), True
+
+
+def _named(errors: SpecErrors, key: str, name: object) -> tuple[object, dict]:
+    """The registry entry of a ``[selector] name`` and the fixed parameters it brings: a
+    name brings none; a class given in Python is named ``"module:Class"``, an instance
+    too, with the parameters set on it (:func:`~paretostab.selectors.selector_reference`)."""
+    try:
+        if isinstance(name, str):
+            return get_selector(name), {}
+        reference, params = selector_reference(name)
+        return get_selector(reference), params
+    except ParetostabError as exc:
+        raise errors.wrap(key, exc) from None
+
+
+def _with_given(fixed_table: object, given: dict, search_table: object) -> object:
+    """A selector's ``[selector.fixed]`` table with the parameters set on an instance
+    given as its name: the table's own values win, a searched parameter is searched."""
+    if not given or not (fixed_table is None or isinstance(fixed_table, Mapping)):
+        return fixed_table
+    searched = search_table if isinstance(search_table, Mapping) else {}
+    return {**{k: v for k, v in given.items() if k not in searched}, **(fixed_table or {})}
 
 
 def _selector(errors: SpecErrors, info, fixed_table: object, search_table: object,
@@ -183,6 +211,15 @@ def _check_stable_set(errors: SpecErrors, defaults: dict, fixed: dict,
 FEATURE_COUNTS = {"n_features": (1, "the features selected"),
                   "target_features": (1, "the features the penalty is calibrated to select")}
 
+#: The feature counts of scikit-learn's selectors (a spec's ``"module:Class"`` with
+#: ``get_support()``): ``SelectKBest``'s ``k``, ``RFE``'s / ``RFECV``'s /
+#: ``SequentialFeatureSelector``'s ``n_features_to_select``, ``SelectFromModel``'s
+#: ``max_features``. Checked and clipped as :data:`FEATURE_COUNTS` when they are integers
+#: (a float is a fraction of the features; ``"all"``, ``"auto"``, None count none).
+SELECTOR_FEATURE_COUNTS = {"k": (1, "the features kept"),
+                           "n_features_to_select": (1, "the features selected"),
+                           "max_features": (1, "the most features kept")}
+
 
 @dataclass(frozen=True)
 class _DataSize:
@@ -210,19 +247,23 @@ def fit_to_data(spec: StudySpec, n_samples: int,
     """``spec`` fitted to its data's size: the registry's default ranges clipped, the
     spec's own limits checked.
 
-    A selector's default search range of a feature count (:data:`FEATURE_COUNTS`, e.g.
-    the lasso's ``target_features`` in [5, 50]) that reaches beyond the d features its
-    runs see (after the pre-filter) is clipped to ``[min(low, d), d]``: the returned spec
-    searches that range, and the study stores it. Everything the spec gives itself is
-    checked and refused when the data cannot take it: the data have at least 2 features;
-    the pre-filter keeps at most ``n_features``; every selector's feature counts (fixed,
-    searched in a range the spec wrote, or the estimator's default when the spec sets
-    neither) lie within d, and its per-feature arrays (``groups``: one label per feature
-    of the data; ``beta``, ``prior``: of the d features) fit; a top-k measure's
-    ``objective.options.k`` is at most ``n_features`` (the runs rank every feature).
-    These are the limits the protocol, the selectors and the measures check inside
-    each trial: a spec fitted here does not fail every trial for its data's size.
-    (The samples per class are checked when the data are loaded.)
+    A selector's default search range of a feature count (:data:`FEATURE_COUNTS`, e.g. the
+    lasso's ``target_features`` in [5, 50]) that reaches beyond the d features its runs see
+    (after the pre-filter) is clipped to ``[min(low, d), d]``, an estimator's default count
+    beyond d that the spec neither fixes nor searches (HybridRFE's ``n_features = 20``,
+    SelectKBest's ``k = 10``) is fixed to d, and HybridRFE's default ``n_stable`` range
+    follows ``n_features``: the returned spec has those values, and the study stores it.
+    Everything the spec gives itself is checked and refused when the data cannot take it:
+    the data have at least 2 features; the pre-filter keeps at most ``n_features``; every
+    selector's feature counts (fixed, or searched in a range the spec wrote; a scikit-learn
+    selector's ``k``, ``n_features_to_select``, ``max_features`` when integers:
+    :data:`SELECTOR_FEATURE_COUNTS`) lie within d, ``n_stable`` within an ``n_features``
+    clipped to d, and its per-feature arrays (``groups``: one label per feature of the data;
+    ``beta``, ``prior``: of the d features) fit; a top-k measure's ``objective.options.k``
+    is at most ``n_features`` (the runs rank every feature). These are the limits the
+    protocol, the selectors and the measures check inside each trial: a spec fitted here
+    does not fail every trial for its data's size. (The samples per class are checked when
+    the data are loaded.)
 
     Parameters
     ----------
@@ -256,7 +297,7 @@ def fit_to_data(spec: StudySpec, n_samples: int,
     size = replace(size, prefilter=prefilter)
     selectors, notes = [], []
     for selector in spec.selectors:
-        selector, clipped = _clip_default_counts(spec, selector, size)
+        selector, clipped = _clip_default_counts(errors, spec, selector, size)
         notes.extend(clipped)
         selectors.append(selector)
         _check_counts(errors, spec, selector, size)
@@ -270,24 +311,115 @@ def fit_to_data(spec: StudySpec, n_samples: int,
     return replace(spec, selectors=tuple(selectors)), tuple(notes)
 
 
-def _clip_default_counts(spec: StudySpec, selector: SelectorSpec,
+def _feature_counts(info) -> dict[str, tuple[int, str, bool]]:
+    """The feature counts of a selector's parameters: name → (smallest value, what it
+    counts, whether only an integer value is a count): :data:`FEATURE_COUNTS`, and for a
+    scikit-learn selector (``"module:Class"`` with ``get_support()``)
+    :data:`SELECTOR_FEATURE_COUNTS`."""
+    parameters = info.parameters()
+    counts = {name: (*bounds, False) for name, bounds in FEATURE_COUNTS.items()
+              if name in parameters}
+    if isinstance(info, ExternalSelectorInfo) and hasattr(info.estimator, "get_support"):
+        counts.update({name: (*bounds, True) for name, bounds in SELECTOR_FEATURE_COUNTS.items()
+                       if name in parameters})
+    return counts
+
+
+def _penalised(selector: SelectorSpec, defaults: dict) -> bool:
+    """Whether ``selector`` has its penalty λ given (fixed or searched): its estimator does
+    not use ``target_features`` then."""
+    return any(param.name == "reg" for param in selector.search) or selector.fixed.get(
+        "reg", defaults.get("reg")) is not None
+
+
+def _clip_default_counts(errors: SpecErrors, spec: StudySpec, selector: SelectorSpec,
                          size: _DataSize) -> tuple[SelectorSpec, list[str]]:
-    """``selector`` with its registry-default ranges of :data:`FEATURE_COUNTS` clipped to
-    the d features its runs see, and a line per clipped range."""
-    defaults = get_selector(selector.name).search_space
+    """``selector`` with its defaults of a feature count clipped to the d features its
+    runs see, and a line per clipped value: the registry's default ranges of
+    :data:`FEATURE_COUNTS` to ``[min(low, d), d]``; an estimator's default count the spec
+    does not set (HybridRFE's ``n_features = 20``, SelectKBest's ``k = 10``) fixed to d;
+    then HybridRFE's default ``n_stable`` range within ``n_features``
+    (:func:`_clip_stable_set`)."""
+    info = get_selector(selector.name)
+    defaults = info.search_space
     d = size.seen
+    fixed_key, search_key = _table_keys(spec, selector)
     search, notes = [], []
     for param in selector.search:
         default = defaults.get(param.name)
         if (param.name in FEATURE_COUNTS and param.choices is None and param.integer
                 and default == Range(param.low, param.high, param.log) and param.high > d):
             low = min(param.low, d)
-            notes.append(f"{_table_keys(spec, selector)[1]}.{param.name}: the selector's "
-                         f"default range [{param.low}, {param.high}] clipped to [{low}, {d}] "
-                         f"({size})")
+            notes.append(f"{search_key}.{param.name}: the selector's default range "
+                         f"[{param.low}, {param.high}] clipped to [{low}, {d}] ({size})")
             param = replace(param, low=low, high=d)
         search.append(param)
-    return replace(selector, search=tuple(search)), notes
+    parameters = info.parameters()
+    searched = {param.name for param in search}
+    fixed = dict(selector.fixed)
+    for name in _feature_counts(info):
+        value = parameters[name]
+        if (name in fixed or name in searched or not is_int(value) or value <= d
+                or (name == "target_features" and _penalised(selector, parameters))):
+            continue
+        fixed[name] = d
+        notes.append(f"{fixed_key}.{name}: {selector.name}'s default {name} = {value} is more "
+                     f"than the data have: set to {d}, every feature each run's selector sees "
+                     f"({size}); set {name} in [{fixed_key}] to select fewer")
+    selector = replace(selector, fixed=FrozenMap(fixed), search=tuple(search))
+    return _clip_stable_set(errors, spec, selector, notes)
+
+
+def _clip_stable_set(errors: SpecErrors, spec: StudySpec, selector: SelectorSpec,
+                     notes: list[str]) -> tuple[SelectorSpec, list[str]]:
+    """HybridRFE's ``n_stable <= n_features`` once ``n_features`` is fitted to the data:
+    the registry's default ``n_stable`` range clipped to it, and said (a range already
+    within ``n_features`` — written so, or clipped to a fixed ``n_features`` when the spec
+    was read, :func:`_check_stable_set` — is left as it is); a ``n_stable`` the spec sets
+    beyond an ``n_features`` clipped to the data refused."""
+    info = get_selector(selector.name)
+    parameters = info.parameters()
+    default = info.search_space.get("n_stable")
+    if "n_stable" not in parameters or "n_features" not in parameters:
+        return selector, notes
+    fixed_key, search_key = _table_keys(spec, selector)
+    searched = {param.name: param for param in selector.search}
+    if "n_features" in searched:
+        features = searched["n_features"]
+        k = features.low if features.choices is None else min(
+            (v for v in features.choices if is_number(v)), default=None)
+    else:
+        k = selector.fixed.get("n_features", parameters["n_features"])
+    if not is_number(k):
+        return selector, notes
+    k_text = f"n_features = {k!r}" + (
+        " (its default clipped to the data)"
+        if any(note.startswith(f"{fixed_key}.n_features:") for note in notes) else "")
+    why = f"n_stable <= {k_text}: the stable set lies within the selected features"
+    value = selector.fixed.get("n_stable")
+    if is_number(value) and value > k:
+        raise errors.error(f"{fixed_key}.n_stable", f"must be <= {k_text}, as the stable "
+                                                    f"set lies within the selected features; "
+                                                    f"got {value!r}.")
+    param = searched.get("n_stable")
+    if param is None or param.choices is not None or default is None:
+        return selector, notes
+    top = Range(default.low, default.high, default.log)
+    if param.high > k:
+        if top != Range(param.low, param.high, param.log) or param.low > k:
+            raise errors.error(f"{search_key}.n_stable",
+                               f"n_stable must be <= {k_text}, as the stable set lies "
+                               f"within the selected features; the range reaches "
+                               f"{param.high!r}.")
+        clipped = replace(param, high=int(k) if param.integer else k)
+        selector = replace(selector, search=tuple(clipped if p.name == "n_stable" else p
+                                                  for p in selector.search))
+        param = clipped
+    else:  # within n_features already (a range the spec wrote, or clipped as it was read)
+        return selector, notes
+    notes.append(f"{search_key}.n_stable: the selector's default range [{top.low}, "
+                 f"{top.high}] clipped to [{param.low}, {param.high}] ({why})")
+    return selector, notes
 
 
 def _table_keys(spec: StudySpec, selector: SelectorSpec) -> tuple[str, str]:
@@ -298,29 +430,31 @@ def _table_keys(spec: StudySpec, selector: SelectorSpec) -> tuple[str, str]:
 
 def _check_counts(errors: SpecErrors, spec: StudySpec, selector: SelectorSpec,
                   size: _DataSize) -> None:
-    """``selector``'s :data:`FEATURE_COUNTS` within ``[low, d]``: a fixed value, the
-    estimator's default, every value a range or choices can draw."""
+    """``selector``'s feature counts (:func:`_feature_counts`) within ``[low, d]``: a fixed
+    value, the estimator's default, every value a range or choices can draw (of a count
+    that may be other than an integer, its integer values)."""
     info = get_selector(selector.name)
     defaults = info.parameters()
     searched = {param.name: param for param in selector.search}
     fixed_key, search_key = _table_keys(spec, selector)
     d = size.seen
-    for name, (low, meaning) in FEATURE_COUNTS.items():
-        if name not in defaults:
-            continue
-        if name == "target_features" and ("reg" in searched
-                                          or selector.fixed.get("reg", defaults.get("reg"))
-                                          is not None):
+    for name, (low, meaning, ints_only) in _feature_counts(info).items():
+        if name == "target_features" and _penalised(selector, defaults):
             continue  # a penalty λ given: the estimator does not use target_features
         valid = f"an integer in [{low}, {d}]"
         why = f"{meaning}, of the {d} features each run's selector sees ({size})"
         param = searched.get(name)
         if param is not None:
+            if ints_only and param.choices is None and not param.integer:
+                continue  # a range of fractions
+            if ints_only and param.choices is not None:
+                param = replace(param, choices=tuple(v for v in param.choices if is_int(v)))
             _check_count_param(errors, f"{search_key}.{name}", param, (low, d),
                                f"{valid}, {why}", info.search_space.get(name))
             continue
         value = selector.fixed.get(name, defaults[name])
-        if value is None or (is_int(value) and low <= value <= d):
+        if value is None or (is_int(value) and low <= value <= d) or (
+                ints_only and not is_int(value)):
             continue
         if name in selector.fixed:
             raise errors.error(f"{fixed_key}.{name}", f"must be {valid}, {why}; got {value!r}.")
