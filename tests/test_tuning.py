@@ -588,3 +588,22 @@ def test_worker_processes_log_as_the_process_that_started_them(tmp_path, level, 
                          cwd=Path(__file__).resolve().parents[1], timeout=300)
     assert run.returncode == 0, run.stderr[-2000:]
     assert ("finished with values" in run.stderr) is logged, run.stderr[-2000:]
+
+
+def test_a_trial_whose_stability_is_undefined_names_its_parameters(tmp_path, monkeypatch):
+    """A value the spec allowed that leaves a measure undefined (NaN): the trial fails
+    with the setting that gave it, so that the user sees which parameter to bound."""
+    import paretostab.problem
+
+    original = paretostab.problem.Problem.measure_values
+
+    def undefined(self, runs, names=None):
+        return {name: float("nan") for name in original(self, runs, names)}
+
+    monkeypatch.setattr(paretostab.problem.Problem, "measure_values", undefined)
+    study = tune(tiny(study={"trials": 2}), storage=storage_url(tmp_path), progress=False)
+    for trial in study.trials:
+        reason = trial.user_attrs["fail_reason"]
+        assert reason.startswith("φ_iw undefined (NaN) at "), reason
+        assert f"n_stable = {trial.params['n_stable']}" in reason
+        assert f"epsilon = {trial.params['epsilon']:.4g}" in reason

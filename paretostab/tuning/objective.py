@@ -258,10 +258,19 @@ class TrialObjective:
             "spec_hash": self.spec_hash}
         if runs.params.get("calibrated"):
             attrs["calibrated"] = runs.params["calibrated"]
-        if math.isnan(accuracy) or math.isnan(stability):
-            attrs["fail_reason"] = "accuracy or stability is undefined (NaN)"
+        undefined = [name for name, value in zip(self.names, (accuracy, stability),
+                                                 strict=True) if math.isnan(value)]
+        if undefined:  # the parameters the spec allowed that gave it
+            attrs["fail_reason"] = (f"{' and '.join(undefined)} undefined (NaN) at "
+                                    f"{_shown_params(params)}")
         set_trial_user_attrs(storage_of(trial.study), trial_id_of(trial), attrs)  # 1 commit
         return accuracy, stability
+
+
+def _shown_params(params: dict) -> str:
+    """A trial's parameters on one line: ``reg = 0.001, n_stable = 3``."""
+    return ", ".join(f"{name} = {value:.4g}" if isinstance(value, float) else
+                     f"{name} = {value}" for name, value in params.items()) or "its setting"
 
 
 def _on_front(trial: optuna.Trial, accuracy: float, stability: float,
