@@ -42,7 +42,6 @@ import optuna
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import paretostab.optuna_internals as internals  # noqa: E402
 from paretostab.optuna_internals import (  # noqa: E402
     set_trial_user_attrs,
     storage_of,
@@ -88,11 +87,13 @@ class _Study:
     """The quickstart study on a fresh SQLite file, its protocol replaced by one RunSet
     (``runs``: the first trial's, computed once for every study)."""
 
-    def __init__(self, folder: str, problem: Problem, runs: list) -> None:
+    def __init__(self, folder: str, problem: Problem, runs: list, *,
+                 write_ahead: bool = True) -> None:
         from optuna.artifacts import FileSystemArtifactStore
 
         spec = dataclasses.replace(problem.spec, sampler="random")
-        self.storage = open_storage(f"sqlite:///{folder}/trial.db", heartbeat_interval=10)
+        self.storage = open_storage(f"sqlite:///{folder}/trial.db", heartbeat_interval=10,
+                                    write_ahead=write_ahead)
         self.study = create_or_load_study(spec, storage=self.storage)
         self.slots = TrialSlots(self.study, 10**6)
         problem = dataclasses.replace(problem, spec=spec)
@@ -134,13 +135,11 @@ def trial_part(repeat: int) -> None:
     print("| stored trials | default journal, ms | write-ahead log, ms | ratio |")
     print("|---|---|---|---|")
     profile = cProfile.Profile()
-    write_ahead = internals._write_ahead
     for stored in (10, 1000):
         medians = []
         for wal in (False, True):
-            internals._write_ahead = write_ahead if wal else (lambda engine: None)
             with tempfile.TemporaryDirectory() as folder:
-                study = _Study(folder, problem, runs)
+                study = _Study(folder, problem, runs, write_ahead=wal)
                 study.trial()
                 study.store_up_to(stored)
                 study.trial()
@@ -150,7 +149,6 @@ def trial_part(repeat: int) -> None:
                     for _ in range(repeat):
                         study.trial()
                     profile.disable()
-        internals._write_ahead = write_ahead
         print(f"| {stored} | {medians[0] * 1000:.1f} | {medians[1] * 1000:.1f} | "
               f"{medians[0] / medians[1]:.1f} |")
     stats = pstats.Stats(profile).stats

@@ -37,6 +37,7 @@ from __future__ import annotations
 import contextlib
 import threading
 from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
 
 import optuna
 from optuna.exceptions import UpdateFinishedTrialError
@@ -44,9 +45,10 @@ from optuna.exceptions import UpdateFinishedTrialError
 from paretostab.errors import StoreError
 from paretostab.faults import Retrying
 
-__all__ = ["RETRIED_METHODS", "RetryingRDBStorage", "grace_seconds", "heartbeat_enabled",
-           "one_transaction", "set_trial_user_attrs", "stale_trial_ids", "storage_of",
-           "study_id_of", "trial_id_of", "trials_with_heartbeat"]
+__all__ = ["NETWORK_FILE_SYSTEMS", "RETRIED_METHODS", "RetryingRDBStorage", "grace_seconds",
+           "heartbeat_enabled", "network_file_system", "one_transaction",
+           "set_trial_user_attrs", "stale_trial_ids", "storage_of", "study_id_of",
+           "trial_id_of", "trials_with_heartbeat"]
 
 
 def storage_of(study: optuna.Study) -> optuna.storages.BaseStorage:
@@ -181,15 +183,23 @@ class RetryingRDBStorage(optuna.storages.RDBStorage):
         As for ``optuna.storages.RDBStorage``.
     retry : Retrying
         The outage policy: how long to wait, the database's name in messages.
+    write_ahead : bool, optional
+        For a SQLite file: write-ahead-log mode (:func:`_write_ahead`) or SQLite's
+        default journal; by default the log, unless the file lies on a network file
+        system (:func:`network_file_system`), where the log's shared memory does not work.
     """
 
-    def __init__(self, url: str, *, retry: Retrying, **kwargs) -> None:
+    def __init__(self, url: str, *, retry: Retrying, write_ahead: bool | None = None,
+                 **kwargs) -> None:
         self.retry = retry
         self._queued = threading.local()
         super().__init__(url, **kwargs)
-        if self.engine.dialect.name == "sqlite" and self.engine.url.database not in (
-                None, "", ":memory:"):
-            _write_ahead(self.engine)
+        database = self.engine.url.database
+        if self.engine.dialect.name == "sqlite" and database not in (None, "", ":memory:"):
+            if write_ahead is None:
+                write_ahead = network_file_system(Path(database).resolve().parent) is None
+            if write_ahead:
+                _write_ahead(self.engine)
 
     def set_trial_state_values(self, trial_id, state, values=None) -> bool:
         attempts = 0
@@ -252,6 +262,34 @@ class RetryingRDBStorage(optuna.storages.RDBStorage):
             self.retry(super().record_heartbeat, trial_id)
         except StoreError:
             pass
+
+
+#: File systems of other machines (``/proc/self/mounts`` types): SQLite's locks are
+#: unreliable there, and its write-ahead log, whose index is shared memory, does not work.
+NETWORK_FILE_SYSTEMS = ("nfs", "nfs4", "cifs", "smb3", "smbfs", "afs", "9p", "lustre",
+                        "gpfs", "beegfs", "ceph", "glusterfs", "panfs", "wekafs",
+                        "fuse.sshfs", "fuse.glusterfs", "fuse.ceph", "fuse.s3fs")
+
+
+def network_file_system(folder: Path, mounts: str | None = None) -> str | None:
+    """The type of the network file system that holds ``folder`` (an absolute path), or
+    None (a local one, or where ``/proc/self/mounts`` cannot be read). ``mounts``: that
+    file's text (read when None)."""
+    if mounts is None:
+        try:
+            mounts = Path("/proc/self/mounts").read_text()
+        except OSError:
+            return None
+    best, kind = -1, None
+    for line in mounts.splitlines():
+        fields = line.split()
+        if len(fields) < 3:
+            continue
+        point = fields[1].replace("\\040", " ").replace("\\011", "\t")
+        inside = folder == Path(point) or Path(point) in folder.parents
+        if inside and len(point) > best:
+            best, kind = len(point), fields[2]
+    return kind if kind in NETWORK_FILE_SYSTEMS else None
 
 
 def _write_ahead(engine) -> None:

@@ -224,7 +224,8 @@ def _journal_storage(url: str, must_exist: bool) -> optuna.storages.BaseStorage:
 def open_storage(url: str, *, must_exist: bool = False, heartbeat_interval: int | None = None,
                  grace_period: int | None = None,
                  storage_wait: float = DEFAULT_STORAGE_WAIT,
-                 wait_to_open: bool = False) -> optuna.storages.BaseStorage:
+                 wait_to_open: bool = False,
+                 write_ahead: bool | None = None) -> optuna.storages.BaseStorage:
     """An Optuna storage from a URL: any RDB URL SQLAlchemy and Optuna accept
     (``sqlite:///file.db``, ``postgresql://user@host/db``, ``mysql://…``) or
     ``journal:PATH`` for a journal file (the multi-process-safe local choice).
@@ -252,6 +253,10 @@ def open_storage(url: str, *, must_exist: bool = False, heartbeat_interval: int 
     (shutting down, starting up), or with ``wait_to_open`` for any transient error (a
     process opening a storage another process has just opened: a ``tune`` worker); a
     server that does not answer at all is an error at once (a mistyped host or port).
+
+    A SQLite file is put in write-ahead-log mode (``write_ahead``; by default unless it
+    lies on a network file system, where the log does not work:
+    :class:`~paretostab.optuna_internals.RetryingRDBStorage`).
     """
     if isinstance(storage_wait, bool) or not isinstance(storage_wait, int | float) or not (
             0 <= storage_wait < float("inf")):
@@ -279,7 +284,7 @@ def open_storage(url: str, *, must_exist: bool = False, heartbeat_interval: int 
                 raise InvalidInputError(f"SQLite storage {path}: {problem}.")
     else:
         kwargs = {"pool_pre_ping": True}  # a restarted server closed the pooled connections
-    return _rdb_storage(url, parsed, kwargs, heartbeat_interval, grace_period,
+    return _rdb_storage(url, parsed, kwargs, (heartbeat_interval, grace_period, write_ahead),
                         Retrying(display_url(url), storage_wait), wait_to_open)
 
 
@@ -326,10 +331,11 @@ def _folder_lock(folder: Path):
         os.close(descriptor)  # releases the lock
 
 
-def _rdb_storage(url: str, parsed, engine_kwargs: dict, heartbeat_interval: int | None,
-                 grace_period: int | None, retry: Retrying,
+def _rdb_storage(url: str, parsed, engine_kwargs: dict,
+                 options: tuple[int | None, int | None, bool | None], retry: Retrying,
                  wait_to_open: bool) -> RetryingRDBStorage:
-    """Optuna's RDBStorage (retrying its calls through ``retry``), made under a lock that
+    """Optuna's RDBStorage (retrying its calls through ``retry``; ``options``: its
+    heartbeat interval, grace period and write-ahead choice), made under a lock that
     serialises the creation of its schema (``metadata.create_all``, then its version
     rows) by processes opening one fresh database together: without it all but one of
     them may fail (``CREATE TYPE studydirection``, ``table … already exists``). A SQLite
@@ -337,6 +343,7 @@ def _rdb_storage(url: str, parsed, engine_kwargs: dict, heartbeat_interval: int 
     ``wait_to_open``, a database that cannot be reached is waited for as ``retry`` says."""
     from sqlalchemy import exc
 
+    heartbeat_interval, grace_period, write_ahead = options
     backend = parsed.get_backend_name()
     created = None
     if backend == "postgresql":
@@ -353,7 +360,7 @@ def _rdb_storage(url: str, parsed, engine_kwargs: dict, heartbeat_interval: int 
             warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
             return RetryingRDBStorage(url, retry=retry, engine_kwargs=engine_kwargs,
                                       heartbeat_interval=heartbeat_interval,
-                                      grace_period=grace_period)
+                                      grace_period=grace_period, write_ahead=write_ahead)
 
     # a server that answers it cannot serve now (a restart) is waited for; one that does
     # not answer at all is a wrong address, unless another process has just reached it

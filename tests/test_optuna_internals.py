@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import time
 from importlib.metadata import version
+from pathlib import Path
 
 import optuna
 import pytest
@@ -19,6 +20,7 @@ from paretostab.optuna_internals import (
     RetryingRDBStorage,
     grace_seconds,
     heartbeat_enabled,
+    network_file_system,
     one_transaction,
     set_trial_user_attrs,
     stale_trial_ids,
@@ -249,3 +251,41 @@ def test_a_sqlite_storage_writes_ahead_without_a_sync_per_commit(tmp_path):
         assert connection.exec_driver_sql("PRAGMA synchronous").scalar() == 1  # NORMAL
     assert optuna.load_study(study_name="wal", storage=open_storage(
         f"sqlite:///{path}")).study_name == "wal"
+
+
+MOUNTS = """/dev/sda1 / ext4 rw,relatime 0 0
+server:/export/home /home nfs4 rw,relatime 0 0
+/dev/sdb1 /home/local ext4 rw 0 0
+scratch@tcp:/fs /lus/scratch lustre rw 0 0
+/dev/sdc1 /mnt/with\\040space xfs rw 0 0
+"""
+
+
+@pytest.mark.parametrize("folder, kind", [
+    ("/home/u/studies", "nfs4"), ("/home", "nfs4"), ("/home/local/u", None),
+    ("/homework", None), ("/lus/scratch/u", "lustre"), ("/tmp", None),
+    ("/mnt/with space/u", None)])
+def test_a_network_file_system_is_found_by_the_folders_mount(folder, kind):
+    assert network_file_system(Path(folder), MOUNTS) == kind
+
+
+def test_sqlite_on_a_network_file_system_keeps_its_journal(tmp_path, monkeypatch):
+    """SQLite's write-ahead log needs shared memory between the processes, which a network
+    file system does not give: a file there keeps SQLite's default journal (so does one
+    opened with write_ahead=False); elsewhere the log is used."""
+    import sqlite3
+
+    import paretostab.optuna_internals as internals
+
+    def journal(name, **options):
+        path = tmp_path / f"{name}.db"
+        optuna.create_study(storage=open_storage(f"sqlite:///{path}", **options),
+                            study_name=name)
+        with sqlite3.connect(path) as other:
+            return other.execute("PRAGMA journal_mode").fetchone()[0]
+
+    assert journal("local") == "wal"
+    assert journal("asked", write_ahead=False) == "delete"
+    monkeypatch.setattr(internals, "network_file_system", lambda folder: "nfs4")
+    assert journal("shared") == "delete"
+    assert journal("forced", write_ahead=True) == "wal"

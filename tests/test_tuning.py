@@ -181,7 +181,16 @@ def test_front_points_are_the_completed_trials(tmp_path):
                       optuna.Study)
     running = study.ask()
     seen = study.get_trials(deepcopy=False)
+    from paretostab.optuna_internals import storage_of
+
+    reads = []
+    storage = storage_of(study)
+    read = storage.get_all_trials
+    storage.get_all_trials = lambda *args, **kwargs: reads.append(1) or read(*args, **kwargs)
     assert front_points(study, seen)[0] == trials
+    assert not reads  # the trials given are not read again
+    front_points(study)
+    assert reads
     np.testing.assert_array_equal(front_points(study, seen)[1], points)
     assert running.number not in [t.number for t in front_points(study, seen)[0]]
 
