@@ -127,6 +127,11 @@ def as_selection_matrix(data: object, *, n_features: int | None = None) -> np.nd
         Z = _from_index_collections(data, n_features)
         _check_runs(Z, "Z")
         return Z
+    if isinstance(data, np.ndarray) and data.dtype == np.bool_ and data.ndim == 2:
+        # already 0/1 (a RunSet's): no float copy to check (8 bytes per entry)
+        _check_runs(data, "Z")
+        _check_n_features(data, n_features, "Z")
+        return data.copy()
     arr = _as_2d_float(data, "Z")
     _check_runs(arr, "Z")
     _check_n_features(arr, n_features, "Z")
