@@ -267,7 +267,7 @@ def test_the_dashboard_shows_the_study_and_a_trial_with_its_map(study, tmp_path)
         name, frequency = top_feature(url, trial)
         measures = trial.user_attrs["measures"]
         assert_on_page(text, [
-            rf"Trial {trial.number} · on the Pareto front when it finished",
+            rf"Trial {trial.number}\b",
             rf"accuracy = {accuracy:.4f} · φ_iw = {phi:.4f}",
             rf"φ_pears = {measures['pearson']:.4f} \(\s*pearson\s*\)",
             rf"k̄ = {trial.user_attrs['mean_selected']:.2f} features selected per run",

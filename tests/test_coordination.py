@@ -148,6 +148,29 @@ def test_a_trial_whose_process_ended_on_this_host_fails_as_stale(tmp_path):
     assert fail_stale_trials(study) == []
 
 
+def test_a_stale_trial_that_had_written_its_note_gets_a_note_that_says_it_failed(tmp_path):
+    """Killed between writing its note and finishing: the note no longer shows values that
+    the study did not keep; a stale trial without a note gets none."""
+    from optuna_dashboard import get_note
+
+    from paretostab.tuning.notes import write_note
+
+    study = create_or_load_study(tiny(), storage=open_storage(storage_url(tmp_path)))
+    noted, silent = study.ask(), study.ask()
+    write_note(noted, "**Trial 0**\n\n- objectives (maximised): **accuracy = 0.9**\n"
+               + "x" * 5000)  # three pieces: the old ones past the new are emptied
+    pid = dead_pid()
+    for trial in (noted, silent):
+        trial.set_user_attr("process", {"host": socket.gethostname(), "pid": pid})
+    assert fail_stale_trials(study) == [noted.number, silent.number]
+    note = get_note(noted)
+    assert note == (f"**Trial {noted.number}** · failed: went stale: its process (pid "
+                    f"{pid} on {socket.gethostname()}) ended before finishing it\n\n"
+                    "Its values were not kept; it does not count, and the study runs its "
+                    "slot again.\n")
+    assert get_note(silent) == ""
+
+
 @pytest.mark.filterwarnings("ignore:Heartbeat of storage:UserWarning")  # asked by hand
 def test_a_trial_without_heartbeat_for_the_grace_period_fails_as_stale(tmp_path):
     storage = open_storage(storage_url(tmp_path), heartbeat_interval=1, grace_period=1)

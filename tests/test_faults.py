@@ -279,6 +279,14 @@ def test_a_trial_that_cannot_be_recorded_after_its_upload_leaves_no_artifact(
     assert [t.state for t in study.trials] == [TrialState.FAIL] * ENVIRONMENT_FAILURES_IN_A_ROW
     recorded, present = artifact_files_of_complete_trials(study, store)
     assert present == recorded == set()  # the uploaded RunSets and maps were removed
+    if failing == "set_trial_user_attrs":  # its note was written: it now says it failed
+        from optuna_dashboard import get_note
+
+        for trial in study.trials:
+            note = get_note(optuna.trial.Trial(study, trial._trial_id))
+            assert note.startswith(f"**Trial {trial.number}** · failed: could not record it: "
+                                   "PermissionError"), note
+            assert "objectives" not in note
 
 
 def test_computation_errors_still_count_and_do_not_stop_the_study(tmp_path, monkeypatch):

@@ -44,6 +44,7 @@ from paretostab.optuna_internals import (
     trial_id_of,
     trials_with_heartbeat,
 )
+from paretostab.tuning.notes import note_failures
 
 __all__ = ["GRACE_SECONDS", "HEARTBEAT_SECONDS", "POLL_SECONDS", "Interrupts", "StreamSampler",
            "TrialSlots", "counted_trials", "counts", "fail_stale_trials", "free_grid_point",
@@ -128,6 +129,10 @@ def fail_stale_trials(study: optuna.Study, trials: list[FrozenTrial] | None = No
     ``study.optimize``) would fail it without a reason, so this runs first. ``trials``:
     the study's trials if the caller has just read them.
 
+    A stale trial whose process had written its dashboard note (killed while recording
+    it) gets that note replaced by one that says it failed
+    (:func:`~paretostab.tuning.notes.failed_note`).
+
     Optuna's check passes over a trial that never recorded a heartbeat: that of a
     process killed between Optuna creating its trial and the trial's first heartbeat,
     which then runs for ever. ``silent_since`` (trial id → ``time.monotonic()`` when this
@@ -159,10 +164,12 @@ def fail_stale_trials(study: optuna.Study, trials: list[FrozenTrial] | None = No
         try:
             release(storage, trial_id, reason)
             if storage.set_trial_state_values(trial_id, state=TrialState.FAIL):
-                failed.append(number)
+                failed.append((trial_id, number, reason))
         except UpdateFinishedTrialError:  # another process failed it first
             continue
-    return failed
+    if failed:  # killed after its note was written: the note says it failed
+        note_failures(storage, study_id_of(study), failed)
+    return [number for _, number, _ in failed]
 
 
 def _never_beating(storage, numbers: dict[int, int],

@@ -4,7 +4,9 @@ optuna-dashboard shows a Markdown note on a study's page and on each trial's. A 
 note (:func:`study_note`) says what the two objectives are, both maximised, and how every
 trial computes them; a trial's note (:func:`trial_note`) gives its objective values, every
 recorded measure by the papers' symbol, k̄, its most frequently selected features and,
-for a trial on the front when it finished, its stability map full size.
+for a trial on the front when it finished, its stability map full size: facts that later
+trials do not change (a trial that fails after its note was written has it replaced,
+:func:`failed_note`).
 
 optuna-dashboard keeps notes in the study's system attributes, in a format of its own
 (``optuna_dashboard/_note.py``, a private module): :func:`write_note` writes that format
@@ -24,7 +26,8 @@ from paretostab.measures import get_measure
 from paretostab.optuna_internals import storage_of, study_id_of, trial_id_of
 from paretostab.spec import SELECTOR_PARAM, StudySpec, param_name
 
-__all__ = ["NOTE_FEATURES", "has_note", "study_note", "trial_note", "write_note"]
+__all__ = ["NOTE_FEATURES", "failed_note", "has_note", "note_failures", "rewrite_note",
+           "study_note", "trial_note", "write_note"]
 
 NOTE_FEATURES = 10  # the most frequent features a trial's note lists
 
@@ -75,6 +78,41 @@ def write_note(study_or_trial, body: str) -> None:
     for i in range(max(1, math.ceil(len(body) / _NOTE_PIECE))):
         storage.set_study_system_attr(study_id, f"{piece}{i}",
                                       body[i * _NOTE_PIECE:(i + 1) * _NOTE_PIECE])
+
+
+def rewrite_note(storage: optuna.storages.BaseStorage, study_id: int, trial_id: int | None,
+                 body: str) -> None:
+    """Replace the optuna-dashboard note of a study (``trial_id`` None) or of a trial
+    (running or finished) by ``body``, as optuna-dashboard's ``save_note`` does: the next
+    version, its pieces, and the old pieces past the new ones emptied. Reads the study's
+    system attributes once (a failed trial's note; rare)."""
+    attrs = storage.get_study_system_attrs(study_id)
+    version, piece = _note_keys(trial_id)
+    pieces = [body[i * _NOTE_PIECE:(i + 1) * _NOTE_PIECE]
+              for i in range(max(1, math.ceil(len(body) / _NOTE_PIECE)))]
+    old = sum(1 for key in attrs if key.startswith(piece))
+    storage.set_study_system_attr(study_id, version, int(attrs.get(version, 0)) + 1)
+    for i, text in enumerate(pieces):
+        storage.set_study_system_attr(study_id, f"{piece}{i}", text)
+    for i in range(len(pieces), old):
+        storage.set_study_system_attr(study_id, f"{piece}{i}", "")
+
+
+def failed_note(number: int, reason: str) -> str:
+    """The note of a trial that failed after its note was written (while being recorded,
+    or killed and failed as stale): its values were not kept."""
+    return (f"**Trial {number}** · failed: {_md(reason)}\n\nIts values were not kept; it does "
+            "not count, and the study runs its slot again.\n")
+
+
+def note_failures(storage: optuna.storages.BaseStorage, study_id: int,
+                  failed: list[tuple[int, int, str]]) -> None:
+    """Replace the notes of the failed trials ``(trial id, number, reason)`` that have one
+    by :func:`failed_note` (trials without a note keep none)."""
+    attrs = storage.get_study_system_attrs(study_id)
+    for trial_id, number, reason in failed:
+        if _note_keys(trial_id)[0] in attrs:
+            rewrite_note(storage, study_id, trial_id, failed_note(number, reason))
 
 
 _MARKUP = re.compile(r"[\\`*\[\]<>|~&]|(?<!\w)_|_(?!\w)")
@@ -161,20 +199,21 @@ def study_note(spec: StudySpec) -> str:
 
 
 def trial_note(number: int, spec: StudySpec, measures: dict[str, float], accuracy: float,
-               stability_map: StabilityMap, *, on_front: bool, image: str | None = None,
+               stability_map: StabilityMap, *, image: str | None = None,
                selector: str | None = None, top: int = NOTE_FEATURES) -> str:
-    """A trial's optuna-dashboard note (Markdown): whether it joined the front, its
+    """A trial's optuna-dashboard note (Markdown), facts that do not change: its
     objective values by name, every recorded measure by its symbol (and registry name),
     k̄ and the runs, its ``top`` most frequently selected features with their selection
     frequencies ``p_f`` (``stability_map``'s order) and, with ``image`` (the map's
     address), its stability map. Lists, not tables: the dashboard draws tables without
     cell spacing; short lines: a long user attribute can make the trial pane wider than
-    the window (optuna-dashboard does not wrap them), cutting off long lines' ends."""
+    the window (optuna-dashboard does not wrap them), cutting off long lines' ends. Not
+    whether it is on the front, which later trials change: the study's page and the
+    report say that."""
     metric, objective = spec.protocol.metric, get_measure(spec.objective.stability)
     m = stability_map
-    where = "on the Pareto front when it finished" if on_front else "dominated when it finished"
     lines = [
-        f"**Trial {number}**" + (f" · selector `{selector}`" if selector else "") + f" · {where}",
+        f"**Trial {number}**" + (f" · selector `{selector}`" if selector else ""),
         "",
         f"- objectives (maximised): **{_md(metric)} = {_number(accuracy)}** · "
         f"**{_md(objective.label)} = {_number(measures.get(objective.name, math.nan))}**",

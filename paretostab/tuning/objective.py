@@ -44,7 +44,14 @@ from paretostab.problem import Problem
 from paretostab.protocol import DEFAULT_CACHE_BYTES, RunCache, RunSet
 from paretostab.spec import SELECTOR_PARAM, Param, StudySpec, param_name, trial_selector
 from paretostab.tuning.coordination import Interrupts, TrialSlots, release
-from paretostab.tuning.notes import NOTE_FEATURES, trial_note, write_note
+from paretostab.tuning.notes import (
+    NOTE_FEATURES,
+    failed_note,
+    has_note,
+    rewrite_note,
+    trial_note,
+    write_note,
+)
 from paretostab.tuning.study import front_points, objective_names
 
 __all__ = ["MAP_DPI", "MAP_SIZE", "TrialObjective", "kept_ranks", "suggest", "suggest_params"]
@@ -212,13 +219,20 @@ class TrialObjective:
                 start: float, protocol_end: float) -> tuple[float, float]:
         """Upload the trial's artifacts, write its note and user attributes: its result.
         If any of it fails, every artifact it uploaded is removed again (the trial fails:
-        its files would be orphans in the store)."""
+        its files would be orphans in the store), and a note it wrote says that it failed
+        (:func:`~paretostab.tuning.notes.failed_note`)."""
         written = _WrittenArtifacts(self.store)
         try:
             return self._write_result(trial, params, runs, values, start, protocol_end,
                                       written)
-        except BaseException:
+        except BaseException as exc:
             written.remove_all()
+            reason = ("interrupted" if isinstance(exc, KeyboardInterrupt)
+                      else f"could not record it: {one_line(exc)}")
+            with contextlib.suppress(Exception):  # the store that failed may be the study's
+                if has_note(trial):
+                    rewrite_note(storage_of(trial.study), study_id_of(trial.study),
+                                 trial_id_of(trial), failed_note(trial.number, reason))
             raise
 
     def _write_result(self, trial: optuna.Trial, params: dict, runs: RunSet, values: dict,
@@ -236,8 +250,7 @@ class TrialObjective:
                                   title=title if on_front else None)
         artifacts_end = time.perf_counter()
         write_note(trial, trial_note(trial.number, spec, values, accuracy, map_data,
-                                     on_front=on_front, image=image,
-                                     selector=params.get(SELECTOR_PARAM)))
+                                     image=image, selector=params.get(SELECTOR_PARAM)))
         end = time.perf_counter()
         # seconds to 0.1 ms: the dashboard shows a user attribute on one line that does
         # not wrap, and at full precision the timing (270 characters) made the trial pane
