@@ -203,3 +203,21 @@ def test_the_report_of_a_three_class_study(tmp_path):
     assert summary["majority_class_rate"] == pytest.approx(71 / 178)  # wine's class 1
     chosen = choose_trial(url, 0.5)
     assert len(chosen["selected_features"]) == 4
+
+
+def test_the_report_gives_the_study_note_the_front_as_of_its_run(study_url, tmp_path):
+    """Trial notes say nothing of the front; the study's note says which trials are on it
+    and when that was so (the report's run)."""
+    import optuna
+    from optuna_dashboard import get_note
+
+    out = build_report(study_url, out=tmp_path / "r", replicates=0, progress=False)
+    front = pd.read_csv(out / "front.csv")
+    note = get_note(optuna.load_study(study_name="tiny", storage=study_url))
+    assert note.startswith("## Two objectives, both maximised")
+    section = note[note.index("## The Pareto front, as of the report of "):]
+    listed = [int(m) for m in re.findall(r"^- trial (\d+): accuracy ", section, re.M)]
+    assert listed == list(front["trial"])
+    build_report(study_url, out=tmp_path / "again", replicates=0, progress=False)
+    again = get_note(optuna.load_study(study_name="tiny", storage=study_url))
+    assert again.count("## The Pareto front") == 1  # replaced, not appended

@@ -21,6 +21,7 @@ import os
 import shutil
 import tempfile
 from collections.abc import Sequence
+from datetime import UTC, datetime
 from pathlib import Path
 
 from paretostab.errors import InvalidInputError, StoreError
@@ -81,6 +82,7 @@ def build_report(storage_url: str, *, study_name: str | None = None,
             json.dumps(report.to_dict(), indent=2, default=float), encoding="utf-8")
         write_report(folder, title=f"paretostab report: {report.study}",
                      sections=study_sections(report, figures))
+    reader.note_front(report.front_table, datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"))
     return out
 
 

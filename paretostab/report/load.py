@@ -139,6 +139,28 @@ class StudyReader:
         """The spec with its data (loaded on first use)."""
         return Problem.from_spec(self.spec, self._data)
 
+    def note_front(self, front: pd.DataFrame, when: str) -> None:
+        """Give the study's optuna-dashboard note the front as of this report: the study
+        note (:func:`~paretostab.tuning.notes.study_note`) and a section listing the
+        ``front`` rows (trial, metric in the column ``accuracy``, objective) computed
+        ``when``. Trial notes say nothing of the front (later trials change it); this note
+        says when it was current. Nothing for a study without its spec (made by hand)."""
+        from paretostab.measures import get_measure
+        from paretostab.tuning.notes import rewrite_note, study_note
+
+        if not self.has_spec:
+            return
+        spec = self.spec
+        metric, objective = spec.protocol.metric, spec.objective.stability
+        label = get_measure(objective).label
+        lines = ["", f"## The Pareto front, as of the report of {when}", "",
+                 f"{len(front)} trials, by increasing {metric} (later trials may change it: "
+                 "run `python -m paretostab report` again):", ""]
+        lines += [f"- trial {int(row['trial'])}: {metric} {row['accuracy']:.4f} · {label} "
+                  f"{row[objective]:.4f}" for _, row in front.iterrows()]
+        rewrite_note(self.storage, study_id_of(self.study), None,
+                     study_note(spec) + "\n".join(lines) + "\n")
+
     @functools.cached_property
     def store(self):
         """The study's artifact store (opened on first use)."""
