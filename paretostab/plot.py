@@ -27,6 +27,7 @@ import math
 import textwrap
 from collections.abc import Callable, Hashable, Sequence
 
+import matplotlib
 import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -36,6 +37,7 @@ from matplotlib.figure import Figure
 from matplotlib.image import AxesImage
 from matplotlib.patches import Ellipse as EllipsePatch
 from matplotlib.patches import Patch, Rectangle
+from matplotlib.ticker import MaxNLocator
 from matplotlib.transforms import blended_transform_factory
 
 from paretostab.errors import InvalidInputError
@@ -44,12 +46,14 @@ from paretostab.maps import PALETTE, FeaturePalette, SelectionOverview, Stabilit
 
 __all__ = ["GROUP_COLORS", "GROUP_MARKERS", "draw_combined_front", "draw_front", "draw_fronts",
            "draw_group_fronts", "draw_optimism", "draw_selection_overview",
-           "draw_stability_map", "group_style", "selection_overview_figure",
+           "draw_stability_map", "group_style", "round_ticks", "selection_overview_figure",
            "stability_map_figure", "stability_maps_figure", "zoom_to_data"]
 
 _SHADE_ALPHA = 0.18        # uniform shading of the dominated area
 _WEIGHT_ALPHA = (0.10, 0.50)  # weighted shading: the patch's alpha, the image's maximum
 _GRID = 200                # resolution of the weighted shading
+#: Selection frequencies: blue from the lightest "Blues" for any p_f > 0, white for 0.
+_FREQUENCY_COLORS = matplotlib.colormaps["Blues"].with_extremes(under="white")
 
 
 def _new_axes(figsize: tuple[float, float]) -> Axes:
@@ -139,6 +143,13 @@ def draw_stability_map(stability_map: StabilityMap, *, ax: Axes | None = None,
     return ax
 
 
+def round_ticks(width: float) -> list[float]:
+    """A few round ticks within [0, ``width``] (matplotlib's ``MaxNLocator``: 0, 10, 20,
+    30 for k̄ = 30.07, not 0, 15.03, 30.07)."""
+    ticks = MaxNLocator(nbins=4, steps=[1, 2, 2.5, 5, 10]).tick_values(0.0, width)
+    return [round(float(t), 12) for t in ticks if -1e-12 <= t <= width * (1 + 1e-12)]
+
+
 def _draw_map(ax: Axes, m: StabilityMap, *, separated: bool) -> None:
     """The rectangles, limits, ticks and axis labels of a map; ``separated``: white gaps
     between rows and white edges between rectangles (for rows of a few pixels or more:
@@ -156,7 +167,7 @@ def _draw_map(ax: Axes, m: StabilityMap, *, separated: bool) -> None:
     # and importances roughly, and every tick is three lines and a text to lay out and
     # render (the per-trial map's largest cost after the legend)
     ax.set_yticks(sorted({0, (m.runs - 1) // 2, m.runs - 1}))
-    ax.set_xticks([0.0, width / 2, width])
+    ax.set_xticks(round_ticks(width))
     ax.set_xlabel("cumulative importance")
     ax.set_ylabel("run")
 
@@ -361,7 +372,8 @@ def draw_selection_overview(overview: SelectionOverview, *, ax: Axes | None = No
         ax = _new_axes((1.5 + 0.45 * n_columns, 1.2 + 0.25 * max(n_rows, 1)))
     # no rows (no feature selected, or top = 0): one blank (NaN) row keeps the axes sane
     cells = overview.frequency if n_rows else np.full((1, n_columns), np.nan)
-    image = ax.imshow(cells, cmap="Blues", vmin=0.0, vmax=1.0, aspect="auto",
+    # p_f = 0 white (below the scale), any p_f > 0 blue
+    image = ax.imshow(cells, cmap=_FREQUENCY_COLORS, vmin=1e-9, vmax=1.0, aspect="auto",
                       interpolation="nearest")
     ax.set_xlim(-0.5, n_columns - 0.5)
     ax.set_ylim(max(n_rows, 1) - 0.5, -0.5)
@@ -395,7 +407,7 @@ def draw_selection_overview(overview: SelectionOverview, *, ax: Axes | None = No
     if colorbar:
         bar = ax.figure.colorbar(image, ax=ax, fraction=0.05, pad=0.02, aspect=30)
         bar.set_label("selection frequency $p_f$", fontsize="small")
-        bar.set_ticks([0.0, 0.25, 0.5, 0.75, 1.0])
+        bar.set_ticks([1e-9, 0.25, 0.5, 0.75, 1.0], labels=["0", "0.25", "0.5", "0.75", "1"])
         bar.ax.tick_params(labelsize="small")
     if title:
         ax.set_title(title, loc="left", fontsize="medium")

@@ -581,7 +581,9 @@ def test_overview_heatmap():
                                    palette=palette, title="Which features") is ax
     (image,) = ax.images
     np.testing.assert_array_equal(image.get_array(), ov.frequency)
-    assert image.get_clim() == (0.0, 1.0)
+    assert image.get_clim() == (1e-9, 1.0)  # p_f = 0 below the scale: white
+    assert image.cmap(image.norm(0.0)) == (1.0, 1.0, 1.0, 1.0)
+    assert image.cmap(image.norm(0.01)) != (1.0, 1.0, 1.0, 1.0)
     assert [t.get_text() for t in ax.get_yticklabels()] == list(ov.names)
     assert [t.get_text() for t in ax.get_xticklabels()] == ["12", "17", "40", "44"]
     assert ax.get_xlabel() == "trial (outlined: γ = 0.6 choice)"

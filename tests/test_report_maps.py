@@ -224,7 +224,10 @@ def test_draw_stability_map_on_given_axes():
     assert ax.get_xlabel() == "cumulative importance" and ax.get_ylabel() == "run"
     assert ax.get_ylim() == (m.runs - 0.5, -0.5)  # run 0 on top
     np.testing.assert_array_equal(ax.get_yticks(), [0, (m.runs - 1) // 2, m.runs - 1])
-    np.testing.assert_allclose(ax.get_xticks(), [0, m.mean_selected / 2, m.mean_selected])
+    ticks = ax.get_xticks()  # round ones within [0, k̄]: not 0, k̄/2, k̄ (15.03, 30.07)
+    assert ticks[0] == 0 and ticks[-1] <= m.mean_selected and 2 <= len(ticks) <= 5
+    steps = np.diff(ticks)
+    assert np.allclose(steps, steps[0]) and steps[0] in (0.1, 0.2, 0.25, 0.5, 1, 2, 2.5, 5, 10)
     fig.savefig(io.BytesIO(), format="png")
     assert dict(matplotlib.rcParams) == before
 
@@ -310,3 +313,11 @@ def test_the_legend_shows_the_grey_of_the_features_beyond_the_palette():
     assert texts[-1] == f"+{d - 4} more features, in grey"
     np.testing.assert_allclose(np.array(colours[:4])[:, :3],
                                [PALETTE[0], PALETTE[1], OTHER_COLOR, OTHER_COLOR])
+
+
+@pytest.mark.parametrize("width, ticks", [(30.07, [0, 10, 20, 30]), (15.03, [0, 5, 10, 15]),
+                                          (1.0, [0, 0.25, 0.5, 0.75, 1]), (0.3, [0, 0.1, 0.2, 0.3])])
+def test_map_ticks_are_round(width, ticks):
+    from paretostab.plot import round_ticks
+
+    assert round_ticks(width) == ticks
