@@ -55,18 +55,18 @@ def cgroup_room(directory: Path) -> int | None:
     ``inactive_file`` of ``memory.stat``; v1: ``memory.limit_in_bytes``,
     ``memory.usage_in_bytes``, ``total_inactive_file``). None without a limit."""
     limit = _read(directory / "memory.max")
-    if limit is not None:
-        used, stat, inactive = (_read(directory / "memory.current"),
-                                _read(directory / "memory.stat"), "inactive_file")
-    else:
+    v2 = limit is not None
+    if not v2:
         limit = _read(directory / "memory.limit_in_bytes")
-        used, stat, inactive = (_read(directory / "memory.usage_in_bytes"),
-                                _read(directory / "memory.stat"), "total_inactive_file")
-    if limit is None or used is None or not limit.strip().isdigit():
-        return None  # "max": no limit
-    if int(limit) >= 2**62:  # cgroup v1 writes "no limit" as a huge number
+    # "max" (v2) or a huge number (v1): no limit, and nothing more to read (memory.stat,
+    # the largest file, is read only under a limit)
+    if limit is None or not limit.strip().isdigit() or int(limit) >= 2**62:
         return None
-    return max(0, int(limit) - int(used) + _stat(stat, inactive))
+    used = _read(directory / ("memory.current" if v2 else "memory.usage_in_bytes"))
+    if used is None:
+        return None
+    inactive = "inactive_file" if v2 else "total_inactive_file"
+    return max(0, int(limit) - int(used) + _stat(_read(directory / "memory.stat"), inactive))
 
 
 def _cgroup_directories() -> list[Path]:
