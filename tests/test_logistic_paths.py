@@ -245,3 +245,28 @@ def test_the_hinge_model_on_the_gram_factor_is_liblinear_on_the_features(seed):
         np.testing.assert_array_equal(model.features, kept)
         np.testing.assert_allclose(model.coef, w, rtol=0, atol=1e-9 * np.abs(w).max())
         assert model.intercept == pytest.approx(reference.intercept_[0], abs=1e-9)
+
+
+def test_the_hinge_models_of_three_classes_on_the_gram_factor_are_liblinears():
+    """K = 3 classes: one model per one-vs-rest column, each given the training sample's
+    Gram matrix (copied before its downdates), each equal to LinearSVC on the features."""
+    from sklearn.svm import LinearSVC
+
+    from paretostab.selectors._rfe import _model
+
+    rng = np.random.default_rng(7)
+    n, d = 45, 400
+    X = rng.normal(size=(n, d))
+    classes = np.arange(n) % 3
+    X[np.arange(n), classes] += 2.0
+    signs = np.where(classes[:, None] == np.arange(3), 1.0, -1.0)
+    model = _model("hinge", X, signs, reg=0.5, tol=1e-6, gram=X @ X.T)
+    model.drop(np.arange(100, 250))
+    kept = model.features
+    coef = model.fit().coef
+    assert coef.shape == (3, d - 150)
+    for k in range(3):
+        reference = LinearSVC(C=1.0, loss="hinge", tol=1e-6, max_iter=100_000,
+                              random_state=0).fit(X[:, kept], signs[:, k])
+        np.testing.assert_allclose(coef[k], reference.coef_[0], rtol=0,
+                                   atol=1e-9 * np.abs(reference.coef_).max())
