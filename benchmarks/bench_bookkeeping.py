@@ -52,7 +52,11 @@ from paretostab.spec import builtin_spec_path, load_spec  # noqa: E402
 from paretostab.storage import open_storage  # noqa: E402
 from paretostab.tuning.coordination import Interrupts, TrialSlots  # noqa: E402
 from paretostab.tuning.objective import TrialObjective  # noqa: E402
-from paretostab.tuning.study import create_or_load_study, resample_seed  # noqa: E402
+from paretostab.tuning.study import (  # noqa: E402
+    create_or_load_study,
+    resample_seed,
+    study_palette,
+)
 
 ATTRS = {"measures": {"iw": 0.91, "nogueira": 0.83, "pearson": 0.88}, "mean_selected": 20.0,
          "runs": 30, "seconds": 1.2345,
@@ -107,6 +111,7 @@ class _Study:
         problem.__dict__["run"] = computed_once
         self.objective = TrialObjective(problem, store=FileSystemArtifactStore(folder),
                                         resamples_seed=resample_seed(self.study),
+                                        palette=study_palette(self.study, problem),
                                         slots=self.slots)
         self.interrupts = Interrupts()
 

@@ -173,7 +173,8 @@ def _report(args) -> int:
         folder = build_report(args.storage or DEFAULT_STORAGE, study_name=args.study_name,
                               measures=measures, replicates=args.replicates,
                               weight=as_weight(args.weight), gamma=args.gamma, level=args.level,
-                              out=args.out, artifacts=args.artifacts)
+                              out=args.out, artifacts=args.artifacts,
+                              allow_chance=args.allow_chance)
     except KeyboardInterrupt as interrupt:
         return _interrupted("no report written; the replicates computed so far are kept in "
                             "the study and reused by the next report.", interrupt)
@@ -218,18 +219,29 @@ def _choose(args) -> int:
     try:
         result = choose_trial(args.storage or DEFAULT_STORAGE, args.gamma,
                               study_name=args.study_name, measure=args.measure,
-                              artifacts=args.artifacts)
+                              artifacts=args.artifacts, level=args.level,
+                              allow_chance=args.allow_chance)
     except KeyboardInterrupt as interrupt:
         return _interrupted("nothing chosen; the study is unchanged.", interrupt)
     features = result.pop("selected_features")
     params = result.pop("params")
+    flagged = result.pop("flagged")
+    held_out = result.pop("held_out", None)
     print(", ".join(f"{label(k)} = {v:.4g}" if isinstance(v, float) else f"{label(k)} = {v}"
                     for k, v in result.items()))
     print("parameters: " + ", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}"
                                      for k, v in params.items()))
+    if held_out is not None:
+        print(f"held out ({held_out['data']}, {held_out['n']} examples never seen by the "
+              f"search): {held_out['value']:.4g}, {held_out['level']:.0%} interval "
+              f"[{held_out['low']:.4g}, {held_out['high']:.4g}]")
+    if flagged:
+        what = ("flagged as no better than chance (chosen from by --allow-chance)"
+                if args.allow_chance else "passed over as no better than chance")
+        print(f"{what}: " + "; ".join(f"trial {n}: {why}" for n, why in flagged.items()))
     if features:
         print(f"selected features ({len(features)}, by decreasing importance on the whole "
-              "data): " + ", ".join(features))
+              f"{'development ' if held_out is not None else ''}data): " + ", ".join(features))
     else:
         print("selected features: unavailable (the study holds no spec to refit the selector)")
     return 0
@@ -283,6 +295,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="the trade-off γ in [0, 1]: the report marks and details the "
                              "trial maximising γA+(1−γ)φ (default 0.5)")
     report.add_argument("--level", type=float, default=0.95, help="confidence level")
+    report.add_argument("--allow-chance", action="store_true",
+                        help="let γ choose trials flagged as no better than chance")
     report.add_argument("--out", default="report", help="output folder (default: report)")
     report.add_argument("--artifacts", help=ARTIFACTS_HELP)
     compare = commands.add_parser(
@@ -310,6 +324,10 @@ def main(argv: list[str] | None = None) -> int:
     choose.add_argument("--storage", help="Optuna storage URL (default sqlite:///paretostab.db)")
     choose.add_argument("--study-name", help="default: the storage's only study")
     choose.add_argument("--measure", help="stability measure (default: the objective)")
+    choose.add_argument("--level", type=float, default=0.95,
+                        help="level of the chance test and the held-out interval")
+    choose.add_argument("--allow-chance", action="store_true",
+                        help="let γ choose trials flagged as no better than chance")
     choose.add_argument("--artifacts", help=ARTIFACTS_HELP)
     measures = commands.add_parser(
         "measures",

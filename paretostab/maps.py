@@ -6,19 +6,23 @@ to right with the features in decreasing order of selection frequency ``p_f``. F
 are told apart by colour (003 §3: "each feature is assigned a color"): a
 :class:`FeaturePalette` gives the first features of an ordered list the colours of
 :data:`PALETTE`, twenty colours chosen to stay distinguishable, and every later feature
-one grey. Maps built with one palette colour a feature alike (a report builds one for
-its front trials, :meth:`SelectionOverview.palette`); a map built without one colours
-its own features, most frequent first.
+one grey. Maps built with one palette colour a feature alike. A study's maps — each
+trial's on the dashboard, the report's — all take the palette of
+:func:`feature_color_order`, an order of the features that every process computes alike
+from the study's data alone (the study stores it when it is created); a map built
+without a palette colours its own features, most frequent first.
 
 For a report of many maps: :func:`group_identical_maps` finds the maps a reader would
 see as the same picture, and :func:`selection_overview` tabulates each feature's ``p_f``
 in each trial (features × trials).
 
-Pure numpy; :mod:`paretostab.plot` draws the results.
+Pure numpy (and scikit-learn's ANOVA F for :func:`feature_color_order`); :mod:`paretostab.plot`
+draws the results.
 """
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 
@@ -28,8 +32,8 @@ from paretostab.errors import InvalidInputError
 from paretostab.measures import normalise_importances
 
 __all__ = ["OTHER_COLOR", "PALETTE", "FeaturePalette", "SelectionOverview", "StabilityMap",
-           "feature_palette", "group_identical_maps", "map_difference", "selection_overview",
-           "stability_map"]
+           "feature_color_order", "feature_palette", "group_identical_maps", "map_difference",
+           "selection_overview", "stability_map"]
 
 RGB = tuple[float, float, float]
 
@@ -128,9 +132,11 @@ def feature_palette(features: Sequence[int] | np.ndarray, /, *,
     Parameters
     ----------
     features : sequence of int
-        Distinct column indices, the most important first — for one map, its map order
-        (what :func:`stability_map` uses without a palette); for the maps of a report, the
-        union of their features (``selection_overview(...).palette()``).
+        Distinct column indices, the most important first — for the maps of a study (its
+        trials' and its report's), :func:`feature_color_order` of its data; for one map
+        alone, its map order (what :func:`stability_map` uses without a palette); for
+        maps of trials outside a study, the union of their features
+        (``selection_overview(...).palette()``).
     colors : sequence of (r, g, b)
         Default :data:`PALETTE`: twenty colours at least ΔE00 = 19 (CIEDE2000) from each
         other, from white and from ``OTHER_COLOR``.
@@ -152,6 +158,64 @@ def feature_palette(features: Sequence[int] | np.ndarray, /, *,
     chosen = chosen[:len(palette)]
     return FeaturePalette(features=tuple(int(f) for f in chosen),
                           colors=palette[:chosen.size], other=_check_color(other, "other"))
+
+
+# columns per f_classif call in feature_color_order: its copies of the data stay small
+_F_BLOCK = 4096
+
+
+def feature_color_order(X: np.ndarray, y: np.ndarray, /, n: int = len(PALETTE)) -> np.ndarray:
+    """The features that have a colour of their own in every map of a study, in the order
+    of :data:`PALETTE` (003 §3: "each feature is assigned a color"): the ``n`` features of
+    largest ANOVA F statistic between the classes of ``y``.
+
+    A study's maps are drawn by several processes — each trial its map for the dashboard,
+    then the report its overview and front maps — that must colour a feature alike
+    without seeing each other's maps: the order depends on the data alone, and is
+    computed once, when the study is created, and stored in it
+    (:func:`~paretostab.tuning.study.study_palette`). The F statistic ranks first the
+    features that tell the classes apart, which selectors tend to select: the features
+    of the maps get the colours, the others are grey.
+
+    Parameters
+    ----------
+    X : array (n_samples, d)
+        The data the study tunes on (finite).
+    y : array (n_samples,)
+        Its class labels.
+    n : int
+        The number of features to order; default ``len(PALETTE)``, the colours there are.
+
+    Returns
+    -------
+    int array (min(n, d),)
+        Column indices by decreasing F (:func:`sklearn.feature_selection.f_classif`),
+        rounded to 12 decimals of the largest finite F so that values equal in exact
+        arithmetic tie whatever the order of the sums; ties by smaller index. F is NaN —
+        lowest — for a constant feature (and for every feature when ``y`` has one
+        class), +inf — highest — for a feature constant within each class but not
+        across them. The same arrays give the same order in every process.
+    """
+    from sklearn.feature_selection import f_classif
+
+    X, y = np.asarray(X), np.asarray(y)
+    if X.ndim != 2 or y.ndim != 1 or X.shape[0] != y.shape[0] or X.shape[0] < 1:
+        raise InvalidInputError(
+            f"feature_color_order needs X (n_samples, d) and y (n_samples,) with "
+            f"n_samples >= 1; got {X.shape} and {y.shape}.")
+    if isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 0:
+        raise InvalidInputError(f"n must be an integer >= 0; got {n!r}.")
+    d = X.shape[1]
+    F = np.empty(d)
+    with warnings.catch_warnings():  # constant features, one class: F is NaN, ranked last
+        warnings.simplefilter("ignore", UserWarning)
+        warnings.simplefilter("ignore", RuntimeWarning)
+        for start in range(0, d, _F_BLOCK):
+            F[start:start + _F_BLOCK] = f_classif(X[:, start:start + _F_BLOCK], y)[0]
+    finite = np.isfinite(F)
+    scale = float(np.max(F[finite], initial=0.0)) or 1.0
+    score = np.where(finite, np.round(F / scale, 12), np.where(np.isnan(F), -np.inf, F))
+    return np.lexsort((np.arange(d), -score))[:n].astype(np.intp)
 
 
 @dataclass(frozen=True, eq=False)
@@ -324,7 +388,8 @@ def stability_map(runset: object, /, *, feature_names: Sequence[str] | None = No
         Keep only the ``top`` most frequent features (map order) in the legend.
     palette : FeaturePalette, optional
         The features' colours (:func:`feature_palette`): one palette for several maps
-        colours each feature alike in all of them. Default ``feature_palette(features)``:
+        colours each feature alike in all of them (a study's maps take
+        ``feature_palette(feature_color_order(X, y))``). Default ``feature_palette(features)``:
         the map's own features get :data:`PALETTE`'s colours in map order, most frequent
         first, and the features after the twentieth are grey.
 

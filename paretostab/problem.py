@@ -24,8 +24,22 @@ import pandas as pd
 from paretostab.data import as_dataset, load_dataset, variance_prefilter
 from paretostab.data_formats import ORIENTATIONS
 from paretostab.errors import InvalidInputError, StabilityWarning
+from paretostab.evaluation import (
+    HeldOutScore,
+    Split,
+    evaluation_split,
+    ignores_labels,
+    score_interval,
+)
 from paretostab.measures import get_measure
-from paretostab.protocol import RunCache, RunSet, metric_advice, replicates, run_protocol
+from paretostab.protocol import (
+    RunCache,
+    RunSet,
+    metric_advice,
+    metric_output,
+    replicates,
+    run_protocol,
+)
 from paretostab.selectors import get_selector
 from paretostab.similarity import FeatureSimilarity
 from paretostab.spec import (
@@ -186,6 +200,12 @@ class Problem:
         What fitting the spec to the data changed (:func:`~paretostab.spec.fit_to_data`),
         the recorded measures left out for a selector without importances, that nothing
         is searched, and advice on the metric for imbalanced classes.
+    split : Split or None
+        With ``[protocol] holdout`` or ``outer_fold``: the development part (``X``, ``y``
+        are its rows) and the held-out part (:attr:`test_X`, :attr:`test_y`), which
+        nothing but :meth:`held_out_score` sees.
+    test_X, test_y : arrays or None
+        The held-out examples.
     """
 
     spec: StudySpec
@@ -195,6 +215,9 @@ class Problem:
     similarity: FeatureSimilarity | None = None
     groups: np.ndarray | None = None
     notes: tuple[str, ...] = ()
+    split: Split | None = None
+    test_X: np.ndarray | None = None
+    test_y: np.ndarray | None = None
 
     @classmethod
     def from_spec(cls, spec: StudySpec, data: object = None) -> Problem:
@@ -231,13 +254,22 @@ class Problem:
                                 impute=spec.data.impute,
                                 orientation=spec.data.orientation or ORIENTATIONS[0],
                                 labels=spec.data.labels, random_state=0)
-        spec, notes = fit_to_data(spec, data.n_samples, data.n_features)
-        notes = (*notes, *_importance_notes(spec, data.X, data.y), *_search_notes(spec))
-        advice = metric_advice(data.y, spec.protocol.metric)
+        protocol = spec.protocol
+        split = evaluation_split(data.y, holdout=protocol.holdout,
+                                 outer_folds=protocol.outer_folds,
+                                 outer_fold=protocol.outer_fold, seed=protocol.split_seed)
+        X, y, test_X, test_y = data.X, data.y, None, None
+        if split is not None:  # the held-out part leaves here: nothing below sees it
+            X, y = data.X[split.development], data.y[split.development]
+            test_X, test_y = data.X[split.test], data.y[split.test]
+        spec, notes = fit_to_data(spec, y.size, data.n_features)
+        notes = (*notes, *_importance_notes(spec, X, y), *_search_notes(spec))
+        advice = metric_advice(y, spec.protocol.metric)
         notes = notes if advice is None else (*notes, advice)
-        problem = cls(spec, data.X, data.y, tuple(data.feature_names),
-                      FeatureSimilarity(data.X, spec.objective.similarity)
-                      if spec.objective.similarity else None, data.groups, notes)
+        problem = cls(spec, X, y, tuple(data.feature_names),
+                      FeatureSimilarity(X, spec.objective.similarity)
+                      if spec.objective.similarity else None, data.groups, notes,
+                      split, test_X, test_y)
         for selector in spec.selectors:
             problem.takes_data_groups(selector)
         return problem
@@ -340,12 +372,10 @@ class Problem:
 
     # ------------------------------------------------------------------ the whole data
 
-    def whole_data_selection(self, params: Mapping[str, object]) -> pd.DataFrame:
-        """The features the selector of a trial with ``params`` selects when fitted once on
-        the whole data (pre-filtered as the spec says): one row per selected feature, by
-        decreasing importance in the final model (SPEC §1), with its column ``index`` in
-        the data, ``feature`` name and ``importance`` (NaN, in column order, for a
-        selector without importances)."""
+    def fitted_selector(self, params: Mapping[str, object], y: np.ndarray | None = None):
+        """The selector of a trial with ``params`` fitted once on the whole (development)
+        data, pre-filtered as the spec says, and the data's columns it saw (``y``: other
+        labels for the same examples, as :meth:`ignores_labels` gives)."""
         selector = self.estimator(params)
         columns = np.arange(self.X.shape[1])
         if self.spec.data.prefilter:
@@ -353,7 +383,16 @@ class Problem:
             groups = selector.get_params().get("groups")
             if groups is not None:  # feature groups follow the pre-filter, as in a run
                 selector.set_params(groups=np.asarray(groups)[columns])
-        selector.fit(self.X[:, columns], self.y)
+        selector.fit(self.X[:, columns], self.y if y is None else y)
+        return selector, columns
+
+    def whole_data_selection(self, params: Mapping[str, object]) -> pd.DataFrame:
+        """The features the selector of a trial with ``params`` selects when fitted once on
+        the whole data (pre-filtered as the spec says; the development part of a spec that
+        holds examples out): one row per selected feature, by decreasing importance in the
+        final model (SPEC §1), with its column ``index`` in the data, ``feature`` name and
+        ``importance`` (NaN, in column order, for a selector without importances)."""
+        selector, columns = self.fitted_selector(params)
         importances = getattr(selector, "importances_",  # NaN: the selector gives none
                               np.full(selector.support_.size, np.nan))
         order = [f for f in np.argsort(-importances, kind="stable") if selector.support_[f]]
@@ -361,3 +400,27 @@ class Problem:
                              "feature": [str(self.feature_names[columns[f]]) for f in order],
                              "importance": importances[order]})
 
+    def held_out_score(self, params: Mapping[str, object], *, level: float) -> HeldOutScore:
+        """The setting ``params`` refitted on the whole development part and scored by
+        the spec's metric on the held-out part, with its ``level`` interval
+        (:func:`~paretostab.evaluation.score_interval`); only for a problem with a
+        :attr:`split`."""
+        if self.split is None:
+            raise InvalidInputError(
+                "no examples are held out: set [protocol] holdout (or outer_folds).")
+        selector, columns = self.fitted_selector(params)
+        metric = self.spec.protocol.metric
+        output = metric_output(selector, self.test_X[:, columns], metric)
+        return score_interval(self.test_y, output, metric, selector.classes_, level=level)
+
+    def ignores_labels(self, params: Mapping[str, object]) -> bool:
+        """Whether the setting ``params`` selects the same features on the development
+        data whatever their labels (:func:`~paretostab.evaluation.ignores_labels`: with
+        the labels and with two seeded permutations of them)."""
+        def support(labels: np.ndarray) -> np.ndarray:
+            selector, columns = self.fitted_selector(params, labels)
+            support = np.zeros(self.X.shape[1], dtype=bool)
+            support[columns] = selector.support_
+            return support
+
+        return ignores_labels(support, self.y, seed=self.spec.protocol.split_seed or 0)

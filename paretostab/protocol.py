@@ -49,6 +49,7 @@ from paretostab.selectors import TrainingSample, protocol_selector
 
 __all__ = ["CACHE_RESERVE_BYTES", "CALIBRATION_BYTES", "DEFAULT_CACHE_BYTES", "METRICS",
            "RESAMPLINGS", "RunCache", "RunSet", "majority_rate", "metric_advice",
+           "metric_output", "metric_value",
            "replicates", "run_protocol", "run_transfer_protocol"]
 
 RESAMPLINGS = ("bootstrap", "subsample")
@@ -566,8 +567,17 @@ def metric_advice(y: np.ndarray, metric: str) -> str | None:
             '"balanced_accuracy" weighs every class equally (also "f1_macro", "roc_auc").')
 
 
-def _score(estimator, X: np.ndarray, y: np.ndarray, metric: str) -> float:
-    """The out-of-bag ``metric`` of a fitted estimator (NaN without out-of-bag examples).
+def metric_output(estimator, X: np.ndarray, metric: str) -> np.ndarray:
+    """What ``metric`` scores of a fitted estimator on ``X``: its decision values for
+    ``roc_auc``, else its predicted labels."""
+    return estimator.decision_function(X) if metric == "roc_auc" else estimator.predict(X)
+
+
+def metric_value(y: np.ndarray, output: np.ndarray, metric: str,
+                 classes: np.ndarray | None) -> float:
+    """``metric`` of the :func:`metric_output` ``output`` of an estimator that knows the
+    ``classes`` (its ``classes_``, which only ``f1_macro`` and ``roc_auc`` read) on
+    examples labelled ``y`` (NaN without examples).
 
     ``f1_macro``: the mean over the classes the estimator knows of their F1 (a class with
     no example and no prediction scores 0, scikit-learn's convention). ``roc_auc`` with K >
@@ -578,21 +588,30 @@ def _score(estimator, X: np.ndarray, y: np.ndarray, metric: str) -> float:
     if y.size == 0:
         return math.nan
     if metric == "accuracy":
-        return float(np.mean(estimator.predict(X) == y))
+        return float(np.mean(output == y))
     if metric == "balanced_accuracy":
-        return float(balanced_accuracy_score(y, estimator.predict(X)))
+        return float(balanced_accuracy_score(y, output))
     if metric == "f1_macro":
-        return float(f1_score(y, estimator.predict(X), labels=estimator.classes_,
-                              average="macro", zero_division=0))
+        return float(f1_score(y, output, labels=classes, average="macro", zero_division=0))
     present = np.unique(y)
     if present.size < 2:
         return math.nan
-    decision = estimator.decision_function(X)
-    if decision.ndim == 1:
-        return float(roc_auc_score(y == estimator.classes_[1], decision))
-    columns = np.searchsorted(estimator.classes_, present)
-    return float(np.mean([roc_auc_score(y == label, decision[:, column])
+    if output.ndim == 1:
+        return float(roc_auc_score(y == classes[1], output))
+    columns = np.searchsorted(classes, present)
+    return float(np.mean([roc_auc_score(y == label, output[:, column])
                           for label, column in zip(present, columns, strict=True)]))
+
+
+def _score(estimator, X: np.ndarray, y: np.ndarray, metric: str) -> float:
+    """The out-of-bag ``metric`` of a fitted estimator (NaN without out-of-bag examples;
+    :func:`metric_value`)."""
+    if y.size == 0:
+        return math.nan
+    if metric == "roc_auc" and np.unique(y).size < 2:
+        return math.nan
+    return metric_value(y, metric_output(estimator, X, metric), metric,
+                        getattr(estimator, "classes_", None))  # accuracy needs none
 
 
 def _prepared(X, y, seed: int, settings: tuple, cache: RunCache | None,

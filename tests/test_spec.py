@@ -326,8 +326,9 @@ def test_registry_n_stable_range_is_clipped_to_n_features():
                          "Allowed keys: content_hash, impute, label, labels, orientation, "
                          "prefilter, source."]),
     ("protocol.run", 3, ["protocol.run: unknown key in [protocol]. Did you mean 'runs'?",
-                         "Allowed keys: metric, n_jobs, replicates, resamples, resampling, "
-                         "runs, sample_fraction."]),
+                         "Allowed keys: holdout, metric, n_jobs, outer_fold, outer_folds, "
+                         "replicates, resamples, resampling, runs, sample_fraction, "
+                         "split_seed."]),
     ("selector.nme", "x", ["selector.nme: unknown key in [selector]. Did you mean 'name'?",
                            "Allowed keys: fixed, name, search."]),
     ("objective.stabilty", "iw", ["objective.stabilty: unknown key in [objective]. Did you "
@@ -1028,7 +1029,8 @@ def test_declared_rules_are_data_on_the_keys():
     optional = {path for path, key in declared.items() if key.optional}
     assert optional == {"study.storage", "data.impute", "data.prefilter", "data.orientation",
                         "data.labels", "data.content_hash",
-                        "protocol.sample_fraction", "objective.similarity"}
+                        "protocol.sample_fraction", "protocol.holdout", "protocol.outer_folds",
+                        "protocol.outer_fold", "protocol.split_seed", "objective.similarity"}
     assert "sample_fraction" not in parse_spec(minimal()).to_dict()["protocol"]
     subsample = parse_spec(with_value(minimal(), "protocol.resampling", "subsample"))
     assert subsample.to_dict()["protocol"]["sample_fraction"] == 0.9

@@ -44,6 +44,16 @@ from paretostab.report.compare import (
     jsonable,
 )
 from paretostab.report.confidence import as_level
+from paretostab.report.estimates import (
+    ChanceFlags,
+    HeldOutEvaluation,
+    NestedEvaluation,
+    chance_flags,
+    eligible_area,
+    eligible_front,
+    held_out_evaluation,
+    nested_evaluation,
+)
 from paretostab.report.load import StudyReader
 from paretostab.spec import SELECTOR_PARAM
 from paretostab.weight import Weight, as_weight, weight_name
@@ -161,7 +171,8 @@ class FrontMaps:
     ----------
     overview : SelectionOverview
     palette : FeaturePalette
-        One colour per feature on the whole page.
+        One colour per feature on the whole page (003 §3: "each feature is assigned a
+        color"): the study's, which its trials' maps on the dashboard took too.
     maps : tuple of StabilityMap
         One per distinct picture (maps within 1 % of each other count as one).
     groups : tuple of tuple of int
@@ -178,11 +189,15 @@ class FrontMaps:
 
 
 def front_maps(runsets: Sequence[object], numbers: Sequence[int], *,
-               feature_names: Sequence[str] | None, chosen: int) -> FrontMaps:
-    """:class:`FrontMaps` of the RunSets of the front trials ``numbers``."""
+               feature_names: Sequence[str] | None, chosen: int,
+               palette: FeaturePalette | None = None) -> FrontMaps:
+    """:class:`FrontMaps` of the RunSets of the front trials ``numbers``, coloured by
+    ``palette``: the study's (:attr:`~paretostab.report.load.StudyReader.palette`), else
+    (a study without its data) the overview's (:meth:`SelectionOverview.palette`)."""
     numbers = [int(n) for n in numbers]
     overview = selection_overview(runsets, numbers, feature_names=feature_names)
-    palette = overview.palette()
+    if palette is None:
+        palette = overview.palette()
     maps = [stability_map(runs, feature_names=feature_names, top=MAP_LEGEND_FEATURES,
                           palette=palette) for runs in runsets]
     groups = group_identical_maps(maps, numbers)
@@ -216,9 +231,13 @@ class StudyReport:
         carry their replicates' Hotelling regions and the DA intervals (002 §3).
     gamma : float
     choices : tuple of GammaChoice
-        The front's γ table (rows of the front).
+        The γ table of the front γ chooses from: that of the trials not flagged at chance
+        level (of every trial with ``allow_chance``); its rows index
+        :attr:`choice_trials`.
+    choice_trials : tuple of int
+        The trials of that front, by increasing accuracy.
     chosen : int
-        The row in the front of the trial γ chooses.
+        The row in :attr:`table` of the trial γ chooses.
     trade_off : ChosenTradeOff
     weight : Weight or None
     level : float
@@ -233,6 +252,18 @@ class StudyReport:
     majority_rate : float or None
         The share of the data's largest class: the accuracy of predicting it for every
         example (:func:`~paretostab.protocol.majority_rate`; None without the study's spec).
+    flags : ChanceFlags or None
+        The trials at chance level (None without the study's spec).
+    allow_chance : bool
+        Whether γ chose among every trial, flagged ones included.
+    eligible_dominance_area : float or None
+        The dominance area of the trials not flagged (None without flags).
+    held_out : HeldOutEvaluation or None
+        The front scored on the held-out part (``[protocol] holdout``).
+    nested : NestedEvaluation or None
+        The outer folds' evaluation (``[protocol] outer_folds``).
+    data : str
+        What data the trials' values were computed on, as the page says it.
     """
 
     study: str
@@ -253,6 +284,13 @@ class StudyReport:
     selector_groups: tuple[Group, ...] = ()
     metric: str = "accuracy"
     majority_rate: float | None = None
+    flags: ChanceFlags | None = None
+    allow_chance: bool = False
+    choice_trials: tuple[int, ...] = ()
+    eligible_dominance_area: float | None = None
+    held_out: HeldOutEvaluation | None = None
+    nested: NestedEvaluation | None = None
+    data: str = "the whole data"
 
     @property
     def metric_label(self) -> str:
@@ -295,7 +333,7 @@ class StudyReport:
 
     def gamma_frame(self) -> pd.DataFrame:
         """The γ table: each choice's trial, values, γ and willingness intervals."""
-        trials = self.front.trials
+        trials = self.choice_trials
         return pd.DataFrame([{
             "trial": int(trials[c.index]), "accuracy": c.accuracy, self.objective: c.stability,
             "gamma from": c.gamma_low, "gamma to": c.gamma_high,
@@ -324,6 +362,12 @@ class StudyReport:
             "chosen": [self.chosen_trial],
             "gamma_table": self.gamma_frame().to_dict(orient="records"),
             "chosen_trade_off": self.trade_off.to_dict(),
+            "data": self.data,
+            "chance": None if self.flags is None else {
+                **self.flags.to_dict(), "allow_chance": self.allow_chance,
+                "dominance_area_without_flagged": self.eligible_dominance_area},
+            "held_out": None if self.held_out is None else self.held_out.to_dict(),
+            "nested": None if self.nested is None else self.nested.to_dict(),
         }
         if self.selectors is not None:
             summary["selectors"] = self.selectors.to_dict()
@@ -332,14 +376,19 @@ class StudyReport:
 
 def analyse_study(reader: StudyReader, *, measures: Sequence[str] | None = None,
                   replicates: int | None = None, weight: object = None, gamma: float = 0.5,
-                  level: float = 0.95, progress: bool | None = None) -> StudyReport:
+                  level: float = 0.95, progress: bool | None = None,
+                  allow_chance: bool = False) -> StudyReport:
     """The :class:`StudyReport` of the study ``reader`` reads.
 
     ``measures``: shown besides the objective (default: the recorded ones).
     ``replicates``: B re-runs of each front trial for the Hotelling regions (default: the
     spec's ``protocol.replicates``; 0: none), run once and cached in the study.
     ``weight``: of the dominance area (:func:`paretostab.weight.as_weight`). ``gamma``:
-    the trade-off γ ∈ [0, 1] (003 §7.1). ``level``: of every region and interval.
+    the trade-off γ ∈ [0, 1] (003 §7.1). ``level``: of every region and interval, and of
+    the one-sided test that flags trials at chance level (:func:`~paretostab.report.
+    estimates.chance_flags`), which γ passes over unless ``allow_chance``. A study that
+    holds examples out (``[protocol] holdout``) has its front scored on them; one with
+    ``outer_folds`` has its outer folds' studies evaluated.
     """
     gamma = as_gamma(gamma)
     level = as_level(level)
@@ -359,28 +408,50 @@ def analyse_study(reader: StudyReader, *, measures: Sequence[str] | None = None,
     comparison = compare_groups([Group(reader.name, table, own)], names, weight=weight,
                                 level=level)
     front = comparison.front(objective, reader.name)
-    choices = gamma_table(front.points)
-    chosen = choose(front.points, gamma)
-    number = front.trials[chosen]
+    flags = chance_flags(reader, table, objective, level=level) if reader.has_spec else None
+    rows = eligible_front(table, objective, None if allow_chance else flags)
+    if not rows.size:  # every trial flagged: γ chooses among them all, and the page says so
+        rows = eligible_front(table, objective, None)
+    points = table[["accuracy", objective]].to_numpy(dtype=float)[rows]
+    choices = gamma_table(points)
+    chosen = int(rows[choose(points, gamma)])
+    number = int(table["trial"].iloc[chosen])
     params = reader.trial(number).params
     selection = reader.problem.whole_data_selection(params) if reader.has_spec else None
-    trade_off = chosen_trade_off(table.iloc[front.rows[chosen]], params, names, gamma=gamma,
+    trade_off = chosen_trade_off(table.iloc[chosen], params, names, gamma=gamma,
                                  level=level, replicates=found.get(number),
                                  selection=selection)
+    split = reader.problem.split if reader.has_spec else None
+    held_out = (held_out_evaluation(reader, table, list(dict.fromkeys([*front.trials, number])),
+                                    found, level=level)
+                if split is not None else None)
+    nested = (nested_evaluation(reader, objective, gamma=gamma, level=level,
+                                allow_chance=allow_chance)
+              if reader.has_spec and reader.spec.protocol.outer_folds else None)
     selectors, groups = None, ()
     if SELECTOR_PARAM in table and table[SELECTOR_PARAM].nunique() > 1:
         groups = _selector_groups(reader, table, names, n_replicates, progress)
         selectors = compare_groups(groups, names, weight=weight, level=level)
     feature_names = reader.problem.feature_names if reader.has_spec else None
-    maps = front_maps([reader.runset(n) for n in front.trials], front.trials,
-                      feature_names=feature_names, chosen=number)
+    mapped = list(dict.fromkeys([*front.trials, number]))  # the choice may be off the front
+    maps = front_maps([reader.runset(n) for n in mapped], mapped,
+                      feature_names=feature_names, chosen=number, palette=reader.palette)
     return StudyReport(
         study=reader.name, storage=reader.location, objective=objective,
         measures=tuple(names), table=table, comparison=comparison, gamma=gamma,
         choices=choices, chosen=chosen, trade_off=trade_off, weight=weight, level=level,
         replicates=n_replicates, maps=maps, selectors=selectors, selector_groups=groups,
         metric=reader.spec.protocol.metric if reader.has_spec else "accuracy",
-        majority_rate=majority_rate(reader.problem.y) if reader.has_spec else None)
+        majority_rate=majority_rate(reader.problem.y) if reader.has_spec else None,
+        flags=flags, allow_chance=allow_chance,
+        choice_trials=tuple(int(t) for t in table["trial"].iloc[rows]),
+        eligible_dominance_area=(None if flags is None else
+                                 eligible_area(table, objective, flags, weight)),
+        held_out=held_out, nested=nested,
+        data=("the whole data" if split is None else
+              f"the development part ({reader.problem.y.size} examples; "
+              f"{split.description}: {reader.problem.test_y.size} examples never seen by "
+              "the search)"))
 
 
 def _selector_groups(reader: StudyReader, table: pd.DataFrame, names: list[str],

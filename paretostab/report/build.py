@@ -25,7 +25,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from paretostab.errors import InvalidInputError, StoreError
-from paretostab.front import as_gamma, choose, pareto_front
+from paretostab.front import as_gamma
 from paretostab.measures import measure_name
 from paretostab.report.analysis import (
     analyse_studies,
@@ -34,6 +34,7 @@ from paretostab.report.analysis import (
 )
 from paretostab.report.compare import Comparison
 from paretostab.report.confidence import as_level
+from paretostab.report.estimates import chance_flags, eligible_choice
 from paretostab.report.figures import comparison_figures, study_figures
 from paretostab.report.html import write_report
 from paretostab.report.load import StudyReader, read_study
@@ -48,7 +49,8 @@ def build_report(storage_url: str, *, study_name: str | None = None,
                  measures: list[str] | None = None, replicates: int | None = None,
                  weight: object = None, gamma: float = 0.5, level: float = 0.95,
                  out: str | Path = "report", artifacts: str | None = None,
-                 progress: bool | None = None, data: object = None) -> Path:
+                 progress: bool | None = None, data: object = None,
+                 allow_chance: bool = False) -> Path:
     """Write the report of a study to ``out``: ``index.html``, ``front.csv``,
     ``summary.json`` (and ``selectors.csv`` for a multi-selector study); returns the
     folder.
@@ -64,6 +66,13 @@ def build_report(storage_url: str, *, study_name: str | None = None,
     selects on the whole data). ``data``: the data of a study tuned on data given in
     memory (``tune(spec, data=…)``), as ``tune`` took them (checked against the hash the
     study stored).
+
+    Trials whose metric does not exceed the no-information value (a one-sided test at
+    ``level``) or whose selection ignores the labels are flagged, and γ passes them over
+    unless ``allow_chance``; the dominance area is given with and without them. A study
+    that holds examples out (``[protocol] holdout``) has each front trial refitted on the
+    development part and scored on them; one with ``outer_folds`` gets its outer folds'
+    metric and the stability of their chosen selections.
     """
     as_gamma(gamma)
     as_level(level)
@@ -71,7 +80,8 @@ def build_report(storage_url: str, *, study_name: str | None = None,
     reader = read_study(storage_url, study_name, artifacts=artifacts, data=data)
     reader.store  # noqa: B018 - a wrong artifact store fails now, not after the replicates
     report = analyse_study(reader, measures=measures, replicates=replicates, weight=weight,
-                           gamma=gamma, level=level, progress=progress)
+                           gamma=gamma, level=level, progress=progress,
+                           allow_chance=allow_chance)
     out = Path(out)
     figures = study_figures(report)
     with written_folder(out, "report") as folder:
@@ -88,26 +98,42 @@ def build_report(storage_url: str, *, study_name: str | None = None,
 
 def choose_trial(storage_url: str, gamma: float, *, study_name: str | None = None,
                  measure: str | None = None, artifacts: str | None = None,
-                 data: object = None) -> dict:
+                 data: object = None, level: float = 0.95,
+                 allow_chance: bool = False) -> dict:
     """The front trial maximising γA + (1−γ)φ (003 §7.1) under the study's objective (or
     ``measure``), its parameters, and the features its selector selects when fitted on the
-    whole data set (``data``: those of a study tuned on data given in memory)."""
+    whole data set (``data``: those of a study tuned on data given in memory; the
+    development part of a study that holds examples out, whose held-out score is then
+    given with its ``level`` interval).
+
+    The front is that of the trials not flagged at chance level (a one-sided test at
+    ``level`` against the no-information value, or a selection that ignores the labels:
+    :func:`~paretostab.report.estimates.chance_flags`), of every trial with
+    ``allow_chance``; ``flagged`` lists the flagged trials with the reason."""
     as_gamma(gamma)
+    as_level(level)
     reader = read_study(storage_url, study_name, artifacts=artifacts, data=data)
     objective = measure_name(measure) if measure else reader.objective
     table = reader.trial_table([objective])
     if table.empty:
         raise InvalidInputError(f"Study {reader.name!r} has no completed trial yet.")
-    points = table[["accuracy", objective]].to_numpy(dtype=float)
-    front = pareto_front(points)
-    row = table.iloc[front[choose(points[front], gamma)]]
+    flags = (chance_flags(reader, table, objective, level=level) if reader.has_spec
+             else None)
+    row = table.iloc[eligible_choice(table, objective, gamma,
+                                     None if allow_chance else flags)]
     trial = reader.trial(row["trial"])
     features: list[str] = []
+    result = {"trial": trial.number, "gamma": gamma, "accuracy": float(row["accuracy"]),
+              objective: float(row[objective]), "params": trial.params}
     if reader.has_spec:
         features = list(reader.problem.whole_data_selection(trial.params)["feature"])
-    return {"trial": trial.number, "gamma": gamma, "accuracy": float(row["accuracy"]),
-            objective: float(row[objective]), "params": trial.params,
-            "selected_features": features}
+        if reader.problem.split is not None:
+            result["held_out"] = {"data": reader.problem.split.description,
+                                  **reader.held_out_score(trial.number, level).to_dict()}
+    result["selected_features"] = features
+    result["flagged"] = ({} if flags is None else
+                         {int(n): flags.reason(n) for n in flags.flagged_trials})
+    return result
 
 
 # --------------------------------------------------------------------------- studies

@@ -83,21 +83,30 @@ def study_figures(report: StudyReport) -> StudyFigures:
 
 def _front_figure(report: StudyReport) -> tuple[Figure, list[FigureLink]]:
     """The front of the study's objective, zoomed to the trials: front trials labelled with
-    their numbers, their confidence regions joined to them with the front of their
-    replicate means, the γ choice circled; the legend and an overview of the whole unit
-    square (the dominated area there) beside it."""
+    their numbers (placed apart, with leader lines where dense), their confidence regions
+    joined to them with the front of their replicate means, the γ choice circled, the
+    trials flagged at chance level crossed; beside
+    it, an overview of the whole unit square (the dominated area there, the zoomed frame
+    in red) and the legend under that."""
     objective, table, front = report.objective, report.table, report.front
     points = table[["accuracy", objective]].to_numpy(dtype=float)
     numbers = [str(int(n)) for n in table["trial"]]
     rows = [int(i) for i in front.rows]
     on_front = set(rows)
-    figure = Figure(figsize=(10.5, 5.8))  # the plot, and beside it the legend over an overview
-    ax = figure.add_axes((0.07, 0.1, 0.56, 0.78))
-    chosen_row = rows[report.chosen]
+    width, height = 10.5, 5.8  # the plot; beside it the overview, the legend under that
+    figure = Figure(figsize=(width, height))
+    ax = figure.add_axes((0.07, 0.1, 0.58, 0.78))
+    chosen_row = report.chosen  # a row of the table (γ may choose off the front)
     drawn = ParetoFront.of(points, rows=rows, weight=report.weight)
     draw_front(drawn, ax=ax, ellipses=front.regions, chosen=[chosen_row],
                chosen_label=f"γ = {report.gamma:g} choice (trial {numbers[chosen_row]})",
-               labels=[n if i in on_front else "" for i, n in enumerate(numbers)])
+               labels=[n if i in on_front or i == chosen_row else ""
+                       for i, n in enumerate(numbers)])
+    flagged = ([] if report.flags is None else
+               [i for i, n in enumerate(table["trial"]) if report.flags.flagged(n)])
+    if flagged:  # no better than chance, or a selection the labels do not change
+        ax.scatter(points[flagged, 0], points[flagged, 1], marker="x", s=40, color="C3",
+                   linewidths=1.2, zorder=6, label="flagged: no better than chance")
     means = report.means
     if means is not None:
         draw_optimism(front.points, ParetoFront.of(means), ax=ax)
@@ -107,29 +116,31 @@ def _front_figure(report: StudyReport) -> tuple[Figure, list[FigureLink]]:
     ax.set_title("zoomed to the trials", fontsize="small")
     figure.suptitle(f"Pareto front of {report.study}: accuracy and {measure_label(objective)}",
                     x=0.07, y=0.97, ha="left", fontsize="large")
+    side = 0.25  # of the figure's width: a square
+    overview = figure.add_axes((0.72, 0.88 - side * width / height, side, side * width / height))
     figure.legend(*ax.get_legend_handles_labels(), loc="upper left",
-                  bbox_to_anchor=(0.66, 0.88), fontsize="small", frameon=False)
-    overview = figure.add_axes((0.72, 0.1, 0.2, 0.32))
+                  bbox_to_anchor=(0.69, 0.88 - side * width / height - 0.1), fontsize="small",
+                  frameon=False, handlelength=1.8, borderaxespad=0.0)
     draw_front(drawn, ax=overview)
     overview.set_xlim(0, 1)
     overview.set_ylim(0, 1)
     overview.add_patch(Rectangle((x0, y0), x1 - x0, y1 - y0, fill=False, edgecolor="C3",
-                                 linewidth=1.0, zorder=6))
-    overview.set_title("the unit square", fontsize="small")
+                                 linewidth=1.5, zorder=6))
+    overview.set_title("the unit square (red: the zoomed frame)", fontsize="small")
     overview.set_xlabel("accuracy", fontsize="small")
     overview.set_ylabel(measure_label(objective), fontsize="small")
     overview.tick_params(labelsize="x-small")
     links = [FigureLink(ax, points[i, 0], points[i, 1], f"#trial-{numbers[i]}",
                         f"trial {numbers[i]}: accuracy {points[i, 0]:.4g}, "
                         f"{measure_label(objective)} {points[i, 1]:.4g} (its map)")
-             for i in rows]
+             for i in dict.fromkeys([*rows, chosen_row])]
     return figure, links
 
 
 def _measure_fronts_figure(report: StudyReport) -> Figure:
     """The trials' fronts under each measure side by side (003 Fig. 11), the γ choice
     circled in each."""
-    chosen_row = int(report.front.rows[report.chosen])
+    chosen_row = report.chosen
     panels = []
     for name in report.measures:
         points = report.table[["accuracy", name]].to_numpy(dtype=float)

@@ -24,24 +24,39 @@ import pandas as pd
 from optuna.trial import TrialState
 
 from paretostab.errors import InvalidInputError, UnknownNameError
+from paretostab.evaluation import HeldOutScore, outer_study_name
+from paretostab.maps import FeaturePalette
 from paretostab.optuna_internals import storage_of, study_id_of
 from paretostab.problem import Problem
 from paretostab.protocol import RunSet
 from paretostab.spec import SELECTOR_PARAM, StudySpec, parse_spec
 from paretostab.storage import artifact_store, display_url, load_runset, open_storage
 
-__all__ = ["REPLICATES_KEY", "StudyReader", "open_study", "read_study"]
+__all__ = ["HELD_OUT_KEY", "LABELS_KEY", "REPLICATES_KEY", "StudyReader", "open_study",
+           "read_study"]
 
 #: Prefix of the study system attributes that cache a front trial's replicates
 #: (``paretostab:replicates:<trial number>:<B>``).
 REPLICATES_KEY = "paretostab:replicates:"
+#: Prefix of those caching a trial's held-out score
+#: (``paretostab:held-out:<trial number>:<level>``).
+HELD_OUT_KEY = "paretostab:held-out:"
+#: Prefix of those caching whether a trial's selection ignores the labels
+#: (``paretostab:ignores-labels:<trial number>``).
+LABELS_KEY = "paretostab:ignores-labels:"
 
 
 def open_study(storage: optuna.storages.BaseStorage, study_name: str | None) -> optuna.Study:
-    """The study ``study_name`` of ``storage``, or its only study when no name is given."""
+    """The study ``study_name`` of ``storage``, or its only study when no name is given
+    (the studies of a nested evaluation's outer folds, ``<name>/outer-<k>``, belong to
+    their study)."""
     names = [s.study_name for s in optuna.get_all_study_summaries(storage)]
     if study_name is None:
-        if len(names) != 1:
+        own = [n for n in names  # a nested evaluation's outer folds belong to their study
+               if not any(n.startswith(outer_study_name(m, 1)[:-1]) for m in names)]
+        if len(own) == 1:
+            study_name = own[0]
+        elif len(names) != 1:
             raise InvalidInputError(
                 f"The storage holds {len(names)} studies ({', '.join(names) or 'none'}); "
                 "choose one with --study-name."
@@ -139,6 +154,16 @@ class StudyReader:
         """The spec with its data (loaded on first use)."""
         return Problem.from_spec(self.spec, self._data)
 
+    @functools.cached_property
+    def palette(self) -> FeaturePalette | None:
+        """The colours of the study's features, which its trials' maps on the dashboard
+        took too (:func:`~paretostab.tuning.study.study_palette`; 003 §3: "each feature is
+        assigned a color"); None for a study without its spec (no data to compute them
+        from)."""
+        from paretostab.tuning.study import study_palette
+
+        return study_palette(self.study, self.problem) if self.has_spec else None
+
     def note_front(self, front: pd.DataFrame, when: str) -> None:
         """Give the study's optuna-dashboard note the front as of this report: the study
         note (:func:`~paretostab.tuning.notes.study_note`) and a section listing the
@@ -160,6 +185,17 @@ class StudyReader:
                   f"{row[objective]:.4f}" for _, row in front.iterrows()]
         rewrite_note(self.storage, study_id_of(self.study), None,
                      study_note(spec) + "\n".join(lines) + "\n")
+
+    def outer_reader(self, fold: int) -> StudyReader | None:
+        """The study of outer fold ``fold`` of a nested evaluation
+        (:func:`~paretostab.evaluation.outer_study_name`) in the same storage, read with
+        the same artifact store and data; None when it has not been created yet."""
+        name = outer_study_name(self.name, fold)
+        names = {s.study_name for s in optuna.get_all_study_summaries(self.storage)}
+        if name not in names:
+            return None
+        return StudyReader(optuna.load_study(study_name=name, storage=self.storage),
+                           self.storage_url, lambda: self.store, self._data)
 
     @functools.cached_property
     def store(self):
@@ -205,12 +241,38 @@ class StudyReader:
     # ------------------------------------------------------------------ replicates
 
     @functools.cached_property
-    def _cached_replicates(self) -> dict:
-        """The study's cached replicates, read once: every front trial looks its own up
-        here, and :meth:`replicates` keeps it up to date."""
+    def _cache(self) -> dict:
+        """The study's cached replicates, held-out scores and label probes, read once:
+        every trial looks its own up here, and the methods that compute them keep it up
+        to date."""
         return {key: values for key, values in
                 self.storage.get_study_system_attrs(study_id_of(self.study)).items()
-                if key.startswith(REPLICATES_KEY)}
+                if key.startswith((REPLICATES_KEY, HELD_OUT_KEY, LABELS_KEY))}
+
+    def _cached(self, key: str, compute: Callable[[], object]) -> object:
+        """The study's cached value under ``key``, computed and stored when missing."""
+        if key not in self._cache:
+            self._cache[key] = compute()
+            self.storage.set_study_system_attr(study_id_of(self.study), key,
+                                               self._cache[key])
+        return self._cache[key]
+
+    def held_out_score(self, number: int, level: float) -> HeldOutScore:
+        """Trial ``number``'s setting refitted on the development part and scored on the
+        held-out part (:meth:`~paretostab.problem.Problem.held_out_score`), cached in the
+        study (``paretostab:held-out:N:level``)."""
+        params = self.trial(number).params
+        found = self._cached(f"{HELD_OUT_KEY}{int(number)}:{level}", lambda: (
+            self.problem.held_out_score(params, level=level).to_dict()))
+        return HeldOutScore(**found)
+
+    def ignores_labels(self, number: int) -> bool:
+        """Whether trial ``number``'s setting selects the same features whatever the
+        labels (:meth:`~paretostab.problem.Problem.ignores_labels`), cached in the study
+        (``paretostab:ignores-labels:N``)."""
+        params = self.trial(number).params
+        return bool(self._cached(f"{LABELS_KEY}{int(number)}",
+                                 lambda: self.problem.ignores_labels(params)))
 
     def default_replicates(self) -> int:
         """``B`` of the study's spec (``protocol.replicates``)."""
@@ -223,7 +285,7 @@ class StudyReader:
         again and extended."""
         measures = list(measures)
         key = f"{REPLICATES_KEY}{int(number)}:{n_replicates}"
-        cached = self._cached_replicates.get(key)
+        cached = self._cache.get(key)
         if cached is not None and all(m in cached for m in measures):
             return cached
         problem = self.problem
@@ -234,9 +296,8 @@ class StudyReader:
             found = problem.measure_values(runs, measures)
             for name in measures:
                 values.setdefault(name, []).append(found.get(name, math.nan))
-        self._cached_replicates[key] = {**(cached or {}), **values}
-        self.storage.set_study_system_attr(study_id_of(self.study), key,
-                                           self._cached_replicates[key])
+        self._cache[key] = {**(cached or {}), **values}
+        self.storage.set_study_system_attr(study_id_of(self.study), key, self._cache[key])
         return values
 
     def replicate_trials(self, numbers: Sequence[int], n_replicates: int,

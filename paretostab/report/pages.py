@@ -44,7 +44,8 @@ def study_sections(report: StudyReport, figures: StudyFigures) -> list[Section]:
     interval, simultaneous = front.interval, front.simultaneous_interval
     number = report.chosen_trial
     weight = weight_name(report.weight)
-    text = (f"Objectives: out-of-bag accuracy and {measure_label(objective)}, both maximised; "
+    text = (f"Objectives: out-of-bag {report.metric.replace('_', ' ')} and "
+            f"{measure_label(objective)}, both maximised, computed on {report.data}; "
             f"{len(report.table)} completed trials, {len(front.trials)} on the Pareto "
             f"front. Dominance area ({weight} weight): "
             f"{front.dominance_area:.4f} for the trials' values")
@@ -64,11 +65,15 @@ def study_sections(report: StudyReport, figures: StudyFigures) -> list[Section]:
                  "trial to its replicates' mean).")
     text += f" γ = {report.gamma:g} chooses trial {number} (see the chosen trade-off)."
     gamma_frame = report.gamma_frame()
+    front_table = shown(report.front_table)
+    if report.flags is not None:
+        front_table["flag"] = [report.flags.reason(n) for n in report.front_table["trial"]]
     sections = [
-        Section("Summary", text=text),
+        Section("Summary", text=[text, *_honesty_paragraphs(report)]),
         Section("Pareto front", figure=figures.front, figure_links=figures.front_links,
-                table=shown(report.front_table), links=("trial", "#trial-{}"),
-                highlight=[report.chosen],
+                table=front_table, links=("trial", "#trial-{}"),
+                highlight=[i for i, t in enumerate(report.front_table["trial"])
+                           if t == number],
                 caption="All completed trials, zoomed to them (the overview beside shows "
                         "the whole unit square with the zoomed part framed); the front as a "
                         "staircase over the shaded dominated area, its trials numbered (a "
@@ -90,10 +95,101 @@ def study_sections(report: StudyReport, figures: StudyFigures) -> list[Section]:
                         f"Dupont, JMLR 2021, Fig. 11); trial {number}, the γ = "
                         f"{report.gamma:g} choice, circled in each."),
         _maps_section(report, figures),
+        *_estimate_sections(report),
     ]
     if report.selectors is not None:
         sections.append(_selectors_section(report, figures.selectors))
     return [*sections, references(sections)]
+
+
+def _honesty_paragraphs(report: StudyReport) -> list[str]:
+    """What the summary says of chance-level trials, the held-out part and the outer
+    folds: no estimate without the data it was computed on."""
+    paragraphs = []
+    flags, metric = report.flags, report.metric.replace("_", " ")
+    if flags is not None:
+        flagged = [n for n in report.front.trials if flags.flagged(n)]
+        text = (f"Chance level: a prediction that ignores the features scores {metric} "
+                f"{flags.no_information:.3f} on these data; {len(flags.flagged_trials)} of "
+                f"{len(report.table)} trials are flagged: they do not exceed it by a "
+                f"one-sided test at level {flags.level:g}, or they select the same features "
+                "whatever the labels (probed for the trials γ could choose: those on the "
+                "front, and on the front of the unflagged trials)")
+        if flagged:
+            text += (f", {len(flagged)} of them on the front (trials "
+                     f"{', '.join(str(n) for n in flagged)}; see the flag column)")
+        area = report.eligible_dominance_area
+        text += (f". Dominance area with them {report.front.dominance_area:.4f}, without "
+                 f"them {area:.4f}. ")
+        text += ("γ chose among every trial (--allow-chance)." if report.allow_chance else
+                 "γ chooses among the trials not flagged (--allow-chance to include them).")
+        paragraphs.append(text)
+    held = report.held_out
+    if held is not None:
+        table = held.table
+        paragraphs.append(
+            f"Held-out data ({held.description}, {held.n_test} examples no part of the search "
+            f"saw): the front's settings, refitted on the {held.n_development} development "
+            f"examples, score {metric} {table['held-out'].mean():.4f} on average on them, "
+            f"against {table['out-of-bag'].mean():.4f} out of bag: {held.retained:.0%} of "
+            f"the front's {metric} survives (see the held-out evaluation).")
+    nested = report.nested
+    if nested is not None:
+        tuned = len(nested.folds)
+        text = (f"Nested evaluation ({nested.outer_folds} outer folds, {tuned} tuned): the "
+                f"whole procedure — tune, choose by γ = {report.gamma:g}, refit — scores "
+                f"{metric} {nested.mean:.4f} on the outer folds' test parts")
+        if tuned > 1:
+            text += f" (standard deviation {nested.spread:.4f})"
+        text += " (see the nested evaluation)."
+        if nested.missing:
+            text += (f" Outer folds {', '.join(str(k) for k in nested.missing)} have no "
+                     "completed trial yet: run tune with the same spec.")
+        paragraphs.append(text)
+    return paragraphs
+
+
+def _estimate_sections(report: StudyReport) -> list[Section]:
+    """The held-out and nested evaluations, when the study has them."""
+    sections = []
+    metric = report.metric.replace("_", " ")
+    held = report.held_out
+    if held is not None:
+        method = ("Wilson score intervals" if report.metric == "accuracy" else
+                  "stratified bootstrap percentile intervals")
+        sections.append(Section(
+            "Held-out evaluation", anchors=["held-out"], table=held.table,
+            links=("trial", "#trial-{}"),
+            text=f"Each front trial's setting refitted on the whole development part "
+                 f"({held.n_development} examples) and scored on the held-out part "
+                 f"({held.description}, {held.n_test} examples, stratified, drawn before "
+                 f"tuning and never seen by it), with {report.level:.0%} {method}; beside "
+                 f"its out-of-bag {metric} (the value the search optimised) and the mean of "
+                 "its replicates (fresh resamples of the development part).",
+            caption=f"{metric} of the front trials: out of bag, replicate mean, held out."))
+    nested = report.nested
+    if nested is not None:
+        stability = nested.stability
+        text = (f"In each of {nested.outer_folds} stratified outer folds the procedure ran "
+                f"on the fold's training part alone: a study of its own (same spec, same "
+                f"number of trials), γ = {report.gamma:g} choosing among its trials not "
+                "flagged, the chosen setting refitted on the training part and scored on "
+                f"the fold's test part. {metric} over the outer folds: mean "
+                f"{nested.mean:.4f}, standard deviation {nested.spread:.4f}. The "
+                f"{len(nested.folds)} chosen selections: φ = {stability['nogueira']:.4f}, "
+                f"φ_iw = {stability['iw']:.4f} (the stability of the whole procedure's "
+                "choice across folds).")
+        subsections = (Section("Features chosen across outer folds",
+                               table=nested.frequencies.head(50),
+                               caption="How many outer folds' chosen selections hold each "
+                                       "feature (the 50 most frequent)."),)
+        sections.append(Section("Nested evaluation", anchors=["nested"], text=text,
+                                 table=nested.folds,
+                                 caption="Each outer fold: its study, trials, chosen trial, "
+                                         f"its out-of-bag {metric} and its {metric} on the "
+                                         "fold's test part with its interval.",
+                                 subsections=subsections))
+    return sections
 
 
 def _chosen_sections(report: StudyReport) -> list[Section]:
@@ -112,6 +208,16 @@ def _chosen_sections(report: StudyReport) -> list[Section]:
         text += (" Its values are those of its own resamples; the replicates re-run its "
                  "protocol on fresh resamples, and their mean, with a t interval, is what to "
                  "expect of this setting.")
+    held = report.held_out
+    if held is not None:
+        score = held.scores[number]
+        text += (f" Refitted on the whole development part and scored on the "
+                 f"{score.n} held-out examples ({held.description}): "
+                 f"{report.metric.replace('_', ' ')} {score.value:.4f}, {level:.0%} interval "
+                 f"[{score.low:.4f}, {score.high:.4f}].")
+    if report.flags is not None and report.flags.flagged(number):
+        text += (f" This trial is flagged ({report.flags.reason(number)}): γ chose it because "
+                 "--allow-chance was given or every trial is flagged.")
     sections = [Section("Chosen trade-off", text=text, anchors=["chosen"],
                         fields={**trade_off.params, "k̄ (mean selected)":
                                 trade_off.mean_selected},
@@ -140,9 +246,10 @@ def _maps_section(report: StudyReport, figures: StudyFigures) -> Section:
              "features each trial keeps, then the maps as small multiples, one per picture "
              "titled with the trials it stands for (maps within 1 % of each other count as "
              "one). In a map, one row per run; rectangle widths are the importances; "
-             "features by decreasing selection frequency; one colour per feature on the "
-             "whole page, light grey beyond the palette's 20 colours (Hamer & Dupont, JMLR "
-             "2021, §3).",
+             "features by decreasing selection frequency; one colour per feature in the "
+             "whole study, the same as on the dashboard's maps: the 20 features of largest "
+             "ANOVA F on the data the study tunes on, fixed when it was created, each have "
+             "their own, the others are light grey (Hamer & Dupont, JMLR 2021, §3).",
         figure=figures.overview,
         caption="Selection frequency p_f of the most selected features (rows) in each front "
                 f"trial's runs (columns); trial {report.chosen_trial}, the γ = "

@@ -183,6 +183,33 @@ class ProtocolSpec:
         "shared", Choice(RESAMPLES, "resamples"),
         "`shared`: every trial runs on the same M resamples (paired); `per_trial`: trial t "
         "draws its own from (seed, t).")
+    holdout: float | None = declare(
+        None, Fraction(),
+        "The fraction of the examples held out (stratified, by `split_seed`) before anything "
+        "else: tuning, replicates and the γ choice see only the rest, the development part; "
+        "`report` and `choose` score each front setting, refitted on the development part, "
+        "on the held-out part. Absent: none.")
+    outer_folds: int | None = declare(
+        None, Integer(2, " (nested evaluation needs K >= 2 outer folds)"),
+        "K: nested evaluation of the whole procedure (tune, choose by γ, refit) in each of K "
+        "stratified outer folds (by `split_seed`), each fold its own study "
+        "`<name>/outer-<k>`; `report` gives the outer folds' metric. Absent: none.")
+    outer_fold: int | None = declare(
+        None, Integer(1), "The outer fold k (1..K) a study tunes in: `tune` sets it for each "
+        "fold's study; give it to run one fold (a job per fold on a cluster).")
+    split_seed: int | None = declare(
+        None, Integer(0), "The seed of the held-out part and the outer folds; absent: 0.")
+
+    def __post_init__(self):
+        if self.holdout is not None and self.outer_folds is not None:
+            raise InvalidInputError(
+                "protocol.holdout and protocol.outer_folds: give one (a held-out part, or "
+                "nested evaluation for data too small to hold a part out), not both.")
+        if self.outer_fold is not None and (self.outer_folds is None
+                                            or self.outer_fold > self.outer_folds):
+            raise InvalidInputError(
+                f"protocol.outer_fold: must be one of 1..outer_folds "
+                f"(outer_folds = {self.outer_folds}); got {self.outer_fold}.")
 
 
 @dataclass(frozen=True)

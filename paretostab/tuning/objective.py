@@ -6,7 +6,9 @@ and returns ``(accuracy, stability)``; it records every requested measure, k̄, 
 count, where its time went (user attribute ``timing``) and the spec's hash, uploads its
 RunSet (``.npz``) to the study's artifact store (so that reports can recompute any
 measure) and, when it joins the Pareto front as it finishes, its feature stability map
-(``.png``), which the Optuna dashboard shows; its dashboard note says all of it
+(``.png``), which the Optuna dashboard shows, coloured by the study's palette (a feature
+has one colour in every trial's map and in the report's,
+:func:`~paretostab.tuning.study.study_palette`); its dashboard note says all of it
 (:mod:`paretostab.tuning.notes`).
 
 With shared resamples (the spec's default) every trial runs on the same M resamples,
@@ -31,7 +33,7 @@ from optuna.artifacts import upload_artifact
 from paretostab.errors import InvalidInputError
 from paretostab.faults import environment_error, one_line
 from paretostab.front import pareto_front
-from paretostab.maps import StabilityMap, stability_map
+from paretostab.maps import FeaturePalette, StabilityMap, stability_map
 from paretostab.measures import get_measure
 from paretostab.optuna_internals import (
     one_transaction,
@@ -123,6 +125,10 @@ class TrialObjective:
         :class:`~paretostab.protocol.RunCache` of ``cache_bytes`` for all of this
         objective's trials. With per-trial resamples, trial t draws its own from
         ``(seed, t)``.
+    palette : FeaturePalette
+        The colours of the features in the trials' maps (003 §3: "each feature is
+        assigned a color"): the study's, :func:`~paretostab.tuning.study.study_palette`,
+        which the report's maps take too.
     n_jobs : int, optional
         Processes for the runs of a trial (default: the spec's).
     cache_bytes : int
@@ -142,8 +148,9 @@ class TrialObjective:
         ``last_error`` the error.
     """
 
-    def __init__(self, problem: Problem, *, store, resamples_seed: int | None = None,
-                 n_jobs: int | None = None, cache_bytes: int = DEFAULT_CACHE_BYTES,
+    def __init__(self, problem: Problem, *, store, palette: FeaturePalette,
+                 resamples_seed: int | None = None, n_jobs: int | None = None,
+                 cache_bytes: int = DEFAULT_CACHE_BYTES,
                  slots: TrialSlots | None = None) -> None:
         spec = problem.spec
         self.shared = spec.protocol.resamples == "shared"
@@ -152,6 +159,7 @@ class TrialObjective:
         self.problem = problem.read_only()
         self.store = store
         self.resamples_seed = resamples_seed
+        self.palette = palette
         self.n_jobs = n_jobs
         self.cache = RunCache(cache_bytes) if self.shared else None
         self.slots = slots
@@ -243,7 +251,8 @@ class TrialObjective:
         accuracy, stability = runs.accuracy, values[spec.objective.stability]
         on_front = _on_front(trial, accuracy, stability,
                              None if self.slots is None else self.slots.seen)
-        map_data = stability_map(runs, feature_names=problem.feature_names, top=NOTE_FEATURES)
+        map_data = stability_map(runs, feature_names=problem.feature_names, top=NOTE_FEATURES,
+                                 palette=self.palette)
         title = (f"Trial {trial.number} · {self.names[0]} {accuracy:.4f} · {self.names[1]} "
                  f"{stability:.4f}")
         image = _upload_artifacts(trial, runs, map_data, written, self.ranks,

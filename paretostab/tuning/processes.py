@@ -31,7 +31,7 @@ import sys
 import tempfile
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import joblib
@@ -45,6 +45,7 @@ from paretostab.errors import (
     StoreError,
     WorkerError,
 )
+from paretostab.evaluation import outer_study_name
 from paretostab.faults import (
     DEFAULT_STORAGE_WAIT,
     ENVIRONMENT_FAILURES_IN_A_ROW,
@@ -72,7 +73,12 @@ from paretostab.tuning.coordination import (
     counted_trials,
 )
 from paretostab.tuning.objective import TrialObjective
-from paretostab.tuning.study import create_or_load_study, front_points, resample_seed
+from paretostab.tuning.study import (
+    create_or_load_study,
+    front_points,
+    resample_seed,
+    study_palette,
+)
 
 __all__ = ["MAX_STUDY_NAME", "TuneSettings", "run_trials", "run_workers", "tune"]
 
@@ -103,14 +109,15 @@ class TuneSettings:
     verbosity: int = optuna.logging.INFO
     scheduler: str | None = None
 
-    def open_study(self, spec: StudySpec, *, wait_to_open: bool = False) -> optuna.Study:
-        """The spec's study in the storage (created or resumed), with these heartbeats
-        and this wait for a database outage (also to open it with ``wait_to_open``: a
-        worker opens a storage its parent has reached)."""
-        return create_or_load_study(spec, storage=open_storage(
+    def open_study(self, problem: Problem, *, wait_to_open: bool = False) -> optuna.Study:
+        """The study of the problem's spec in the storage (created — with the colour
+        order of the problem's features — or resumed), with these heartbeats and this
+        wait for a database outage (also to open it with ``wait_to_open``: a worker opens
+        a storage its parent has reached)."""
+        return create_or_load_study(problem.spec, storage=open_storage(
             self.storage, heartbeat_interval=self.heartbeat_interval,
             grace_period=self.grace_period, storage_wait=self.storage_wait,
-            wait_to_open=wait_to_open), study_name=self.study_name)
+            wait_to_open=wait_to_open), study_name=self.study_name, problem=problem)
 
     @property
     def artifact_location(self) -> str:
@@ -162,7 +169,17 @@ def tune(spec: StudySpec, *, storage: str | None = None, study_name: str | None 
     the running one fails as interrupted (and does not count). A worker's error is raised
     here as a :class:`~paretostab.errors.WorkerError`. Optuna logs as the caller has set
     it (``optuna.logging``); the command line keeps only its errors.
+
+    Nested evaluation (``[protocol] outer_folds = K``): after the study on the whole data,
+    the same procedure runs in each outer fold k as a study of its own,
+    ``<name>/outer-<k>`` (:func:`~paretostab.evaluation.outer_study_name`), tuned on the
+    fold's training part, with the same options (storage, workers, backend, resumed as
+    any study); a spec with ``outer_fold = k`` runs that fold's study alone (one job per
+    fold). Returns the study on the whole data (the fold's study for one fold).
     """
+    protocol = spec.protocol
+    if protocol.outer_fold is not None and study_name is None:  # one fold's study alone
+        study_name = outer_study_name(spec.name, protocol.outer_fold)
     url = storage or spec.storage or DEFAULT_STORAGE
     total = spec.trials if n_trials is None else n_trials
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
@@ -190,27 +207,35 @@ def tune(spec: StudySpec, *, storage: str | None = None, study_name: str | None 
                             verbosity=optuna.logging.get_verbosity(), scheduler=scheduler)
     problem = Problem.from_spec(spec, data)
     artifact_store(url, artifacts, create=False)  # all checked before anything is made
-    study = settings.open_study(problem.spec)
+    study = settings.open_study(problem)
     store = artifact_store(url, artifacts)
     for note in (*problem.notes, artifact_notice(url, artifacts)):  # once it is all open
         if note:
             print(note, file=sys.stderr)
     start = counted_trials(study)
-    if start >= total:
-        return study
-    enabled = sys.stderr.isatty() if progress is None else progress
-    from tqdm.auto import tqdm
+    if start < total:
+        enabled = sys.stderr.isatty() if progress is None else progress
+        from tqdm.auto import tqdm
 
-    bar = tqdm(total=total - start, desc=f"study {study.study_name}", disable=not enabled)
-    try:
-        if workers == 1:
-            run_trials(study, problem, settings, store,
-                       callbacks=[lambda s, t: _advance(bar, s, start)])
-        else:
-            run_workers(min(workers, total - start), problem, settings,
-                        follow=lambda: _advance(bar, study, start))
-    finally:
-        bar.close()
+        bar = tqdm(total=total - start, desc=f"study {study.study_name}",
+                   disable=not enabled)
+        try:
+            if workers == 1:
+                run_trials(study, problem, settings, store,
+                           callbacks=[lambda s, t: _advance(bar, s, start)])
+            else:
+                run_workers(min(workers, total - start), problem, settings,
+                            follow=lambda: _advance(bar, study, start))
+        finally:
+            bar.close()
+    folds = protocol.outer_folds if protocol.outer_fold is None else None
+    for fold in range(1, (folds or 0) + 1):  # nested evaluation: then each fold's study
+        tune(replace(spec, protocol=replace(protocol, outer_fold=fold)),
+             storage=storage, study_name=outer_study_name(study.study_name, fold),
+             n_trials=n_trials, timeout=timeout, n_jobs=n_jobs, workers=workers,
+             artifacts=artifacts, cache_bytes=cache_bytes, progress=progress,
+             heartbeat_interval=heartbeat_interval, grace_period=grace_period,
+             storage_wait=storage_wait, data=data, backend=backend, scheduler=scheduler)
     return study
 
 
@@ -225,8 +250,8 @@ def run_trials(study: optuna.Study, problem: Problem, settings: TuneSettings, st
     process, and is interrupted when that process ends."""
     slots = TrialSlots(study, settings.n_trials)
     objective = TrialObjective(problem, store=store, resamples_seed=resample_seed(study),
-                               n_jobs=settings.n_jobs, cache_bytes=settings.cache_bytes,
-                               slots=slots)
+                               palette=study_palette(study, problem), n_jobs=settings.n_jobs,
+                               cache_bytes=settings.cache_bytes, slots=slots)
     interrupts = objective.interrupts
     if in_worker:
         _end_with_parent(interrupts)
@@ -373,7 +398,7 @@ def _worker(path: Path, settings: TuneSettings, errors) -> None:
         with stop_signals():
             optuna.logging.set_verbosity(settings.verbosity)  # as its parent logs
             problem = joblib.load(path, mmap_mode="r")
-            study = settings.open_study(problem.spec, wait_to_open=True)
+            study = settings.open_study(problem, wait_to_open=True)
             run_trials(study, problem, settings, artifact_store(settings.storage,
                                                                 settings.artifacts),
                        in_worker=True)

@@ -2,7 +2,8 @@
 
 A study is defined by a spec (:mod:`paretostab.spec`): :func:`create_or_load_study` creates
 it on first use — with the spec's hash, the spec itself (the report re-runs front trials
-from it), the seed of its shared resamples, the metric names a person reads and the
+from it), the seed of its shared resamples, the order in which its features get their
+colours in every map (:func:`study_palette`), the metric names a person reads and the
 dashboard's study note — and resumes it afterwards, refusing a spec that computes
 something else. Its Pareto front is :func:`front_table`.
 """
@@ -10,6 +11,7 @@ something else. Its Pareto front is :func:`front_table`.
 from __future__ import annotations
 
 import warnings
+from typing import TYPE_CHECKING
 
 import numpy as np
 import optuna
@@ -18,14 +20,23 @@ from optuna.trial import TrialState
 
 from paretostab.errors import InvalidInputError
 from paretostab.front import pareto_front
+from paretostab.maps import FeaturePalette, feature_color_order, feature_palette
 from paretostab.measures import get_measure
 from paretostab.spec import SAMPLERS, StudySpec, grid
 from paretostab.storage import display_url
 from paretostab.tuning.coordination import StreamSampler
 from paretostab.tuning.notes import has_note, study_note, write_note
 
-__all__ = ["create_or_load_study", "front_points", "front_table", "make_sampler",
-           "objective_names", "resample_seed"]
+if TYPE_CHECKING:
+    from paretostab.problem import Problem
+
+__all__ = ["FEATURE_COLORS", "create_or_load_study", "front_points", "front_table",
+           "make_sampler", "objective_names", "resample_seed", "study_palette"]
+
+#: The study user attribute holding the features that have a colour in its maps, in the
+#: palette's order (column indices, :func:`~paretostab.maps.feature_color_order`).
+FEATURE_COLORS = "feature_colors"
+
 
 def make_sampler(spec: StudySpec, seed: int | None) -> optuna.samplers.BaseSampler:
     """The spec's sampler seeded with ``seed``. A multi-selector study's search space is
@@ -60,13 +71,17 @@ def make_sampler(spec: StudySpec, seed: int | None) -> optuna.samplers.BaseSampl
     raise InvalidInputError(f"sampler must be one of {SAMPLERS}; got {name!r}.")
 
 
-def create_or_load_study(spec: StudySpec, *, storage,
-                         study_name: str | None = None) -> optuna.Study:
+def create_or_load_study(spec: StudySpec, *, storage, study_name: str | None = None,
+                         problem: Problem | None = None) -> optuna.Study:
     """The spec's study in ``storage``, created on first use and resumed afterwards, with
     the spec's sampler seeded apart in this process (:class:`StreamSampler`).
 
     A study resumed under another spec (different content hash) is refused: its trials
-    would not be comparable.
+    would not be comparable. ``problem``: the spec with the data the study tunes on; a
+    study created with it stores the colour order of its features (user attribute
+    :data:`FEATURE_COLORS`, :func:`study_palette`), computed from ``problem.X`` and
+    ``problem.y``. Without it, every process computes that order itself when it needs
+    it (as for a study made by an older version).
     """
     name = study_name or spec.name
     sampler = StreamSampler(lambda seed: make_sampler(spec, seed), spec.seed)
@@ -82,6 +97,9 @@ def create_or_load_study(spec: StudySpec, *, storage,
         study.set_user_attr("spec", stored)
         study.set_user_attr("resample_seed", spec.seed if spec.seed is not None else
                             int(np.random.SeedSequence().entropy % 2**63))
+        if problem is not None:
+            study.set_user_attr(FEATURE_COLORS,
+                                feature_color_order(problem.X, problem.y).tolist())
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
             study.set_metric_names(objective_names(spec))
@@ -106,6 +124,23 @@ def objective_names(spec: StudySpec) -> list[str]:
 def resample_seed(study: optuna.Study) -> int:
     """The seed of the resamples every trial of a shared-resamples study runs on."""
     return int(study.user_attrs["resample_seed"])
+
+
+def study_palette(study: optuna.Study, problem: Problem) -> FeaturePalette:
+    """The colours of the study's features in all its maps — each trial's on the
+    dashboard, the report's overview and front maps (003 §3: "each feature is assigned a
+    color"): :data:`~paretostab.maps.PALETTE` given to the features of its stored order
+    (:data:`FEATURE_COLORS`), every other feature :data:`~paretostab.maps.OTHER_COLOR`.
+
+    A study without that attribute (made by an older version, or created without its
+    data) gets the order :func:`~paretostab.maps.feature_color_order` computes from
+    ``problem.X`` and ``problem.y`` (the data the study tunes on): what the study would
+    have stored, so that every process colours its features alike.
+    """
+    order = study.user_attrs.get(FEATURE_COLORS)
+    if order is None:
+        order = feature_color_order(problem.X, problem.y)
+    return feature_palette(np.asarray(order, dtype=np.intp))
 
 
 def front_points(study: optuna.Study, trials: list[optuna.trial.FrozenTrial] | None = None

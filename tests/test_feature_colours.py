@@ -1,0 +1,263 @@
+"""One colour per feature in all the maps of a study (003 §3: "each feature is assigned a
+color"; issue 22 point 5): the order of :func:`feature_color_order`, stored in the study
+when it is created, colours each trial's dashboard map and the report's maps alike."""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sklearn.feature_selection import f_classif
+
+from paretostab.errors import InvalidInputError
+from paretostab.maps import OTHER_COLOR, PALETTE, feature_color_order, feature_palette
+from paretostab.problem import Problem
+from paretostab.report.analysis import analyse_study, front_maps
+from paretostab.report.compare import front_trials
+from paretostab.report.load import read_study
+from paretostab.spec import parse_spec
+from paretostab.storage import open_storage
+from paretostab.tuning import create_or_load_study, tune
+from paretostab.tuning import objective as objective_module
+from paretostab.tuning.study import FEATURE_COLORS, study_palette
+
+# --------------------------------------------------------------------------- the order
+
+
+def exact_f(column, y) -> Fraction | float:
+    """The ANOVA F statistic of one integer column, in exact arithmetic: NaN when undefined
+    (one class, or no variance at all), +inf when the classes differ but not within."""
+    values = [Fraction(int(v)) for v in column]
+    classes = sorted(set(y))
+    groups = [[v for v, label in zip(values, y, strict=True) if label == c] for c in classes]
+    n, k = len(values), len(classes)
+    mean = sum(values) / n
+    between = sum(len(g) * (sum(g) / len(g) - mean) ** 2 for g in groups)
+    within = sum((v - sum(g) / len(g)) ** 2 for g in groups for v in g)
+    if k < 2 or (between == 0 and within == 0):
+        return float("nan")
+    if within == 0:
+        return float("inf")
+    return (between / (k - 1)) / (within / (n - k))
+
+
+def category(f) -> int:
+    """+inf first, finite values, NaN last."""
+    return 0 if f == float("inf") else 2 if f != f else 1
+
+
+@st.composite
+def labelled_integers(draw):
+    n = draw(st.integers(4, 10))
+    d = draw(st.integers(1, 8))
+    y = draw(st.lists(st.integers(0, 2), min_size=n, max_size=n))
+    X = draw(st.lists(st.lists(st.integers(0, 3), min_size=d, max_size=d), min_size=n,
+                      max_size=n))
+    return np.array(X, dtype=float), np.array(y), draw(st.integers(0, d + 2))
+
+
+@settings(max_examples=80, deadline=None)
+@given(labelled_integers())
+def test_the_order_is_the_features_by_decreasing_anova_f(case):
+    X, y, n = case
+    order = feature_color_order(X, y, n).tolist()
+    F = [exact_f(X[:, j], y.tolist()) for j in range(X.shape[1])]
+    assert len(order) == min(n, X.shape[1]) == len(set(order))
+    scale = max((f for f in F if category(f) == 1), default=Fraction(1)) or Fraction(1)
+    tolerance = 1e-9 * float(scale)  # F equal to 12 decimals of the largest tie
+
+    def on_a_rounding_edge(f) -> bool:  # where the computed F may round either way
+        return abs((f / scale * 10**12) % 1 - Fraction(1, 2)) < Fraction(1, 1000)
+
+    for a, b in zip(order[:-1], order[1:], strict=True):
+        assert category(F[a]) <= category(F[b])
+        if category(F[a]) == category(F[b]) == 1:
+            assert F[a] >= F[b] - tolerance
+            if F[a] == F[b] and not on_a_rounding_edge(F[a]):
+                assert a < b  # ties by index
+        elif category(F[a]) == category(F[b]):  # both +inf, both NaN: ties
+            assert a < b
+    rest = set(range(X.shape[1])) - set(order) if order else set()
+    last = order[-1] if order else None
+    for other in rest:  # the features left out come after the last one chosen
+        assert category(F[last]) <= category(F[other])
+        if category(F[last]) == category(F[other]) == 1:
+            assert F[other] <= F[last] + tolerance
+
+
+@settings(max_examples=40, deadline=None)
+@given(labelled_integers(), st.data())
+def test_equal_columns_tie_and_are_ordered_by_index(case, data):
+    X, y, _ = case
+    copies = data.draw(st.lists(st.integers(0, X.shape[1] - 1), min_size=1, max_size=4))
+    X = np.hstack([X, X[:, copies]])  # exact copies: the same F to the last bit
+    order = feature_color_order(X, y, X.shape[1]).tolist()
+    position = {feature: place for place, feature in enumerate(order)}
+    for offset, original in enumerate(copies):
+        copy = X.shape[1] - len(copies) + offset
+        assert position[original] < position[copy]
+    assert order == feature_color_order(X.copy(), y.copy(), X.shape[1]).tolist()
+
+
+def test_values_equal_in_exact_arithmetic_tie_whatever_the_order_of_the_sums():
+    rng = np.random.default_rng(3)
+    y = np.repeat([0, 1, 2], 7)
+    base = rng.normal(size=21) / 3.0
+    shuffled = base.copy()
+    for c in range(3):  # the same values in each class, summed in another order
+        within = np.flatnonzero(y == c)
+        shuffled[within] = base[rng.permutation(within)]
+    X = np.column_stack([rng.normal(size=21), shuffled, base, rng.normal(size=21)])
+    X[:, 0] += 4 * y  # the most telling
+    order = feature_color_order(X, y).tolist()
+    assert order[0] == 0 and order.index(1) + 1 == order.index(2)  # the tie by index
+
+
+def test_special_values_and_edges():
+    y = np.array([0, 0, 1, 1])
+    X = np.array([[1.0, 5, 0, 2], [1, 5, 1, 3], [1, 7, 0, 4], [1, 7, 1, 9]])
+    # column 0 constant (NaN: last), 1 constant within classes (+inf: first)
+    assert feature_color_order(X, y).tolist() == [1, 3, 2, 0]
+    assert feature_color_order(X, np.array(["b", "b", "a", "a"])).tolist() == [1, 3, 2, 0]
+    assert feature_color_order(X, np.zeros(4)).tolist() == [0, 1, 2, 3]  # one class
+    assert feature_color_order(X, y, 0).size == 0
+    assert feature_color_order(X, y, 2).tolist() == [1, 3]
+    assert feature_color_order(X, y).dtype == np.intp
+    for bad in ({"X": X[0], "y": y}, {"X": X, "y": y[:3]}, {"X": X, "y": y, "n": -1},
+                {"X": X, "y": y, "n": 1.5}, {"X": X, "y": y, "n": True}):
+        with pytest.raises(InvalidInputError):
+            feature_color_order(bad["X"], bad["y"], *([bad["n"]] if "n" in bad else []))
+
+
+@pytest.mark.filterwarnings("ignore:Features .* are constant", "ignore:invalid value")
+def test_many_features_in_blocks_give_the_order_of_one_computation():
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 3, size=30)
+    X = rng.normal(size=(30, 9000))
+    X[:, [17, 4500, 8999]] += 2.0 * y[:, None]
+    X[:, 100] = 1.0  # constant: NaN
+    F = f_classif(X, y)[0]  # all columns at once (the function computes them in blocks)
+    F = np.where(np.isnan(F), -np.inf, F)
+    expected = np.lexsort((np.arange(X.shape[1]), -np.round(F / F.max(), 12)))
+    order = feature_color_order(X, y, 9000)
+    assert np.array_equal(order, expected)
+    assert set(order[:3].tolist()) == {17, 4500, 8999} and order[-1] == 100
+    assert np.array_equal(feature_color_order(X, y), order[:len(PALETTE)])
+
+
+# --------------------------------------------------------------------------- a study
+
+SPEC = {
+    "study": {"name": "colours", "trials": 4, "seed": 0, "sampler": "random"},
+    "data": {"source": "simulated:n_other=30,n_per_class=20"},
+    "protocol": {"runs": 3},
+    "selector": {"name": "hybrid_rfe", "fixed": {"n_features": 4},
+                 "search": {"n_stable": [0, 4], "reg": {"low": 0.01, "high": 100.0,
+                                                        "log": True}}},
+    "objective": {"stability": "iw"},
+}
+
+
+def spec(**study):
+    raw = json.loads(json.dumps(SPEC))
+    raw["study"].update(study)
+    return parse_spec(raw)
+
+
+def colours_of(m) -> dict[int, tuple]:
+    return dict(zip(m.features.tolist(), m.colors, strict=True))
+
+
+@pytest.fixture(scope="module")
+def studies(tmp_path_factory):
+    """A study created by ``tune`` (it stores its colour order) and one created without
+    its data, as by an older version (it stores none), in one storage; the maps each of
+    their trials drew for the dashboard, by study and trial."""
+    url = f"sqlite:///{tmp_path_factory.mktemp('colours') / 'study.db'}"
+    drawn: dict[tuple[str, int], object] = {}
+    note = objective_module.trial_note
+    tuning = []  # the study being tuned (its trials run in this process)
+    monkeypatch = pytest.MonkeyPatch()
+
+    def spy(number, spec, values, accuracy, map_data, **kwargs):  # the map the trial drew
+        drawn[tuning[-1], number] = map_data
+        return note(number, spec, values, accuracy, map_data, **kwargs)
+
+    monkeypatch.setattr(objective_module, "trial_note", spy)
+    try:
+        tuning.append("colours")
+        tune(spec(), storage=url, progress=False)
+        tuning.append("old")
+        create_or_load_study(spec(name="old"), storage=open_storage(url))  # no data given
+        tune(spec(name="old"), storage=url, progress=False)
+    finally:
+        monkeypatch.undo()
+    return url, drawn
+
+
+def test_a_new_study_stores_the_order_of_its_data(studies):
+    url, _ = studies
+    reader = read_study(url, "colours")
+    problem = Problem.from_spec(spec())
+    stored = reader.study.user_attrs[FEATURE_COLORS]
+    assert stored == feature_color_order(problem.X, problem.y).tolist()
+    assert len(stored) == len(PALETTE)
+    assert reader.palette == feature_palette(stored)
+    assert study_palette(reader.study, problem) == reader.palette
+    assert FEATURE_COLORS not in read_study(url, "old").study.user_attrs
+
+
+@pytest.mark.parametrize("name", ["colours", "old"])
+def test_every_trial_map_and_the_report_colour_a_feature_alike(studies, name):
+    url, drawn = studies
+    reader = read_study(url, name)
+    palette = reader.palette
+    maps = [m for (study, _), m in drawn.items() if study == name]
+    assert len(maps) == 4
+    seen = {}
+    for m in maps:  # every trial's map: the study's palette, grey beyond it
+        assert m.palette == palette
+        for feature, colour in colours_of(m).items():
+            assert colour == palette.color(feature)
+            assert colour == (OTHER_COLOR if feature not in palette.features
+                              else PALETTE[palette.features.index(feature)])
+            assert seen.setdefault(feature, colour) == colour
+    assert any(colour != OTHER_COLOR for colour in seen.values())
+    # the report's maps and overview, made as analyse_study makes them
+    table = reader.trial_table([reader.objective])
+    numbers = front_trials(table, [reader.objective])
+    report = front_maps([reader.runset(n) for n in numbers], numbers,
+                        feature_names=reader.problem.feature_names, chosen=numbers[0],
+                        palette=palette)
+    assert report.palette == palette
+    for m in report.maps:
+        for feature, colour in colours_of(m).items():
+            assert colour == seen[feature]  # the colour of the trials' maps
+    for feature in report.overview.features.tolist():
+        assert report.palette.color(feature) == seen[feature]
+
+
+def test_a_study_without_the_attribute_gets_the_colours_it_would_have_stored(studies):
+    url, drawn = studies
+    new, old = read_study(url, "colours"), read_study(url, "old")
+    assert old.palette == new.palette
+    for (study, _), m in drawn.items():
+        if study == "old":
+            assert colours_of(m) == {f: new.palette.color(f) for f in m.features.tolist()}
+
+
+@pytest.mark.parametrize("name", ["colours", "old"])
+def test_the_report_colours_its_maps_with_the_study_palette(studies, name):
+    url, drawn = studies
+    reader = read_study(url, name)
+    report = analyse_study(reader, replicates=0, progress=False)
+    assert report.maps.palette == reader.palette
+    for m in report.maps.maps:
+        for feature, colour in colours_of(m).items():
+            assert all(colour == colours_of(trial_map)[feature]
+                       for (study, _), trial_map in drawn.items()
+                       if study == name and feature in trial_map.features)
