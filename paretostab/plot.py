@@ -16,9 +16,11 @@ object computed by a pure module — a :class:`paretostab.front.ParetoFront` (th
 the front drawn through them, the dominated region and its area, the weight), a
 :class:`paretostab.maps.StabilityMap` or a :class:`paretostab.maps.SelectionOverview` —
 and rejects anything else with one error. The one evaluation done here is that of the
-weight's density on a grid, to shade the dominated area by it. The front drawers draw
-the same artists (labels, colours, zorders) as when they computed the front themselves:
-the report's figures are unchanged.
+weight's density on a grid, to shade the dominated area by it. A front reads at a
+glance: its trials are filled circles on its staircase, the other trials light-grey dots,
+the confidence regions dark outlines with a light fill, and the labels of points are
+placed apart whenever the figure is drawn (at its final size and zoom), with thin leader
+lines where points are dense.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ import matplotlib
 import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.collections import PolyCollection
+from matplotlib.collections import LineCollection, PolyCollection
 from matplotlib.colors import to_rgba
 from matplotlib.figure import Figure
 from matplotlib.image import AxesImage
@@ -39,10 +41,12 @@ from matplotlib.patches import Ellipse as EllipsePatch
 from matplotlib.patches import Patch, Rectangle
 from matplotlib.ticker import MaxNLocator
 from matplotlib.transforms import blended_transform_factory
+from mpl_toolkits.axes_grid1 import make_axes_locatable
 
 from paretostab.errors import InvalidInputError
 from paretostab.front import ParetoFront, as_points
 from paretostab.maps import PALETTE, FeaturePalette, SelectionOverview, StabilityMap
+from paretostab.point_labels import label_points
 
 __all__ = ["GROUP_COLORS", "GROUP_MARKERS", "draw_combined_front", "draw_front", "draw_fronts",
            "draw_group_fronts", "draw_optimism", "draw_selection_overview",
@@ -52,6 +56,9 @@ __all__ = ["GROUP_COLORS", "GROUP_MARKERS", "draw_combined_front", "draw_front",
 _SHADE_ALPHA = 0.18        # uniform shading of the dominated area
 _WEIGHT_ALPHA = (0.10, 0.50)  # weighted shading: the patch's alpha, the image's maximum
 _GRID = 200                # resolution of the weighted shading
+_POINT_SIZE, _POINT_COLOR = 14.0, "0.62"  # the trials off the front: small light-grey dots
+_FRONT_SIZE, _EDGE_COLOR = 36.0, "0.1"    # the front's points: filled circles, dark edge
+_REGION_COLOR, _REGION_FILL = "0.2", 0.10  # confidence regions: dark outline, light fill
 #: Selection frequencies: blue from the lightest "Blues" for any p_f > 0, white for 0.
 _FREQUENCY_COLORS = matplotlib.colormaps["Blues"].with_extremes(under="white")
 
@@ -405,7 +412,10 @@ def draw_selection_overview(overview: SelectionOverview, *, ax: Axes | None = No
         tick.set_fontweight("bold")
         tick.set_color("C3")
     if colorbar:
-        bar = ax.figure.colorbar(image, ax=ax, fraction=0.05, pad=0.02, aspect=30)
+        # beside the heatmap, as high as it whatever the layout (a colour bar made with
+        # ``ax=`` keeps its aspect, and is shorter than a tall narrow heatmap)
+        cax = make_axes_locatable(ax).append_axes("right", size=0.15, pad=0.1)
+        bar = ax.figure.colorbar(image, cax=cax)
         bar.set_label("selection frequency $p_f$", fontsize="small")
         bar.set_ticks([1e-9, 0.25, 0.5, 0.75, 1.0], labels=["0", "0.25", "0.5", "0.75", "1"])
         bar.ax.tick_params(labelsize="small")
@@ -513,7 +523,10 @@ def _indices(values: object, n: int, name: str) -> np.ndarray:
     return np.asarray(out, dtype=np.intp)
 
 
-def _draw_ellipses(ax: Axes, ellipses: Sequence[object], color: object) -> list:
+def _draw_ellipses(ax: Axes, ellipses: Sequence[object], color: object, *,
+                   fill: float = 0.0, linewidth: float = 1.0, zorder: float = 3.5) -> list:
+    """The confidence regions ``ellipses`` as outlines in ``color`` (``linewidth``), filled
+    with ``color`` at alpha ``fill`` (0: not filled); the first carries the legend label."""
     patches = []
     for k, region in enumerate(ellipses):
         try:
@@ -535,8 +548,9 @@ def _draw_ellipses(ax: Axes, ellipses: Sequence[object], color: object) -> list:
                      else "confidence regions")
         # the angle is that of the major axis: the width goes along it
         patch = EllipsePatch(center, width=2 * semi.max(), height=2 * semi.min(),
-                             angle=math.degrees(angle), fill=False, edgecolor=color,
-                             linewidth=1.0, zorder=3.5, label=label)
+                             angle=math.degrees(angle), fill=fill > 0,
+                             facecolor=to_rgba(color, fill), edgecolor=color,
+                             linewidth=linewidth, zorder=zorder, label=label)
         ax.add_patch(patch)
         patches.append(patch)
     return patches
@@ -556,20 +570,38 @@ def _draw_staircase(ax: Axes, drawn: np.ndarray, color: object, label: str, *,
 
 
 def _finish_front_axes(ax: Axes, legend: bool) -> Axes:
-    """Axis labels a front's axes lack (accuracy, stability) and, if asked, its legend."""
+    """Axis labels a front's axes lack (accuracy, stability) and, if asked, its legend
+    (small, in the corner where it hides least)."""
     if not ax.get_xlabel():
         ax.set_xlabel("accuracy")
     if not ax.get_ylabel():
         ax.set_ylabel("stability")
     if legend:
-        ax.legend(fontsize="small", loc="best")
+        ax.legend(fontsize="x-small", loc="best", framealpha=0.8)
     return ax
+
+
+def _draw_front_line(ax: Axes, front: ParetoFront, color: object) -> None:
+    """The front's staircase in ``color`` with its points (not the trivial point) marked
+    by filled circles edged dark, above the other points: one line, whose legend entry
+    shows both."""
+    drawn = front.front_points
+    if not drawn.size:
+        return
+    marked = np.ones(len(drawn), dtype=bool)
+    if len(drawn) > len(front.rows):  # the trivial point is among the vertices
+        marked[np.flatnonzero((drawn == front.trivial_point).all(axis=1))[:1]] = False
+    ax.step(drawn[:, 0], drawn[:, 1], where="pre", color=color, linewidth=1.5, zorder=4,
+            marker="o", markevery=np.flatnonzero(marked).tolist(),
+            markersize=math.sqrt(_FRONT_SIZE), markerfacecolor=color,
+            markeredgecolor=_EDGE_COLOR, markeredgewidth=0.8, label="Pareto front")
 
 
 def draw_front(front: ParetoFront, *, ax: Axes | None = None, area: bool = True,
                labels: Sequence[str] | None = None, ellipses: Sequence[object] | None = None,
                chosen: object = None, chosen_label: str = "γ choice",
-               points_label: str = "trials", legend: bool = False) -> Axes:
+               points_label: str = "trials", legend: bool = False,
+               color: object = "C0") -> Axes:
     """Draw (accuracy, stability) points, their Pareto front, dominance area, confidence
     regions and chosen points (002 §3 Fig. 2–3; 003 §7.1 Fig. 11).
 
@@ -577,9 +609,9 @@ def draw_front(front: ParetoFront, *, ax: Axes | None = None, area: bool = True,
     ----------
     front : ParetoFront
         From :meth:`paretostab.front.ParetoFront.of`: the points (rows with a NaN are not
-        drawn), the front drawn as a staircase through its points, which are outlined
-        (none when its ``rows`` are empty), the trivial point (a cross) and the dominated
-        region with its area.
+        drawn) as small light-grey dots, the front drawn as a staircase through its points,
+        which are filled circles in ``color`` edged dark (none when its ``rows`` are
+        empty), the trivial point (a cross) and the dominated region with its area.
     ax : matplotlib Axes, optional
         Where to draw; a new figure is created only when None.
     area : bool
@@ -588,16 +620,22 @@ def draw_front(front: ParetoFront, *, ax: Axes | None = None, area: bool = True,
         ``w(a, φ)`` (darker = more weight; a callable gets grid arrays of accuracies and
         stabilities) and names the weight in the label.
     labels : sequence of str, optional
-        One annotation per point (e.g. trial numbers).
+        One annotation per point (e.g. trial numbers; "" for none). The labels of points
+        at one place are joined into one ("4, 7"); each is placed, whenever the figure is
+        drawn, where it overlaps no other label (beside its point when there is room, else
+        further away with a thin leader line to it), or left out when no place is free.
     ellipses : sequence of Ellipse, optional
-        Confidence regions (:func:`paretostab.report.confidence_regions`), drawn as
-        outlines; regions with non-finite parameters are skipped.
+        Confidence regions (:func:`paretostab.report.confidence_regions`), drawn as dark
+        outlines with a light fill above the points; regions with non-finite parameters are
+        skipped.
     chosen : sequence of int or of GammaChoice, optional
         Rows of the points to circle (e.g. the γ choices), labelled ``chosen_label``.
     points_label : str
         The legend label of the points (each point is a trial of a tuning study).
     legend : bool
         Call ``ax.legend`` (small font, best location).
+    color : matplotlib colour
+        Of the front, its points, the trivial point and the shading.
 
     Returns
     -------
@@ -623,12 +661,12 @@ def draw_front(front: ParetoFront, *, ax: Axes | None = None, area: bool = True,
             area_label += f" ({weight.label})"
     if ax is None:
         ax = _new_axes((5.0, 4.0))
-    dots = ax.scatter(arr[:, 0], arr[:, 1], s=18, zorder=3, label=points_label)
-    color = dots.get_facecolor()[0] if len(dots.get_facecolor()) else "C0"
+    ax.scatter(arr[:, 0], arr[:, 1], s=_POINT_SIZE, color=_POINT_COLOR, edgecolors="none",
+               zorder=3, label=points_label)
     if front.trivial_point is not None:
         ax.scatter(front.trivial_point[None, 0], front.trivial_point[None, 1], marker="x",
                    s=40, color=color, zorder=3, label="trivial point")
-    _draw_staircase(ax, front.front_points, color, "Pareto front")
+    _draw_front_line(ax, front, color)
     if polygon is not None:
         if flat:
             ax.fill(polygon[:, 0], polygon[:, 1], color=color, alpha=_SHADE_ALPHA,
@@ -639,15 +677,14 @@ def draw_front(front: ParetoFront, *, ax: Axes | None = None, area: bool = True,
                                label=area_label)
             _shade_by_density(ax, polygon, patch, weight.density, color)
     if ellipses is not None:
-        _draw_ellipses(ax, ellipses, "0.25")
+        _draw_ellipses(ax, ellipses, _REGION_COLOR, fill=_REGION_FILL, linewidth=1.4,
+                       zorder=4.5)
     if chosen_idx.size:
         ax.scatter(arr[chosen_idx, 0], arr[chosen_idx, 1], s=140, facecolors="none",
                    edgecolors="C3", linewidths=1.6, zorder=5, label=chosen_label)
     if labels is not None:
-        for (x, y), text in zip(arr, labels, strict=True):
-            if np.isfinite(x) and np.isfinite(y):
-                ax.annotate(str(text), (x, y), xytext=(3, 3), textcoords="offset points",
-                            fontsize="small")
+        label_points(ax, arr, labels, fontsize="small", zorder=6,
+                     radius=math.sqrt(_FRONT_SIZE) / 2)
     return _finish_front_axes(ax, legend)
 
 
@@ -680,8 +717,6 @@ def draw_optimism(trial_points: object, means: ParetoFront, *, ax: Axes,
     if not len(centers):
         return ax
     segments = np.stack([trials, centers], axis=1)
-    from matplotlib.collections import LineCollection
-
     ax.add_collection(LineCollection(segments, colors=[color], linewidths=0.8,
                                      linestyles="dotted", zorder=3.4))
     ax.scatter(centers[:, 0], centers[:, 1], s=14, marker="D", color=color, zorder=3.6,
@@ -882,7 +917,7 @@ def draw_group_fronts(groups: Sequence[object], *, ax: Axes | None = None,
                         face=color, size=40)
         _legend_entry(ax, name, color, marker)
         if regions is not None:
-            for patch in _draw_ellipses(ax, regions, color):
+            for patch in _draw_ellipses(ax, regions, color, fill=0.08, linewidth=1.2):
                 patch.set_label("_nolegend_")
             centers = np.array([r.center for r in regions], dtype=float).reshape(-1, 2)
             ax.scatter(centers[:, 0], centers[:, 1], s=36, marker="+", color=color,
@@ -964,11 +999,6 @@ def draw_combined_front(front: ParetoFront, groups: Sequence[str], *, ax: Axes |
                    color=color, edgecolors="black", linewidths=0.7, zorder=4)
         _legend_entry(ax, name, color, marker, line=False)
     if labels is not None:
-        texts: dict[tuple[float, float], list[str]] = {}  # one annotation per place
-        for (x, y), text in zip(arr, labels, strict=True):
-            if text and np.isfinite(x) and np.isfinite(y):
-                texts.setdefault((float(x), float(y)), []).append(str(text))
-        for (x, y), words in texts.items():
-            ax.annotate(", ".join(words), (x, y), xytext=(4, 4), textcoords="offset points",
-                        fontsize="x-small", zorder=6)
+        label_points(ax, arr, labels, fontsize="x-small", zorder=6,
+                     radius=math.sqrt(_FRONT_SIZE) / 2)
     return _finish_front_axes(ax, legend)

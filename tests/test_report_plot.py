@@ -112,7 +112,10 @@ def test_front_with_weight_ellipses_and_choices(rc_unchanged):
     assert patches[0].width == pytest.approx(0.06) and patches[0].height == pytest.approx(0.02)
     assert patches[0].angle == pytest.approx(np.degrees(0.3))
     np.testing.assert_allclose(patches[0].center, POINTS[FRONT[0]])
-    assert not patches[0].get_fill()
+    # visible at any zoom: a dark outline with a light fill, above the front's points
+    assert patches[0].get_fill() and 0 < patches[0].get_facecolor()[3] <= 0.2
+    assert patches[0].get_edgecolor()[3] == 1 and patches[0].get_linewidth() >= 1.2
+    assert patches[0].get_zorder() > ax.lines[0].get_zorder()
     # the γ choices circled
     np.testing.assert_allclose(circles(ax), POINTS[[1, 3]])
     # the dominated area shaded by the density: darker towards high accuracy
@@ -407,3 +410,163 @@ def test_zoom_to_data_frames_the_points_and_regions_not_the_unit_square():
     assert x0 <= points[:, 0].min() and x1 >= points[:, 0].max()
     assert y0 <= points[:, 1].min() and y1 >= points[:, 1].max()
     assert ax.get_xlim() == (x0, x1)
+
+
+# --------------------------------------------------------------------------- reading at a glance
+
+
+def shown_labels(ax):
+    """The window extents (display pixels) of the trial labels shown, after a full draw
+    on an Agg canvas."""
+    ax.figure.canvas.draw()
+    return [t.get_window_extent() for t in ax.texts if t.get_visible()]
+
+
+def assert_apart(boxes):
+    for i, a in enumerate(boxes):
+        for b in boxes[i + 1:]:
+            assert not (a.x0 < b.x1 and b.x0 < a.x1 and a.y0 < b.y1 and b.y0 < a.y1), (a, b)
+
+
+def dense_points():
+    rng = np.random.default_rng(3)  # 40 trials in a box of 0.01 × 0.01
+    return np.column_stack([0.9 + 0.01 * rng.random(40), 0.8 + 0.01 * rng.random(40)])
+
+
+def labelled_front(points, *, size=(5, 4), limits=((0.85, 0.95), (0.75, 0.85)), **kwargs):
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    figure = Figure(figsize=size, dpi=100)
+    FigureCanvasAgg(figure)
+    ax = figure.add_subplot()
+    draw_front(ParetoFront.of(points, rows=list(range(len(points)))), ax=ax, area=False,
+               labels=[str(k) for k in range(len(points))], **kwargs)
+    ax.set_xlim(*limits[0])  # placed when drawn: after the zoom
+    ax.set_ylim(*limits[1])
+    return ax
+
+
+def test_trial_labels_never_overlap_on_a_dense_front(rc_unchanged):
+    from matplotlib.collections import LineCollection
+
+    ax = labelled_front(dense_points())
+    boxes = shown_labels(ax)
+    assert len(boxes) == 40  # each placed, none left out at this size
+    assert_apart(boxes)
+    inside = ax.bbox
+    assert all(inside.x0 <= b.x0 and b.x1 <= inside.x1 and inside.y0 <= b.y0
+               and b.y1 <= inside.y1 for b in boxes)
+    # the labels moved away from their points are joined to them by thin leader lines
+    (leaders,) = [c for c in ax.collections if isinstance(c, LineCollection)]
+    assert 0 < len(leaders.get_segments()) <= 40
+    # deterministic: the same places on every drawing
+    again = shown_labels(ax)
+    assert [tuple(b.extents) for b in again] == [tuple(b.extents) for b in boxes]
+    # placed for the size drawn: a smaller figure still has no overlap
+    ax.figure.set_size_inches(3.5, 3.0)
+    assert_apart(shown_labels(ax))
+
+
+def test_labels_of_duplicate_points_are_joined_and_apart(rc_unchanged):
+    points = np.vstack([dense_points()[:12], dense_points()[:12], [[0.9, 0.8]] * 3])
+    ax = labelled_front(points)
+    texts = sorted(t.get_text() for t in ax.texts)
+    assert "0, 12" in texts and "24, 25, 26" in texts and len(texts) == 13
+    assert_apart(shown_labels(ax))
+    # a label left out (no free place in a tiny axes) is hidden, never drawn over another
+    ax = labelled_front(dense_points(), size=(1.2, 1.0))
+    boxes = shown_labels(ax)
+    assert len(boxes) < 40
+    assert_apart(boxes)
+    assert [tuple(b.extents) for b in shown_labels(ax)] == [tuple(b.extents) for b in boxes]
+
+
+def test_labels_of_points_out_of_view_are_hidden(rc_unchanged):
+    ax = labelled_front(np.array([[0.9, 0.8], [0.2, 0.2]]))
+    ax.figure.canvas.draw()
+    assert [t.get_visible() for t in ax.texts] == [True, False]
+
+
+def test_front_trials_differ_from_the_others_in_colour_and_marker(rc_unchanged):
+    from matplotlib.colors import same_color, to_rgba
+
+    ax = draw_front(ParetoFront.of(POINTS, trivial_point=0.5), ax=Figure().add_subplot(),
+                    labels=[str(k) for k in range(len(POINTS))])
+    dots = ax.collections[0]  # every trial: small light-grey dots
+    assert labels_of(ax)[0] == "trials"
+    assert same_color(dots.get_facecolor()[0], "0.62") and dots.get_sizes()[0] < 20
+    staircase = ax.lines[0]  # the front: filled circles in C0, edged dark, on its line
+    assert staircase.get_label() == "Pareto front" and staircase.get_marker() == "o"
+    assert same_color(staircase.get_markerfacecolor(), "C0")
+    assert same_color(staircase.get_markeredgecolor(), "0.1")
+    assert staircase.get_zorder() > dots.get_zorder()
+    # the markers on the front's points, not on the trivial point that starts it
+    vertices = staircase.get_xydata()
+    np.testing.assert_allclose(vertices[0], [0.5, 1.0])
+    np.testing.assert_allclose(vertices[staircase.get_markevery()], POINTS[FRONT])
+    assert to_rgba(dots.get_facecolor()[0]) != to_rgba(staircase.get_markerfacecolor())
+
+
+def test_the_overview_colour_bar_is_as_high_as_its_heatmap():
+    from paretostab.maps import selection_overview
+    from paretostab.plot import selection_overview_figure
+    from paretostab.protocol import RunSet
+
+    rng = np.random.default_rng(0)
+    runsets = [RunSet(selection_matrix=rng.random((10, 30)) < 0.3,
+                      importance_matrix=rng.random((10, 30)), rank_matrix=None,
+                      scores=np.full(10, 0.8), seeds=np.arange(10, dtype=np.uint32),
+                      fit_seconds=np.zeros(10), metric="accuracy", resampling="bootstrap",
+                      selector="Test") for _ in range(12)]
+    # two trials of 25 features: a narrow, tall heatmap (a colour bar made with ``ax=``
+    # keeps its aspect, and was a third of its height); twelve of 5: a wide, low one
+    for trials, top in ((2, 25), (12, 5)):
+        overview = selection_overview(runsets[:trials], top=top)
+        figure = selection_overview_figure(overview, title="Which features")
+        figure.canvas.draw()
+        heatmap, bar = figure.axes
+        low, high = heatmap.get_window_extent(), bar.get_window_extent()
+        assert high.y0 == pytest.approx(low.y0, abs=1) and high.y1 == pytest.approx(low.y1, abs=1)
+        assert 0 < high.x0 - low.x1 < 20 and 10 < high.width < 20  # beside it, 0.15 inches
+        assert_saves(figure)
+
+
+def test_the_report_front_figure_reads_at_a_glance(tmp_path, rc_unchanged):
+    """A tuned study's front figure: labels apart; beside the plot, the overview of the
+    unit square, large enough to see the frame, and under it the legend, no wider."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.patches import Rectangle
+
+    from paretostab.report.analysis import analyse_study
+    from paretostab.report.figures import study_figures
+    from paretostab.report.load import read_study
+    from paretostab.spec import parse_spec
+    from paretostab.tuning import tune
+
+    spec = {"study": {"name": "glance", "trials": 8, "seed": 0, "sampler": "random"},
+            "data": {"source": "simulated:n_other=30,n_per_class=20"},
+            "protocol": {"runs": 4, "replicates": 3},
+            "selector": {"name": "hybrid_rfe", "fixed": {"n_features": 4},
+                         "search": {"n_stable": [0, 4],
+                                    "reg": {"low": 0.01, "high": 100.0, "log": True}}},
+            "objective": {"stability": "iw"}}
+    url = f"sqlite:///{tmp_path / 'study.db'}"
+    tune(parse_spec(spec), storage=url, progress=False)
+    report = analyse_study(read_study(url), progress=False)
+    figure = study_figures(report).front
+    FigureCanvasAgg(figure)
+    figure.canvas.draw()
+    ax, overview = figure.axes
+    front_labels = [t for t in ax.texts if t.get_visible()]
+    assert {t.get_text() for t in front_labels} <= {str(n) for n in report.table["trial"]}
+    assert_apart([t.get_window_extent() for t in front_labels])
+    plot, legend = ax.get_window_extent(), figure.legends[0].get_window_extent()
+    square = overview.get_window_extent()
+    assert legend.y1 < square.y0 and legend.x0 > plot.x1  # under the overview
+    assert legend.width < 0.3 * figure.bbox.width and plot.width > 0.55 * figure.bbox.width
+    assert square.width >= 0.25 * figure.bbox.width
+    assert square.height == pytest.approx(square.width, rel=0.05)
+    (frame,) = [p for p in overview.patches if isinstance(p, Rectangle)]
+    assert (frame.get_x(), frame.get_width()) == pytest.approx(
+        (ax.get_xlim()[0], np.diff(ax.get_xlim())[0]))
+    assert_saves(figure)
