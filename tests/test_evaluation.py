@@ -364,3 +364,18 @@ def test_a_nested_report_names_missing_folds_and_the_chosen_features(tmp_path):
     partial = analyse_study(read_study(url, "sim", data=(X, y)), replicates=0,
                             progress=False)
     assert partial.nested.missing == (3,) and len(partial.nested.folds) == 2
+
+
+def test_nested_evaluation_runs_with_worker_processes(tmp_path):
+    """Each outer fold is a study as any other: two worker processes share its trials."""
+    rng = np.random.default_rng(1)
+    X, y = simulate(40, rng, d=20)
+    spec = parse_spec({**NESTED, "study": {**NESTED["study"], "trials": 4},
+                       "protocol": {**NESTED["protocol"], "outer_folds": 2, "runs": 3},
+                       "selector": {"name": "t_test", "search": {"n_features": [1, 10]}}})
+    url = f"sqlite:///{tmp_path / 'w.db'}"
+    study = tune(spec, storage=url, data=(X, y), workers=2, progress=False)
+    for name in (study.study_name, "sim/outer-1", "sim/outer-2"):
+        done = optuna.load_study(study_name=name, storage=url).get_trials(
+            states=(optuna.trial.TrialState.COMPLETE,))
+        assert len(done) == 4, name
