@@ -52,12 +52,12 @@ import optuna  # noqa: E402
 from optuna.trial import TrialState  # noqa: E402
 
 from paretostab.errors import InvalidInputError  # noqa: E402
-from paretostab.spec import load_spec  # noqa: E402
+from paretostab.spec import builtin_spec_path, load_spec  # noqa: E402
 from paretostab.storage import open_storage  # noqa: E402
 from paretostab.tuning.coordination import counted_trials, counts  # noqa: E402
 from tests import servers  # noqa: E402
 
-QUICKSTART = ROOT / "studies" / "quickstart.toml"
+QUICKSTART = builtin_spec_path("quickstart")
 
 
 def tune(url: str, n_trials: int, *extra: str, cwd: Path,
@@ -261,7 +261,7 @@ def main() -> None:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--part", choices=("throughput", "matrix", "faults", "both"),
                         default="both")
-    parser.add_argument("--spec", type=Path, default=ROOT / "studies" / "singh_hybrid_rfe.toml")
+    parser.add_argument("--spec", type=Path, default=builtin_spec_path("singh_hybrid_rfe"))
     parser.add_argument("--trials", type=int, default=30)
     parser.add_argument("--matrix-trials", type=int, default=12)
     args = parser.parse_args()

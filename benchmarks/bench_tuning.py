@@ -2,7 +2,7 @@
 
 Run from the repository root::
 
-    python benchmarks/bench_tuning.py          # studies/singh_hybrid_rfe.toml, 16 trials each
+    python benchmarks/bench_tuning.py          # the built-in singh_hybrid_rfe, 16 trials each
     python benchmarks/bench_tuning.py SPEC --trials 30
 
 Each configuration tunes a fresh study (a new SQLite file in a temporary folder) for
@@ -24,14 +24,14 @@ sys.path.insert(0, str(ROOT))
 
 import optuna  # noqa: E402
 
-from paretostab.spec import load_spec  # noqa: E402
+from paretostab.spec import builtin_spec_path, load_spec  # noqa: E402
 from paretostab.tuning import tune  # noqa: E402
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("spec", nargs="?", default=str(ROOT / "studies" / "singh_hybrid_rfe.toml"))
+    parser.add_argument("spec", nargs="?", default=str(builtin_spec_path("singh_hybrid_rfe")))
     parser.add_argument("--trials", type=int, default=16)
     args = parser.parse_args()
     optuna.logging.set_verbosity(optuna.logging.ERROR)  # as the command line: no per-trial log

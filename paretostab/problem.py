@@ -46,6 +46,7 @@ from paretostab.spec import (
     DATA_GROUPS,
     SelectorSpec,
     StudySpec,
+    check_builtin_data,
     fit_to_data,
     trial_selector,
 )
@@ -250,6 +251,7 @@ class Problem:
                 "data= (tune(spec, data=...): (X, y), a DataFrame or an AnnData), or name a "
                 "data file.")
         else:
+            check_builtin_data(spec)
             data = load_dataset(spec.data.source, label=spec.data.label,
                                 impute=spec.data.impute,
                                 orientation=spec.data.orientation or ORIENTATIONS[0],

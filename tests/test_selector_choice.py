@@ -341,7 +341,8 @@ def test_tune_objective_tunes_the_spec_for_another_measure(tmp_path, capsys):
 # --------------------------------------------------------------------------- shipped
 
 
-STUDIES = Path(__file__).resolve().parents[1] / "studies"
+ROOT = Path(__file__).resolve().parents[1]
+STUDIES = ROOT / "paretostab" / "studies"
 
 
 def test_the_shipped_methods_comparison_has_the_settings_of_000_section_6_2():
@@ -366,7 +367,7 @@ def test_the_shipped_methods_comparison_has_the_settings_of_000_section_6_2():
 def test_the_shipped_fig11_script_compares_the_studies_with_objective_names():
     from paretostab.spec import load_spec, with_objective
 
-    script = (STUDIES / "singh_fig11.sh").read_text()
+    script = (ROOT / "benchmarks" / "singh_fig11.sh").read_text()
     spec = load_spec(STUDIES / "singh_hybrid_rfe.toml")
     for measure, name in (("phi", "nogueira"), ("phi_pears", "pearson"), ("phi_iw", "iw")):
         assert "--objective \"$measure\"" in script and measure in script

@@ -1,4 +1,4 @@
-"""Study specs: every file in studies/ parses; tables round-trip; every error names the key,
+"""Study specs: every built-in spec (paretostab/studies/) parses; tables round-trip; every error names the key,
 what is allowed and what was given; the content hash; relative data paths."""
 
 from __future__ import annotations
@@ -34,6 +34,10 @@ from paretostab.spec import (
     StudySpec,
     builtin_spec_names,
     builtin_spec_path,
+    builtin_spec_summaries,
+    builtin_spec_text,
+    check_builtin_data,
+    find_spec,
     grid,
     grid_size,
     json_schema,
@@ -46,7 +50,7 @@ from paretostab.spec import (
 from paretostab.spec.reference import reference_page
 from paretostab.spec.schema import SCHEMA_FILE, declared_keys
 
-STUDIES = Path(__file__).resolve().parents[1] / "studies"
+STUDIES = Path(__file__).resolve().parents[1] / "paretostab" / "studies"
 STUDY_FILES = sorted(STUDIES.glob("*.toml"))
 SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 
@@ -654,14 +658,57 @@ def test_seed_none_and_optional_none_values_in_a_mapping():
     assert parse_spec(parsed.to_dict()) == parsed
 
 
-def test_missing_studies_folder_is_a_clear_error(monkeypatch, tmp_path):
-    import paretostab.spec.files as spec_module
+def test_a_command_line_names_a_spec_file_or_a_builtin_spec(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert find_spec("quickstart") == find_spec("quickstart.toml") == builtin_spec_path()
+    (tmp_path / "quickstart.toml").write_text("[study]\n")  # a file of that name wins
+    assert find_spec("quickstart.toml") == Path("quickstart.toml")
+    assert find_spec("mine.toml") == Path("mine.toml")  # load_spec says it does not exist
+    assert find_spec("data/x.toml") == Path("data/x.toml")
+    with pytest.raises(UnknownNameError, match="Unknown built-in study 'quickstrat'. Did you "
+                                               "mean 'quickstart'"):
+        find_spec("quickstrat")
 
-    monkeypatch.setattr(spec_module, "_studies_folder", lambda: tmp_path / "absent")
-    with pytest.raises(InvalidInputError, match="No built-in study 'quickstart': the studies/ "
-                                                "folder .* is missing"):
-        builtin_spec_path()
-    assert builtin_spec_names() == ()
+
+def test_a_builtin_spec_written_out_names_the_installed_schema_and_reads_the_same(tmp_path):
+    text = builtin_spec_text("quickstart.toml")
+    assert text.splitlines()[0] == f"#:schema {SCHEMA_FILE.as_uri()}"
+    assert text.splitlines()[1:] == STUDIES.joinpath("quickstart.toml").read_text(
+        encoding="utf-8").splitlines()[1:]
+    (tmp_path / "my.toml").write_text(text, encoding="utf-8")
+    assert load_spec(tmp_path / "my.toml").content_hash() == \
+        load_spec(builtin_spec_path()).content_hash()
+
+
+def test_every_builtin_spec_says_what_it_runs_in_its_first_comment_line():
+    summaries = builtin_spec_summaries()
+    assert list(summaries) == list(builtin_spec_names())
+    assert summaries["quickstart"].startswith("HybridRFE on scikit-learn's breast cancer")
+    for name, summary in summaries.items():
+        assert summary.endswith(".") and 30 < len(summary) <= 88, name
+
+
+@pytest.mark.parametrize("path", [p for p in STUDY_FILES if "shared" in p.read_text()],
+                         ids=lambda p: p.stem)
+def test_a_builtin_spec_without_its_data_says_where_to_get_them(path, tmp_path):
+    spec = load_spec(path)
+    absent = dataclasses.replace(spec, data=dataclasses.replace(
+        spec.data, source=str(tmp_path / "x.csv.gz")))
+    with pytest.raises(InvalidInputError) as error:
+        check_builtin_data(absent)
+    message = str(error.value)
+    assert "\n" not in message
+    assert message.startswith(f"The built-in study {path.stem!r} reads x.csv.gz, which is not "
+                              "part of the package")
+    assert f"paretostab studies {path.stem} > {path.stem}.toml" in message
+    assert "[data] source" in message
+    assert "not part of the package" in path.read_text(encoding="utf-8")  # its comments say
+    check_builtin_data(load_spec(builtin_spec_path()))  # scikit-learn's data: built in
+    mine = tmp_path / "mine.toml"
+    mine.write_text(path.read_text(encoding="utf-8"), encoding="utf-8")
+    check_builtin_data(load_spec(mine))  # not a built-in spec: load_dataset says it
+    if Path(spec.data.source).exists():  # the source repository beside ../shared/data
+        check_builtin_data(spec)
 
 
 def as_distribution(param: Param):
@@ -707,7 +754,7 @@ def test_with_objective_tunes_the_same_space_for_another_measure():
 
 # ----------------------------------------------------------------------- pinned hashes and to_dict
 
-# Spec mappings (None: studies/quickstart.toml) and, for each, the content hash, to_dict()
+# Spec mappings (None: the built-in quickstart) and, for each, the content hash, to_dict()
 # and trials computed by the code before spec.py became the spec package: the declarations
 # must reproduce them exactly (a deliberate change of the hashed form bumps _HASH_VERSION).
 PINNED_SPECS = {
@@ -1065,7 +1112,7 @@ def test_committed_json_schema_is_the_declarations():
 @pytest.mark.parametrize("path", STUDY_FILES, ids=[p.stem for p in STUDY_FILES])
 def test_every_study_file_names_and_satisfies_the_json_schema(path):
     first = path.read_text(encoding="utf-8").splitlines()[0]
-    assert first == "#:schema ../paretostab/spec/spec.schema.json"  # Taplo's directive
+    assert first == "#:schema ../spec/spec.schema.json"  # Taplo's directive
     assert (path.parent / first.split(maxsplit=1)[1]).resolve() == SCHEMA_FILE.resolve()
     check = validator()
     tomllib = pytest.importorskip("tomllib", reason="reading TOML needs Python >= 3.11")

@@ -11,7 +11,8 @@ for names, with the closest suggestion) naming the file, the key with its table
 The layout (every table but ``[study]``'s ``name``, ``[data]``'s ``source`` and
 ``[selector]``'s ``name`` is optional; :func:`reference_table` lists every key with its
 type, default and description, :func:`json_schema` is the JSON Schema that TOML editors
-use through a first line ``#:schema ../paretostab/spec/spec.schema.json``)::
+use through a first line ``#:schema ../spec/spec.schema.json`` in the package's
+``studies/``)::
 
     [study]
     name = "singh_hybrid_rfe"    # the Optuna study name
@@ -137,6 +138,10 @@ searched parameters, the selector of a trial, the grid), :mod:`~paretostab.spec.
 from paretostab.spec.files import (
     builtin_spec_names,
     builtin_spec_path,
+    builtin_spec_summaries,
+    builtin_spec_text,
+    check_builtin_data,
+    find_spec,
     load_spec,
     parse_spec,
     with_objective,
@@ -169,6 +174,7 @@ from paretostab.spec.space import (
 __all__ = ["BUILTIN_SOURCES", "DATA_GROUPS", "RESAMPLES", "SAMPLERS", "SELECTOR_PARAM",
            "SIMILARITIES", "DataSpec", "FrozenMap", "ObjectiveSpec", "Param", "ProtocolSpec",
            "SelectorSpec", "StudySpec", "builtin_spec_names", "builtin_spec_path",
+           "builtin_spec_summaries", "builtin_spec_text", "check_builtin_data", "find_spec",
            "fit_to_data", "grid",
            "grid_size", "json_schema", "load_spec", "param_name", "parse_spec",
            "reference_table", "trial_selector", "with_objective"]

@@ -4,7 +4,7 @@
 (:mod:`paretostab.spec.schema`), then the registry checks of ``[selector]`` and
 ``[objective]`` (:mod:`paretostab.spec.resolve`), then the grid of ``sampler = "grid"``
 (:mod:`paretostab.spec.space`). :func:`load_spec` reads a file; the built-in specs are the
-repository's ``studies/`` folder.
+package's ``studies/`` folder (package data, read with :mod:`importlib.resources`).
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import replace
+from importlib import resources
 from pathlib import Path
 
 from paretostab.errors import InvalidInputError, UnknownNameError
@@ -20,6 +21,8 @@ from paretostab.spec.keys import SpecErrors
 from paretostab.spec.resolve import resolve_objective, resolve_selectors
 from paretostab.spec.schema import (
     BUILTIN_SOURCES,
+    MEMORY_SOURCE,
+    SCHEMA_FILE,
     TABLES,
     DataSpec,
     ProtocolSpec,
@@ -29,8 +32,12 @@ from paretostab.spec.schema import (
 )
 from paretostab.spec.space import check_grid
 
-__all__ = ["builtin_spec_names", "builtin_spec_path", "load_spec", "parse_spec",
-           "with_objective"]
+__all__ = ["SCHEMA_DIRECTIVE", "builtin_spec_names", "builtin_spec_path",
+           "builtin_spec_summaries", "builtin_spec_text", "check_builtin_data", "find_spec",
+           "load_spec", "parse_spec", "with_objective"]
+
+#: How a spec's first line names its JSON Schema for TOML editors (Taplo).
+SCHEMA_DIRECTIVE = "#:schema"
 
 
 def _resolve_source(source: str, base: Path | None) -> str:
@@ -145,27 +152,108 @@ def load_spec(path: str | os.PathLike) -> StudySpec:
 
 
 def _studies_folder() -> Path:
-    import paretostab
-
-    return Path(paretostab.__file__).resolve().parents[1] / "studies"
+    """The package's ``studies/`` folder (package data: a wheel installs it unpacked)."""
+    return Path(str(resources.files("paretostab").joinpath("studies")))
 
 
 def builtin_spec_names() -> tuple[str, ...]:
-    """Names of the specs in the repository's ``studies/`` folder."""
-    folder = _studies_folder()
-    return tuple(sorted(p.stem for p in folder.glob("*.toml"))) if folder.is_dir() else ()
+    """Names of the built-in specs, the ``.toml`` files of the package's ``studies/``."""
+    return tuple(sorted(p.stem for p in _studies_folder().glob("*.toml")))
 
 
 def builtin_spec_path(name: str = "quickstart") -> Path:
-    """The repository's ``studies/<name>.toml``."""
-    folder = _studies_folder()
-    if not folder.is_dir():
-        raise InvalidInputError(
-            f"No built-in study {name!r}: the studies/ folder ({folder}) is missing — the "
-            "built-in specs live in the source repository (install it with pip install -e "
-            ".), or give the path of a spec file.")
+    """The built-in spec ``name`` (also ``name.toml``): the package's
+    ``studies/<name>.toml``.
+
+    Raises
+    ------
+    UnknownNameError
+        For a name that is no built-in spec, with the closest one.
+    """
     stem = name[:-5] if isinstance(name, str) and name.endswith(".toml") else name
-    path = folder / f"{stem}.toml"
-    if not isinstance(stem, str) or not path.is_file():
+    path = _studies_folder() / f"{stem}.toml"
+    if not isinstance(stem, str) or "/" in stem or not path.is_file():
         raise UnknownNameError.for_name("built-in study", name, builtin_spec_names())
     return path
+
+
+def find_spec(spec: str | os.PathLike) -> Path:
+    """The spec file a command line names: an existing file, else the built-in spec of
+    that name (``quickstart``, ``quickstart.toml``).
+
+    Parameters
+    ----------
+    spec : str or path-like
+        A file path, or a built-in spec's name.
+
+    Returns
+    -------
+    Path
+        The file; a path that is no file and no built-in name is returned as given, for
+        :func:`load_spec` to say that it does not exist.
+
+    Raises
+    ------
+    UnknownNameError
+        For a bare name (no folder, no suffix) that is no built-in spec.
+    """
+    path = Path(spec)
+    if path.is_file():
+        return path
+    if len(path.parts) == 1 and (not path.suffix or (path.suffix == ".toml"
+                                                     and path.stem in builtin_spec_names())):
+        return builtin_spec_path(path.name)
+    return path
+
+
+def builtin_spec_text(name: str) -> str:
+    """The TOML text of the built-in spec ``name``, to start a spec of one's own from: its
+    ``#:schema`` line names the installed JSON Schema file, wherever the text is saved."""
+    lines = builtin_spec_path(name).read_text(encoding="utf-8").splitlines(keepends=True)
+    if lines and lines[0].startswith(SCHEMA_DIRECTIVE):
+        lines[0] = f"{SCHEMA_DIRECTIVE} {SCHEMA_FILE.as_uri()}\n"
+    return "".join(lines)
+
+
+def builtin_spec_summaries() -> dict[str, str]:
+    """Each built-in spec's name → the first line of its header comment (what it runs)."""
+    summaries = {}
+    for name in builtin_spec_names():
+        text = builtin_spec_path(name).read_text(encoding="utf-8")
+        comments = (line[1:].strip() for line in text.splitlines()
+                    if line.startswith("#") and not line.startswith(SCHEMA_DIRECTIVE))
+        summaries[name] = next((c for c in comments if c), "")
+    return summaries
+
+
+def check_builtin_data(spec: StudySpec) -> None:
+    """Fail clearly when a built-in spec's data file is not at hand.
+
+    The built-in specs of the shared benchmark data read a file beside the source
+    repository (``[data] source`` relative to the spec's folder), not shipped in the
+    package: installed from a wheel, the file is absent.
+
+    Parameters
+    ----------
+    spec : StudySpec
+        A loaded spec; one that is not a built-in spec, or whose data are a built-in data
+        set or a file that exists, passes.
+
+    Raises
+    ------
+    InvalidInputError
+        One line: the data file, that it is not in the package, where its spec says to get
+        it and how to point ``[data] source`` at a copy.
+    """
+    source = spec.data.source
+    if (spec.path is None or source.partition(":")[0] in BUILTIN_SOURCES
+            or source == MEMORY_SOURCE or Path(source).exists()
+            or spec.path.parent.resolve() != _studies_folder().resolve()):
+        return
+    name, file = spec.path.stem, Path(source).name
+    raise InvalidInputError(
+        f"The built-in study {name!r} reads {file}, which is not part of the package (the "
+        f"source repository keeps it beside itself, in ../shared/data; looked for "
+        f"{source}): its comments say where to get it (paretostab studies {name}); write "
+        f"it out with paretostab studies {name} > {name}.toml, point its [data] source at "
+        f"your copy of {file} and run paretostab tune {name}.toml.")
