@@ -34,8 +34,8 @@ from collections.abc import Callable, Iterator
 from paretostab.errors import Interrupted, MemoryLimitError, StoreError
 
 __all__ = ["DEFAULT_STORAGE_WAIT", "ENVIRONMENT_FAILURES_IN_A_ROW", "STOP_SIGNALS", "Retrying",
-           "causes", "environment_error", "one_line", "server_unavailable",
-           "stop_signals", "transient_database_error"]
+           "causes", "environment_error", "one_line", "raise_if_stopped",
+           "server_unavailable", "stop_signals", "transient_database_error"]
 
 DEFAULT_STORAGE_WAIT = 300.0
 """Seconds a process waits for an unreachable database (a restart, a failover) before it
@@ -71,8 +71,23 @@ STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SI
 has them)."""
 
 
+#: The stop signals received during the current :func:`stop_signals` block.
+_received: list[int] = []
+
+
 def _raise_interrupted(signum, frame) -> None:
+    _received.append(signum)
     raise Interrupted(signum)
+
+
+def raise_if_stopped() -> None:
+    """Raise the :class:`~paretostab.errors.Interrupted` of a stop signal received during
+    :func:`stop_signals` whose exception was swallowed: a signal handler's exception is
+    raised in whatever the main thread runs, and Python ignores exceptions in a weakref
+    callback or a ``__del__`` (a database driver's clean-up). A loop that waits calls it
+    after each wait."""
+    if _received:
+        raise Interrupted(_received[-1])
 
 
 @contextlib.contextmanager
@@ -85,12 +100,14 @@ def stop_signals():
     if threading.current_thread() is not threading.main_thread():
         yield
         return
+    _received.clear()
     previous = {signum: signal.signal(signum, _raise_interrupted) for signum in STOP_SIGNALS}
     try:
         yield
     finally:
         for signum, handler in previous.items():
             signal.signal(signum, handler)
+        _received.clear()
 
 
 def causes(exc: BaseException) -> Iterator[BaseException]:

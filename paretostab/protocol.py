@@ -25,7 +25,6 @@ import json
 import math
 import mmap
 import os
-import sys
 import time
 import uuid
 import warnings
@@ -45,6 +44,7 @@ from paretostab import memory
 from paretostab.data import check_classes, check_prefilter, variance_order
 from paretostab.errors import InvalidInputError, StabilityWarning
 from paretostab.measures import get_measure, stability
+from paretostab.progress import progress_bar
 from paretostab.selectors import TrainingSample, protocol_selector
 
 __all__ = ["CACHE_RESERVE_BYTES", "CALIBRATION_BYTES", "DEFAULT_CACHE_BYTES", "METRICS",
@@ -837,14 +837,6 @@ def _check_protocol(X, y, runs, resampling, metric, prefilter, n_jobs, sample_fr
     return X, y
 
 
-def _progress(total: int, enabled: bool | None, description: str):
-    if enabled is None:
-        enabled = sys.stderr.isatty()
-    from tqdm.auto import tqdm
-
-    return tqdm(total=total, desc=description, disable=not enabled, leave=False)
-
-
 def run_protocol(selector, X, y, *, runs: int = 100, resampling: str = "bootstrap",
                  sample_fraction: float = 0.9, prefilter: int | None = None,
                  metric: str = "accuracy", random_state=None, n_jobs: int = 1,
@@ -893,7 +885,9 @@ def run_protocol(selector, X, y, *, runs: int = 100, resampling: str = "bootstra
         at every call — once only for read-only arrays (``X.flags.writeable = False``),
         which are taken not to change.
     progress : bool, optional
-        Show a progress bar; by default when standard error is a terminal.
+        The runs' progress: by default a bar when standard error is a terminal, plain
+        lines on it otherwise; True the bar, False nothing
+        (:func:`~paretostab.progress.progress_bar`).
 
     Raises
     ------
@@ -927,7 +921,7 @@ def run_protocol(selector, X, y, *, runs: int = 100, resampling: str = "bootstra
     jobs = (delayed(_run_one)(selector, X, y, seed, settings, metric, cache, fingerprint,
                               timed_run) for seed, timed_run in zip(seeds, prepared, strict=True))
     matrices, results = None, []
-    with _progress(runs, progress, name) as bar:
+    with progress_bar(runs, name, progress=progress, unit="runs", leave=False) as bar:
         for i, result in enumerate(Parallel(n_jobs=n_jobs, return_as="generator")(jobs)):
             # each run's rows go into the M × d matrices as they come: held once
             if matrices is None:

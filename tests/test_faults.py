@@ -584,7 +584,7 @@ def test_a_report_with_another_studys_artifact_folder_is_one_error_line(tmp_path
     (tmp_path / "other").mkdir()
     with pytest.raises(SystemExit) as exited:
         main(["report", "--storage", url, "--artifacts", str(tmp_path / "other"),
-              "--out", str(tmp_path / "report")])
+              "--out", str(tmp_path / "report"), "--quiet"])  # no replicates' progress
     err = capsys.readouterr().err
     assert exited.value.code == 2 and err.count("\n") == 1, err
     assert "is not in the artifact store: give the --artifacts the study was tuned" in err

@@ -54,7 +54,7 @@ from paretostab.report.estimates import (
     held_out_evaluation,
     nested_evaluation,
 )
-from paretostab.report.load import StudyReader
+from paretostab.report.load import KBAR, StudyReader
 from paretostab.spec import SELECTOR_PARAM
 from paretostab.weight import Weight, as_weight, weight_name
 
@@ -150,7 +150,7 @@ def chosen_trade_off(row: pd.Series, params: Mapping[str, object], measures: Seq
             entry.update({"replicate mean": mean, "interval low": max(mean - half, low),
                           "interval high": min(mean + half, high)})  # within the bounds
         rows.append(entry)
-    kbar = row.get("k̄")
+    kbar = row.get(KBAR)
     present = kbar is not None and not (isinstance(kbar, float) and math.isnan(kbar))
     return ChosenTradeOff(
         trial=int(row["trial"]), gamma=gamma, params=params,
@@ -423,10 +423,10 @@ def analyse_study(reader: StudyReader, *, measures: Sequence[str] | None = None,
                                  selection=selection)
     split = reader.problem.split if reader.has_spec else None
     held_out = (held_out_evaluation(reader, table, list(dict.fromkeys([*front.trials, number])),
-                                    found, level=level)
+                                    found, level=level, progress=progress)
                 if split is not None else None)
     nested = (nested_evaluation(reader, objective, gamma=gamma, level=level,
-                                allow_chance=allow_chance)
+                                allow_chance=allow_chance, progress=progress)
               if reader.has_spec and reader.spec.protocol.outer_folds else None)
     selectors, groups = None, ()
     if SELECTOR_PARAM in table and table[SELECTOR_PARAM].nunique() > 1:

@@ -28,21 +28,23 @@ from paretostab.errors import InvalidInputError, StoreError
 from paretostab.front import as_gamma
 from paretostab.measures import measure_name
 from paretostab.report.analysis import (
+    StudyReport,
     analyse_studies,
     analyse_study,
     check_replicates,
 )
-from paretostab.report.compare import Comparison
+from paretostab.report.compare import Comparison, jsonable
 from paretostab.report.confidence import as_level
 from paretostab.report.estimates import chance_flags, eligible_choice
-from paretostab.report.figures import comparison_figures, study_figures
+from paretostab.report.figures import StudyFigures, comparison_figures, study_figures
 from paretostab.report.html import write_report
 from paretostab.report.load import StudyReader, read_study
 from paretostab.report.pages import studies_sections, study_sections
 from paretostab.storage import DEFAULT_STORAGE, display_url, open_storage
 from paretostab.weight import as_weight
 
-__all__ = ["build_comparison", "build_report", "choose_trial", "written_folder"]
+__all__ = ["analysed_study", "build_comparison", "build_report", "choose_trial",
+           "write_study_report", "written_folder"]
 
 
 def build_report(storage_url: str, *, study_name: str | None = None,
@@ -74,6 +76,22 @@ def build_report(storage_url: str, *, study_name: str | None = None,
     development part and scored on them; one with ``outer_folds`` gets its outer folds'
     metric and the stability of their chosen selections.
     """
+    reader, report, figures = analysed_study(
+        storage_url, study_name=study_name, measures=measures, replicates=replicates,
+        weight=weight, gamma=gamma, level=level, artifacts=artifacts, progress=progress,
+        data=data, allow_chance=allow_chance)
+    return write_study_report(reader, report, figures, out)
+
+
+def analysed_study(storage_url: str, *, study_name: str | None = None,
+                   measures: list[str] | None = None, replicates: int | None = None,
+                   weight: object = None, gamma: float = 0.5, level: float = 0.95,
+                   artifacts: str | None = None, progress: bool | None = None,
+                   data: object = None, allow_chance: bool = False
+                   ) -> tuple[StudyReader, StudyReport, StudyFigures]:
+    """What :func:`build_report` writes, computed and drawn: the study's reader, its
+    :class:`~paretostab.report.analysis.StudyReport` and its figures (the arguments are
+    :func:`build_report`'s)."""
     as_gamma(gamma)
     as_level(level)
     weight = as_weight(weight)
@@ -82,14 +100,21 @@ def build_report(storage_url: str, *, study_name: str | None = None,
     report = analyse_study(reader, measures=measures, replicates=replicates, weight=weight,
                            gamma=gamma, level=level, progress=progress,
                            allow_chance=allow_chance)
+    return reader, report, study_figures(report)
+
+
+def write_study_report(reader: StudyReader, report: StudyReport, figures: StudyFigures,
+                       out: str | Path) -> Path:
+    """Write ``report`` with its ``figures`` to ``out`` (``index.html``, ``front.csv``,
+    ``summary.json``, ``selectors.csv`` for a multi-selector study), each file replaced
+    whole or not at all (:func:`written_folder`), and give the study's dashboard note the
+    front as of now; returns ``out``."""
     out = Path(out)
-    figures = study_figures(report)
     with written_folder(out, "report") as folder:
         report.front_table.to_csv(folder / "front.csv", index=False)
         if report.selectors is not None:
             report.selectors.to_frame().to_csv(folder / "selectors.csv", index=False)
-        (folder / "summary.json").write_text(
-            json.dumps(report.to_dict(), indent=2, default=float), encoding="utf-8")
+        _write_json(folder / "summary.json", report.to_dict())
         write_report(folder, title=f"paretostab report: {report.study}",
                      sections=study_sections(report, figures))
     reader.note_front(report.front_table, datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"))
@@ -222,11 +247,17 @@ def build_comparison(studies: Sequence[str], storages: Sequence[str] | None = No
     figures = comparison_figures(comparison, compared.groups, noun="study", plural="studies")
     with written_folder(out, "comparison") as folder:
         comparison.to_frame().to_csv(folder / "comparison.csv", index=False)
-        (folder / "comparison.json").write_text(json.dumps(compared.to_dict(), indent=2),
-                                                encoding="utf-8")
+        _write_json(folder / "comparison.json", compared.to_dict())
         write_report(folder, title=f"paretostab comparison: {', '.join(comparison.groups)}",
                      sections=studies_sections(compared, figures))
     return out, comparison
+
+
+def _write_json(path: Path, value: object) -> None:
+    """``value`` as strict JSON: NaN and ±∞ as null (:func:`~paretostab.report.compare.
+    jsonable`), never ``NaN`` or ``Infinity``, which R and spreadsheets do not read."""
+    path.write_text(json.dumps(jsonable(value), indent=2, allow_nan=False, default=float)
+                    + "\n", encoding="utf-8")
 
 
 @contextlib.contextmanager

@@ -265,7 +265,8 @@ class Comparison:
         return pd.DataFrame(rows)
 
     def to_dict(self) -> dict:
-        """Everything, as plain JSON-able data (``comparison.json``; NaN as None)."""
+        """Everything, as plain JSON-able data (``comparison.json``; NaN and ±∞ as
+        None)."""
         def interval(value):
             return None if value is None else {"low": value.low, "high": value.high,
                                                "estimate": value.estimate}
@@ -303,7 +304,9 @@ def _bounds(name: str, interval: DominanceAreaInterval | None) -> dict:
 
 
 def jsonable(value: object) -> object:
-    """``value`` with numpy scalars as Python ones and NaN as None."""
+    """``value`` with numpy scalars as Python ones and NaN and ±∞ as None: strict JSON,
+    which R, spreadsheets and other JSON readers take (``json.dumps`` would write
+    ``NaN`` and ``Infinity``)."""
     if isinstance(value, Mapping):
         return {str(k): jsonable(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
@@ -313,7 +316,7 @@ def jsonable(value: object) -> object:
     if isinstance(value, np.integer):
         return int(value)
     if isinstance(value, float | np.floating):
-        return None if math.isnan(value) else float(value)
+        return float(value) if math.isfinite(value) else None
     return value
 
 

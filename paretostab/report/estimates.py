@@ -32,6 +32,7 @@ from paretostab.evaluation import (
 )
 from paretostab.front import choose, dominance_area, pareto_front
 from paretostab.measures import stability
+from paretostab.progress import progress_bar
 from paretostab.report.load import StudyReader
 
 __all__ = ["ChanceFlags", "HeldOutEvaluation", "NestedEvaluation", "chance_flags",
@@ -187,22 +188,28 @@ class HeldOutEvaluation:
 
 
 def held_out_evaluation(reader: StudyReader, table: pd.DataFrame, front: Sequence[int],
-                        replicates: Mapping[int, Mapping], *, level: float
-                        ) -> HeldOutEvaluation:
+                        replicates: Mapping[int, Mapping], *, level: float,
+                        progress: bool | None = None) -> HeldOutEvaluation:
     """:class:`HeldOutEvaluation` of the trials ``front`` (numbers) of ``table``, with
-    their ``replicates`` (trial number → ``{"accuracy": [...]}``, possibly empty)."""
+    their ``replicates`` (trial number → ``{"accuracy": [...]}``, possibly empty);
+    ``progress`` of the refits as :func:`~paretostab.progress.progress_bar` shows it."""
     problem = reader.problem
     by_number = table.set_index("trial")
     scores, rows = {}, []
-    for number in front:
-        score = reader.held_out_score(int(number), level)
-        scores[int(number)] = score
-        sample = np.asarray(replicates.get(int(number), {}).get("accuracy", []), dtype=float)
-        rows.append({"trial": int(number),
-                     "out-of-bag": float(by_number.loc[number, "accuracy"]),
-                     "replicate mean": float(np.nanmean(sample)) if sample.size else math.nan,
-                     "held-out": score.value, "held-out low": score.low,
-                     "held-out high": score.high})
+    with progress_bar(len(front), "held-out refits", progress=progress, unit="trials",
+                      leave=False) as bar:
+        for number in front:
+            score = reader.held_out_score(int(number), level)
+            scores[int(number)] = score
+            sample = np.asarray(replicates.get(int(number), {}).get("accuracy", []),
+                                dtype=float)
+            rows.append({"trial": int(number),
+                         "out-of-bag": float(by_number.loc[number, "accuracy"]),
+                         "replicate mean": (float(np.nanmean(sample)) if sample.size
+                                            else math.nan),
+                         "held-out": score.value, "held-out low": score.low,
+                         "held-out high": score.high})
+            bar.update()
     return HeldOutEvaluation(problem.split.description, int(problem.y.size),
                              int(problem.test_y.size), scores, pd.DataFrame(rows))
 
@@ -256,36 +263,40 @@ class NestedEvaluation:
 
 
 def nested_evaluation(reader: StudyReader, objective: str, *, gamma: float, level: float,
-                      allow_chance: bool) -> NestedEvaluation:
+                      allow_chance: bool, progress: bool | None = None) -> NestedEvaluation:
     """:class:`NestedEvaluation` of the outer-fold studies of the study ``reader`` reads
     (:func:`~paretostab.evaluation.outer_study_name`): in each, the γ choice among its
     trials not flagged (all with ``allow_chance``), refitted on the fold's training part
-    and scored on its test part."""
+    and scored on its test part; ``progress`` of the folds as
+    :func:`~paretostab.progress.progress_bar` shows it."""
     k = reader.spec.protocol.outer_folds
     rows, missing, supports, importances = [], [], [], []
     names = reader.problem.feature_names
-    for fold in range(1, k + 1):
-        outer = reader.outer_reader(fold)
-        table = outer.trial_table([objective]) if outer is not None else pd.DataFrame()
-        if table.empty:
-            missing.append(fold)
-            continue
-        flags = None if allow_chance else chance_flags(outer, table, objective, level=level)
-        row = table.iloc[eligible_choice(table, objective, gamma, flags)]
-        number = int(row["trial"])
-        score = outer.held_out_score(number, level)
-        selection = outer.problem.whole_data_selection(outer.trial(number).params)
-        support = np.zeros(len(names), dtype=bool)
-        support[selection["index"].to_numpy()] = True
-        weights = np.zeros(len(names))
-        weights[selection["index"].to_numpy()] = selection["importance"].fillna(1.0).abs()
-        supports.append(support)
-        importances.append(weights)
-        rows.append({"fold": fold, "study": outer_study_name(reader.name, fold),
-                     "trials": len(table), "chosen": number,
-                     "out-of-bag": float(row["accuracy"]), "outer": score.value,
-                     "outer low": score.low, "outer high": score.high, "n test": score.n,
-                     "selected": len(selection)})
+    with progress_bar(k, "outer folds", progress=progress, unit="folds", leave=False) as bar:
+        for fold in range(1, k + 1):
+            outer = reader.outer_reader(fold)
+            table = outer.trial_table([objective]) if outer is not None else pd.DataFrame()
+            if table.empty:
+                missing.append(fold)
+                bar.update()
+                continue
+            flags = None if allow_chance else chance_flags(outer, table, objective, level=level)
+            row = table.iloc[eligible_choice(table, objective, gamma, flags)]
+            number = int(row["trial"])
+            score = outer.held_out_score(number, level)
+            selection = outer.problem.whole_data_selection(outer.trial(number).params)
+            support = np.zeros(len(names), dtype=bool)
+            support[selection["index"].to_numpy()] = True
+            weights = np.zeros(len(names))
+            weights[selection["index"].to_numpy()] = selection["importance"].fillna(1.0).abs()
+            supports.append(support)
+            importances.append(weights)
+            rows.append({"fold": fold, "study": outer_study_name(reader.name, fold),
+                         "trials": len(table), "chosen": number,
+                         "out-of-bag": float(row["accuracy"]), "outer": score.value,
+                         "outer low": score.low, "outer high": score.high, "n test": score.n,
+                         "selected": len(selection)})
+            bar.update()
     values = {"nogueira": math.nan, "iw": math.nan}
     if len(supports) >= 2:
         values = {"nogueira": stability("nogueira", np.array(supports)),

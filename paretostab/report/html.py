@@ -523,7 +523,7 @@ def write_report(folder: str | Path, *, title: str, sections: Sequence[Section],
     renderer = _Renderer(folder, figure_format, figure_files, dpi)
     toc: list = []
     body = [renderer.section(section, 0, toc) for section in sections]
-    from paretostab import __version__
+    from paretostab.version import __version__
 
     head = [
         "<!DOCTYPE html>",

@@ -3,7 +3,7 @@
 :func:`read_study` opens a study of a storage as a :class:`StudyReader`, which gives what
 the report's analyses need as plain data: the completed trials as a table (accuracy,
 every measure asked for — recomputed from the trials' RunSets where the study did not
-record it — k̄ and parameters), a trial's RunSet, the study's objective and recorded
+record it — k̄ (:data:`KBAR`) and parameters), a trial's RunSet, the study's objective and recorded
 measures, and the replicates of front trials (002 §3: ``B`` fresh protocols of a trial's
 setting), which it runs once and caches in the study's system attributes (kept with the
 study, not shown by the dashboard as artifacts one could delete), so that a second report
@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import functools
 import math
-import sys
 from collections.abc import Callable, Iterable, Sequence
 
 import optuna
@@ -28,12 +27,14 @@ from paretostab.evaluation import HeldOutScore, outer_study_name
 from paretostab.maps import FeaturePalette
 from paretostab.optuna_internals import storage_of, study_id_of
 from paretostab.problem import Problem
+from paretostab.progress import progress_bar
 from paretostab.protocol import RunSet
 from paretostab.spec import SELECTOR_PARAM, StudySpec, parse_spec
 from paretostab.storage import artifact_store, display_url, load_runset, open_storage
+from paretostab.tuning.study import KBAR
 
-__all__ = ["HELD_OUT_KEY", "LABELS_KEY", "REPLICATES_KEY", "StudyReader", "open_study",
-           "read_study"]
+__all__ = ["HELD_OUT_KEY", "KBAR", "LABELS_KEY", "REPLICATES_KEY", "StudyReader",
+           "open_study", "read_study"]
 
 #: Prefix of the study system attributes that cache a front trial's replicates
 #: (``paretostab:replicates:<trial number>:<B>``).
@@ -223,13 +224,14 @@ class StudyReader:
     def trial_table(self, measures: Sequence[str]) -> pd.DataFrame:
         """One row per completed trial: ``trial`` (its number), ``accuracy``, every measure
         of ``measures`` (a measure no trial recorded is recomputed from the trials'
-        RunSets), ``k̄`` and the trial's parameters. Empty when no trial has completed."""
+        RunSets), ``kbar`` (:data:`KBAR`: k̄) and the trial's parameters. Empty when no
+        trial has completed."""
         rows = []
         for trial in self.study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)):
             recorded = trial.user_attrs.get("measures", {})
             rows.append({"trial": trial.number, "accuracy": trial.values[0],
                          **{m: recorded.get(m, math.nan) for m in measures},
-                         "k̄": trial.user_attrs.get("mean_selected"), **trial.params})
+                         KBAR: trial.user_attrs.get("mean_selected"), **trial.params})
         table = pd.DataFrame(rows)
         missing = [m for m in measures if not table.empty and table[m].isna().all()]
         for index, number in enumerate(table["trial"] if missing else ()):
@@ -304,13 +306,12 @@ class StudyReader:
                          measures: Sequence[str], *, progress: bool | None = None,
                          description: str = "replicates") -> dict[int, dict]:
         """:meth:`replicates` of each of the trials ``numbers`` (trial number → values),
-        with a progress bar on a terminal (``progress``: force it on or off)."""
-        from tqdm.auto import tqdm
-
-        enabled = sys.stderr.isatty() if progress is None else progress
+        with their progress: a bar on a terminal and plain lines on stderr otherwise
+        (``progress`` None), the bar (True) or nothing (False)
+        (:func:`~paretostab.progress.progress_bar`)."""
         found = {}
-        with tqdm(total=len(numbers), desc=description, disable=not enabled,
-                  leave=False) as bar:
+        with progress_bar(len(numbers), f"{description} (B = {n_replicates})",
+                          progress=progress, unit="trials", leave=False) as bar:
             for number in numbers:
                 found[int(number)] = self.replicates(number, n_replicates, measures)
                 bar.update()

@@ -17,14 +17,17 @@ from paretostab.report.compare import NO_INTERVAL, OVERLAP, Comparison, pair_lev
 from paretostab.report.confidence import DominanceAreaInterval
 from paretostab.report.figures import ComparisonFigures, StudyFigures
 from paretostab.report.html import Section, references
+from paretostab.report.load import KBAR
 from paretostab.weight import weight_name
 
 __all__ = ["comparison_sections", "shown", "studies_sections", "study_sections"]
 
 
 def shown(frame: pd.DataFrame) -> pd.DataFrame:
-    """``frame`` with measure columns named by their symbols, for the page."""
-    return frame.rename(columns={c: measure_label(c) for c in frame.columns})
+    """``frame`` with measure columns named by their symbols (and ``kbar`` as k̄), for
+    the page."""
+    return frame.rename(columns={c: "k̄" if c == KBAR else measure_label(c)
+                                 for c in frame.columns})
 
 
 def _interval_text(interval: DominanceAreaInterval | None) -> str:
@@ -88,7 +91,8 @@ def study_sections(report: StudyReport, figures: StudyFigures) -> list[Section]:
                 text="Each convex-hull vertex of the front maximises γ·accuracy + (1 − γ)·"
                      f"{measure_label(objective)} for the γ interval shown (Hamer & Dupont, "
                      "JMLR 2021, §7.1); the willingness γ/(1 − γ) is the stability given up "
-                     "per point of accuracy at the segment ends. The row of γ = "
+                     "per point of accuracy at the segment ends (unbounded, ∞, for the "
+                     "γ interval reaching 1: null in summary.json). The row of γ = "
                      f"{report.gamma:g} is highlighted."),
         Section("Fronts under each measure", figure=figures.fronts,
                 caption="The same trials, their fronts under each measure (as in Hamer & "

@@ -51,10 +51,12 @@ from paretostab.faults import (
     ENVIRONMENT_FAILURES_IN_A_ROW,
     causes,
     one_line,
+    raise_if_stopped,
     stop_signals,
 )
 from paretostab.front import dominance_area, pareto_front
 from paretostab.problem import Problem
+from paretostab.progress import progress_bar
 from paretostab.protocol import DEFAULT_CACHE_BYTES
 from paretostab.spec import StudySpec, grid_size
 from paretostab.storage import (
@@ -168,7 +170,10 @@ def tune(spec: StudySpec, *, storage: str | None = None, study_name: str | None 
     ``StoreError``). Ctrl-C, SIGTERM and SIGHUP stop cleanly: completed trials are kept,
     the running one fails as interrupted (and does not count). A worker's error is raised
     here as a :class:`~paretostab.errors.WorkerError`. Optuna logs as the caller has set
-    it (``optuna.logging``); the command line keeps only its errors.
+    it (``optuna.logging``); the command line keeps only its errors. ``progress``: the
+    counted trials with the front's size and dominance area, as a bar on a terminal and
+    as plain lines on stderr otherwise (None, the default), as the bar (True) or not at
+    all (False) (:func:`~paretostab.progress.progress_bar`).
 
     Nested evaluation (``[protocol] outer_folds = K``): after the study on the whole data,
     the same procedure runs in each outer fold k as a study of its own,
@@ -214,20 +219,14 @@ def tune(spec: StudySpec, *, storage: str | None = None, study_name: str | None 
             print(note, file=sys.stderr)
     start = counted_trials(study)
     if start < total:
-        enabled = sys.stderr.isatty() if progress is None else progress
-        from tqdm.auto import tqdm
-
-        bar = tqdm(total=total - start, desc=f"study {study.study_name}",
-                   disable=not enabled)
-        try:
+        with progress_bar(total - start, f"study {study.study_name}", progress=progress,
+                          unit="trials") as bar:
             if workers == 1:
                 run_trials(study, problem, settings, store,
                            callbacks=[lambda s, t: _advance(bar, s, start)])
             else:
                 run_workers(min(workers, total - start), problem, settings,
                             follow=lambda: _advance(bar, study, start))
-        finally:
-            bar.close()
     folds = protocol.outer_folds if protocol.outer_fold is None else None
     for fold in range(1, (folds or 0) + 1):  # nested evaluation: then each fold's study
         tune(replace(spec, protocol=replace(protocol, outer_fold=fold)),
@@ -312,7 +311,8 @@ def _say_failed(trial: optuna.trial.FrozenTrial) -> None:
 
 
 def _advance(bar, study: optuna.Study, start: int) -> None:
-    """Move the progress bar to the counted trials; show the front's size and area."""
+    """Move the progress bar (or lines) to the counted trials; show the front's size and
+    dominance area."""
     bar.n = min(bar.total, counted_trials(study) - start)
     points = front_points(study)[1]
     if len(points):
@@ -339,6 +339,7 @@ def run_workers(workers: int, problem: Problem, settings: TuneSettings, *, follo
         try:
             while any(p.is_alive() for p in processes):
                 time.sleep(1.0)
+                raise_if_stopped()  # a stop whose exception a clean-up callback swallowed
                 follow()
         except KeyboardInterrupt as interrupt:
             signum = getattr(interrupt, "signum", signal.SIGINT)

@@ -30,8 +30,12 @@ from paretostab.tuning.notes import has_note, study_note, write_note
 if TYPE_CHECKING:
     from paretostab.problem import Problem
 
-__all__ = ["FEATURE_COLORS", "create_or_load_study", "front_points", "front_table",
+__all__ = ["FEATURE_COLORS", "KBAR", "create_or_load_study", "front_points", "front_table",
            "make_sampler", "objective_names", "resample_seed", "study_palette"]
+
+#: The column of k̄, the mean number of features a trial's runs selected, in the tables
+#: of trials (ASCII, as ``front.csv`` writes it; pages and the command line show k̄).
+KBAR = "kbar"
 
 #: The study user attribute holding the features that have a colour in its maps, in the
 #: palette's order (column indices, :func:`~paretostab.maps.feature_color_order`).
@@ -163,5 +167,5 @@ def front_table(study: optuna.Study):
     for index in pareto_front(points) if len(points) else []:
         trial = trials[index]
         rows.append({"trial": trial.number, names[0]: trial.values[0], names[1]: trial.values[1],
-                     "k̄": trial.user_attrs.get("mean_selected"), **trial.params})
+                     KBAR: trial.user_attrs.get("mean_selected"), **trial.params})
     return pd.DataFrame(rows)

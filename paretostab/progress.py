@@ -1,0 +1,179 @@
+"""Progress of a long command on stderr: a bar on a terminal, plain lines elsewhere.
+
+Under ``nohup``, CI, a batch scheduler or a notebook cell that captures the output, stderr
+is not a terminal and a redrawn bar shows nothing useful; :class:`ProgressLines` writes a
+plain line instead, at a steady pace (every :data:`EVERY` steps or every
+:data:`DEFAULT_SECONDS` seconds — the environment variable :data:`SECONDS_VARIABLE` sets
+other seconds — whichever comes first), then a final line (a tiny study of 12 trials)::
+
+    study a: 10/12 trials, front 2, area 0.241, 1 s elapsed, about 0 s left
+    study a: 12/12 trials, front 3, area 0.245, done in 2 s
+
+:func:`progress_bar` chooses between them; ``tune``, the report's replicates and refits
+and ``compare`` use it with their ``progress`` parameter: None (the default) a tqdm bar
+on a terminal and plain lines otherwise, True the bar, False nothing.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+import time
+
+__all__ = ["DEFAULT_SECONDS", "EVERY", "SECONDS_VARIABLE", "ProgressLines", "duration",
+           "progress_bar"]
+
+EVERY = 10
+"""A plain line at least every this many steps."""
+SECONDS_VARIABLE = "PARETOSTAB_PROGRESS_SECONDS"
+"""Environment variable: the seconds between plain lines at most (default
+:data:`DEFAULT_SECONDS`)."""
+DEFAULT_SECONDS = 30.0
+"""The seconds between plain lines at most, unless :data:`SECONDS_VARIABLE` is set."""
+
+
+def duration(seconds: float) -> str:
+    """``seconds`` as a person reads it: ``42 s``, ``3 min 14 s``, ``2 h 05 min``."""
+    seconds = max(0, round(seconds))
+    if seconds < 60:
+        return f"{seconds} s"
+    if seconds < 3600:
+        return f"{seconds // 60} min {seconds % 60:02d} s"
+    return f"{seconds // 3600} h {seconds % 3600 // 60:02d} min"
+
+
+class ProgressLines:
+    """A progress reporter writing plain lines to stderr, with the interface of the tqdm
+    bar the commands use (``n``, :meth:`update`, :meth:`set_postfix`, :meth:`refresh`,
+    :meth:`close`, a context manager).
+
+    A line gives the steps done of ``total``, the postfix, the time elapsed and an
+    estimate of the time left (from the pace so far); it is written when ``every`` steps
+    have been done since the last one, or ``seconds`` have passed (checked by a
+    background thread too, so that a long step still shows the time going). Leaving the
+    ``with`` block, or :meth:`close`, writes the final line (``done in …``, or ``stopped
+    after …`` when the block ends with an exception); with nothing to do (``total`` 0)
+    nothing is written.
+
+    Parameters
+    ----------
+    total : int
+        The steps to do.
+    description : str
+        What the line starts with (``study tiny``, ``replicates``).
+    unit : str
+        The steps' name, plural (``trials``).
+    every : int
+        A line at least every this many steps.
+    seconds : float, optional
+        A line at least every this many seconds (default: the environment variable
+        :data:`SECONDS_VARIABLE`, else :data:`DEFAULT_SECONDS`); 0 writes one at every
+        step.
+    """
+
+    def __init__(self, total: int, description: str, *, unit: str = "steps",
+                 every: int = EVERY, seconds: float | None = None) -> None:
+        if seconds is None:
+            seconds = float(os.environ.get(SECONDS_VARIABLE, DEFAULT_SECONDS))
+        self.total, self.description, self.unit = int(total), description, unit
+        self.every, self.seconds = every, seconds
+        self.n = 0
+        self.postfix = ""
+        self._start = self._written_at = time.monotonic()
+        self._written_n = 0
+        self._lock = threading.Lock()
+        self._closed = threading.Event()
+        self._ticker = None
+        if seconds > 0 and self.total > 0:
+            self._ticker = threading.Thread(target=self._tick, daemon=True,
+                                            name=f"progress of {description}")
+            self._ticker.start()
+
+    def __enter__(self) -> ProgressLines:
+        return self
+
+    def __exit__(self, kind, value, traceback) -> None:
+        self.close(stopped=kind is not None)
+
+    def update(self, n: int = 1) -> None:
+        """``n`` more steps done."""
+        self.n += n
+        self.refresh()
+
+    def set_postfix(self, **values) -> None:
+        """What follows the count on the next lines (``front 4, area 0.612``)."""
+        self.postfix = ", ".join(f"{k} {v}" for k, v in values.items())
+
+    def refresh(self) -> None:
+        """Write a line if one is due (``every`` steps or ``seconds`` since the last)."""
+        if (self.n - self._written_n >= self.every
+                or time.monotonic() - self._written_at >= self.seconds):
+            self._write()
+
+    def close(self, *, stopped: bool = False) -> None:
+        """Write the final line (once) and stop the background thread."""
+        if self._closed.is_set():
+            return
+        self._closed.set()
+        if self._ticker is not None:
+            self._ticker.join()
+        if not (self.total or self.n):  # nothing to do: nothing to say
+            return
+        elapsed = duration(time.monotonic() - self._start)
+        self._write(f"stopped after {elapsed}" if stopped else f"done in {elapsed}")
+
+    def line(self, end: str | None = None) -> str:
+        """The line as it would be written now; ``end`` replaces the times."""
+        parts = [f"{self.description}: {self.n}/{self.total} {self.unit}"]
+        if self.postfix:
+            parts.append(self.postfix)
+        if end is None:
+            elapsed = time.monotonic() - self._start
+            parts.append(f"{duration(elapsed)} elapsed")
+            if 0 < self.n < self.total:
+                parts.append(f"about {duration(elapsed / self.n * (self.total - self.n))} left")
+        else:
+            parts.append(end)
+        return ", ".join(parts)
+
+    def _write(self, end: str | None = None) -> None:
+        with self._lock:
+            print(self.line(end), file=sys.stderr, flush=True)
+            self._written_n, self._written_at = self.n, time.monotonic()
+
+    def _tick(self) -> None:
+        while not self._closed.wait(self.seconds):
+            if time.monotonic() - self._written_at >= self.seconds:
+                self._write()
+
+
+def progress_bar(total: int, description: str, *, progress: bool | None = None,
+                 unit: str = "steps", leave: bool = True):
+    """A progress reporter for ``total`` steps.
+
+    Parameters
+    ----------
+    total : int
+        The steps to do.
+    description : str
+        What the bar or the line starts with.
+    progress : bool, optional
+        None (default): a tqdm bar when stderr is a terminal, :class:`ProgressLines`
+        otherwise; True: the bar; False: nothing (a disabled bar).
+    unit : str
+        The steps' name in the plain lines (the bar keeps tqdm's).
+    leave : bool
+        Whether the bar stays once closed.
+
+    Returns
+    -------
+    tqdm.tqdm or ProgressLines
+        Either way with ``n``, ``update``, ``set_postfix``, ``refresh`` and ``close``,
+        and a context manager.
+    """
+    if progress is None and not sys.stderr.isatty():
+        return ProgressLines(total, description, unit=unit)
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, desc=description, disable=progress is False, leave=leave)
