@@ -8,10 +8,16 @@ resampling protocol are their own modules.
 
 from __future__ import annotations
 
+import time
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 from sklearn.datasets import load_breast_cancer
+
+from paretostab.measures import get_measure, list_measures, stability
+from paretostab.similarity import FeatureSimilarity
 
 
 @dataclass(frozen=True)
@@ -46,3 +52,40 @@ def welch_t_filter_runs(*, runs: int = 30, k: int = 5, random_state: int = 0) ->
         Z[i, order[:k]] = True
         I[i, order[:k]] = t[order[:k]]
     return ExampleRuns(Z, I, R, X, list(data.feature_names))
+
+
+def measures_table(runs: int, k: int, seed: int, threshold: float) -> pd.DataFrame:
+    """Every registered measure of :func:`welch_t_filter_runs` (``runs``, ``k``, ``seed``):
+    its value, input, bounds, seconds and any warning, with |Spearman| similarity where a
+    measure needs one and ``threshold`` for the adjusted measures (``python -m paretostab
+    measures``)."""
+    example = welch_t_filter_runs(runs=runs, k=k, random_state=seed)
+    similarity = FeatureSimilarity(example.X, "spearman")
+    inputs = {
+        "selection": example.selection_matrix,
+        "importance": example.importance_matrix,
+        "ranking": example.rank_matrix,
+    }
+    rows = []
+    for name in list_measures().index:
+        info = get_measure(name)
+        kwargs: dict = {}
+        if info.needs_similarity:
+            kwargs["similarity"] = similarity
+        if info.options.get("threshold", None) is not None:
+            kwargs["threshold"] = threshold
+        if "k" in info.options:
+            kwargs["k"] = k
+        start = time.perf_counter()
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            value = stability(name, inputs[info.input], **kwargs)
+        rows.append({
+            "measure": name,
+            "value": value,
+            "input": info.input,
+            "bounds": f"[{info.lower:g}, {info.upper:g}]",
+            "seconds": time.perf_counter() - start,
+            "note": "; ".join(str(w.message) for w in caught),
+        })
+    return pd.DataFrame(rows).set_index("measure")

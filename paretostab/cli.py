@@ -16,6 +16,8 @@ A thin layer over the library:
     The front trial chosen by γ, its parameters and selected features.
 ``dashboard``
     Serve optuna-dashboard on a study storage with its artifact store.
+``studies [NAME]``
+    List the built-in study specs, or print one's TOML (to start a spec of one's own).
 ``measures``
     Compute every registered stability measure on a bundled example (bootstrap runs
     of a top-k Welch-t filter on scikit-learn's breast-cancer data) and print a table.
@@ -29,68 +31,34 @@ import shlex
 import signal
 import sys
 import time
-import warnings
 
 import pandas as pd
 
 from paretostab.errors import InvalidInputError, ParetostabError
 from paretostab.faults import DEFAULT_STORAGE_WAIT, stop_signals
-from paretostab.measures import get_measure, list_measures, stability
 from paretostab.protocol import DEFAULT_CACHE_BYTES
-from paretostab.similarity import FeatureSimilarity
+from paretostab.version import __version__
 
 __all__ = ["main"]
 
+QUIET_HELP = ("no progress on stderr (by default a bar on a terminal, else a plain line "
+              "every 10 steps or 30 s); errors still print")
 ARTIFACTS_HELP = ("artifact store: a folder (one shared folder for processes on several "
                   "machines) or s3://bucket/prefix (default: a folder beside the storage)")
-
-
-def _measures_table(runs: int, k: int, seed: int, threshold: float) -> pd.DataFrame:
-    from paretostab._example import welch_t_filter_runs
-
-    example = welch_t_filter_runs(runs=runs, k=k, random_state=seed)
-    similarity = FeatureSimilarity(example.X, "spearman")
-    inputs = {
-        "selection": example.selection_matrix,
-        "importance": example.importance_matrix,
-        "ranking": example.rank_matrix,
-    }
-    rows = []
-    for name in list_measures().index:
-        info = get_measure(name)
-        kwargs: dict = {}
-        if info.needs_similarity:
-            kwargs["similarity"] = similarity
-        if info.options.get("threshold", None) is not None:
-            kwargs["threshold"] = threshold
-        if "k" in info.options:
-            kwargs["k"] = k
-        start = time.perf_counter()
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            value = stability(name, inputs[info.input], **kwargs)
-        rows.append({
-            "measure": name,
-            "value": value,
-            "input": info.input,
-            "bounds": f"[{info.lower:g}, {info.upper:g}]",
-            "seconds": time.perf_counter() - start,
-            "note": "; ".join(str(w.message) for w in caught),
-        })
-    return pd.DataFrame(rows).set_index("measure")
 
 
 def _tune(args) -> int:
     import optuna
 
     from paretostab.measures import measure_name
-    from paretostab.spec import builtin_spec_path, load_spec, with_objective
+    from paretostab.spec import find_spec, load_spec, with_objective
     from paretostab.storage import DEFAULT_STORAGE, display_url
     from paretostab.tuning import front_table, tune
     from paretostab.tuning.coordination import counted_trials
+    from paretostab.tuning.study import KBAR
 
     optuna.logging.set_verbosity(optuna.logging.ERROR)  # a failed trial: one line of tune's
-    spec = load_spec(args.spec or builtin_spec_path("quickstart"))
+    spec = load_spec(find_spec(args.spec or "quickstart"))
     if args.objective:
         spec = with_objective(spec, measure_name(args.objective))
     storage = args.storage or spec.storage or DEFAULT_STORAGE
@@ -104,7 +72,7 @@ def _tune(args) -> int:
                      timeout=args.timeout, n_jobs=args.n_jobs, workers=args.workers,
                      artifacts=args.artifacts, cache_bytes=int(args.cache_gib * 2**30),
                      storage_wait=args.storage_wait, backend=args.backend,
-                     scheduler=args.scheduler)
+                     scheduler=args.scheduler, progress=_progress(args))
     except KeyboardInterrupt as interrupt:
         return _interrupted("completed trials are kept; run the same command to resume.",
                             interrupt)
@@ -123,7 +91,7 @@ def _tune(args) -> int:
     with pd.option_context("display.max_columns", None, "display.width", 120,
                            "display.float_format", "{:.4g}".format):
         print(f"\nPareto front ({len(table)} trials):")
-        print(table.to_string(index=False))
+        print(table.rename(columns={KBAR: "k̄"}).to_string(index=False))
     extra = f" --study-name {shlex.quote(args.study_name)}" if args.study_name else ""
     artifacts = f" --artifacts {shlex.quote(args.artifacts)}" if args.artifacts else ""
     url = shlex.quote(shown)
@@ -143,15 +111,20 @@ def _dashboard(args) -> int:
     try:
         import optuna_dashboard
     except ImportError:
-        print("The dashboard needs optuna-dashboard: pip install 'paretostab[dashboard]'.",
-              file=sys.stderr)
-        return 1
+        raise InvalidInputError("the dashboard needs optuna-dashboard: "
+                                "pip install 'paretostab[dashboard]'.") from None
     storage = args.storage or DEFAULT_STORAGE
     opened = open_storage(storage, must_exist=True)
     store = artifact_store(storage, args.artifacts, must_exist=True)
     print(f"Serving {display_url(storage)} at http://{args.host}:{args.port}/ (Ctrl-C stops).")
     optuna_dashboard.run_server(opened, host=args.host, port=args.port, artifact_store=store)
     return 0
+
+
+def _progress(args) -> bool | None:
+    """A command's ``progress``: none with ``--quiet``, else a bar on a terminal and plain
+    lines on stderr otherwise (:func:`paretostab.progress.progress_bar`)."""
+    return False if args.quiet else None
 
 
 def _interrupted(what: str, interrupt: KeyboardInterrupt) -> int:
@@ -174,7 +147,7 @@ def _report(args) -> int:
                               measures=measures, replicates=args.replicates,
                               weight=as_weight(args.weight), gamma=args.gamma, level=args.level,
                               out=args.out, artifacts=args.artifacts,
-                              allow_chance=args.allow_chance)
+                              allow_chance=args.allow_chance, progress=_progress(args))
     except KeyboardInterrupt as interrupt:
         return _interrupted("no report written; the replicates computed so far are kept in "
                             "the study and reused by the next report.", interrupt)
@@ -193,7 +166,8 @@ def _compare(args) -> int:
     try:
         folder, comparison = build_comparison(
             args.studies, args.storage, measures=measures, replicates=args.replicates,
-            weight=as_weight(args.weight), level=args.level, out=args.out, artifacts=args.artifacts)
+            weight=as_weight(args.weight), level=args.level, out=args.out, artifacts=args.artifacts,
+            progress=_progress(args))
     except KeyboardInterrupt as interrupt:
         return _interrupted("no comparison written; the replicates computed so far are "
                             "kept in the studies and reused by the next compare or report.",
@@ -247,12 +221,29 @@ def _choose(args) -> int:
     return 0
 
 
+def _studies(args) -> int:
+    from paretostab.spec import builtin_spec_summaries, builtin_spec_text
+
+    if args.name:
+        sys.stdout.write(builtin_spec_text(args.name))
+        return 0
+    summaries = builtin_spec_summaries()
+    width = max(map(len, summaries))
+    for name, summary in summaries.items():
+        print(f"{name:<{width}}  {summary}")
+    print("\npython -m paretostab tune NAME runs one; python -m paretostab studies NAME > "
+          "my.toml writes it out to edit.")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m paretostab", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action="version", version=f"paretostab {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
     tune = commands.add_parser("tune", help="run or resume a study (default: quickstart)")
-    tune.add_argument("spec", nargs="?", help="study spec (TOML); default studies/quickstart.toml")
+    tune.add_argument("spec", nargs="?", help="study spec: a TOML file or a built-in spec's "
+                      "name (paretostab studies lists them); default quickstart")
     tune.add_argument("--storage", help="Optuna storage URL (default sqlite:///paretostab.db; "
                       "journal:PATH for a journal file)")
     tune.add_argument("--study-name", help="default: the spec's name (with --objective: "
@@ -271,6 +262,7 @@ def main(argv: list[str] | None = None) -> int:
     tune.add_argument("--scheduler", metavar="ADDRESS",
                       help="the Dask scheduler of --backend dask, e.g. tcp://host:8786")
     tune.add_argument("--artifacts", help=ARTIFACTS_HELP)
+    tune.add_argument("--quiet", action="store_true", help=QUIET_HELP)
     tune.add_argument("--storage-wait", type=float, default=DEFAULT_STORAGE_WAIT,
                       metavar="SECONDS", help="how long to wait for a database server that "
                       "cannot be reached (a restart, a failover) before stopping "
@@ -299,6 +291,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="let γ choose trials flagged as no better than chance")
     report.add_argument("--out", default="report", help="output folder (default: report)")
     report.add_argument("--artifacts", help=ARTIFACTS_HELP)
+    report.add_argument("--quiet", action="store_true", help=QUIET_HELP)
     compare = commands.add_parser(
         "compare", help="compare studies by their fronts (HTML, CSV, JSON)",
         description="Compare studies by their (accuracy, stability) Pareto fronts under each "
@@ -319,6 +312,7 @@ def main(argv: list[str] | None = None) -> int:
                          help="output folder (default: comparison)")
     compare.add_argument("--artifacts", action="append",
                          help=ARTIFACTS_HELP + "; once for every study, or once per study")
+    compare.add_argument("--quiet", action="store_true", help=QUIET_HELP)
     choose = commands.add_parser("choose", help="the front trial chosen by γ, and its features")
     choose.add_argument("--gamma", type=float, required=True, help="γ in [0, 1]")
     choose.add_argument("--storage", help="Optuna storage URL (default sqlite:///paretostab.db)")
@@ -329,6 +323,13 @@ def main(argv: list[str] | None = None) -> int:
     choose.add_argument("--allow-chance", action="store_true",
                         help="let γ choose trials flagged as no better than chance")
     choose.add_argument("--artifacts", help=ARTIFACTS_HELP)
+    choose.add_argument("--quiet", action="store_true", help=QUIET_HELP)
+    studies = commands.add_parser(
+        "studies", help="list the built-in study specs, or print one",
+        description="The built-in study specs, each with the first line of its comment; "
+        "with a NAME, that spec's TOML on stdout, to start a spec of one's own: "
+        "paretostab studies quickstart > my.toml")
+    studies.add_argument("name", nargs="?", help="a built-in spec (default: list them all)")
     measures = commands.add_parser(
         "measures",
         help="every stability measure on the bundled example, as a table",
@@ -343,7 +344,7 @@ def main(argv: list[str] | None = None) -> int:
                           help="similarity threshold of the adjusted measures (default 0.9)")
     args = parser.parse_args(argv)
     handlers = {"tune": _tune, "dashboard": _dashboard, "report": _report, "choose": _choose,
-                "compare": _compare}
+                "compare": _compare, "studies": _studies}
     if args.command in handlers:
         try:
             with stop_signals():  # SIGTERM and SIGHUP stop a command as Ctrl-C does
@@ -352,7 +353,9 @@ def main(argv: list[str] | None = None) -> int:
             parser.exit(2, f"error: {exc}\n")
     if args.runs < 2 or not 1 <= args.k <= 30:
         parser.error("--runs must be >= 2 and --k in [1, 30]")
-    table = _measures_table(args.runs, args.k, args.seed, args.threshold)
+    from paretostab._example import measures_table
+
+    table = measures_table(args.runs, args.k, args.seed, args.threshold)
     with pd.option_context("display.max_rows", None, "display.width", 120,
                            "display.max_colwidth", 60, "display.float_format", "{:.4f}".format):
         print(f"Stability of a top-{args.k} Welch-t filter over {args.runs} bootstrap runs "

@@ -1,0 +1,421 @@
+"""The main jobs as Python functions, for notebooks and scripts: :func:`tune`,
+:func:`study_report`, :func:`choose` and :func:`compare`. Each returns an object with its
+numbers as attributes (the front as a pandas DataFrame, the dominance area with its
+interval, the chosen trial with its features) that a Jupyter notebook shows inline
+(``_repr_html_``) and that writes its files on request (``save``). The command line
+(:mod:`paretostab.cli`) is a layer over these functions.
+
+>>> import paretostab
+>>> study = paretostab.tune("quickstart", storage="sqlite:///demo.db")  # doctest: +SKIP
+>>> result = study.report(gamma=0.6)                                   # doctest: +SKIP
+>>> result.dominance_area, result.chosen.features                      # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import html
+import os
+import tempfile
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from paretostab.errors import InvalidInputError
+from paretostab.measures import measure_label
+
+__all__ = ["Choice", "ComparisonResult", "Report", "TunedStudy", "as_spec", "choose", "compare",
+           "study_report", "tune"]
+
+
+def as_spec(spec: object):
+    """A :class:`~paretostab.spec.StudySpec` from what a user gives: a spec, a mapping in
+    the TOML layout, the path of a TOML file or the name of a built-in spec
+    (``"quickstart"``)."""
+    from paretostab.spec import StudySpec, find_spec, load_spec, parse_spec
+
+    if isinstance(spec, StudySpec):
+        return spec
+    if isinstance(spec, Mapping):
+        return parse_spec(spec)
+    if isinstance(spec, str | os.PathLike):
+        return load_spec(find_spec(spec))
+    raise InvalidInputError(
+        "spec must be a StudySpec, a mapping in the TOML layout, a TOML file's path or a "
+        f"built-in spec's name; got {type(spec).__name__}.")
+
+
+def _table_html(frame: pd.DataFrame, rows: int = 20) -> str:
+    shown = frame.head(rows).rename(columns={c: measure_label(c) for c in frame.columns})
+    more = (f"<p>… {len(frame) - rows} more rows</p>" if len(frame) > rows else "")
+    return shown.to_html(index=False, float_format="{:.4g}".format, border=0) + more
+
+
+# --------------------------------------------------------------------------- tune
+
+
+@dataclass(frozen=True, eq=False)
+class TunedStudy:
+    """A tuned study: where it is, and its front as of now.
+
+    Attributes
+    ----------
+    study : optuna.Study
+    storage : str
+        Its storage URL.
+    artifacts : str or None
+        Its artifact store (None: the storage's default).
+    data : object
+        The data given in memory to :func:`tune` (None: the spec's source), which the
+        report re-runs trials on.
+    """
+
+    study: object
+    storage: str
+    artifacts: str | None = None
+    data: object = None
+
+    @property
+    def name(self) -> str:
+        return self.study.study_name
+
+    @property
+    def front(self) -> pd.DataFrame:
+        """The Pareto-optimal trials (trial, metric, stability, k̄, parameters), by
+        increasing accuracy."""
+        from paretostab.tuning import front_table
+
+        return front_table(self.study)
+
+    @property
+    def dominance_area(self) -> float:
+        """The dominance area of the completed trials (uniform weight; 002 eq. 2)."""
+        from paretostab.front import dominance_area
+        from paretostab.tuning.study import front_points
+
+        _, points = front_points(self.study)
+        return dominance_area(points) if len(points) else 0.0
+
+    @property
+    def n_trials(self) -> int:
+        """Its counted trials (completed, or failed by the trial itself)."""
+        from paretostab.tuning.coordination import counted_trials
+
+        return counted_trials(self.study)
+
+    def report(self, **options) -> Report:
+        """:func:`study_report` of this study (same storage, artifacts and data)."""
+        return study_report(self, **options)
+
+    def choose(self, gamma: float, **options) -> Choice:
+        """:func:`choose` in this study."""
+        return choose(self, gamma, **options)
+
+    def to_html(self) -> str:
+        from paretostab.storage import display_url
+
+        return (f"<div><strong>Study {html.escape(self.name)}</strong> in "
+                f"{html.escape(display_url(self.storage))}: {self.n_trials} counted trials, "
+                f"dominance area {self.dominance_area:.4f}.{_table_html(self.front)}</div>")
+
+    _repr_html_ = to_html
+
+
+def tune(spec: object, /, *, data: object = None, storage: str | None = None,
+         study_name: str | None = None, n_trials: int | None = None,
+         timeout: float | None = None, n_jobs: int | None = None, workers: int = 1,
+         artifacts: str | None = None, progress: bool | None = None,
+         backend: str = "local", scheduler: str | None = None) -> TunedStudy:
+    """Run (or resume) a study until it has ``n_trials`` counted trials.
+
+    Parameters
+    ----------
+    spec : StudySpec, mapping, path or str
+        The study spec (:func:`as_spec`: a built-in name such as ``"quickstart"``, a TOML
+        file, a mapping in its layout).
+    data : optional
+        Data in memory instead of the spec's ``[data] source``: ``(X, y)``, a DataFrame
+        with the spec's label column, an AnnData.
+    storage : str, optional
+        An Optuna storage URL (default: the spec's, else ``sqlite:///paretostab.db``).
+    study_name, n_trials, timeout, n_jobs, workers, artifacts, progress, backend, scheduler
+        As :func:`paretostab.tuning.tune` takes them.
+
+    Returns
+    -------
+    TunedStudy
+    """
+    from paretostab.storage import DEFAULT_STORAGE
+    from paretostab.tuning import tune as run
+
+    spec = as_spec(spec)
+    url = storage or spec.storage or DEFAULT_STORAGE
+    study = run(spec, storage=url, study_name=study_name, n_trials=n_trials, timeout=timeout,
+                n_jobs=n_jobs, workers=workers, artifacts=artifacts, progress=progress,
+                data=data, backend=backend, scheduler=scheduler)
+    return TunedStudy(study, url, artifacts, data)
+
+
+def _located(study: object, study_name: str | None, artifacts: str | None,
+             data: object) -> tuple[str, str | None, str | None, object]:
+    """The storage URL, study name, artifact store and data of a :class:`TunedStudy` or a
+    storage URL."""
+    if isinstance(study, TunedStudy):
+        return (study.storage, study_name or study.name, artifacts or study.artifacts,
+                study.data if data is None else data)
+    if isinstance(study, str):
+        return study, study_name, artifacts, data
+    raise InvalidInputError(
+        f"study must be a TunedStudy (what tune returns) or a storage URL; got "
+        f"{type(study).__name__}.")
+
+
+# --------------------------------------------------------------------------- choose
+
+
+@dataclass(frozen=True)
+class Choice:
+    """The front trial γ chooses (003 §7.1).
+
+    Attributes
+    ----------
+    trial : int
+    gamma : float
+    values : dict
+        Its metric (under ``"accuracy"``) and stability measure, by registry name.
+    params : dict
+        Its Optuna parameters.
+    features : tuple of str
+        The features its selector selects when fitted once on the whole (development) data,
+        by decreasing importance.
+    held_out : dict or None
+        Its metric on the held-out part, with its interval (``[protocol] holdout``).
+    flagged : dict
+        The trials passed over as no better than chance, with the reason.
+    """
+
+    trial: int
+    gamma: float
+    values: Mapping[str, float]
+    params: Mapping[str, object]
+    features: tuple[str, ...]
+    held_out: Mapping[str, object] | None
+    flagged: Mapping[int, str]
+
+    def to_html(self) -> str:
+        values = ", ".join(f"{html.escape(measure_label(k))} {v:.4f}"
+                           for k, v in self.values.items())
+        params = ", ".join(f"{html.escape(str(k))} = {v:.4g}" if isinstance(v, float)
+                           else f"{html.escape(str(k))} = {html.escape(str(v))}"
+                           for k, v in self.params.items())
+        lines = [f"<strong>γ = {self.gamma:g} chooses trial {self.trial}</strong>: {values}",
+                 f"parameters: {params}",
+                 f"features ({len(self.features)}): "
+                 + html.escape(", ".join(self.features))]
+        if self.held_out is not None:
+            h = self.held_out
+            lines.append(f"held out ({html.escape(str(h['data']))}, {h['n']} examples): "
+                         f"{h['value']:.4f} [{h['low']:.4f}, {h['high']:.4f}]")
+        if self.flagged:
+            lines.append(f"passed over as no better than chance: trials "
+                         f"{', '.join(str(n) for n in self.flagged)}")
+        return "<div>" + "<br>".join(lines) + "</div>"
+
+    _repr_html_ = to_html
+
+
+def choose(study: object, gamma: float, /, *, study_name: str | None = None,
+           measure: str | None = None, artifacts: str | None = None, data: object = None,
+           level: float = 0.95, allow_chance: bool = False) -> Choice:
+    """The front trial maximising γ·accuracy + (1 − γ)·stability among the trials not
+    flagged at chance level (:func:`paretostab.report.build.choose_trial`).
+
+    Parameters
+    ----------
+    study : TunedStudy or str
+        What :func:`tune` returned, or a storage URL (with ``study_name`` when it holds
+        several studies).
+    gamma : float in [0, 1]
+    measure : str, optional
+        The stability measure (default: the study's objective).
+    level : float
+        Of the chance test and the held-out interval.
+    allow_chance : bool
+        Let γ choose a flagged trial.
+    """
+    from paretostab.report.build import choose_trial
+
+    url, name, artifacts, data = _located(study, study_name, artifacts, data)
+    found = choose_trial(url, gamma, study_name=name, measure=measure, artifacts=artifacts,
+                         data=data, level=level, allow_chance=allow_chance)
+    fixed = {"trial", "gamma", "params", "selected_features", "held_out", "flagged"}
+    return Choice(trial=found["trial"], gamma=found["gamma"],
+                  values={k: v for k, v in found.items() if k not in fixed},
+                  params=dict(found["params"]), features=tuple(found["selected_features"]),
+                  held_out=found.get("held_out"), flagged=dict(found["flagged"]))
+
+
+# --------------------------------------------------------------------------- report
+
+
+@dataclass(frozen=True, eq=False)
+class Report:
+    """A study's report: its analysis (:class:`~paretostab.report.analysis.StudyReport`)
+    and figures, shown inline in a notebook, written by :meth:`save`.
+
+    Attributes
+    ----------
+    analysis : StudyReport
+    figures : StudyFigures
+    reader : StudyReader
+    """
+
+    analysis: object
+    figures: object
+    reader: object
+
+    @property
+    def front(self) -> pd.DataFrame:
+        """The front trials with every measure, k̄ and parameters."""
+        return self.analysis.front_table
+
+    @property
+    def dominance_area(self) -> float:
+        return float(self.analysis.front.dominance_area)
+
+    @property
+    def interval(self):
+        """The dominance area's interval from the replicates
+        (:class:`~paretostab.report.confidence.DominanceAreaInterval`; None without)."""
+        return self.analysis.front.interval
+
+    @property
+    def chosen(self) -> Choice:
+        """The trial γ chooses, with the features its selector selects on the whole data."""
+        a = self.analysis
+        trade_off, number = a.trade_off, a.chosen_trial
+        held = None
+        if a.held_out is not None:
+            held = {"data": a.held_out.description, **a.held_out.scores[number].to_dict()}
+        features = (() if trade_off.selected_features is None
+                    else tuple(trade_off.selected_features["feature"]))
+        return Choice(trial=number, gamma=a.gamma,
+                      values={v["objective"]: v["trial"] for v in trade_off.values[:2]},
+                      params=dict(trade_off.params), features=features, held_out=held,
+                      flagged=({} if a.flags is None or a.allow_chance else
+                               {n: a.flags.reason(n) for n in a.flags.flagged_trials}))
+
+    @property
+    def held_out(self):
+        """:class:`~paretostab.report.estimates.HeldOutEvaluation` or None."""
+        return self.analysis.held_out
+
+    @property
+    def nested(self):
+        """:class:`~paretostab.report.estimates.NestedEvaluation` or None."""
+        return self.analysis.nested
+
+    def save(self, out: str | Path = "report") -> Path:
+        """Write ``index.html``, ``front.csv``, ``summary.json`` (and ``selectors.csv``) to
+        ``out`` and give the study's dashboard note the front as of now; returns ``out``."""
+        from paretostab.report.build import write_study_report
+
+        return write_study_report(self.reader, self.analysis, self.figures, out)
+
+    def to_html(self) -> str:
+        """The whole report page, self-contained (figures embedded)."""
+        from paretostab.report.html import write_report
+        from paretostab.report.pages import study_sections
+
+        with tempfile.TemporaryDirectory() as folder:
+            page = write_report(folder, title=f"paretostab report: {self.analysis.study}",
+                                sections=study_sections(self.analysis, self.figures),
+                                figure_files=())
+            return page.read_text(encoding="utf-8")
+
+    def _repr_html_(self) -> str:
+        import base64
+
+        from paretostab.report.html import figure_to_png
+
+        a = self.analysis
+        png = base64.b64encode(figure_to_png(self.figures.front, dpi=90)).decode("ascii")
+        return (f"<div><strong>Report of {html.escape(a.study)}</strong>: "
+                f"{len(a.table)} trials, {len(a.front.trials)} on the front, dominance area "
+                f"{self.dominance_area:.4f}.<br>"
+                f'<img src="data:image/png;base64,{png}" style="max-width:100%">'
+                f"{_table_html(self.front)}{self.chosen.to_html()}</div>")
+
+
+def study_report(study: object, /, *, study_name: str | None = None,
+                 measures: Sequence[str] | None = None, replicates: int | None = None,
+                 weight: object = None, gamma: float = 0.5, level: float = 0.95,
+                 artifacts: str | None = None, data: object = None,
+                 progress: bool | None = None, allow_chance: bool = False) -> Report:
+    """The report of a tuned study (:func:`paretostab.report.build.build_report` without
+    writing: :meth:`Report.save` writes it). (Named apart from the package
+    :mod:`paretostab.report`, which holds the report's modules.)
+
+    Parameters
+    ----------
+    study : TunedStudy or str
+        What :func:`tune` returned, or a storage URL (with ``study_name`` when it holds
+        several studies).
+    measures, replicates, weight, gamma, level, artifacts, data, progress, allow_chance
+        As :func:`~paretostab.report.build.build_report` takes them.
+    """
+    from paretostab.report.build import analysed_study
+
+    url, name, artifacts, data = _located(study, study_name, artifacts, data)
+    reader, analysis, figures = analysed_study(
+        url, study_name=name, measures=measures, replicates=replicates, weight=weight,
+        gamma=gamma, level=level, artifacts=artifacts, progress=progress, data=data,
+        allow_chance=allow_chance)
+    return Report(analysis, figures, reader)
+
+
+# --------------------------------------------------------------------------- compare
+
+
+@dataclass(frozen=True, eq=False)
+class ComparisonResult:
+    """Studies compared by their fronts (000 §6.2, 002 §3).
+
+    Attributes
+    ----------
+    comparison : Comparison
+        Every study's front, dominance area and interval under every measure, the
+        pairwise differences with verdicts, the combined front.
+    folder : Path
+        Where its page, ``comparison.csv`` and ``comparison.json`` were written.
+    """
+
+    comparison: object
+    folder: Path
+
+    @property
+    def table(self) -> pd.DataFrame:
+        """One row per study × measure (``comparison.csv``)."""
+        return self.comparison.to_frame()
+
+    def to_html(self) -> str:
+        return (self.folder / "index.html").read_text(encoding="utf-8")
+
+    def _repr_html_(self) -> str:
+        return f"<div>{_table_html(self.table, rows=40)}</div>"
+
+
+def compare(studies: Sequence[str], /, storages: Sequence[str] | None = None, *,
+            measures: Sequence[str] | None = None, replicates: int | None = None,
+            weight: object = None, level: float = 0.95, out: str | Path = "comparison",
+            artifacts: Sequence[str] | None = None,
+            progress: bool | None = None) -> ComparisonResult:
+    """Compare studies (:func:`paretostab.report.build.build_comparison`), writing the
+    comparison to ``out``."""
+    from paretostab.report.build import build_comparison
+
+    folder, comparison = build_comparison(
+        list(studies), storages, measures=measures, replicates=replicates, weight=weight,
+        level=level, out=out, artifacts=artifacts, progress=progress)
+    return ComparisonResult(comparison, Path(folder))
