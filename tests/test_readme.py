@@ -1,4 +1,5 @@
-"""The README's Python examples run as written."""
+"""The README and the documentation's Python examples run as written; the README stays a
+front page (the user guide, the measured tables and the tours live in ``docs/``)."""
 
 from __future__ import annotations
 
@@ -6,14 +7,51 @@ import re
 import warnings
 from pathlib import Path
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+README = ROOT / "README.md"
+PAGES = sorted((ROOT / "docs").rglob("*.md"))
+
+
+def _python_blocks(path: Path) -> list[str]:
+    return re.findall(r"```python\n(.*?)```", path.read_text(encoding="utf-8"), re.S)
+
+
+def _run(path: Path, tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)  # the examples may write files
+    for block in _python_blocks(path):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            exec(compile(block, str(path), "exec"), {})
 
 
 def test_readme_python_blocks_run(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)  # the examples may write files
-    blocks = re.findall(r"```python\n(.*?)```", README.read_text(encoding="utf-8"), re.S)
-    assert blocks, "the README has no Python example"
-    for block in blocks:
-        with warnings.catch_warnings():
-            warnings.simplefilter("error")
-            exec(compile(block, str(README), "exec"), {})
+    assert _python_blocks(README), "the README has no Python example"
+    _run(README, tmp_path, monkeypatch)
+
+
+@pytest.mark.parametrize("page", [p for p in PAGES if _python_blocks(p)],
+                         ids=lambda p: str(p.relative_to(ROOT)))
+def test_docs_python_blocks_run(page, tmp_path, monkeypatch):
+    _run(page, tmp_path, monkeypatch)
+
+
+def test_docs_hold_the_python_examples_of_the_user_guide():
+    """The tours moved from the README into the user guide: each still has its example."""
+    for name in ("measures", "selectors", "data"):
+        assert _python_blocks(ROOT / "docs" / "user-guide" / f"{name}.md"), name
+
+
+def test_readme_is_a_front_page():
+    text = README.read_text(encoding="utf-8")
+    assert len(text.splitlines()) <= 150, "the README is a front page: at most 150 lines"
+    # the two commands that set up a fresh machine come first; .ci/run runs the second
+    first = text.index("```bash")
+    assert text.index("## Set up a fresh machine") < first
+    block = text[first:text.index("```", first + 3)]
+    assert "python -m paretostab tune" in block
+    assert "python -m pip install -e '.[test]' && python -m pytest -q" in block
+    # its links to the documentation point at files that exist
+    for target in re.findall(r"\]\(((?:docs|examples)/[^)#]*)", text):
+        assert (ROOT / target).exists(), target

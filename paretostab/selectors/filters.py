@@ -69,10 +69,10 @@ class _FilterSelector(LogisticModelMixin, SelectorBase):
 
 
 class TTestSelector(_FilterSelector):
-    """The t-test filter of 000 §6.2: the k features of largest |Welch's t| (two classes)
+    """The t-test filter of 000 §6.2: the k features of largest ``|Welch's t|`` (two classes)
     or of largest Welch's ANOVA F (K > 2 classes).
 
-    ``scores_`` = |t| of Welch's unequal-variance t-test between the two classes (0 for a
+    ``scores_`` = ``|t|`` of Welch's unequal-variance t-test between the two classes (0 for a
     constant feature, inf where both classes are constant with different means); with
     K > 2 classes, Welch's heteroscedastic one-way ANOVA F
     (:func:`~paretostab.selectors.hybrid_rfe.welch_anova_f`), the

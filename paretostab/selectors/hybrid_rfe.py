@@ -179,7 +179,7 @@ class HybridRFE(BaseRFE):
           1e-5 agrees at a mean Jaccard of 0.982 (singh) and 0.989 (alon),
           scikit-learn's default 1e-4 at 0.81 and 0.92 — φ and accuracy then move by less
           than 0.01, but the sets differ. A run that differs has a near-tie at one
-          elimination step (singh's run 53: a relative gap of 3e-7 in |w| at the cut of
+          elimination step (singh's run 53: a relative gap of 3e-7 in ``|w|`` at the cut of
           step 3) that resolves the other way, and the paths part; 1e-12 is out of
           liblinear's reach (100 000 iterations per fit).
 
