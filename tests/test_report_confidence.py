@@ -277,3 +277,18 @@ def test_interval_bad_inputs():
         dominance_area_interval([a[0], b[0]])
     with pytest.raises(InvalidInputError, match="weight"):
         dominance_area_interval(a, weight="exponential")
+
+
+@pytest.mark.parametrize(("spread", "expected"), [(1e-10, "point"), (2.83e-10, "segment"),
+                                                  (1e-3, "segment")])
+def test_a_collinear_sample_gives_a_degenerate_region_at_any_spread(spread, expected):
+    """Replicates on a line: the minor axis is rounding alone and is zeroed, relative to
+    the larger of the major axis and the data's magnitude (1e-9 of 0.9 here); a major axis
+    below that is zeroed too (a point). sd 1.0e-9 (spread 2.83e-10) is just above it."""
+    t = np.arange(5.0)
+    replicates = np.array([0.9, 0.8]) + t[:, None] * np.array([1.0, 2.0]) * spread
+    (region,) = confidence_regions([replicates])
+    a, b = region.semi_axes
+    assert b == 0.0
+    assert (a == 0.0) == (expected == "point")
+    assert region.contains(replicates[0]) and region.contains(replicates[-1])

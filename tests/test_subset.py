@@ -138,3 +138,10 @@ def test_impute_nan_replaces_undefined_pairs():
     assert value == pytest.approx((0 + 0 + 0.5) / 3)
     with pytest.warns(StabilityWarning, match="imputed 0.0"):
         assert stability("nogueira", np.zeros((2, 3)), impute_nan=0.0) == 0.0
+
+
+def test_somol_is_undefined_when_its_minimal_and_maximal_consistency_coincide():
+    """M = 2, d = 3, one run selecting one feature and the other none: q = 1, c_min = c_max
+    = 0 (issue 24: without the guard, 0 / 0)."""
+    with pytest.warns(StabilityWarning, match="coincide"):
+        assert np.isnan(stability("somol", np.array([[1, 0, 0], [0, 0, 0]])))

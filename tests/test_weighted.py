@@ -159,3 +159,54 @@ def test_pearson_matches_corrcoef_and_warns_on_constant_rows():
     I[2] = 0.0
     with pytest.warns(StabilityWarning, match="constant"):
         assert np.isnan(stability("pearson", I))
+
+
+# --------------------------------------------------------------------------- boundaries
+# (issue 24: each case pins a tolerance or a guard that a small change would get wrong)
+
+
+@pytest.mark.parametrize("scale", [1e-7, 1.0, 1e3, 1e6])
+def test_pearson_is_undefined_for_a_constant_run_and_scale_free_otherwise(scale):
+    """A run of equal importances has a variance of rounding only (4.4e-16 for 0.7 × 3):
+    its pairs are undefined at any scale, while a varying run keeps its correlations when
+    scaled (φ_pears is invariant to each run's scale)."""
+    from paretostab.measures.weighted import pearson
+
+    varying = np.array([[0.2, 0.5, 0.9], [0.9, 0.1, 0.3], [0.4, 0.4, 0.8]])
+    constant = np.vstack([np.full(3, 0.7 * scale), varying[:2]])
+    values = pearson(constant).values
+    assert np.isnan(values[:2]).all() and np.isfinite(values[2])  # pairs (0,1), (0,2), (1,2)
+    scaled = varying.copy()
+    scaled[0] *= scale
+    assert pearson(scaled).values == pytest.approx(pearson(varying).values, rel=1e-9)
+    assert np.isfinite(pearson(scaled).values).all()
+
+
+def test_pearson_of_identical_runs_never_passes_one():
+    """Rounding puts the correlation of a run with itself past 1 (1 + 2.2e-16) for about
+    a quarter of these 200 runs: the values are clipped to the measure's bounds."""
+    from paretostab.measures.weighted import pearson
+
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        run = rng.random(rng.integers(3, 30))
+        value = pearson(np.vstack([run, run])).values[0]
+        assert value <= 1.0 and value == pytest.approx(1.0, abs=1e-15)
+
+
+def test_iw_is_undefined_when_every_run_selects_every_feature_equally():
+    """k̄ = C exactly (denominator 0, not merely small): 003 Property 1."""
+    with pytest.warns(StabilityWarning, match="equal importance"):
+        assert np.isnan(stability("iw", np.ones((3, 4))))
+
+
+def test_pearson_of_a_nearly_constant_run_is_still_defined():
+    """A run varying by 1e-5 of its size (variance 2e-16 at importances near 1e-3) is not
+    constant: the tolerance is relative to the run's sum of squares, so it correlates
+    perfectly with a run that varies the same way (to the 1e-6 that the sums' cancellation
+    leaves at this variance)."""
+    from paretostab.measures.weighted import pearson
+
+    near = 1e-3 * np.array([1.0, 1.0 + 1e-5, 1.0 + 2e-5])
+    values = pearson(np.vstack([near, [1.0, 2.0, 3.0]])).values
+    assert values[0] == pytest.approx(1.0, abs=1e-5)
