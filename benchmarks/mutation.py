@@ -1,0 +1,460 @@
+"""Seeded mutation testing of the numerical core, each module against its own tests.
+
+Run from the repository root::
+
+    python benchmarks/mutation.py                                   # every module, 40 each
+    python benchmarks/mutation.py --modules measures/weighted.py --sample 15 --seed 0
+    python benchmarks/mutation.py --sample 0 --jobs 2 --out mutation.json   # all sites
+
+Issue 24, point 2. mutmut skips decorated functions, and every registered measure is one,
+so the mutants here come from a small AST mutator: comparison operators (``<``/``<=``,
+``>``/``>=``, ``==``/``!=``), arithmetic (``+``/``-``, ``*``/``/``, ``** 2`` to ``* 2``),
+numeric constants (``c`` to ``c + 1``, ``0`` and ``1``), ``min``/``max`` and
+``minimum``/``maximum`` (names and attributes), ``and``/``or``, ``True``/``False``, and
+the removal of an expression statement or an assignment (replaced by ``pass``). A mutant
+is named by ``(file, line, col, operator, original, replacement)`` and a stable id, a hash
+of those; the edit is made on the source text, so the rest of the module (comments, line
+numbers) stays as written, and a mutant that does not compile is not counted.
+
+For a seeded sample of each module's sites, the mutated module is written over the
+original in a temporary copy of the repository (one copy per ``--jobs`` worker; the
+working tree is never touched), the module's own tests run there (``pytest -x``; killed =
+they fail or time out) and the original is written back. Before any mutant, the tests run
+once unmutated in each copy: a module whose tests fail there is reported, not mutated.
+
+Mutants that cannot change a result are listed once, each with its reason, in
+``benchmarks/mutation_equivalent.toml``; they are not run and not in the kill rate, so that
+every run's survivors are new. An entry names a mutant by its file, the text of its line
+(stripped), operator, original and replacement (``nth`` tells apart equal mutants on one
+line, counted from 1), never by line number, which moves. Prints a Markdown table and the
+surviving mutants, each with its original and mutated line; ``--out`` writes the results
+as JSON.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import bisect
+import hashlib
+import io
+import json
+import os
+import queue
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import tokenize
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass
+from itertools import pairwise
+from pathlib import Path
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - the project's own fallback, see pyproject.toml
+    import tomli as tomllib
+
+ROOT = Path(__file__).resolve().parents[1]
+EQUIVALENTS = Path(__file__).with_name("mutation_equivalent.toml")
+
+# module under paretostab/ -> the pytest arguments of its own tests
+MODULES = {
+    "measures/subset.py": ["tests/test_subset.py", "tests/test_measure_table.py"],
+    "measures/weighted.py": ["tests/test_weighted.py", "tests/test_measure_table.py"],
+    "measures/ranking.py": ["tests/test_ranking.py", "tests/test_measure_table.py"],
+    "measures/msi.py": ["tests/test_msi.py", "tests/test_measure_table.py"],
+    "measures/adjusted.py": ["tests/test_adjusted.py", "tests/test_measure_table.py"],
+    "front.py": ["tests/test_report_front.py"],
+    "report/confidence.py": ["tests/test_report_confidence.py"],
+    # the kill -9, Ctrl-C and PostgreSQL tests take minutes or a server, and test the
+    # processes rather than the bookkeeping a mutant of this module changes
+    "tuning/coordination.py": ["tests/test_coordination.py",
+                               "-k", "not kill and not ctrl_c and not postgres"],
+    "selectors/_logistic.py": ["tests/test_logistic_paths.py"],
+    "selectors/_rfe.py": ["tests/test_rfe_reference.py", "tests/test_selectors.py"],
+}
+
+COMPARE = {ast.Lt: ("<", "<="), ast.LtE: ("<=", "<"), ast.Gt: (">", ">="),
+           ast.GtE: (">=", ">"), ast.Eq: ("==", "!="), ast.NotEq: ("!=", "==")}
+ARITHMETIC = {ast.Add: ("+", "-"), ast.Sub: ("-", "+"), ast.Mult: ("*", "/"),
+              ast.Div: ("/", "*")}
+BOOLOP = {ast.And: ("and", "or"), ast.Or: ("or", "and")}
+SWAPPED_NAMES = {"min": "max", "max": "min", "minimum": "maximum", "maximum": "minimum"}
+IGNORED_IN_COPY = shutil.ignore_patterns(".git", ".ci", "docs", "__pycache__", "*.egg-info",
+                                         "*-artifacts", ".pytest_cache", ".hypothesis",
+                                         ".ruff_cache", "build", "dist")
+
+
+@dataclass(frozen=True)
+class Mutant:
+    """One mutation of one module.
+
+    Attributes
+    ----------
+    file : str
+        The module, relative to the repository root.
+    line, col : int
+        Where the mutated token (or removed statement) starts; ``col`` counts characters.
+    operator : str
+        The kind of mutation: ``compare``, ``arithmetic``, ``power``, ``constant``,
+        ``name``, ``boolop``, ``bool`` or ``remove``.
+    original, replacement : str
+        The source text replaced and its replacement.
+    text : str
+        The original line, stripped.
+    mutated_text : str
+        The same line in the mutant, stripped (the first line, if the mutation spans more).
+    nth : int
+        Which of the equal mutants (same file, text, operator, original and replacement)
+        this is, counted from 1 in source order.
+    """
+
+    file: str
+    line: int
+    col: int
+    operator: str
+    original: str
+    replacement: str
+    text: str
+    mutated_text: str
+    nth: int
+
+    @property
+    def id(self):
+        """str : A stable hash of file, line, col, operator, original and replacement."""
+        key = "\0".join(map(str, (self.file, self.line, self.col, self.operator,
+                                  self.original, self.replacement)))
+        return hashlib.sha1(key.encode()).hexdigest()[:10]
+
+    @property
+    def key(self):
+        """tuple : The description an equivalents entry matches, free of line numbers."""
+        return (self.file, self.text, self.operator, self.original, self.replacement,
+                self.nth)
+
+
+class _Sites:
+    """The mutation sites of one module's source, each with the edits that make it.
+
+    Parameters
+    ----------
+    source : str
+        The module's source.
+    """
+
+    def __init__(self, source):
+        self.source = source
+        self.lines = source.splitlines(keepends=True)
+        self.line_starts = [0]
+        for line in self.lines:
+            self.line_starts.append(self.line_starts[-1] + len(line))
+        self.tokens = [t for t in tokenize.generate_tokens(io.StringIO(source).readline)
+                       if t.type in (tokenize.OP, tokenize.NAME, tokenize.NUMBER)]
+        self.token_starts = [t.start for t in self.tokens]
+        self.found = []  # (line, col, operator, original, replacement, edits)
+
+    def char_col(self, line, byte_col):
+        """Return the character column of the AST's UTF-8 byte column on ``line``."""
+        return len(self.lines[line - 1].encode()[:byte_col].decode())
+
+    def start(self, node):
+        """Return ``(line, character column)`` where ``node`` starts."""
+        return node.lineno, self.char_col(node.lineno, node.col_offset)
+
+    def end(self, node):
+        """Return ``(line, character column)`` where ``node`` ends."""
+        return node.end_lineno, self.char_col(node.end_lineno, node.end_col_offset)
+
+    def token_between(self, after, before, string):
+        """Return the first token ``string`` that starts in ``[after, before)``."""
+        i = bisect.bisect_left(self.token_starts, after)
+        while i < len(self.tokens) and self.tokens[i].start < before:
+            if self.tokens[i].string == string:
+                return self.tokens[i]
+            i += 1
+        raise ValueError(f"no {string!r} between {after} and {before}")
+
+    def add(self, operator, original, replacement, edits):
+        """Record a site whose edits are ``[(start, end, text), ...]``; the first names it."""
+        line, col = edits[0][0]
+        self.found.append((line, col, operator, original, replacement, edits))
+
+    def token_swap(self, operator, token, replacement):
+        """Record the replacement of one token's text."""
+        self.add(operator, token.string, replacement, [(token.start, token.end, replacement)])
+
+    def offset(self, position):
+        """Return the offset in ``source`` of a ``(line, character column)`` position."""
+        return self.line_starts[position[0] - 1] + position[1]
+
+    def apply(self, edits):
+        """Return the source with ``edits`` made, the last first."""
+        source = self.source
+        for start, end, text in sorted(edits, key=lambda e: e[0], reverse=True):
+            source = source[:self.offset(start)] + text + source[self.offset(end):]
+        return source
+
+
+def _skipped(tree):
+    """Return the ids of the nodes never mutated: annotations, f-strings, docstrings."""
+    roots = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.JoinedStr):
+            roots.append(node)
+        elif isinstance(node, ast.arg | ast.AnnAssign) and node.annotation is not None:
+            roots.append(node.annotation)
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.returns:
+            roots.append(node.returns)
+    return {id(n) for root in roots for n in ast.walk(root)}
+
+
+def _visit(node, sites):
+    """Record the sites of one AST node in ``sites``."""
+    if isinstance(node, ast.Compare):
+        operands = [node.left, *node.comparators]
+        for op, (left, right) in zip(node.ops, pairwise(operands), strict=True):
+            if type(op) in COMPARE:
+                original, replacement = COMPARE[type(op)]
+                token = sites.token_between(sites.end(left), sites.start(right), original)
+                sites.token_swap("compare", token, replacement)
+    elif isinstance(node, ast.BinOp | ast.AugAssign):
+        left, right = ((node.left, node.right) if isinstance(node, ast.BinOp)
+                       else (node.target, node.value))
+        symbol = "" if isinstance(node, ast.BinOp) else "="
+        if type(node.op) in ARITHMETIC:
+            original, replacement = ARITHMETIC[type(node.op)]
+            token = sites.token_between(sites.end(left), sites.start(right), original + symbol)
+            sites.token_swap("arithmetic", token, replacement + symbol)
+        elif (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow)
+              and isinstance(right, ast.Constant) and right.value == 2):
+            token = sites.token_between(sites.end(left), sites.start(right), "**")
+            # parenthesised: a / b ** 2 must become a / (b * 2)
+            sites.add("power", "**", "*", [(token.start, token.end, "*"),
+                                           (sites.start(node), sites.start(node), "("),
+                                           (sites.end(node), sites.end(node), ")")])
+    elif isinstance(node, ast.BoolOp):
+        original, replacement = BOOLOP[type(node.op)]
+        edits = []
+        for left, right in pairwise(node.values):
+            token = sites.token_between(sites.end(left), sites.start(right), original)
+            edits.append((token.start, token.end, replacement))
+        sites.add("boolop", original, replacement, edits)
+    elif isinstance(node, ast.Constant) and isinstance(node.value, bool):
+        sites.add("bool", repr(node.value), repr(not node.value),
+                  [(sites.start(node), sites.end(node), repr(not node.value))])
+    elif (isinstance(node, ast.Constant) and type(node.value) in (int, float)
+          and not isinstance(node.value, bool)):
+        kind = type(node.value)
+        original = sites.source[sites.offset(sites.start(node)):sites.offset(sites.end(node))]
+        for value in dict.fromkeys((node.value + 1, kind(0), kind(1))):
+            if value != node.value:
+                sites.add("constant", original, repr(value),
+                          [(sites.start(node), sites.end(node), repr(value))])
+    elif isinstance(node, ast.Name) and node.id in SWAPPED_NAMES:
+        sites.add("name", node.id, SWAPPED_NAMES[node.id],
+                  [(sites.start(node), sites.end(node), SWAPPED_NAMES[node.id])])
+    elif isinstance(node, ast.Attribute) and node.attr in SWAPPED_NAMES:
+        token = sites.token_between(sites.end(node.value), sites.end(node), node.attr)
+        sites.token_swap("name", token, SWAPPED_NAMES[node.attr])
+    if isinstance(node, ast.Expr | ast.Assign | ast.AugAssign | ast.AnnAssign) and not (
+            isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)) and not (
+            isinstance(node, ast.AnnAssign) and node.value is None):
+        # the lines after the first kept as blank lines, so that line numbers stay
+        padding = "\n" * (node.end_lineno - node.lineno)
+        sites.add("remove", "statement", "pass",
+                  [(sites.start(node), sites.end(node), "pass" + padding)])
+
+
+def mutants_of(path, relative):
+    """Return the mutants of one module that compile, in source order.
+
+    Parameters
+    ----------
+    path : Path
+        The module's file.
+    relative : str
+        Its path relative to the repository root, the name used in the results.
+
+    Returns
+    -------
+    list of tuple
+        ``(Mutant, mutated source)`` pairs.
+    """
+    source = path.read_text(encoding="utf-8")
+    tree = ast.parse(source)
+    skipped = _skipped(tree)
+    sites = _Sites(source)
+    for node in ast.walk(tree):
+        if id(node) not in skipped:
+            _visit(node, sites)
+    result, seen = [], {}
+    for line, col, operator, original, replacement, edits in sorted(
+            sites.found, key=lambda s: s[:2]):
+        mutated = sites.apply(edits)
+        try:
+            compile(mutated, relative, "exec")
+        except SyntaxError:
+            continue
+        text = sites.lines[line - 1].strip()
+        nth = seen[(text, operator, original, replacement)] = seen.get(
+            (text, operator, original, replacement), 0) + 1
+        mutated_text = mutated.splitlines()[line - 1].strip()
+        result.append((Mutant(relative, line, col, operator, original, replacement, text,
+                              mutated_text, nth), mutated))
+    return result
+
+
+def read_equivalents(path):
+    """Return the equivalents file's entries, keyed as :attr:`Mutant.key`, with reasons.
+
+    Parameters
+    ----------
+    path : Path
+        A TOML file of ``[[mutant]]`` tables with ``file``, ``line``, ``operator``,
+        ``original``, ``replacement``, ``reason`` and optionally ``nth`` (default 1).
+
+    Returns
+    -------
+    dict
+        ``{key: reason}``; empty if the file does not exist.
+    """
+    if not path.exists():
+        return {}
+    entries = tomllib.loads(path.read_text(encoding="utf-8")).get("mutant", [])
+    return {(e["file"], e["line"].strip(), e["operator"], e["original"], e["replacement"],
+             e.get("nth", 1)): e["reason"] for e in entries}
+
+
+def run_tests(copy, tests, timeout):
+    """Run pytest on ``tests`` in the repository copy ``copy``.
+
+    Returns
+    -------
+    str
+        ``"passed"``, ``"failed"`` or ``"timeout"``.
+    """
+    env = dict(os.environ, PYTHONPATH=str(copy), PYTHONDONTWRITEBYTECODE="1")
+    # a session of its own, so that a timeout ends the test's own child processes too
+    process = subprocess.Popen(
+        [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", *tests],
+        cwd=copy, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        start_new_session=True)
+    try:
+        code = process.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+        return "timeout"
+    return "passed" if code == 0 else "failed"
+
+
+def parse_args(argv=None):
+    """Return the command line's options."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--modules", nargs="+", choices=sorted(MODULES), default=sorted(MODULES),
+                        metavar="MODULE", help="modules under paretostab/ (default: all)")
+    parser.add_argument("--sample", type=int, default=40,
+                        help="mutants drawn per module; 0 runs them all (default: 40)")
+    parser.add_argument("--seed", type=int, default=0, help="the sample's seed (default: 0)")
+    parser.add_argument("--timeout", type=float, default=None,
+                        help="seconds per mutant (default: 3 x the unmutated run + 10)")
+    parser.add_argument("--jobs", type=int, default=1,
+                        help="mutants run at once, each in its own copy (default: 1)")
+    parser.add_argument("--out", type=Path, help="write the results here as JSON")
+    return parser.parse_args(argv)
+
+
+def main(argv=None):
+    """Run the sampled mutants and print the table and the survivors."""
+    args = parse_args(argv)
+    started = time.monotonic()
+    equivalents = read_equivalents(EQUIVALENTS)
+    plan, rows, matched = [], {}, set()
+    for module in args.modules:
+        relative = f"paretostab/{module}"
+        mutants = mutants_of(ROOT / relative, relative)
+        live = [m for m in mutants if m[0].key not in equivalents]
+        matched.update(m[0].key for m in mutants if m[0].key in equivalents)
+        sample = live if args.sample <= 0 or args.sample >= len(live) else random.Random(
+            f"{args.seed}:{module}").sample(live, args.sample)
+        plan += [(module, mutant, source) for mutant, source in sample]
+        rows[module] = {"module": module, "total": len(live),
+                        "equivalent": len(mutants) - len(live), "run": len(sample),
+                        "killed": 0, "survived": 0}
+    stale = [key for key in equivalents if key[0] in {f"paretostab/{m}" for m in args.modules}
+             and key not in matched]
+
+    with tempfile.TemporaryDirectory(prefix="paretostab-mutation-") as scratch:
+        copies = queue.Queue()
+        for job in range(max(1, args.jobs)):
+            shutil.copytree(ROOT, Path(scratch) / f"copy{job}", ignore=IGNORED_IN_COPY)
+            copies.put(Path(scratch) / f"copy{job}")
+        baseline = {}
+        for module in args.modules:
+            began = time.monotonic()
+            outcome = run_tests(Path(scratch) / "copy0", MODULES[module], timeout=None)
+            baseline[module] = (outcome, time.monotonic() - began)
+            if outcome != "passed":
+                print(f"{module}: its tests fail unmutated; not mutated", file=sys.stderr)
+        plan = [p for p in plan if baseline[p[0]][0] == "passed"]
+
+        def run(item):
+            module, mutant, source = item
+            copy = copies.get()
+            target = copy / mutant.file
+            original = target.read_text(encoding="utf-8")
+            try:
+                target.write_text(source, encoding="utf-8")
+                timeout = args.timeout or 3 * baseline[module][1] + 10
+                return module, mutant, run_tests(copy, MODULES[module], timeout)
+            finally:
+                target.write_text(original, encoding="utf-8")
+                copies.put(copy)
+
+        with ThreadPoolExecutor(max(1, args.jobs)) as pool:
+            outcomes = list(pool.map(run, plan))
+
+    survivors = []
+    for module, mutant, outcome in outcomes:
+        rows[module]["killed" if outcome != "passed" else "survived"] += 1
+        if outcome == "passed":
+            survivors.append(mutant)
+    print("| module | mutants run of total | killed | survived | kill rate "
+          "| known equivalent |")
+    print("|---|---|---|---|---|---|")
+    for module in args.modules:
+        row = rows[module]
+        if baseline[module][0] != "passed":
+            print(f"| {module} | tests fail unmutated | | | | {row['equivalent']} |")
+            continue
+        rate = f"{row['killed'] / row['run']:.0%}" if row["run"] else "-"
+        print(f"| {module} | {row['run']} of {row['total']} | {row['killed']} "
+              f"| {row['survived']} | {rate} | {row['equivalent']} |")
+    if survivors:
+        print("\nSurviving mutants:")
+    for mutant in sorted(survivors, key=lambda m: (m.file, m.line, m.col)):
+        print(f"\n{mutant.file}:{mutant.line}:{mutant.col} [{mutant.id}] {mutant.operator} "
+              f"{mutant.original} -> {mutant.replacement}"
+              f"{f' (nth {mutant.nth})' if mutant.nth > 1 else ''}")
+        print(f"  - {mutant.text}\n  + {mutant.mutated_text}")
+    for key in stale:
+        print(f"\nstale equivalents entry (no such mutant): {key}", file=sys.stderr)
+    elapsed = time.monotonic() - started
+    print(f"\n{len(outcomes)} mutants in {elapsed:.0f} s (seed {args.seed}, "
+          f"{max(1, args.jobs)} job(s))")
+    if args.out:
+        args.out.write_text(json.dumps({
+            "seed": args.seed, "sample": args.sample, "seconds": elapsed,
+            "modules": [rows[m] | {"baseline": baseline[m][0]} for m in args.modules],
+            "mutants": [asdict(m) | {"id": m.id, "outcome": outcome}
+                        for _, m, outcome in outcomes],
+        }, indent=2) + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
