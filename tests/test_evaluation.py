@@ -335,12 +335,18 @@ def test_nested_evaluation_estimates_what_independent_data_show(tmp_path):
     assert np.mean(best) - np.mean(independent) > 0.04
 
 
+def tiny_nested(outer_folds: int):
+    """A nested spec that runs in seconds: 4 trials of 3 runs, t-test with k in [1, 10]."""
+    return parse_spec({**NESTED, "study": {**NESTED["study"], "trials": 4},
+                       "protocol": {**NESTED["protocol"], "outer_folds": outer_folds,
+                                    "runs": 3},
+                       "selector": {"name": "t_test", "search": {"n_features": [1, 10]}}})
+
+
 def test_a_nested_report_names_missing_folds_and_the_chosen_features(tmp_path):
     rng = np.random.default_rng(0)
     X, y = simulate(60, rng, d=40)
-    spec = parse_spec({**NESTED, "study": {**NESTED["study"], "trials": 4},
-                       "protocol": {**NESTED["protocol"], "outer_folds": 3, "runs": 3},
-                       "selector": {"name": "t_test", "search": {"n_features": [1, 10]}}})
+    spec = tiny_nested(3)
     url = f"sqlite:///{tmp_path / 'n.db'}"
     one = parse_spec({**spec.to_dict(), "protocol": {**spec.to_dict()["protocol"],
                                                     "outer_fold": 2}})
@@ -370,12 +376,33 @@ def test_nested_evaluation_runs_with_worker_processes(tmp_path):
     """Each outer fold is a study as any other: two worker processes share its trials."""
     rng = np.random.default_rng(1)
     X, y = simulate(40, rng, d=20)
-    spec = parse_spec({**NESTED, "study": {**NESTED["study"], "trials": 4},
-                       "protocol": {**NESTED["protocol"], "outer_folds": 2, "runs": 3},
-                       "selector": {"name": "t_test", "search": {"n_features": [1, 10]}}})
+    spec = tiny_nested(2)
     url = f"sqlite:///{tmp_path / 'w.db'}"
     study = tune(spec, storage=url, data=(X, y), workers=2, progress=False)
     for name in (study.study_name, "sim/outer-1", "sim/outer-2"):
         done = optuna.load_study(study_name=name, storage=url).get_trials(
             states=(optuna.trial.TrialState.COMPLETE,))
         assert len(done) == 4, name
+
+
+@pytest.mark.parametrize("metric", ["accuracy", "balanced_accuracy"])
+def test_a_held_out_score_with_three_classes(metric):
+    """wine (59/71/48): the held-out part keeps every class; the refit scores it with the
+    Wilson interval (accuracy) or the stratified bootstrap (balanced accuracy), and the
+    chance test compares with 71/178 or 1/3."""
+    spec = parse_spec({"study": {"name": "wine"}, "data": {"source": "wine"},
+                       "protocol": {"runs": 3, "holdout": 0.3, "metric": metric},
+                       "selector": {"name": "t_test", "fixed": {"n_features": 4}},
+                       "objective": {"stability": "nogueira"}})
+    problem = Problem.from_spec(spec)
+    assert set(np.unique(problem.test_y)) == set(np.unique(problem.y)) and \
+        len(np.unique(problem.y)) == 3
+    score = problem.held_out_score({}, level=0.95)
+    selector, columns = problem.fitted_selector({})
+    expected = metric_value(problem.test_y, selector.predict(problem.test_X[:, columns]),
+                            metric, selector.classes_)
+    assert score.value == expected and score.low <= score.value <= score.high
+    assert score.method == ("wilson" if metric == "accuracy" else "bootstrap")
+    assert chance_p_value(score.value, problem.y, metric) < 1e-6  # wine is easy
+    assert no_information_value(problem.y, metric) == pytest.approx(
+        71 / 178 if metric == "accuracy" else 1 / 3, abs=0.01)  # stratified: wine's shares
