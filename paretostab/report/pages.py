@@ -170,7 +170,7 @@ def _estimate_sections(report: StudyReport) -> list[Section]:
                  f"tuning and never seen by it), with {report.level:.0%} {method}; beside "
                  f"its out-of-bag {metric} (the value the search optimised) and the mean of "
                  "its replicates (fresh resamples of the development part).",
-            caption=f"{metric} of the front trials: out of bag, replicate mean, held out."))
+            caption=f"{metric.capitalize()} of the front trials: out of bag, replicate mean, held out."))
     nested = report.nested
     if nested is not None:
         stability = nested.stability
@@ -178,7 +178,7 @@ def _estimate_sections(report: StudyReport) -> list[Section]:
                 f"on the fold's training part alone: a study of its own (same spec, same "
                 f"number of trials), γ = {report.gamma:g} choosing among its trials not "
                 "flagged, the chosen setting refitted on the training part and scored on "
-                f"the fold's test part. {metric} over the outer folds: mean "
+                f"the fold's test part. {metric.capitalize()} over the outer folds: mean "
                 f"{nested.mean:.4f}, standard deviation {nested.spread:.4f}. The "
                 f"{len(nested.folds)} chosen selections: φ = {stability['nogueira']:.4f}, "
                 f"φ_iw = {stability['iw']:.4f} (the stability of the whole procedure's "
