@@ -170,7 +170,8 @@ def _estimate_sections(report: StudyReport) -> list[Section]:
                  f"tuning and never seen by it), with {report.level:.0%} {method}; beside "
                  f"its out-of-bag {metric} (the value the search optimised) and the mean of "
                  "its replicates (fresh resamples of the development part).",
-            caption=f"{metric.capitalize()} of the front trials: out of bag, replicate mean, held out."))
+            caption=f"{metric.capitalize()} of the front trials: out of bag, replicate mean, "
+                    "held out."))
     nested = report.nested
     if nested is not None:
         stability = nested.stability
