@@ -85,7 +85,8 @@ def evaluation_split(y: np.ndarray, *, holdout: float | None = None,
     ------
     InvalidInputError
         When a class is too small to be split so (every class needs 2 examples in the
-        development part and one in each held-out part).
+        development part and one in each held-out part), also when the stratified
+        allocation rounds a small class's share of the held-out part to none.
     """
     y = np.asarray(y)
     seed = 0 if seed is None else int(seed)
@@ -99,6 +100,17 @@ def evaluation_split(y: np.ndarray, *, holdout: float | None = None,
                 f"needs 2 examples to tune on and 1 held out); use outer_folds instead.")
         splitter = StratifiedShuffleSplit(n_splits=1, test_size=holdout, random_state=seed)
         development, test = next(splitter.split(np.zeros((y.size, 1)), y))
+        held_counts = np.array([np.sum(y[test] == c) for c in classes])
+        if held_counts.min() < 1 or (counts - held_counts).min() < 2:
+            # the stratified allocation rounds each class's share of the held-out part
+            # to whole examples: a small class's share below one half can round to none
+            c = int(np.argmin(np.minimum(held_counts, counts - held_counts - 1)))
+            raise InvalidInputError(
+                f"protocol.holdout = {holdout}: class {classes[c].item()!r} ({counts[c]} of "
+                f"{y.size} examples) gets {held_counts[c]} held out and "
+                f"{counts[c] - held_counts[c]} to tune on; every class needs 2 examples "
+                f"to tune on and 1 held out: raise holdout to at least "
+                f"{1 / counts[c]:.2f} or use outer_folds instead.")
         return Split(np.sort(development), np.sort(test), f"held-out {holdout:.0%}")
     if outer_fold is None:
         return None

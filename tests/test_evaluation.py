@@ -51,13 +51,17 @@ def test_a_held_out_part_is_stratified_disjoint_and_seeded(counts, fraction, see
         split = evaluation_split(y, holdout=fraction, seed=seed)
     except InvalidInputError as error:  # only when a class cannot be in both parts
         held = math.ceil(fraction * y.size)
-        assert min(counts) < 3 or held < len(counts) or y.size - held < 2 * len(counts)
+        shares = [held * n / y.size for n in counts]  # a share under one half can round to 0
+        assert (min(counts) < 3 or held < len(counts) or y.size - held < 2 * len(counts)
+                or min(shares) < 1 or min(n - held * n / y.size for n in counts) < 3)
         assert "protocol.holdout" in str(error)
         return
     assert np.intersect1d(split.development, split.test).size == 0
     assert np.array_equal(np.union1d(split.development, split.test), np.arange(y.size))
     for c, n in enumerate(counts):  # stratified: each class's share kept to one example
-        assert abs(np.sum(y[split.test] == c) - fraction * n) <= 1 + fraction * len(counts)
+        held = np.sum(y[split.test] == c)
+        assert abs(held - split.test.size * n / y.size) < 1
+        assert held >= 1 and n - held >= 2
     again = evaluation_split(y, holdout=fraction, seed=seed)
     assert np.array_equal(again.test, split.test)
 
