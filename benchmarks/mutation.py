@@ -11,10 +11,11 @@ so the mutants here come from a small AST mutator: comparison operators (``<``/`
 ``>``/``>=``, ``==``/``!=``), arithmetic (``+``/``-``, ``*``/``/``, ``** 2`` to ``* 2``),
 numeric constants (``c`` to ``c + 1``, ``0`` and ``1``), ``min``/``max`` and
 ``minimum``/``maximum`` (names and attributes), ``and``/``or``, ``True``/``False``, and
-the removal of an expression statement or an assignment (replaced by ``pass``). A mutant
-is named by ``(file, line, col, operator, original, replacement)`` and a stable id, a hash
-of those; the edit is made on the source text, so the rest of the module (comments, line
-numbers) stays as written, and a mutant that does not compile is not counted.
+the removal of an expression statement or an assignment (replaced by ``pass``; not
+``__all__``, which no result reads). A mutant is named by ``(file, line, col, operator,
+original, replacement)`` and a stable id, a hash of those; the edit is made on the source
+text, so the rest of the module (comments, line numbers) stays as written, and a mutant
+that does not compile is not counted.
 
 For a seeded sample of each module's sites, the mutated module is written over the
 original in a temporary copy of the repository (one copy per ``--jobs`` worker; the
@@ -201,10 +202,12 @@ class _Sites:
 
 
 def _skipped(tree):
-    """Return the ids of the nodes never mutated: annotations, f-strings, docstrings."""
+    """Return the ids of the nodes never mutated: annotations, f-strings, docstrings and
+    ``__all__`` (it names what ``import *`` and the API pages list; no result reads it)."""
     roots = []
     for node in ast.walk(tree):
-        if isinstance(node, ast.JoinedStr):
+        if isinstance(node, ast.JoinedStr) or (isinstance(node, ast.Assign) and any(
+                isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets)):
             roots.append(node)
         elif isinstance(node, ast.arg | ast.AnnAssign) and node.annotation is not None:
             roots.append(node.annotation)

@@ -230,8 +230,52 @@ def test_a_solve_that_does_not_converge_raises(monkeypatch):
     I = rng.uniform(0.1, 1.0, size=(2, 10))
     S = random_similarity(rng, 10)
     monkeypatch.setattr(msi_module, "_iteration_limits", lambda n_edges: (1, 2))
-    with pytest.raises(RuntimeError, match="network simplex"):
+    with pytest.raises(RuntimeError, match=r"network simplex.*\(iteration limit reached\)"):
         stability("msi", I, similarity=S)
+
+
+@pytest.mark.parametrize(("code", "reason"), [(0, "infeasible"), (2, "unbounded")])
+def test_a_solve_that_fails_names_the_solvers_reason(monkeypatch, code, reason):
+    """POT's result codes other than optimal and iteration limit are not retried."""
+    calls = []
+
+    def failing_solver(a, b, cost, limit, threads):
+        calls.append(limit)
+        return np.zeros((a.size, b.size)), 0.0, None, None, code
+
+    monkeypatch.setattr(msi_module, "emd_c", failing_solver)
+    with pytest.raises(RuntimeError, match=rf"2 and 3 features \({reason}\)"):
+        msi_module._optimal_plan(np.ones(2), np.full(3, 2 / 3), np.zeros((2, 3)))
+    assert len(calls) == 1
+
+
+def test_the_iteration_limits_are_pots_default_or_ten_per_edge_then_a_hundred_times():
+    assert msi_module._iteration_limits(12) == (100_000, 10_000_000)
+    assert msi_module._iteration_limits(50_000) == (500_000, 50_000_000)
+    seen = []
+    limits = msi_module._iteration_limits
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(msi_module, "_iteration_limits", lambda n: seen.append(n) or limits(n))
+        msi_module._optimal_plan(np.ones(3), np.full(4, 0.75), np.ones((3, 4)))
+    assert seen == [12]  # the limits are sized by the plan's edges, rows × columns
+
+
+def test_fully_similar_runs_share_everything_and_never_more():
+    """S(i, j) is clamped to 1: with every similarity 1 the transport costs nothing and
+    S(i, j) = Σ_f I_if / k̄, which rounding puts at 1 + 2⁻⁵² for these runs."""
+    I = np.array([[0.0, 2.730777295370268, 0.0, 2.4698917777426908, 1.2519982717399618,
+                   2.491113915981527],
+                  [0.039764136813802954, 0.0, 0.0, 1.961317583246549, 0.828808804812676,
+                   0.0]])
+    assert msi_value(I, np.ones((6, 6))) == 1.0
+
+
+def test_runs_of_one_feature_each():
+    """k̄ = 1 is an ordinary case (only k̄ = 0 is the all-empty shortcut)."""
+    S = np.eye(3)
+    S[0, 1] = S[1, 0] = 0.5
+    assert msi_value(np.eye(3), S) == pytest.approx(0.5 / 3, abs=1e-15)
+    assert msi_value(np.eye(3), np.eye(3)) == 0.0
 
 
 def test_a_solve_stopped_early_is_retried_silently(monkeypatch):

@@ -182,9 +182,10 @@ def test_pearson_is_undefined_for_a_constant_run_and_scale_free_otherwise(scale)
     assert np.isfinite(pearson(scaled).values).all()
 
 
-def test_pearson_of_identical_runs_never_passes_one():
+def test_pearson_of_identical_and_reflected_runs_never_passes_its_bounds():
     """Rounding puts the correlation of a run with itself past 1 (1 + 2.2e-16) for about
-    a quarter of these 200 runs: the values are clipped to the measure's bounds."""
+    a quarter of these 200 runs, and with its reflection (max + min − run, correlation −1)
+    past −1 for 85 of them: the values are clipped to the measure's bounds."""
     from paretostab.measures.weighted import pearson
 
     rng = np.random.default_rng(0)
@@ -192,12 +193,18 @@ def test_pearson_of_identical_runs_never_passes_one():
         run = rng.random(rng.integers(3, 30))
         value = pearson(np.vstack([run, run])).values[0]
         assert value <= 1.0 and value == pytest.approx(1.0, abs=1e-15)
+        value = pearson(np.vstack([run, run.max() + run.min() - run])).values[0]
+        assert value >= -1.0 and value == pytest.approx(-1.0, abs=1e-13)
 
 
 def test_iw_is_undefined_when_every_run_selects_every_feature_equally():
-    """k̄ = C exactly (denominator 0, not merely small): 003 Property 1."""
+    """k̄ = C (003 Property 1): exactly for ones, and to rounding for 0.3 in 2 × 6, whose
+    normalised importances leave k̄ − C = +2.7e-15 — undefined too, not a ratio of
+    rounding errors."""
     with pytest.warns(StabilityWarning, match="equal importance"):
         assert np.isnan(stability("iw", np.ones((3, 4))))
+    with pytest.warns(StabilityWarning, match="equal importance"):
+        assert np.isnan(stability("iw", np.full((2, 6), 0.3)))
 
 
 def test_pearson_of_a_nearly_constant_run_is_still_defined():
