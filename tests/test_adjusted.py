@@ -665,3 +665,50 @@ def test_exact_expectation_refuses_large_enumerations():
                        match=rf"expectation='exact' would enumerate {count:,} pairs.*"
                              r"limit of 1,000,000; use expectation='monte_carlo'"):
         stability("sma_count", runs, n_features=d, similarity=S, expectation="exact")
+
+
+# ------------------------------------------------------------- the Monte-Carlo machinery
+# (issue 24: the size-pair classes and the memory batches must not change a value)
+
+
+@pytest.mark.parametrize("statistic", ["_yu_intersection", "_count_intersection",
+                                       "_mean_intersection", "_greedy_intersection",
+                                       "_mbm_intersection"])
+@pytest.mark.parametrize("d", [8, 14])
+@pytest.mark.parametrize("seed", range(3))
+def test_excesses_scored_by_classes_equal_each_size_pair_scored_alone(statistic, seed, d):
+    """_excesses scores each class of size pairs once; every size pair scored on its own
+    sets (the first a of f, the first b of g, in every replicate) gives the same h. With
+    d = 8, g holds every feature of f, so the class keys reach the top of their range."""
+    from paretostab.measures import adjusted
+
+    statistic = getattr(adjusted, statistic)
+    rng = np.random.default_rng(seed)
+    B = 40
+    f = adjusted._random_sequences(rng, d, B, 6)
+    g = adjusted._random_sequences(rng, d, B, 8)
+    sim = _discrete_similarity(rng, d)[f[:, :, None], g[:, None, :]]
+    same = f[:, :, None] == g[:, None, :]
+    sizes = np.array([(a, b) for a in range(1, 7) for b in range(a, 9)])
+    h = adjusted._excesses(f, g, sim, same, sizes, statistic, 0.9)
+    for s, (a, b) in enumerate(sizes):
+        alone = adjusted._Blocks(f[:, :a], g[:, :b], sim[:, :a, :b])
+        np.testing.assert_allclose(h[s], statistic(alone, 0.9) - alone.common, atol=1e-12,
+                                   err_msg=f"sizes ({a}, {b})")
+
+
+@pytest.mark.parametrize("name", CORRECTED + ["sechidis"])
+def test_values_do_not_depend_on_the_memory_batch(name, monkeypatch):
+    """_BATCH bounds the similarity entries held at once; at 64 every loop over pairs of
+    runs, subsets and replicates runs in many batches, and the values stay the same."""
+    from paretostab.measures import adjusted
+
+    rng = np.random.default_rng(4)
+    Z, S = _runs(rng, 6, 7), _discrete_similarity(rng, 7)
+    options = [{"expectation": "exact"}, {"n_samples": 300, "random_state": 1}]
+    if name == "sechidis":
+        options = [{}]
+    expected = [_value(name, Z, S, **o) for o in options]
+    monkeypatch.setattr(adjusted, "_BATCH", 64)
+    for o, value in zip(options, expected, strict=True):
+        np.testing.assert_allclose(_value(name, Z, S, **o), value, rtol=1e-12, atol=1e-12)

@@ -270,3 +270,42 @@ def test_the_hinge_models_of_three_classes_on_the_gram_factor_are_liblinears():
                               random_state=0).fit(X[:, kept], signs[:, k])
         np.testing.assert_allclose(coef[k], reference.coef_[0], rtol=0,
                                    atol=1e-9 * np.abs(reference.coef_).max())
+
+
+# --------------------------------------------------- the stopping rule and its warning
+# (issue 24: defaults and scales that a small change would get wrong)
+
+
+@pytest.mark.parametrize("solver", SOLVERS)
+def test_the_default_tolerance_reaches_the_optimum(monkeypatch, solver):
+    """The final models of the filters and external selectors use the default ``tol``
+    (1e-8 of the gradient at zero): their weights are the optimum's to 1e-5."""
+    X, y = correlated(5, 60, 40)
+    force(monkeypatch, solver)
+    tight = fit_l2_logistic(X, y, reg=0.5, tol=1e-13)
+    coef, intercept = fit_l2_logistic(X, y, reg=0.5)
+    np.testing.assert_allclose(coef, tight[0], rtol=1e-5, atol=1e-7)
+    assert intercept == pytest.approx(tight[1], rel=1e-5, abs=1e-7)
+
+
+@pytest.mark.parametrize("solver", SOLVERS)
+def test_a_tiny_gradient_at_zero_still_converges(monkeypatch, solver):
+    """Data scaled to 1e-7 make the gradient at zero 1e-6 (the stopping rule is relative
+    to it, floored at 1): the fit converges silently, within 8 iterations, and is the
+    optimum."""
+    X, y = correlated(6, 60, 40)
+    force(monkeypatch, solver)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        coef, intercept = fit_l2_logistic(X * 1e-7, y, reg=0.5, max_iter=8)
+    reference = sklearn_fit(X * 1e-7, y, 0.5, np.ones(40))
+    assert_close_to_sklearn(coef, intercept, reference)
+
+
+def test_a_fit_that_does_not_converge_warns_at_its_callers_line():
+    """The warning names the line that asked for the fit (stacklevel 3: the caller of
+    fit_l2_logistic), not the solver's own code."""
+    X, y = correlated(7, 60, 40)
+    with pytest.warns(core.ConvergenceWarning, match="did not reach gradient norm") as record:
+        fit_l2_logistic(X, y, reg=1e-3, max_iter=1)
+    assert record[0].filename == __file__

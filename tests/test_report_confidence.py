@@ -157,9 +157,40 @@ def test_collinear_replicates_give_a_tilted_segment():
     assert not e.contains(e.center + [0.01, 0.0])
 
 
+@pytest.mark.parametrize("slope", [-3.0, -1.0, -0.2, 0.5, 2.0, math.inf])
+def test_the_angle_is_the_major_axis_direction_in_its_half_open_range(slope):
+    """eigh's major eigenvector points either way; the angle is folded into (−π/2, π/2]
+    (here from atan2 values 1.89, 2.36, 2.94 and −2.68 for the first four slopes)."""
+    t = np.array([0.0, 0.1, 0.3, 0.2, 0.05])
+    x = (np.column_stack([np.full(5, 0.5), 0.4 + t]) if slope == math.inf
+         else np.column_stack([0.5 + t, 0.4 + slope * t]))
+    (e,) = confidence_regions([x])
+    assert -math.pi / 2 < e.angle <= math.pi / 2
+    assert e.angle == pytest.approx(math.atan(slope), abs=1e-12)
+
+
+def test_a_segment_is_held_to_the_centres_magnitude():
+    """Stability values need not lie in [0, 1]: on a segment at stability 2000 a point
+    1e-7 off the line is rounding (tolerance 1e-9 × 2000), one 1e-5 off is not."""
+    x = np.array([[0.5, 2000.0], [0.6, 2000.0], [0.7, 2000.0], [0.55, 2000.0]])
+    (e,) = confidence_regions([x])
+    assert e.degenerate
+    assert e.contains(e.center + [0.0, 1e-7]) and not e.contains(e.center + [0.0, 1e-5])
+
+
+@pytest.mark.parametrize(("minor", "degenerate"), [(0.95e-9, True), (1.05e-9, False)])
+def test_a_minor_spread_is_cut_relative_to_the_major_spread(minor, degenerate):
+    """A standard deviation ≤ 1e-9 × max(major standard deviation, max |replicate|) is
+    rounding. Here the major one (1.155, accuracies ±1) exceeds the replicates' size
+    (1), and the minor ones 1.10e-9 and 1.21e-9 fall either side of the cut."""
+    x = np.column_stack([[-1.0, 1.0, -1.0, 1.0], minor * np.array([1.0, 1.0, -1.0, -1.0])])
+    (e,) = confidence_regions([x])
+    assert e.degenerate == degenerate
+
+
 def test_constant_replicates_give_a_point():
     (e,) = confidence_regions([[[0.1, 0.9]] * 4])
-    assert e.degenerate and np.all(e.semi_axes == 0.0)
+    assert e.degenerate and np.all(e.semi_axes == 0.0) and e.angle == 0.0
     np.testing.assert_allclose(e.center, [0.1, 0.9])
     assert e.contains((0.1, 0.9)) and not e.contains((0.1, 0.9 + 1e-6))
     np.testing.assert_allclose(e.boundary(5), [[0.1, 0.9]] * 5)
@@ -195,6 +226,8 @@ def test_ellipse_argument_checks():
     for n in (2, 0, 3.5, True):
         with pytest.raises(InvalidInputError, match="n >= 3"):
             e.boundary(n)
+    assert e.boundary(3).shape == (3, 2) and e.boundary(np.int64(4)).shape == (4, 2)
+    assert e.boundary().shape == (128, 2)  # the default: smooth at a report's scale
     with pytest.raises(AttributeError):
         e.level = 0.5  # frozen
     assert not e.center.flags.writeable

@@ -241,6 +241,18 @@ def test_staircase_encloses_the_area(points, reference):
     assert shoelace(polygon) == pytest.approx(area, abs=1e-9)
 
 
+def test_staircase_worked_example():
+    """Default reference (0, 0): from the φ axis across and down each front point to the
+    accuracy axis; a dominated point adds no vertex. A reference cuts the points it does
+    not dominate in both coordinates."""
+    points = [[0.5, 0.8], [0.9, 0.3], [0.4, 0.2]]
+    np.testing.assert_array_equal(
+        staircase(points), [[0.0, 0.8], [0.5, 0.8], [0.5, 0.3], [0.9, 0.3], [0.9, 0.0]])
+    np.testing.assert_array_equal(
+        staircase(points, reference=(0.6, 0.1)), [[0.6, 0.3], [0.9, 0.3], [0.9, 0.1]])
+    assert staircase(points, reference=(0.95, 0.0)).shape == (0, 2)
+
+
 def _inside(points, reference):
     p = np.asarray(points, dtype=float)
     return p[np.all(p > np.asarray(reference), axis=1)]
