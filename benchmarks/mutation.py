@@ -70,6 +70,7 @@ MODULES = {
     "measures/ranking.py": ["tests/test_ranking.py", "tests/test_measure_table.py"],
     "measures/msi.py": ["tests/test_msi.py", "tests/test_measure_table.py"],
     "measures/adjusted.py": ["tests/test_adjusted.py", "tests/test_measure_table.py"],
+    "measures/_inputs.py": ["tests/test_inputs.py", "tests/test_contract.py"],
     "front.py": ["tests/test_report_front.py"],
     "report/confidence.py": ["tests/test_report_confidence.py"],
     # the kill -9, Ctrl-C and PostgreSQL tests take minutes or a server, and test the

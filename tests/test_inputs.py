@@ -45,6 +45,9 @@ def test_list_measures_is_the_registry_table():
         (lambda: stability("nogueira", [[0, 9], [1]], n_features=5), r"index 9, outside \[0, 5\)"),
         (lambda: stability("nogueira", [[0, 0], [1]], n_features=5), "more than once"),
         (lambda: stability("nogueira", [[0], [1]], n_features=0), "positive integer"),
+        (lambda: stability("nogueira", [[0.5], [1]], n_features=3), "integer feature indices"),
+        (lambda: stability("nogueira", [[np.inf], [1]], n_features=3), "integer feature indices"),
+        (lambda: stability("nogueira", np.array([[1, 0, 0.5], [0, 1, 1]])), r"only 0/1 .* found 0\.5"),
         (lambda: stability("nogueira", np.eye(3), impute_nan=np.inf), "impute_nan"),
         (lambda: stability("nogueira", np.eye(3), threshold=0.5), r"unknown option\(s\) threshold; its options are: none"),
         (lambda: stability("davis", np.eye(3), penalty=-1), "penalty must be a number >= 0"),
@@ -70,3 +73,17 @@ def test_inputs_are_copied_not_converted_in_place():
     stability("iw", I)
     np.testing.assert_array_equal(Z, Z0)
     np.testing.assert_array_equal(I, I0)
+
+
+def test_selection_inputs_of_every_form_give_the_same_boolean_matrix():
+    """Index lists (integers, or floats that are integers, with n_features down to 1), 0/1
+    arrays of any dtype and boolean arrays all become the same boolean matrix, a copy."""
+    from paretostab.measures._inputs import as_selection_matrix
+
+    one = as_selection_matrix([[0], []], n_features=1)
+    assert one.dtype == np.bool_ and one.tolist() == [[True], [False]]
+    Z = np.array([[True, False, True], [False, True, True]])
+    for data in (Z, Z.astype(np.int8), Z.astype(float), [[0, 2], [1.0, 2.0]]):
+        result = as_selection_matrix(data, n_features=3 if isinstance(data, list) else None)
+        assert result.dtype == np.bool_ and np.array_equal(result, Z)
+        assert result is not data
