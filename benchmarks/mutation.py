@@ -78,7 +78,9 @@ MODULES = {
     "tuning/coordination.py": ["tests/test_coordination.py",
                                "-k", "not kill and not ctrl_c and not postgres"],
     "selectors/_logistic.py": ["tests/test_logistic_paths.py"],
-    "selectors/_rfe.py": ["tests/test_rfe_reference.py", "tests/test_selectors.py"],
+    # the hinge model and the elimination's solver switches are tested with the logistic core
+    "selectors/_rfe.py": ["tests/test_rfe_reference.py", "tests/test_selectors.py",
+                          "tests/test_logistic_paths.py"],
 }
 
 COMPARE = {ast.Lt: ("<", "<="), ast.LtE: ("<=", "<"), ast.Gt: (">", ">="),
