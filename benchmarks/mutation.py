@@ -73,10 +73,12 @@ MODULES = {
     "measures/_inputs.py": ["tests/test_inputs.py", "tests/test_contract.py"],
     "front.py": ["tests/test_report_front.py"],
     "report/confidence.py": ["tests/test_report_confidence.py"],
-    # the kill -9, Ctrl-C and PostgreSQL tests take minutes or a server, and test the
-    # processes rather than the bookkeeping a mutant of this module changes
-    "tuning/coordination.py": ["tests/test_coordination.py",
-                               "-k", "not kill and not ctrl_c and not postgres"],
+    # the kill -9, Ctrl-C and PostgreSQL tests take minutes or a server, and the failing
+    # worker's and the artifact store's end before this module runs: the one-process tests
+    # of tests/test_coordination_units.py send the signals and fake the clock instead
+    "tuning/coordination.py": ["tests/test_coordination.py", "tests/test_coordination_units.py",
+                               "-k", "not kill and not ctrl_c and not postgres "
+                               "and not failing_worker and not artifact_store"],
     "selectors/_logistic.py": ["tests/test_logistic_paths.py"],
     # the hinge model and the elimination's solver switches are tested with the logistic core
     "selectors/_rfe.py": ["tests/test_rfe_reference.py", "tests/test_selectors.py",

@@ -712,3 +712,19 @@ def test_values_do_not_depend_on_the_memory_batch(name, monkeypatch):
     monkeypatch.setattr(adjusted, "_BATCH", 64)
     for o, value in zip(options, expected, strict=True):
         np.testing.assert_allclose(_value(name, Z, S, **o), value, rtol=1e-12, atol=1e-12)
+
+
+def test_greedy_ties_are_broken_by_feature_ids_not_by_position():
+    """001 Algorithm 1 on a tie: features 0 and 3 of F \\ G, 1 and 2 of G \\ F (held in
+    the order 3, 0 and 2, 1, as a Monte-Carlo draw holds them), S(0, 1) = S(0, 2) = 0.95,
+    S(3, 1) = 0.9. The edge (0, 1), smaller larger id, goes first and blocks (3, 1): one
+    pair matched, whichever order the sets are held in or which set comes first (taking
+    (0, 2) first would match two)."""
+    from paretostab.measures import adjusted
+
+    f, g = np.array([[3, 0]]), np.array([[2, 1]])
+    sim = np.array([[[0.0, 0.9], [0.95, 0.95]]])  # sim[0, x, y]: S(f[x], g[y])
+    for blocks in (adjusted._Blocks(f, g, sim),
+                   adjusted._Blocks(f[:, ::-1], g[:, ::-1], sim[:, ::-1, ::-1]),
+                   adjusted._Blocks(g, f, sim.transpose(0, 2, 1))):
+        assert adjusted._greedy_intersection(blocks, 0.9).tolist() == [1.0]

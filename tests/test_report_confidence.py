@@ -251,6 +251,7 @@ def test_interval_by_hand():
     assert interval.high == pytest.approx(dominance_area(np.minimum(centers + h, 1.0)))
     assert interval.low <= interval.estimate <= interval.high
     assert (interval.level, interval.simultaneous) == (0.95, False)
+    assert dominance_area_interval(r for r in regions) == interval  # any iterable, read once
 
 
 @pytest.mark.parametrize("seed", range(6))

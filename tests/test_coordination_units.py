@@ -1,0 +1,204 @@
+"""The parts of coordination.py in one process and in seconds: releasing a trial and its
+grid point, the wrapped sampler's end of a trial, a zombie process, the grace period and
+deadline at their bounds, and stop signals sent to this very process."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import optuna
+import pytest
+from optuna.trial import TrialState
+
+from paretostab.errors import Interrupted
+from paretostab.optuna_internals import storage_of, trial_id_of
+from paretostab.storage import open_storage
+from paretostab.tuning import coordination, create_or_load_study
+from paretostab.tuning.coordination import (
+    Interrupts,
+    StreamSampler,
+    TrialSlots,
+    _process_ended,
+    fail_stale_trials,
+    release,
+)
+from tests.test_tuning import storage_url, tiny
+
+
+def grid_study(points: int = 2) -> optuna.Study:
+    """An in-memory study whose sampler is a grid over ``x`` = 0, 1, …, wrapped as tune
+    wraps the spec's sampler."""
+    grid = {"x": list(range(points))}
+    return optuna.create_study(sampler=StreamSampler(
+        lambda seed: optuna.samplers.GridSampler(grid, seed=seed), 0))
+
+
+class Clock:
+    """``time`` for coordination.py: ``monotonic`` stands still; ``sleep`` is recorded
+    and moves it on."""
+
+    def __init__(self, now: float) -> None:
+        self.now = now
+        self.slept: list[float] = []
+
+    def monotonic(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.slept.append(seconds)
+        self.now += seconds
+
+
+# ------------------------------------------------------------------ grid points
+
+
+def test_release_records_the_reason_and_frees_the_trials_grid_point():
+    """A released trial does not count, says why, and no longer holds its grid point."""
+    study = grid_study()
+    trial = study.ask()
+    storage, trial_id = storage_of(study), trial_id_of(trial)
+    assert storage.get_trial_system_attrs(trial_id)["grid_id"] == 0
+    release(storage, trial_id, "interrupted (Ctrl-C)")
+    assert storage.get_trial_system_attrs(trial_id)["grid_id"] is None
+    assert storage.get_trial(trial_id).user_attrs == {"fail_reason": "interrupted (Ctrl-C)",
+                                                      "counted": False}
+
+
+def test_the_wrapped_grid_sampler_reruns_a_pruned_point_and_ends_with_its_grid():
+    """A pruned trial frees its point, which a later trial runs; the wrapped grid sampler
+    still stops the study once every point has run."""
+    study = grid_study(points=2)
+
+    def objective(trial):
+        x = trial.suggest_categorical("x", [0, 1])
+        if trial.number == 0:
+            raise optuna.TrialPruned("not run")
+        return float(x)
+
+    study.optimize(objective, n_trials=6)
+    trials = study.get_trials(deepcopy=False)
+    assert [t.state for t in trials] == [TrialState.PRUNED, TrialState.COMPLETE,
+                                         TrialState.COMPLETE]
+    assert trials[0].system_attrs["grid_id"] is None
+    assert sorted(t.params["x"] for t in trials[1:]) == [0, 1]
+
+
+# ------------------------------------------------------------------ stale trials
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="no /proc on this system")
+def test_a_zombie_process_has_ended():
+    """A child that has exited but is not yet reaped (state Z) is an ended process."""
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    try:
+        stat = Path(f"/proc/{child.pid}/stat")
+        deadline = time.monotonic() + 30
+        while stat.read_text().rsplit(")", 1)[1].split()[0] != "Z":
+            assert time.monotonic() < deadline, "the child did not exit"
+            time.sleep(0.01)
+        assert _process_ended(child.pid)
+    finally:
+        child.wait()
+    assert _process_ended(child.pid)
+
+
+@pytest.mark.filterwarnings("ignore:Heartbeat of storage:UserWarning")  # asked by hand
+def test_a_trial_that_never_beat_is_stale_once_watched_for_exactly_its_grace_period(
+        tmp_path, monkeypatch):
+    """Watched for the grace period (here 1 s, to the tick), a silent trial is stale."""
+    storage = open_storage(storage_url(tmp_path), heartbeat_interval=1, grace_period=1)
+    study = create_or_load_study(tiny(), storage=storage)
+    trial = study.ask()
+    monkeypatch.setattr(coordination, "time", Clock(101.0))
+    watched = {trial_id_of(trial): 100.5}
+    assert fail_stale_trials(study, silent_since=watched) == []  # 0.5 s: not yet
+    watched = {trial_id_of(trial): 100.0}
+    assert fail_stale_trials(study, silent_since=watched) == [trial.number]
+    assert study.get_trials()[0].state == TrialState.FAIL
+
+
+# ------------------------------------------------------------------ slots
+
+
+@pytest.mark.filterwarnings("ignore:Heartbeat of storage:UserWarning")  # asked by hand
+def test_a_wait_for_running_trials_ends_at_its_deadline_without_polling(tmp_path,
+                                                                        monkeypatch):
+    """With every slot held by a running trial, a wait whose deadline is now returns False
+    at once; one a poll away polls once, then returns False."""
+    storage = open_storage(storage_url(tmp_path), heartbeat_interval=30, grace_period=60)
+    study = create_or_load_study(tiny(), storage=storage)
+    study.ask(), study.ask()
+    clock = Clock(50.0)
+    monkeypatch.setattr(coordination, "time", clock)
+    slots = TrialSlots(study, 2, poll_seconds=0.25)
+    assert not slots.wait(Interrupts(), deadline=50.0)
+    assert clock.slept == []
+    assert not slots.wait(Interrupts(), deadline=50.25)
+    assert clock.slept == [0.25]
+
+
+# ------------------------------------------------------------------ interrupts
+
+
+@pytest.mark.parametrize(("signum", "reason"), [
+    (signal.SIGINT, "interrupted (Ctrl-C)"),
+    (signal.SIGTERM, "interrupted (SIGTERM: its process was asked to end)"),
+    (signal.SIGHUP, "interrupted (SIGHUP: its terminal or session closed)"),
+])
+def test_a_signal_in_a_computation_interrupts_it_at_once_with_its_reason(signum, reason):
+    """A stop signal inside a computation raises Interrupted there, with the signal's
+    reason, and leaves the block at once."""
+    interrupts, reached = Interrupts(), []
+    with pytest.raises(Interrupted) as raised, interrupts.handling(optuna.create_study()):
+        with interrupts.computation():
+            assert interrupts.computing
+            os.kill(os.getpid(), signum)
+            reached.append("after the signal")
+    assert raised.value.signum == signum and reached == []
+    assert interrupts.reason == reason and interrupts.pending is None
+    assert not interrupts.computing
+
+
+def test_a_signal_keeps_the_reason_its_sender_gave():
+    """A reason set before the signal (by whoever sent it) is the one kept."""
+    interrupts = Interrupts()
+    interrupts.reason = "went stale: its parent process ended"
+    with pytest.raises(Interrupted), interrupts.handling(optuna.create_study()):
+        with interrupts.computation():
+            os.kill(os.getpid(), signal.SIGINT)
+    assert interrupts.reason == "went stale: its parent process ended"
+
+
+def test_a_signal_after_a_computation_is_deferred_to_the_end_of_handling():
+    """Outside a computation (also after one has ended) a signal stops the study and is
+    raised when the handled block ends, not where it landed."""
+    interrupts, reached = Interrupts(), []
+    with pytest.raises(Interrupted) as raised, interrupts.handling(optuna.create_study()):
+        with interrupts.computation():
+            pass
+        os.kill(os.getpid(), signal.SIGTERM)
+        reached.append("after the signal")
+        assert interrupts.pending == signal.SIGTERM
+    assert raised.value.signum == signal.SIGTERM and reached == ["after the signal"]
+    assert interrupts.reason == "interrupted (SIGTERM: its process was asked to end)"
+
+
+def test_a_second_signal_is_not_deferred():
+    """After a deferred signal the previous handlers are back: a second signal goes to
+    them at once."""
+    received = []
+    previous = signal.signal(signal.SIGTERM, lambda signum, frame: received.append(signum))
+    try:
+        interrupts = Interrupts()
+        with pytest.raises(Interrupted), interrupts.handling(optuna.create_study()):
+            os.kill(os.getpid(), signal.SIGTERM)
+            assert interrupts.pending == signal.SIGTERM and received == []
+            os.kill(os.getpid(), signal.SIGTERM)
+            assert received == [signal.SIGTERM]
+    finally:
+        signal.signal(signal.SIGTERM, previous)
