@@ -338,8 +338,9 @@ def read_equivalents(path):
              e.get("nth", 1)): e["reason"] for e in entries}
 
 
-def run_tests(copy, tests, timeout):
-    """Run pytest on ``tests`` in the repository copy ``copy``.
+def run_tests(copy, tests, timeout, log=None):
+    """Run pytest on ``tests`` in the repository copy ``copy``; its output goes to the
+    file ``log`` if given, else nowhere.
 
     Returns
     -------
@@ -347,17 +348,18 @@ def run_tests(copy, tests, timeout):
         ``"passed"``, ``"failed"`` or ``"timeout"``.
     """
     env = dict(os.environ, PYTHONPATH=str(copy), PYTHONDONTWRITEBYTECODE="1")
-    # a session of its own, so that a timeout ends the test's own child processes too
-    process = subprocess.Popen(
-        [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", *tests],
-        cwd=copy, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        start_new_session=True)
-    try:
-        code = process.wait(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        process.wait()
-        return "timeout"
+    with open(log or os.devnull, "w", encoding="utf-8") as output:
+        # a session of its own, so that a timeout ends the test's own child processes too
+        process = subprocess.Popen(
+            [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", *tests],
+            cwd=copy, env=env, stdout=output, stderr=subprocess.STDOUT,
+            start_new_session=True)
+        try:
+            code = process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+            return "timeout"
     return "passed" if code == 0 else "failed"
 
 
@@ -405,10 +407,13 @@ def main(argv=None):
         baseline = {}
         for module in args.modules:
             began = time.monotonic()
-            outcome = run_tests(Path(scratch) / "copy0", MODULES[module], timeout=None)
+            log = Path(scratch) / "baseline.log"
+            outcome = run_tests(Path(scratch) / "copy0", MODULES[module], timeout=None, log=log)
             baseline[module] = (outcome, time.monotonic() - began)
             if outcome != "passed":
-                print(f"{module}: its tests fail unmutated; not mutated", file=sys.stderr)
+                tail = "".join(log.read_text(encoding="utf-8").splitlines(True)[-40:])
+                print(f"{module}: its tests fail unmutated; not mutated. The end of their "
+                      f"output:\n{tail}", file=sys.stderr)
         plan = [p for p in plan if baseline[p[0]][0] == "passed"]
 
         def run(item):
