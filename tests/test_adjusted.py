@@ -728,3 +728,15 @@ def test_greedy_ties_are_broken_by_feature_ids_not_by_position():
                    adjusted._Blocks(f[:, ::-1], g[:, ::-1], sim[:, ::-1, ::-1]),
                    adjusted._Blocks(g, f, sim.transpose(0, 2, 1))):
         assert adjusted._greedy_intersection(blocks, 0.9).tolist() == [1.0]
+
+
+def test_a_generator_seeds_the_monte_carlo_draws_by_its_state():
+    """random_state may be a numpy Generator: the same state gives the same value, two
+    states give two independent draws (different values)."""
+    rng = np.random.default_rng(8)
+    Z, S = _runs(rng, 5, 9), _discrete_similarity(rng, 9)
+    values = [float(np.mean(_value("sma_count", Z, S, n_samples=200,
+                                   random_state=np.random.default_rng(seed))))
+              for seed in (1, 1, 2, 3)]
+    assert values[0] == values[1]
+    assert len({values[1], values[2], values[3]}) == 3

@@ -39,6 +39,8 @@ def test_list_measures_is_the_registry_table():
         (lambda: stability("nogueira", [[1, 0, 2], [0, 1, 1]]), r"only 0/1 .* found 2 at run 0, feature 2"),
         (lambda: stability("nogueira", [["a", "b"], ["c", "d"]]), "numeric"),
         (lambda: stability("iw", [[1.0, -0.5], [1.0, 1.0]]), r">= 0 .* -0\.5 at run 0, feature 1"),
+        (lambda: stability("iw", [[0.0, -0.5], [1.0, 1.0]]), r">= 0 .* -0\.5 at run 0, feature 1"),
+        (lambda: stability("iw", np.array([[1.0, 0.5], [1.0, 1.0]]), n_features=3), "2 feature columns but n_features=3"),
         (lambda: stability("iw", [[1.0, np.nan], [1.0, 1.0]]), "1 NaN/infinite entries, the first at run 0, feature 1"),
         (lambda: stability("nogueira", np.eye(3), n_features=4), "3 feature columns but n_features=4"),
         (lambda: stability("nogueira", [[0, 1], [1]]), "n_features"),
@@ -94,3 +96,11 @@ def test_selection_inputs_of_every_form_give_the_same_boolean_matrix():
         result = as_selection_matrix(data, n_features=3 if isinstance(data, list) else None)
         assert result.dtype == np.bool_ and np.array_equal(result, Z)
         assert result is not data
+
+
+def test_pairs_of_runs_are_each_unordered_pair_once_in_row_order():
+    from paretostab.measures._inputs import pair_index
+
+    i, j = pair_index(4)
+    assert list(zip(i.tolist(), j.tolist(), strict=True)) == [
+        (0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)]

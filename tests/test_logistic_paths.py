@@ -281,8 +281,9 @@ def test_the_default_tolerance_reaches_the_optimum(monkeypatch, solver):
     """The final models of the filters and external selectors use the default ``tol``
     (1e-8 of the gradient at zero): they converge without a warning, and their weights
     are the optimum's to 1e-5."""
-    X, y = correlated(5, 60, 40)
+    X, y = correlated(5, 40, 200) if solver == "dual" else correlated(5, 60, 40)
     force(monkeypatch, solver)
+    assert solves_in_dual(*X.shape) == (solver == "dual")
     tight = fit_l2_logistic(X, y, reg=0.5, tol=1e-13)
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # a fit that converges says nothing
@@ -312,3 +313,17 @@ def test_a_fit_that_does_not_converge_warns_at_its_callers_line():
     with pytest.warns(core.ConvergenceWarning, match="did not reach gradient norm") as record:
         fit_l2_logistic(X, y, reg=1e-3, max_iter=1)
     assert record[0].filename == __file__
+
+
+def test_a_matrix_of_signs_fits_one_model_per_column():
+    """K columns of ±1 signs (a K-class sample's one-vs-rest problems): K × m weights and K
+    intercepts, each column's model the binary fit of that column."""
+    X, y = correlated(9, 60, 12)
+    rng = np.random.default_rng(9)
+    signs = np.column_stack([y, -y, np.where(rng.random(60) < 0.3, 1.0, -1.0)])
+    coef, intercept = fit_l2_logistic(X, signs, reg=0.5, tol=1e-10)
+    assert coef.shape == (3, 12) and intercept.shape == (3,)
+    for k in range(3):
+        alone = fit_l2_logistic(X, signs[:, k], reg=0.5, tol=1e-10)
+        np.testing.assert_allclose(coef[k], alone[0], rtol=1e-12, atol=1e-15)
+        assert intercept[k] == pytest.approx(alone[1], rel=1e-12, abs=1e-15)

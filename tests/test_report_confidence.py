@@ -169,6 +169,17 @@ def test_the_angle_is_the_major_axis_direction_in_its_half_open_range(slope):
     assert e.angle == pytest.approx(math.atan(slope), abs=1e-12)
 
 
+def test_a_long_segment_ends_at_its_semi_axis_to_the_relative_tolerance():
+    """A segment 2000 long (stability values in the thousands): a point 0.5e-9 of the
+    semi-axis past its end is on it (tolerance 1e-9 relative), one 1e-6 past is not."""
+    x = np.array([[0.5, 0.0], [0.5, 1000.0], [0.5, 2000.0], [0.5, 500.0]])
+    (e,) = confidence_regions([x])
+    a = e.semi_axes[0]
+    assert e.degenerate and a > 1000
+    assert e.contains(e.center + [0.0, a * (1 + 0.5e-9)])
+    assert not e.contains(e.center + [0.0, a * (1 + 1e-6)])
+
+
 def test_a_segment_is_held_to_the_centres_magnitude():
     """Stability values need not lie in [0, 1]: on a segment at stability 2000 a point
     1e-7 off the line is rounding (tolerance 1e-9 × 2000), one 1e-5 off is not."""

@@ -446,6 +446,7 @@ def test_trivial_point():
     (2.0, "weight must be"),
     (lambda a, phi: a + phi, "integrate to 1 over"),              # integrates to 1
     (lambda a, phi: 2.0 * (a + phi), r"integrates to 2\.0"),
+    (lambda a, phi: 1.001 * (a + phi), r"integrates to 1\.001"),  # past the 1e-6 tolerance
     (lambda a, phi: 4.0 * a - 1.0, "non-negative"),
     (lambda a, phi: np.where(a > 0.99, np.nan, 1.0), "finite, non-negative"),
     (lambda a: a, "calling it failed"),
@@ -829,3 +830,15 @@ def test_tuning_does_not_import_the_report():
             "loaded = [m for m in sys.modules if m.startswith('paretostab.report')]; "
             "assert not loaded, loaded")
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_a_hull_vertex_just_above_its_chord_is_kept_at_any_segment_length():
+    """The collinearity tolerance scales with both segments' lengths (1e-12 · |u| · |v|):
+    a point 1e-4 from its neighbour and 1e-10 above the chord to the far end is a vertex
+    of the upper-right hull, and γ can choose it."""
+    from paretostab.front import gamma_table
+
+    points = np.array([[0.0, 1.0], [1e-4, 1.0 - 1e-4 + 1e-10], [1.0, 0.0]])
+    assert [choice.index for choice in gamma_table(points)] == [0, 1, 2]
+    collinear = np.array([[0.0, 1.0], [1e-4, 1.0 - 1e-4], [1.0, 0.0]])
+    assert [choice.index for choice in gamma_table(collinear)] == [0, 2]
