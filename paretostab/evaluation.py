@@ -106,7 +106,7 @@ def evaluation_split(y: np.ndarray, *, holdout: float | None = None,
             # to whole examples: a small class's share below one half can round to none
             c = int(np.argmin(np.minimum(held_counts, counts - held_counts - 1)))
             raise InvalidInputError(
-                f"protocol.holdout = {holdout}: class {classes[c].item()!r} ({counts[c]} of "
+                f"protocol.holdout = {holdout}: class {classes.tolist()[c]!r} ({counts[c]} of "
                 f"{y.size} examples) gets {held_counts[c]} held out and "
                 f"{counts[c] - held_counts[c]} to tune on; every class needs 2 examples "
                 f"to tune on and 1 held out: raise holdout to at least "

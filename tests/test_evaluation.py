@@ -66,6 +66,18 @@ def test_a_held_out_part_is_stratified_disjoint_and_seeded(counts, fraction, see
     assert np.array_equal(again.test, split.test)
 
 
+@pytest.mark.parametrize("dtype", [np.int64, str, object])  # object: a DataFrame's column
+def test_a_held_out_part_missing_a_small_class_names_it(dtype):
+    """3 of 35 examples at 12 %: the stratified allocation rounds the class's share of the
+    held-out part (0.43 of an example) to none."""
+    y = np.repeat(np.array([7, 9]) if dtype is np.int64 else np.array(["ALL", "AML"], dtype),
+                  [3, 32])
+    name = "7" if dtype is np.int64 else "'ALL'"
+    with pytest.raises(InvalidInputError, match=rf"class {name} \(3 of 35 examples\) gets 0 "
+                       r"held out and 3 to tune on; .* at least 0\.33 or use outer_folds"):
+        evaluation_split(y, holdout=0.1171875, seed=0)
+
+
 def test_outer_folds_partition_the_examples():
     y = labels([23, 17])
     tests = [evaluation_split(y, outer_folds=4, outer_fold=k, seed=3).test for k in range(1, 5)]
