@@ -27,6 +27,7 @@ from paretostab.tuning.coordination import (
     fail_stale_trials,
     release,
 )
+from tests.clock import FakeClock
 from tests.test_tuning import storage_url, tiny
 
 
@@ -36,22 +37,6 @@ def grid_study(points: int = 2) -> optuna.Study:
     grid = {"x": list(range(points))}
     return optuna.create_study(sampler=StreamSampler(
         lambda seed: optuna.samplers.GridSampler(grid, seed=seed), 0))
-
-
-class Clock:
-    """``time`` for coordination.py: ``monotonic`` stands still; ``sleep`` is recorded
-    and moves it on."""
-
-    def __init__(self, now: float) -> None:
-        self.now = now
-        self.slept: list[float] = []
-
-    def monotonic(self) -> float:
-        return self.now
-
-    def sleep(self, seconds: float) -> None:
-        self.slept.append(seconds)
-        self.now += seconds
 
 
 # ------------------------------------------------------------------ grid points
@@ -114,7 +99,7 @@ def test_a_trial_that_never_beat_is_stale_once_watched_for_exactly_its_grace_per
     storage = open_storage(storage_url(tmp_path), heartbeat_interval=1, grace_period=1)
     study = create_or_load_study(tiny(), storage=storage)
     trial = study.ask()
-    monkeypatch.setattr(coordination, "time", Clock(101.0))
+    monkeypatch.setattr(coordination, "time", FakeClock(101.0))
     watched = {trial_id_of(trial): 100.5}
     assert fail_stale_trials(study, silent_since=watched) == []  # 0.5 s: not yet
     watched = {trial_id_of(trial): 100.0}
@@ -133,7 +118,7 @@ def test_a_wait_for_running_trials_ends_at_its_deadline_without_polling(tmp_path
     storage = open_storage(storage_url(tmp_path), heartbeat_interval=30, grace_period=60)
     study = create_or_load_study(tiny(), storage=storage)
     study.ask(), study.ask()
-    clock = Clock(50.0)
+    clock = FakeClock(50.0)
     monkeypatch.setattr(coordination, "time", clock)
     slots = TrialSlots(study, 2, poll_seconds=0.25)
     assert not slots.wait(Interrupts(), deadline=50.0)

@@ -39,6 +39,7 @@ from paretostab.storage import open_storage
 from paretostab.tuning import tune
 from paretostab.tuning.coordination import counted_trials, counts
 from tests import servers
+from tests.clock import FakeClock
 from tests.test_tuning import storage_url, tiny, write_spec
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -97,18 +98,6 @@ def test_transient_database_errors_are_the_ones_a_later_attempt_passes():
     assert not transient_database_error(psycopg.errors.UndefinedTable("no table"))
     assert not transient_database_error(sqlite3.OperationalError("database or disk is full"))
     assert not transient_database_error(ValueError("connection"))
-
-
-class FakeClock:
-    def __init__(self):
-        self.now = 0.0
-
-    def __call__(self):
-        return self.now
-
-    def sleep(self, seconds):
-        assert seconds > 0
-        self.now += seconds
 
 
 def flaky(failures, error):
