@@ -237,8 +237,9 @@ def open_storage(url: str, *, must_exist: bool = False, heartbeat_interval: int 
 
     ``heartbeat_interval`` and ``grace_period`` (seconds) go to Optuna's RDB storage: a
     running trial records a heartbeat every ``heartbeat_interval``; one silent for
-    ``grace_period`` (default: twice the interval) is stale. Optuna's journal storage has
-    no heartbeat: for ``journal:`` URLs both are accepted and ignored.
+    ``grace_period`` (default: twice the interval; at least the interval) is stale.
+    Optuna's journal storage has no heartbeat: for ``journal:`` URLs both are accepted
+    and ignored.
 
     Processes opening one fresh PostgreSQL database or SQLite file together create
     Optuna's schema one after the other (a PostgreSQL advisory lock, a lock on the SQLite
@@ -268,6 +269,10 @@ def open_storage(url: str, *, must_exist: bool = False, heartbeat_interval: int 
                                   or value < 1):
             raise InvalidInputError(f"{name} must be a whole number of seconds >= 1; "
                                     f"got {value!r}.")
+    if None not in (heartbeat_interval, grace_period) and grace_period < heartbeat_interval:
+        raise InvalidInputError(
+            f"grace_period must be at least heartbeat_interval ({heartbeat_interval} s): a "
+            f"running trial would go stale between two heartbeats; got {grace_period} s.")
     if url.startswith("journal:"):
         return _journal_storage(url, must_exist)
     parsed = _parse_rdb_url(url)

@@ -8,6 +8,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -16,10 +17,12 @@ import pytest
 from optuna.trial import TrialState
 
 from paretostab.errors import Interrupted
-from paretostab.optuna_internals import storage_of, trial_id_of
+from paretostab.optuna_internals import grace_seconds, storage_of, trial_id_of
 from paretostab.storage import open_storage
 from paretostab.tuning import coordination, create_or_load_study
 from paretostab.tuning.coordination import (
+    GRACE_SECONDS,
+    HEARTBEAT_SECONDS,
     Interrupts,
     StreamSampler,
     TrialSlots,
@@ -73,6 +76,27 @@ def test_the_wrapped_grid_sampler_reruns_a_pruned_point_and_ends_with_its_grid()
     assert sorted(t.params["x"] for t in trials[1:]) == [0, 1]
 
 
+def test_processes_after_the_first_seed_their_samplers_apart():
+    """The process that runs trial 0 takes the spec's seed; any other draws fresh entropy
+    as a 32-bit seed: 20 such processes get 20 different seeds (two alike has
+    probability 4e-8)."""
+    seeds = []
+
+    def make(seed):
+        seeds.append(seed)
+        return optuna.samplers.RandomSampler(seed=seed)
+
+    first = StreamSampler(make, 7)
+    study = optuna.create_study(sampler=first)
+    study.ask()
+    assert seeds == [7]  # trial 0's process made no other sampler
+    for _ in range(20):
+        assert StreamSampler(make, 7).sampler is not None
+    fresh = seeds[2::2]  # each sampler is made seeded at once, then fresh when asked
+    assert seeds[1::2] == [7] * 20
+    assert len(set(fresh)) == 20 and all(0 <= seed < 2**32 for seed in fresh)
+
+
 # ------------------------------------------------------------------ stale trials
 
 
@@ -90,6 +114,41 @@ def test_a_zombie_process_has_ended():
     finally:
         child.wait()
     assert _process_ended(child.pid)
+
+
+def test_a_process_of_another_user_has_not_ended(monkeypatch):
+    """A pid that exists but may not be signalled (another user's process) is alive: its
+    trial is not failed as stale."""
+    def refuse(pid, signum):
+        raise PermissionError(1, "Operation not permitted")
+
+    monkeypatch.setattr(os, "kill", refuse)
+    assert _process_ended(os.getpid()) is False
+
+
+def test_the_default_grace_period_outlasts_a_late_heartbeat(tmp_path):
+    """The defaults open a storage, and a live trial whose heartbeat comes one interval
+    late (a slow write) is not stale: the grace period is at least twice the interval,
+    Optuna's own default."""
+    storage = open_storage(storage_url(tmp_path), heartbeat_interval=HEARTBEAT_SECONDS,
+                           grace_period=GRACE_SECONDS)
+    assert grace_seconds(storage) >= 2 * HEARTBEAT_SECONDS
+
+
+@pytest.mark.filterwarnings("ignore:Heartbeat of storage:UserWarning")  # asked by hand
+def test_a_stale_trial_begun_after_the_trials_were_read_is_failed_under_its_number(
+        tmp_path, monkeypatch):
+    """The storage names a stale trial that the caller's list of trials (read before it
+    began) does not hold: it is failed, and returned under its own number."""
+    storage = open_storage(storage_url(tmp_path), heartbeat_interval=1, grace_period=1)
+    study = create_or_load_study(tiny(), storage=storage)
+    study.ask()
+    before = study.get_trials(deepcopy=False)
+    trial = study.ask()
+    monkeypatch.setattr(coordination, "stale_trial_ids",
+                        lambda storage, study_id: [trial_id_of(trial)])
+    assert fail_stale_trials(study, before) == [trial.number] == [1]
+    assert study.get_trials()[1].state == TrialState.FAIL
 
 
 @pytest.mark.filterwarnings("ignore:Heartbeat of storage:UserWarning")  # asked by hand
@@ -187,3 +246,19 @@ def test_a_second_signal_is_not_deferred():
             assert received == [signal.SIGTERM]
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+def test_handling_outside_the_main_thread_runs_its_block_and_leaves_the_handlers():
+    """Python delivers signals to the main thread only: in another thread ``handling``
+    runs its block and installs nothing."""
+    before = signal.getsignal(signal.SIGTERM)
+    ran = []
+
+    def body():
+        with Interrupts().handling(optuna.create_study()):
+            ran.append(signal.getsignal(signal.SIGTERM))
+
+    thread = threading.Thread(target=body)
+    thread.start()
+    thread.join()
+    assert ran == [before]

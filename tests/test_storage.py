@@ -205,6 +205,17 @@ def test_heartbeat_settings_reach_the_rdb_storage_and_are_ignored_by_the_journal
             open_storage(f"sqlite:///{tmp_path}/s.db", heartbeat_interval=bad)
 
 
+def test_a_grace_period_shorter_than_the_heartbeat_interval_is_refused(tmp_path):
+    """A live trial beats every interval: a shorter grace period would fail it as stale
+    between two of its heartbeats. Equal is the least accepted."""
+    url = f"sqlite:///{tmp_path}/s.db"
+    with pytest.raises(InvalidInputError, match=r"grace_period must be at least "
+                                                r"heartbeat_interval \(10 s\).*got 9 s"):
+        open_storage(url, heartbeat_interval=10, grace_period=9)
+    assert not (tmp_path / "s.db").exists()  # refused before anything is created
+    assert open_storage(url, heartbeat_interval=10, grace_period=10).grace_period == 10
+
+
 # Many processes on one fresh storage
 
 OPEN_TOGETHER = textwrap.dedent("""

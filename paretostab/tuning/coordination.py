@@ -154,7 +154,10 @@ def fail_stale_trials(study: optuna.Study, trials: list[FrozenTrial] | None = No
     if heartbeat_enabled(storage):
         numbers = {trial_id_of(t): t.number for t in running}
         for trial_id in stale_trial_ids(storage, study_id_of(study)):
-            stale.setdefault(trial_id, (numbers.get(trial_id, -1), (
+            number = numbers.get(trial_id)
+            if number is None:  # started after ``trials`` were read
+                number = storage.get_trial_number_from_id(trial_id)
+            stale.setdefault(trial_id, (number, (
                 "went stale: no heartbeat from its process within the grace period "
                 "(killed, or cut off from the storage)")))
         if silent_since is not None:
