@@ -697,19 +697,44 @@ def test_excesses_scored_by_classes_equal_each_size_pair_scored_alone(statistic,
                                    err_msg=f"sizes ({a}, {b})")
 
 
-@pytest.mark.parametrize("name", CORRECTED + ["sechidis"])
-def test_values_do_not_depend_on_the_memory_batch(name, monkeypatch):
-    """_BATCH bounds the similarity entries held at once; at 64 every loop over pairs of
-    runs, subsets and replicates runs in many batches, and the values stay the same."""
+@pytest.mark.parametrize("statistic", ["_yu_intersection", "_count_intersection",
+                                       "_mean_intersection", "_greedy_intersection",
+                                       "_mbm_intersection"])
+def test_one_similar_pair_in_a_batch_gives_its_excess(statistic):
+    """A batch whose only similar, non-identical pair is S(1, 2) = 0.95 (f = (0, 1),
+    g = (2, 3), one replicate) scores it: the sets that hold both features have a
+    positive excess, and every size pair's excess is that of its sets scored alone."""
     from paretostab.measures import adjusted
 
-    rng = np.random.default_rng(4)
-    Z, S = _runs(rng, 6, 7), _discrete_similarity(rng, 7)
+    statistic = getattr(adjusted, statistic)
+    f, g = np.array([[0, 1]]), np.array([[2, 3]])
+    sim = np.array([[[0.0, 0.1], [0.95, 0.2]]])  # sim[0, x, y]: S(f[x], g[y])
+    same = f[:, :, None] == g[:, None, :]
+    sizes = np.array([[1, 1], [2, 1], [2, 2]])
+    h = adjusted._excesses(f, g, sim, same, sizes, statistic, 0.9)
+    for s, (a, b) in enumerate(sizes):
+        alone = adjusted._Blocks(f[:, :a], g[:, :b], sim[:, :a, :b])
+        np.testing.assert_allclose(h[s], statistic(alone, 0.9) - alone.common, atol=1e-12)
+    assert h[0, 0] == 0.0 and h[2, 0] > 0.0
+
+
+@pytest.mark.parametrize("batch", [64, 1])
+@pytest.mark.parametrize("name", CORRECTED + ["sechidis"])
+def test_values_do_not_depend_on_the_memory_batch(name, batch, monkeypatch):
+    """_BATCH bounds the similarity entries held at once; at 64 every loop over pairs of
+    runs, subsets and replicates runs in many batches, and at 1 in batches of one item
+    each (one pair of subsets, one replicate: a batch may hold a single similar pair),
+    and the values stay the same."""
+    from paretostab.measures import adjusted
+
+    rng = np.random.default_rng(7)
+    Z, S = _runs(rng, 6, 7, 0.5), _discrete_similarity(rng, 7)
+    assert len(set(Z.sum(axis=1).tolist())) >= 3  # several pairs of set sizes
     options = [{"expectation": "exact"}, {"n_samples": 300, "random_state": 1}]
     if name == "sechidis":
         options = [{}]
     expected = [_value(name, Z, S, **o) for o in options]
-    monkeypatch.setattr(adjusted, "_BATCH", 64)
+    monkeypatch.setattr(adjusted, "_BATCH", batch)
     for o, value in zip(options, expected, strict=True):
         np.testing.assert_allclose(_value(name, Z, S, **o), value, rtol=1e-12, atol=1e-12)
 

@@ -93,9 +93,44 @@ def test_selection_inputs_of_every_form_give_the_same_boolean_matrix():
     assert one.dtype == np.bool_ and one.tolist() == [[True], [False]]
     Z = np.array([[True, False, True], [False, True, True]])
     for data in (Z, Z.astype(np.int8), Z.astype(float), [[0, 2], [1.0, 2.0]]):
-        result = as_selection_matrix(data, n_features=3 if isinstance(data, list) else None)
-        assert result.dtype == np.bool_ and np.array_equal(result, Z)
-        assert result is not data
+        for n_features in (3, None) if isinstance(data, np.ndarray) else (3,):
+            result = as_selection_matrix(data, n_features=n_features)  # 2 runs, 3 columns
+            assert result.dtype == np.bool_ and np.array_equal(result, Z)
+            assert result is not data
+
+
+def test_a_boolean_selection_matrix_is_checked_without_a_float_copy():
+    """A boolean matrix (a RunSet's) is taken as it is: checking 100 runs of 50 000
+    features holds about one copy of its 5 MB, not the 40 MB of a float copy."""
+    import tracemalloc
+
+    from paretostab.measures._inputs import as_selection_matrix
+
+    Z = np.random.default_rng(0).random((100, 50_000)) < 0.01
+    tracemalloc.start()
+    try:
+        result = as_selection_matrix(Z, n_features=50_000)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert np.array_equal(result, Z)
+    assert peak < 2 * Z.nbytes, f"peak {peak / 1e6:.1f} MB for a {Z.nbytes / 1e6:.1f} MB matrix"
+
+
+@pytest.mark.parametrize("k", [0, 6, -1, 2.0, True, "3", None])
+def test_a_top_k_size_outside_1_to_d_or_not_an_integer_is_refused(k):
+    from paretostab.measures._inputs import check_top_k
+
+    with pytest.raises(InvalidInputError, match=r"k must be an integer in \[1, d=5\]; got"):
+        check_top_k(k, 5)
+
+
+def test_a_top_k_size_from_1_to_d_is_an_int():
+    from paretostab.measures._inputs import check_top_k
+
+    for k in (1, 3, 5, np.int64(5), np.uint8(2)):
+        value = check_top_k(k, 5)
+        assert type(value) is int and value == k
 
 
 def test_pairs_of_runs_are_each_unordered_pair_once_in_row_order():

@@ -306,6 +306,28 @@ def test_a_tiny_gradient_at_zero_still_converges(monkeypatch, solver):
     assert_close_to_sklearn(coef, intercept, reference)
 
 
+def test_a_step_whose_predicted_decrease_is_below_rounding_is_taken_whole():
+    """Near the optimum the Armijo test compares numbers below the objective's rounding
+    (1e-13 of 1 + |objective|, about 3e-12 here): a step predicting a decrease of 1e-13
+    is taken whole, although the objective evaluates 4 ulps higher after it (Newton's
+    region of quadratic convergence). One predicting 1e-9 is still tested and halved."""
+    X, y = correlated(3, 40, 5)
+    model = core.IncrementalL2Logistic(X, y, reg=1.0)
+    w, step = np.zeros(5), np.full(5, 1e-9)
+
+    def search(objective, slope):
+        return model._line_search(objective, slope, w, 0.0, X @ w, step, 0.0, X @ step,
+                                  lambda w_, _: w_ @ w_)
+
+    value = search(np.inf, -1.0)[0]  # the objective after the full step
+    assert 20 < value < 40
+    above = value - 4 * np.spacing(value)  # the step "raised" it by rounding
+    taken = search(above, -1e-13)[1]
+    np.testing.assert_array_equal(taken, w + step)
+    halved = search(above, -1e-9)[1]
+    assert np.all(halved < step / 2)
+
+
 def test_a_fit_that_does_not_converge_warns_at_its_callers_line():
     """The warning names the line that asked for the fit (stacklevel 3: the caller of
     fit_l2_logistic), not the solver's own code."""

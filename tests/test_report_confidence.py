@@ -239,6 +239,20 @@ def test_ellipse_argument_checks():
             e.boundary(n)
     assert e.boundary(3).shape == (3, 2) and e.boundary(np.int64(4)).shape == (4, 2)
     assert e.boundary().shape == (128, 2)  # the default: smooth at a report's scale
+
+
+def test_boundary_points_go_once_around_the_ellipse():
+    """Equally spaced in the parameter over one turn: their mean is the centre, and the
+    angle about the centre steps by 2π/n in one direction, never repeating a point."""
+    rng = np.random.default_rng(2)
+    x = rng.multivariate_normal([0.7, 0.4], [[0.004, 0.002], [0.002, 0.003]], size=30)
+    (e,) = confidence_regions([x])
+    for n in (3, 7, 128):
+        ring = e.boundary(n)
+        np.testing.assert_allclose(ring.mean(axis=0), e.center, atol=1e-12)
+        angle = np.unwrap(np.arctan2(*(ring - e.center).T[::-1]))
+        turns = np.diff(np.append(angle, angle[0] + np.sign(angle[1] - angle[0]) * 2 * np.pi))
+        assert np.all(turns * turns[0] > 0) and abs(turns.sum()) == pytest.approx(2 * np.pi)
     with pytest.raises(AttributeError):
         e.level = 0.5  # frozen
     assert not e.center.flags.writeable

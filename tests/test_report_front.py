@@ -7,6 +7,7 @@ import io
 import math
 import subprocess
 import sys
+import warnings
 
 import matplotlib
 import numpy as np
@@ -479,6 +480,23 @@ def test_discontinuous_callable_weight_warns(monkeypatch):
     with pytest.warns(RuntimeWarning, match="did not converge"):
         area = dominance_area([[0.5, 0.8]], weight=left_third)
     assert area == pytest.approx(0.8, abs=1e-3)
+
+
+def test_a_sharply_peaked_callable_weight_converges_to_its_exact_area():
+    """A normal density of sd 0.03 centred in the square needs the cubature to subdivide
+    many times; it converges without a warning to Φ(0.1/σ) Φ(0.05/σ) for the point
+    (0.6, 0.55)."""
+    from scipy.stats import norm
+
+    sd = 0.03
+
+    def peak(a, phi):
+        return np.exp(-((a - 0.5) ** 2 + (phi - 0.5) ** 2) / (2 * sd**2)) / (2 * np.pi * sd**2)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        area = dominance_area([[0.6, 0.55]], weight=peak)
+    assert area == pytest.approx(norm.cdf(0.1 / sd) * norm.cdf(0.05 / sd), abs=1e-9)
 
 
 def test_weighted_inputs_not_mutated():
