@@ -218,6 +218,8 @@ def test_constant_replicates_give_a_point():
     ([[["a", "b"]] * 3], "front point 0: .*numeric"),
     ("abc", "sequence"),
     (3.0, "sequence"),
+    (np.array(3.0), "sequence"),
+    (np.zeros(4), r"front point 0: .*shape \(\)"),
 ])
 def test_bad_replicates(replicates, match):
     with pytest.raises(InvalidInputError, match=match):
@@ -230,8 +232,38 @@ def test_bad_level(level):
         confidence_regions([np.random.default_rng(0).random((5, 2))], level=level)
 
 
+def test_a_3d_array_of_replicates_is_its_front_points_in_order():
+    x = np.random.default_rng(5).random((3, 6, 2))
+    def fields(regions):
+        return [(e.center.tolist(), e.semi_axes.tolist(), e.angle) for e in regions]
+
+    assert fields(confidence_regions(x)) == fields(confidence_regions([x[0], x[1], x[2]]))
+
+
+@pytest.mark.parametrize("size", [1e-6, 1e-3, 1e3])
+def test_the_singular_cut_is_relative_to_the_replicates_size(size):
+    """Scaling the replicates scales the region: a spread of 1e-11 of their size along
+    one axis is a segment at every scale (1e-6 to 1e3, where a fixed floor of 1 would
+    decide), a spread of 1e-3 an ellipse; spreads of 1e-11 and 1e-12 about (0, 0.8) are
+    a point (the largest coordinate sets the size, not the smallest, about 0)."""
+    rng = np.random.default_rng(6)
+    flat = np.column_stack([rng.normal(0.5, 0.05, 12), 0.8 + 1e-11 * rng.normal(size=12)])
+    round_ = np.column_stack([flat[:, 0], 0.8 + 1e-3 * rng.normal(size=12)])
+    still = np.column_stack([1e-12 * rng.normal(size=12), 0.8 + 1e-11 * rng.normal(size=12)])
+    for point in confidence_regions([still, still * size]):
+        assert point.degenerate and point.semi_axes.tolist() == [0.0, 0.0]
+    (segment, ellipse), (scaled_segment, scaled_ellipse) = (
+        confidence_regions([flat, round_]), confidence_regions([flat * size, round_ * size]))
+    assert segment.degenerate and scaled_segment.degenerate
+    assert not ellipse.degenerate and not scaled_ellipse.degenerate
+    np.testing.assert_allclose(scaled_segment.semi_axes, segment.semi_axes * size, rtol=1e-9)
+    np.testing.assert_allclose(scaled_ellipse.semi_axes, ellipse.semi_axes * size, rtol=1e-9)
+
+
 def test_ellipse_argument_checks():
     (e,) = confidence_regions([np.random.default_rng(0).random((5, 2))])
+    with pytest.raises(InvalidInputError, match="one .accuracy, stability. pair"):
+        e.contains("abc")
     with pytest.raises(InvalidInputError, match="one .accuracy, stability. pair"):
         e.contains((0.5, 0.5, 0.5))
     for n in (2, 0, 3.5, True):

@@ -291,9 +291,8 @@ def confidence_regions(replicates: Sequence[object], /, *, level: float = 0.95,
         non-finite replicate — naming the front point.
     """
     level = as_level(level)
-    if isinstance(replicates, np.ndarray) and replicates.ndim == 3:
-        replicates = list(replicates)
-    if isinstance(replicates, str | bytes) or not isinstance(replicates, Sequence | np.ndarray):
+    if (isinstance(replicates, str | bytes) or not isinstance(replicates, Sequence | np.ndarray)
+            or (isinstance(replicates, np.ndarray) and replicates.ndim == 0)):
         raise InvalidInputError(
             "replicates must be a sequence with one (B, 2) array of (accuracy, stability) "
             f"replicates per front point; got {type(replicates).__name__}.")
