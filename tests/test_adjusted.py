@@ -655,6 +655,26 @@ def test_bad_options_raise(name, options, message):
         stability(name, [[0, 1], [1, 2]], n_features=5, similarity=S, **options)
 
 
+def test_one_monte_carlo_replicate_is_enough_to_run():
+    """n_samples = 1, the least allowed, gives a value: one random pair of sets per size
+    pair."""
+    rng = np.random.default_rng(7)
+    Z, S = _runs(rng, 6, 7, 0.5), _discrete_similarity(rng, 7)
+    for name in CORRECTED:
+        assert np.isfinite(_value(name, Z, S, n_samples=1, random_state=3)), name
+
+
+def test_overlaps_of_sets_that_share_no_feature_are_zero():
+    """No replicate shares a feature (no entry of ``same``): every overlap is 0."""
+    from paretostab.measures import adjusted
+
+    same = np.zeros((3, 2, 4), dtype=bool)
+    sizes = np.array([[1, 1], [2, 4]])
+    assert adjusted._overlaps(same, sizes).tolist() == [[0.0] * 3] * 2
+    same[1, 1, 3] = True
+    assert adjusted._overlaps(same, sizes).tolist() == [[0.0] * 3, [0.0, 1.0, 0.0]]
+
+
 def test_exact_expectation_refuses_large_enumerations():
     d = 30
     S = _symmetric(np.full((d, d), 0.95))

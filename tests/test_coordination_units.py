@@ -97,6 +97,31 @@ def test_processes_after_the_first_seed_their_samplers_apart():
     assert len(set(fresh)) == 20 and all(0 <= seed < 2**32 for seed in fresh)
 
 
+def test_the_wrapped_sampler_reseeds_the_spec_sampler():
+    """Optuna reseeds a study's sampler (for example for each thread of ``n_jobs``): the
+    wrapper passes it on to the sampler it wraps."""
+    class Counting(optuna.samplers.RandomSampler):
+        reseeded = 0
+
+        def reseed_rng(self):
+            self.reseeded += 1
+            super().reseed_rng()
+
+    stream = StreamSampler(lambda seed: Counting(seed=seed), 0)
+    stream.reseed_rng()
+    stream.reseed_rng()
+    assert stream.sampler.reseeded == 2
+
+
+def test_a_trial_at_another_grid_point_than_a_running_one_holds_its_slot():
+    """Two running trials at grid points 0 and 1: the second is no twin of the first."""
+    study = grid_study(points=2)
+    study.ask()
+    second = study.ask()
+    assert study.get_trials()[1].system_attrs["grid_id"] == 1
+    assert TrialSlots(study, 2).claim(second) is None
+
+
 # ------------------------------------------------------------------ stale trials
 
 
@@ -206,6 +231,35 @@ def test_a_signal_in_a_computation_interrupts_it_at_once_with_its_reason(signum,
     assert raised.value.signum == signum and reached == []
     assert interrupts.reason == reason and interrupts.pending is None
     assert not interrupts.computing
+
+
+def test_a_signal_before_any_computation_is_deferred_to_the_end_of_handling():
+    """A fresh Interrupts is not computing: a signal before the first computation is
+    deferred, not raised where it lands."""
+    interrupts, reached = Interrupts(), []
+    with pytest.raises(Interrupted) as raised, interrupts.handling(optuna.create_study()):
+        os.kill(os.getpid(), signal.SIGTERM)
+        reached.append("after the signal")
+        assert interrupts.pending == signal.SIGTERM
+    assert raised.value.signum == signal.SIGTERM and reached == ["after the signal"]
+
+
+def test_a_handler_installed_after_a_deferred_signal_is_kept():
+    """The deferred signal gives the previous handlers back at once; a handler the block
+    then installs is its own, and the end of handling leaves it in place."""
+    previous = signal.getsignal(signal.SIGTERM)
+
+    def own(signum, frame):
+        pass
+
+    try:
+        with pytest.raises(Interrupted), Interrupts().handling(optuna.create_study()):
+            os.kill(os.getpid(), signal.SIGTERM)
+            assert signal.getsignal(signal.SIGTERM) == previous
+            signal.signal(signal.SIGTERM, own)
+        assert signal.getsignal(signal.SIGTERM) == own
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def test_a_signal_keeps_the_reason_its_sender_gave():

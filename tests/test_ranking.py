@@ -169,6 +169,12 @@ def test_identical_runs_give_one(name, options):
     assert stability(name, R, **resolve(options, 8)) == pytest.approx(1, abs=1e-12)
 
 
+def test_spearman_of_a_single_feature_is_undefined():
+    """l = 1: one ranking only, and l(l² − 1) = 0 in 004 eq. 4's denominator."""
+    with pytest.warns(StabilityWarning, match="a single feature has a single ranking"):
+        assert math.isnan(stability("spearman", np.ones((3, 1), dtype=int)))
+
+
 def test_spearman_is_minus_one_for_reversed_rankings():
     forward = np.arange(1, 12)
     assert stability("spearman", np.vstack([forward, forward[::-1]])) == pytest.approx(-1)
