@@ -306,6 +306,32 @@ def test_a_tiny_gradient_at_zero_still_converges(monkeypatch, solver):
     assert_close_to_sklearn(coef, intercept, reference)
 
 
+@pytest.mark.parametrize("solver", SOLVERS)
+def test_a_fit_stops_at_the_first_iterate_within_its_tolerance(monkeypatch, solver):
+    """The stopping rule: the gradient norm √(‖Xᵀg + 2λw‖² + (1ᵀg)²), computed here from
+    the returned weights, is at most tol × scale (scale: half the norm at zero, floored at
+    1) at the iterate where the fit stops, and above it at the iterate before (the fit
+    run for one iteration fewer). A stricter rule would stop one Newton step later."""
+    X, y = correlated(4, 40, 60)
+    force(monkeypatch, solver)
+    reg, tol = 0.5, 1e-8
+    stop = tol * max(1.0, float(np.linalg.norm(np.append(X.T @ y, y.sum()))) / 2)
+
+    def gradient_norm(coef, intercept):
+        g = -y * (1 - 1 / (1 + np.exp(-y * (X @ coef + intercept))))
+        return float(np.linalg.norm(np.append(X.T @ g + 2 * reg * coef, g.sum())))
+
+    fits = []
+    for max_iter in range(1, 40):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            fits.append(fit_l2_logistic(X, y, reg=reg, tol=tol, max_iter=max_iter))
+        if not caught:  # converged: the check at iterate max_iter − 1 passed
+            break
+    assert 3 <= len(fits) < 40
+    assert gradient_norm(*fits[-2]) <= stop < gradient_norm(*fits[-3])
+
+
 def test_a_step_whose_predicted_decrease_is_below_rounding_is_taken_whole():
     """Near the optimum the Armijo test compares numbers below the objective's rounding
     (1e-13 of 1 + |objective|, about 3e-12 here): a step predicting a decrease of 1e-13
