@@ -221,7 +221,7 @@ def _callable_integrals(weight: Weight, x_lo, x_hi, y_lo, y_hi) -> tuple[np.ndar
         warnings.warn(
             "the adaptive quadrature of the callable weight did not converge; the dominance "
             f"area may be off by up to about {float(np.sum(res.error[:-1])):.2g} "
-            "(is the weight smooth?).", RuntimeWarning, stacklevel=3)
+            "(is the weight smooth?).", RuntimeWarning, stacklevel=4)
     return np.asarray(res.estimate, dtype=float), np.asarray(res.error, dtype=float)
 
 

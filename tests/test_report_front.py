@@ -477,8 +477,9 @@ def test_discontinuous_callable_weight_warns(monkeypatch):
     def left_third(a, phi):  # jumps at a = 1/3, inside a strip
         return (a < 1 / 3) * 3.0
 
-    with pytest.warns(RuntimeWarning, match="did not converge"):
+    with pytest.warns(RuntimeWarning, match="did not converge") as record:
         area = dominance_area([[0.5, 0.8]], weight=left_third)
+    assert record[0].filename == __file__  # the caller's line, not the quadrature's
     assert area == pytest.approx(0.8, abs=1e-3)
 
 
@@ -515,6 +516,33 @@ def test_a_sharply_peaked_callable_weight_converges_to_its_exact_area():
         warnings.simplefilter("error")
         area = dominance_area([[0.6, 0.55]], weight=peak)
     assert area == pytest.approx(norm.cdf(0.1 / sd) * norm.cdf(0.05 / sd), abs=1e-9)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_gamma_choices_are_the_upper_hull_of_the_front_by_brute_force(seed):
+    """A front point is listed exactly when it maximises γa + (1 − γ)φ alone for some γ:
+    when no other front point, nor any chord between two of them, reaches it — checked
+    over a fine grid of γ on random concave and wavy fronts of 3–12 points."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(3, 13))
+    a = np.sort(rng.random(n))
+    phi = np.sort(rng.random(n))[::-1]  # a front: stability falls as accuracy rises
+    points = np.column_stack([a, phi])
+    gammas = np.linspace(0.0, 1.0, 20001)
+    scores = gammas[:, None] * a[None, :] + (1 - gammas[:, None]) * phi[None, :]
+    best = scores.max(axis=1, keepdims=True)
+    alone = (scores >= best - 1e-12).sum(axis=1) == 1
+    winners = set(np.argmax(scores[alone], axis=1).tolist())
+    assert {c.index for c in gamma_table(points)} == winners
+
+
+def test_points_on_the_references_lines_are_not_drawn():
+    """(0.8, 0) and (0, 0.7) do not strictly dominate the reference (0, 0): they add no
+    area and no step to the staircase, whose only front point is (0.5, 0.5)."""
+    alone = [[0.0, 0.5], [0.5, 0.5], [0.5, 0.0]]
+    for points in ([[0.5, 0.5], [0.8, 0.0]], [[0.0, 0.7], [0.5, 0.5]]):
+        assert staircase(points).tolist() == alone
+        assert dominance_area(points) == 0.25
 
 
 def test_weighted_inputs_not_mutated():
