@@ -16,7 +16,7 @@ import optuna
 import pytest
 from optuna.trial import TrialState
 
-from paretostab.errors import Interrupted
+from paretostab.errors import Interrupted, InvalidInputError
 from paretostab.optuna_internals import grace_seconds, storage_of, trial_id_of
 from paretostab.storage import open_storage
 from paretostab.tuning import coordination, create_or_load_study
@@ -151,6 +151,29 @@ def test_a_process_of_another_user_has_not_ended(monkeypatch):
     assert _process_ended(os.getpid()) is False
 
 
+@pytest.mark.parametrize(("stat", "ended"), [
+    ("4242 (python) Z 1 4242", True),
+    ("4242 (my (odd)) name) Z 1 4242", True),  # the state follows the last ")"
+    ("4242 (my (odd)) name) S 1 4242", False),
+    (None, False),  # no /proc entry to read: taken as alive
+])
+def test_a_process_has_ended_when_proc_says_zombie(monkeypatch, stat, ended):
+    """A pid that may be signalled has ended only if /proc says it is a zombie (state Z,
+    the field after the command name, which may itself hold parentheses)."""
+    class Stat:
+        def __init__(self, path):
+            pass
+
+        def read_text(self):
+            if stat is None:
+                raise FileNotFoundError("no /proc")
+            return stat
+
+    monkeypatch.setattr(os, "kill", lambda pid, signum: None)
+    monkeypatch.setattr(coordination, "Path", Stat)
+    assert _process_ended(4242) is ended
+
+
 def test_the_default_grace_period_outlasts_a_late_heartbeat(tmp_path):
     """The defaults open a storage, and a live trial whose heartbeat comes one interval
     late (a slow write) is not stale: the grace period is at least twice the interval,
@@ -211,6 +234,28 @@ def test_a_wait_for_running_trials_ends_at_its_deadline_without_polling(tmp_path
     assert clock.slept == [0.25]
 
 
+@pytest.mark.parametrize("poll_seconds", [0.0, -1.0, float("nan")])
+def test_a_wait_that_would_never_sleep_is_refused(poll_seconds):
+    with pytest.raises(InvalidInputError, match="poll_seconds must be > 0"):
+        TrialSlots(optuna.create_study(), 2, poll_seconds=poll_seconds)
+    assert TrialSlots(optuna.create_study(), 2).poll_seconds > 0
+
+
+@pytest.mark.filterwarnings("ignore:Heartbeat of storage:UserWarning")  # asked by hand
+def test_a_wait_frees_the_slot_of_a_stale_trial_at_once(tmp_path, monkeypatch):
+    """The only slot is held by a trial whose heartbeats stopped: the wait fails it and
+    counts again, finding the slot free, without polling."""
+    storage = open_storage(storage_url(tmp_path), heartbeat_interval=30, grace_period=60)
+    study = create_or_load_study(tiny(), storage=storage)
+    stale = study.ask()
+    monkeypatch.setattr(coordination, "stale_trial_ids",
+                        lambda storage, study_id: [trial_id_of(stale)])
+    clock = FakeClock(50.0)
+    monkeypatch.setattr(coordination, "time", clock)
+    assert TrialSlots(study, 1).wait(Interrupts(), deadline=50.0)
+    assert study.get_trials()[0].state == TrialState.FAIL and clock.slept == []
+
+
 # ------------------------------------------------------------------ interrupts
 
 
@@ -242,6 +287,22 @@ def test_a_signal_before_any_computation_is_deferred_to_the_end_of_handling():
         reached.append("after the signal")
         assert interrupts.pending == signal.SIGTERM
     assert raised.value.signum == signal.SIGTERM and reached == ["after the signal"]
+
+
+def test_a_deferred_signal_stops_the_study_after_the_trial_in_progress():
+    """A signal outside a computation lets the trial finish, then ends the study's
+    optimize (5 trials asked, 1 run) and is raised after it."""
+    interrupts = Interrupts()
+    study = optuna.create_study()
+
+    def objective(trial):
+        if trial.number == 0:
+            os.kill(os.getpid(), signal.SIGTERM)
+        return 1.0
+
+    with pytest.raises(Interrupted), interrupts.handling(study):
+        study.optimize(objective, n_trials=5)
+    assert [t.state for t in study.trials] == [TrialState.COMPLETE]
 
 
 def test_a_handler_installed_after_a_deferred_signal_is_kept():

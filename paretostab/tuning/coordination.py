@@ -32,7 +32,7 @@ import optuna
 from optuna.exceptions import UpdateFinishedTrialError
 from optuna.trial import FrozenTrial, TrialState
 
-from paretostab.errors import Interrupted
+from paretostab.errors import Interrupted, InvalidInputError
 from paretostab.faults import STOP_SIGNALS
 from paretostab.optuna_internals import (
     grace_seconds,
@@ -215,6 +215,9 @@ class TrialSlots:
 
     def __init__(self, study: optuna.Study, n_trials: int, *,
                  poll_seconds: float = POLL_SECONDS) -> None:
+        if not poll_seconds > 0:
+            raise InvalidInputError(f"poll_seconds must be > 0 (a wait that never sleeps "
+                                    f"reads the storage without pause); got {poll_seconds!r}.")
         self.study = study
         self.n_trials = n_trials
         self.poll_seconds = poll_seconds
