@@ -785,3 +785,11 @@ def test_a_generator_seeds_the_monte_carlo_draws_by_its_state():
               for seed in (1, 1, 2, 3)]
     assert values[0] == values[1]
     assert len({values[1], values[2], values[3]}) == 3
+
+
+@pytest.mark.parametrize("name", CORRECTED)
+def test_each_corrected_measure_documents_its_options(name):
+    """help() of every adjusted measure lists the options it takes (numpydoc)."""
+    doc = get_measure(name).function.__doc__
+    for option in ("threshold :", "n_samples :", "random_state :", "expectation :"):
+        assert option in doc, (name, option)

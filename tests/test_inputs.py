@@ -58,6 +58,14 @@ def test_list_measures_is_the_registry_table():
         (lambda: stability("nogueira", np.zeros((3, 0))), "at least one feature"),
         (lambda: stability("nogueira", np.zeros((3, 0), dtype=bool)), "at least one feature"),
         (lambda: stability("spearman", [[1, 2, 3]]), "at least 2 runs"),
+        (lambda: stability("spearman", [[1, 2, 3, 4], [1, 2, 2, 4], [4, 3, 2, 1]]),
+         "Run 1 of R is not a full ranking: each row must be a permutation of 1..4"),
+        (lambda: stability("js", [[1, 2, 3, 4], [1, 3, 3, 4], [2, 3, 4, 4]], k=2),
+         r"Run 1 of R must hold each rank 1..2 exactly once .* it holds 1 ranks <= 2"),
+        (lambda: stability("js", [[1, 2, 3, 4], [2, 3, 4, 4]], k=2),
+         r"Run 1 of R must hold each rank 1..2 exactly once"),
+        (lambda: stability("js", [[1, 2, 3], [2, 1, 3]], k=0), r"k must be an integer in \[1, d=3\]"),
+        (lambda: stability("js", [[1, 2, 3], [2, 1, 3]], k=4), r"k must be an integer in \[1, d=3\]"),
         (lambda: stability("spearman", [[1, 2, 3], [1, 2.5, 3]]), "integer ranks >= 1"),
         (lambda: stability("spearman", [[1, 2, 3], [1, 2, np.nan]]), "integer ranks >= 1"),
         (lambda: stability("spearman", [[1, 2, 3], [0, 1, 2]]), "integer ranks >= 1"),
@@ -143,3 +151,13 @@ def test_pairs_of_runs_are_each_unordered_pair_once_in_row_order():
     i, j = pair_index(4)
     assert list(zip(i.tolist(), j.tolist(), strict=True)) == [
         (0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)]
+
+
+def test_an_empty_run_stays_zeros_when_importances_are_normalised():
+    """Each non-empty run is scaled to sum to k̄ (here 4 selected / 3 runs); a run of
+    zeros has nothing to scale and stays zeros (not 0 × ∞)."""
+    from paretostab.measures._inputs import normalise_importances
+
+    with np.errstate(all="raise"):
+        out = normalise_importances(np.array([[0.0, 0.0, 0.0], [1.0, 3.0, 0.0], [0.0, 2.0, 2.0]]))
+    np.testing.assert_allclose(out, [[0, 0, 0], [1 / 3, 1, 0], [0, 2 / 3, 2 / 3]], rtol=1e-15)

@@ -354,6 +354,22 @@ def test_a_step_whose_predicted_decrease_is_below_rounding_is_taken_whole():
     assert np.all(halved < step / 2)
 
 
+@pytest.mark.parametrize("solver", SOLVERS)
+def test_tiny_features_with_unbalanced_classes_still_fit_the_intercept(monkeypatch, solver):
+    """Features scaled to 1e-7 leave the weights' part of the gradient near 0 while the
+    intercept's, 1ᵀg = 15 at zero for 35 against 5 examples, is not: the fit goes on
+    until both are within the tolerance, and the intercept is scikit-learn's."""
+    X, y = correlated(6, 40, 60)
+    y = np.where(np.arange(40) < 35, 1.0, -1.0)
+    force(monkeypatch, solver)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        coef, intercept = fit_l2_logistic(X * 1e-7, y, reg=0.5)
+    reference = sklearn_fit(X * 1e-7, y, 0.5, np.ones(60))
+    assert_close_to_sklearn(coef, intercept, reference)
+    assert intercept == pytest.approx(np.log(35 / 5), rel=1e-3)
+
+
 def test_a_fit_that_does_not_converge_warns_at_its_callers_line():
     """The warning names the line that asked for the fit (stacklevel 3: the caller of
     fit_l2_logistic), not the solver's own code."""

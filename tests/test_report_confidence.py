@@ -273,6 +273,46 @@ def test_ellipse_argument_checks():
     assert e.boundary().shape == (128, 2)  # the default: smooth at a report's scale
 
 
+def test_a_circular_region_has_angle_0():
+    """Equal spreads along both axes: a circle, with no major direction."""
+    x = np.array([[0.6, 0.5], [0.4, 0.5], [0.5, 0.6], [0.5, 0.4]])
+    (circle,) = confidence_regions([x])
+    assert circle.semi_axes[0] == circle.semi_axes[1] > 0 and circle.angle == 0.0
+
+
+@pytest.mark.parametrize("degrees", range(-90, 91, 5))
+def test_a_regions_angle_is_its_direction_folded_into_minus_90_to_90(degrees):
+    """Replicates spread along a line at every angle: the major axis' angle is the line's,
+    folded into (−90°, 90°] (−90° is 90°), whichever sign eigh gives the eigenvector."""
+    theta = math.radians(degrees)
+    t = np.linspace(-1.0, 1.0, 9)
+    x = np.column_stack([0.5 + 0.1 * t * math.cos(theta), 0.5 + 0.1 * t * math.sin(theta)])
+    x += 1e-3 * np.random.default_rng(degrees + 90).normal(size=x.shape)
+    (region,) = confidence_regions([x])
+    expected = theta + math.pi if degrees == -90 else theta
+    assert -math.pi / 2 < region.angle <= math.pi / 2
+    assert region.angle == pytest.approx(expected, abs=0.05) or (
+        degrees in (-90, 90) and abs(abs(region.angle) - math.pi / 2) < 0.05)
+
+
+def test_an_ellipse_made_by_hand_is_not_simultaneous_by_default():
+    e = Ellipse(center=np.array([0.5, 0.5]), covariance=np.eye(2), semi_axes=np.ones(2),
+                angle=0.0, replicates=5, level=0.95, radius2=1.0)
+    assert e.simultaneous is False and math.isnan(e.family_level)
+
+
+def test_a_small_segment_contains_points_within_an_absolute_1e_9_of_its_line():
+    """Objective values live in [0, 1]: a segment near the origin, 1e-4 long, contains
+    a point 5e-10 off its line (the tolerance is 1e-9 of the larger of 1, the centre and
+    the segment), and not one 5e-9 off."""
+    t = np.linspace(-1.0, 1.0, 7)[:, None]
+    (segment,) = confidence_regions([np.array([0.001, 0.002]) + 1e-4 * t * [0.6, 0.8]])
+    assert segment.degenerate
+    normal = np.array([-0.8, 0.6])
+    assert segment.contains(segment.center + 5e-10 * normal)
+    assert not segment.contains(segment.center + 5e-9 * normal)
+
+
 def test_boundary_points_go_once_around_the_ellipse():
     """Equally spaced in the parameter over one turn: their mean is the centre, and the
     angle about the centre steps by 2π/n in one direction, never repeating a point."""

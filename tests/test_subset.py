@@ -145,3 +145,20 @@ def test_somol_is_undefined_when_its_minimal_and_maximal_consistency_coincide():
     = 0 (issue 24: without the guard, 0 / 0)."""
     with pytest.warns(StabilityWarning, match="coincide"):
         assert np.isnan(stability("somol", np.array([[1, 0, 0], [0, 0, 0]])))
+
+
+def test_wald_of_a_run_that_selects_every_feature_is_undefined_and_says_why():
+    """min(n1, n2) − n1n2/d = 0 when a run selects all d features: the pair is undefined
+    (not a 0/0 of floats), and the warning names the cause."""
+    Z = np.array([[1, 1, 1, 1], [1, 0, 1, 0], [0, 1, 1, 0]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)  # no 0/0 is computed
+        with pytest.warns(StabilityWarning, match="the larger run selected all features"):
+            assert np.isnan(stability("wald", Z))
+
+
+@pytest.mark.parametrize("alpha", [0, 0.0, 1, 1.5, -0.1, "0.05", None])
+def test_nogueira_interval_refuses_alpha_outside_0_1(alpha):
+    Z = np.array([[1, 0, 1, 0], [1, 1, 0, 0], [0, 1, 1, 0]])
+    with pytest.raises(InvalidInputError, match=r"alpha must be a number in \(0, 1\)"):
+        nogueira_interval(Z, alpha=alpha)
