@@ -691,6 +691,19 @@ def test_exact_expectation_refuses_large_enumerations():
 # (issue 24: the size-pair classes and the memory batches must not change a value)
 
 
+def excesses_each_scored_alone(f, g, sim, sizes, statistic):
+    """_excesses of the replicates f, g (similarity block sim) at every size pair, checked
+    against each size pair's sets (the first a of f, the first b of g) scored alone."""
+    from paretostab.measures import adjusted
+
+    h = adjusted._excesses(f, g, sim, f[:, :, None] == g[:, None, :], sizes, statistic, 0.9)
+    for s, (a, b) in enumerate(sizes):
+        alone = adjusted._Blocks(f[:, :a], g[:, :b], sim[:, :a, :b])
+        np.testing.assert_allclose(h[s], statistic(alone, 0.9) - alone.common, atol=1e-12,
+                                   err_msg=f"sizes ({a}, {b})")
+    return h
+
+
 @pytest.mark.parametrize("statistic", ["_yu_intersection", "_count_intersection",
                                        "_mean_intersection", "_greedy_intersection",
                                        "_mbm_intersection"])
@@ -708,13 +721,8 @@ def test_excesses_scored_by_classes_equal_each_size_pair_scored_alone(statistic,
     f = adjusted._random_sequences(rng, d, B, 6)
     g = adjusted._random_sequences(rng, d, B, 8)
     sim = _discrete_similarity(rng, d)[f[:, :, None], g[:, None, :]]
-    same = f[:, :, None] == g[:, None, :]
     sizes = np.array([(a, b) for a in range(1, 7) for b in range(a, 9)])
-    h = adjusted._excesses(f, g, sim, same, sizes, statistic, 0.9)
-    for s, (a, b) in enumerate(sizes):
-        alone = adjusted._Blocks(f[:, :a], g[:, :b], sim[:, :a, :b])
-        np.testing.assert_allclose(h[s], statistic(alone, 0.9) - alone.common, atol=1e-12,
-                                   err_msg=f"sizes ({a}, {b})")
+    excesses_each_scored_alone(f, g, sim, sizes, statistic)
 
 
 @pytest.mark.parametrize("statistic", ["_yu_intersection", "_count_intersection",
@@ -729,13 +737,33 @@ def test_one_similar_pair_in_a_batch_gives_its_excess(statistic):
     statistic = getattr(adjusted, statistic)
     f, g = np.array([[0, 1]]), np.array([[2, 3]])
     sim = np.array([[[0.0, 0.1], [0.95, 0.2]]])  # sim[0, x, y]: S(f[x], g[y])
-    same = f[:, :, None] == g[:, None, :]
     sizes = np.array([[1, 1], [2, 1], [2, 2]])
-    h = adjusted._excesses(f, g, sim, same, sizes, statistic, 0.9)
-    for s, (a, b) in enumerate(sizes):
-        alone = adjusted._Blocks(f[:, :a], g[:, :b], sim[:, :a, :b])
-        np.testing.assert_allclose(h[s], statistic(alone, 0.9) - alone.common, atol=1e-12)
+    h = excesses_each_scored_alone(f, g, sim, sizes, statistic)
     assert h[0, 0] == 0.0 and h[2, 0] > 0.0
+
+
+@pytest.mark.parametrize("statistic", ["_yu_intersection", "_count_intersection",
+                                       "_mean_intersection", "_greedy_intersection",
+                                       "_mbm_intersection"])
+def test_size_pairs_on_either_side_of_a_similar_pair_are_told_apart(statistic):
+    """f = (0, 1, 2), g = (3, 4, 1, 5), S(0, 1) = 0.95, in two replicates: the pair
+    (f[0], g[2]) is in the cross block for a = 1, b ≥ 3 (excess 1 for the count) and not
+    for (2, 2) or (2, 3), where feature 1 is in F. Their size-pair classes have adjacent
+    keys: (a's breakpoint count 1, b's 1) against (2, 0) in one replicate, and (1, 1) in
+    the second replicate against (2, 1) in the first. Each radix must exceed its largest
+    count (2), else the keys coincide and (2, 2) or (2, 3) takes the excess of (1, 3)."""
+    from paretostab.measures import adjusted
+
+    statistic = getattr(adjusted, statistic)
+    f, g = np.array([[0, 1, 2]] * 2), np.array([[3, 4, 1, 5]] * 2)
+    S = np.eye(6)
+    S[0, 1] = S[1, 0] = 0.95
+    sim = S[f[:, :, None], g[:, None, :]]
+    sizes = np.array([(a, b) for a in range(1, 4) for b in range(a, 5)])
+    h = excesses_each_scored_alone(f, g, sim, sizes, statistic)
+    at = sizes.tolist().index
+    assert (h[at([1, 3])] > 0.0).all() and (h[at([2, 2])] == 0.0).all()
+    assert (h[at([2, 3])] == 0.0).all()
 
 
 @pytest.mark.parametrize("batch", [64, 1])

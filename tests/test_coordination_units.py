@@ -17,6 +17,7 @@ import pytest
 from optuna.trial import TrialState
 
 from paretostab.errors import Interrupted, InvalidInputError
+from paretostab.faults import STOP_SIGNALS
 from paretostab.optuna_internals import grace_seconds, storage_of, trial_id_of
 from paretostab.storage import open_storage
 from paretostab.tuning import coordination, create_or_load_study
@@ -303,6 +304,28 @@ def test_a_deferred_signal_stops_the_study_after_the_trial_in_progress():
     with pytest.raises(Interrupted), interrupts.handling(study):
         study.optimize(objective, n_trials=5)
     assert [t.state for t in study.trials] == [TrialState.COMPLETE]
+
+
+def test_handling_gives_the_previous_handlers_back_after_a_block_without_a_signal():
+    """A study that ends without a stop signal (quietly or by its own error) leaves every
+    stop signal's handler as it found it, and raises no Interrupted."""
+    def own(signum, frame):
+        pass
+
+    previous = {signum: signal.signal(signum, own) for signum in STOP_SIGNALS}
+    try:
+        interrupts = Interrupts()
+        with interrupts.handling(optuna.create_study()):
+            assert all(signal.getsignal(signum) != own for signum in STOP_SIGNALS)
+        assert {signum: signal.getsignal(signum) for signum in STOP_SIGNALS} == dict.fromkeys(
+            STOP_SIGNALS, own)
+        with pytest.raises(ZeroDivisionError), interrupts.handling(optuna.create_study()):
+            raise ZeroDivisionError("the study's own error")
+        assert {signum: signal.getsignal(signum) for signum in STOP_SIGNALS} == dict.fromkeys(
+            STOP_SIGNALS, own)
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
 
 
 def test_a_handler_installed_after_a_deferred_signal_is_kept():

@@ -306,30 +306,37 @@ def test_a_tiny_gradient_at_zero_still_converges(monkeypatch, solver):
     assert_close_to_sklearn(coef, intercept, reference)
 
 
+@pytest.mark.parametrize("factor", [1.0, 0.01])
 @pytest.mark.parametrize("solver", SOLVERS)
-def test_a_fit_stops_at_the_first_iterate_within_its_tolerance(monkeypatch, solver):
+def test_a_fit_stops_at_the_first_iterate_within_its_tolerance(monkeypatch, solver, factor):
     """The stopping rule: the gradient norm √(‖Xᵀg + 2λw‖² + (1ᵀg)²), computed here from
-    the returned weights, is at most tol × scale (scale: half the norm at zero, floored at
+    the returned weights, is at most tol × scale (scale: the norm at zero, floored at
     1) at the iterate where the fit stops, and above it at the iterate before (the fit
-    run for one iteration fewer). A stricter rule would stop one Newton step later."""
+    run for one iteration fewer; the zero weights before the first). At factor 0.01 the
+    norm at zero is 0.42 and the floor sets the scale. The tolerances step by halves, so
+    that every iterate's norm lies in one of their windows (tol, 2 tol]: a rule looser by
+    up to 2× stops one iterate early there, a stricter one a Newton step late."""
     X, y = correlated(4, 40, 60)
+    X = X * factor
     force(monkeypatch, solver)
-    reg, tol = 0.5, 1e-8
-    stop = tol * max(1.0, float(np.linalg.norm(np.append(X.T @ y, y.sum()))) / 2)
+    reg = 0.5
 
     def gradient_norm(coef, intercept):
         g = -y * (1 - 1 / (1 + np.exp(-y * (X @ coef + intercept))))
         return float(np.linalg.norm(np.append(X.T @ g + 2 * reg * coef, g.sum())))
 
-    fits = []
-    for max_iter in range(1, 40):
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            fits.append(fit_l2_logistic(X, y, reg=reg, tol=tol, max_iter=max_iter))
-        if not caught:  # converged: the check at iterate max_iter − 1 passed
-            break
-    assert 3 <= len(fits) < 40
-    assert gradient_norm(*fits[-2]) <= stop < gradient_norm(*fits[-3])
+    scale = max(1.0, gradient_norm(np.zeros(60), 0.0))
+    assert (scale == 1.0) == (factor < 1)
+    for tol in 1e-5 * 0.5 ** np.arange(14):
+        fits = [(np.zeros(60), 0.0)]
+        for max_iter in range(1, 40):
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                fits.append(fit_l2_logistic(X, y, reg=reg, tol=tol, max_iter=max_iter))
+            if not caught:  # converged: the check at iterate max_iter − 1 passed
+                break
+        assert 3 <= len(fits) < 41
+        assert gradient_norm(*fits[-2]) <= tol * scale < gradient_norm(*fits[-3]), tol
 
 
 def test_a_step_whose_predicted_decrease_is_below_rounding_is_taken_whole():
