@@ -766,6 +766,24 @@ def test_size_pairs_on_either_side_of_a_similar_pair_are_told_apart(statistic):
     assert (h[at([2, 3])] == 0.0).all()
 
 
+@pytest.mark.parametrize("name", ["yu", "sma_count", "sma_greedy", "sma_mbm"])
+@pytest.mark.parametrize("options", [{"expectation": "exact"},
+                                     {"n_samples": 50, "random_state": 1}])
+def test_sets_that_always_reach_the_maximum_are_undefined(name, options):
+    """Every pair of the 3 features similar (0.95): random sets of any sizes reach the
+    maximum, E = max, and the score is undefined: NaN, with the cause in the one warning
+    (no division by zero on the way), also when the Monte-Carlo estimate of E falls short
+    of max by rounding."""
+    Z = np.array([[1, 0, 1], [1, 0, 1], [0, 1, 0]], dtype=bool)
+    S = _symmetric(np.full((3, 3), 0.95))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        value = stability(name, Z, similarity=S, **options)
+    assert np.isnan(value)
+    assert [w.category for w in caught] == [StabilityWarning]
+    assert "always reach the maximum (max = E)" in str(caught[0].message)
+
+
 @pytest.mark.parametrize("batch", [64, 1])
 @pytest.mark.parametrize("name", CORRECTED + ["sechidis"])
 def test_values_do_not_depend_on_the_memory_batch(name, batch, monkeypatch):

@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from scipy.special import expit
 from sklearn.linear_model import LogisticRegression
 
 from paretostab.selectors import HybridRFE, TrainingSample
@@ -173,6 +174,42 @@ def test_warm_started_fits_equal_fresh_fits_across_every_switch(monkeypatch):
         assert model.intercept == pytest.approx(fresh_b, abs=1e-7)
         model.drop(np.argsort(np.abs(model.coef), kind="stable")[:n_drop])
     assert seen == set(SOLVERS)
+
+
+def test_dropping_more_features_than_it_keeps_in_the_dual_recomputes_the_gram_matrix():
+    """40 examples, 400 → 150 features in one step: still in the dual (m ≥ n), and more
+    dropped (250) than kept, so the kept block's Gram matrix is computed afresh instead of
+    downdated; the fit equals a fresh fit of the kept features (with shrinkage)."""
+    X, y = correlated(8, 40, 400)
+    beta = np.where(np.arange(400) % 7 == 0, 0.4, 1.0)
+    model = IncrementalL2Logistic(X, y, reg=0.5, beta=beta, tol=1e-11)
+    model.fit()
+    model.drop(np.arange(100, 350))
+    model.fit()
+    assert model._K is not None and model.features.size == 150
+    features = model.features
+    fresh, fresh_b = fit_l2_logistic(X[:, features], y, reg=0.5, beta=beta[features],
+                                     tol=1e-11)
+    np.testing.assert_allclose(model.coef, fresh, atol=1e-7)
+    assert model.intercept == pytest.approx(fresh_b, abs=1e-7)
+
+
+def test_a_dual_warm_start_with_saturated_margins_converges_to_the_optimum():
+    """Examples whose margin passes about 37 have p = 1 to the last bit and curvature
+    p(1 − p) = 0, which would make the dual's 2λ/h infinite: the curvature is floored, and
+    a warm start with margins of 35 to 57 (the optimum's α × 10) converges, silently, to
+    the optimum."""
+    X, y = correlated(4, 40, 200)
+    model = IncrementalL2Logistic(X, y, reg=0.5, tol=1e-11)
+    model.fit()
+    model._alpha = model._alpha * 10
+    assert (expit(y * (model._K @ model._alpha + model._b)) == 1.0).any()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        model.fit()
+    fresh, fresh_b = fit_l2_logistic(X, y, reg=0.5, tol=1e-11)
+    np.testing.assert_allclose(model.coef, fresh, atol=1e-9)
+    assert model.intercept == pytest.approx(fresh_b, abs=1e-9)
 
 
 @pytest.mark.parametrize("n_classes", [2, 3])

@@ -1,6 +1,6 @@
 """Every registered measure's metadata against the papers' and stabm's own table
-(issue 24): whether it is corrected for chance, and its bounds, which set the report's
-axis ranges."""
+(issue 24): whether it is corrected for chance, its bounds, which set the report's axis
+ranges, and whether identical runs reach the upper bound."""
 
 from __future__ import annotations
 
@@ -49,6 +49,13 @@ TABLE = {
                         "test_js_of_random_rankings_is_not_0_but_falls_with_the_runs"),
 }
 
+#: The measures whose identical runs need not reach the upper bound (Nogueira et al.'s
+#: maximum property fails), with the reason; every other measure has it.
+IDENTICAL_RUNS_NOT_MAXIMAL = {
+    "lustgarten": "stabm: its maximum 1 holds only while k ≤ d/2",
+    "sechidis": "000 eq. 3: unbounded, so no finite maximum to reach",
+}
+
 
 def test_the_table_covers_every_registered_measure():
     assert set(TABLE) == set(list_measures().index)
@@ -69,8 +76,9 @@ def test_js_of_random_rankings_is_not_0_but_falls_with_the_runs():
 
 
 @pytest.mark.parametrize("name", sorted(TABLE))
-def test_a_measures_correction_and_bounds_are_the_papers(name):
+def test_a_measures_correction_bounds_and_maximum_are_the_papers(name):
     corrected, lower, upper, _ = TABLE[name]
     row = list_measures().loc[name]
     assert bool(row["corrected"]) is corrected
     assert (row["lower"], row["upper"]) == (lower, upper)
+    assert bool(row["identical_runs_maximal"]) is (name not in IDENTICAL_RUNS_NOT_MAXIMAL)

@@ -349,6 +349,9 @@ def test_interval_by_hand():
     assert interval.low <= interval.estimate <= interval.high
     assert (interval.level, interval.simultaneous) == (0.95, False)
     assert dominance_area_interval(r for r in regions) == interval  # any iterable, read once
+    with pytest.raises(AttributeError):
+        interval.low = 0.0  # frozen: a value, as the regions are
+    assert hash(dominance_area_interval(regions)) == hash(interval)
 
 
 @pytest.mark.parametrize("seed", range(6))

@@ -182,6 +182,17 @@ def test_pearson_is_undefined_for_a_constant_run_and_scale_free_otherwise(scale)
     assert np.isfinite(pearson(scaled).values).all()
 
 
+def test_pearson_is_undefined_for_a_constant_run_of_small_importances():
+    """Four importances of 1e-4 leave a variance of rounding of 6.6e-24: below 1e-12 of
+    their sum of squares (4e-20), the scale-free tolerance, though above 1e-12 of a sum of
+    cubes (4e-24), which shrinks faster than the rounding."""
+    from paretostab.measures.weighted import pearson
+
+    runs = np.vstack([np.full(4, 1e-4), [0.2, 0.5, 0.9, 0.1], [0.9, 0.1, 0.3, 0.4]])
+    values = pearson(runs).values
+    assert np.isnan(values[:2]).all() and np.isfinite(values[2])
+
+
 def test_pearson_of_identical_and_reflected_runs_never_passes_its_bounds():
     """Rounding puts the correlation of a run with itself past 1 (1 + 2.2e-16) for about
     a quarter of these 200 runs, and with its reflection (max + min − run, correlation −1)
