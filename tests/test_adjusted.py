@@ -784,6 +784,16 @@ def test_sets_that_always_reach_the_maximum_are_undefined(name, options):
     assert "always reach the maximum (max = E)" in str(caught[0].message)
 
 
+@pytest.mark.parametrize("n_samples", [0, 2.5, True])
+@pytest.mark.parametrize("Z", [[[1, 0, 1, 0], [1, 1, 0, 0]], [[0, 0, 0, 0], [0, 0, 0, 0]]])
+def test_sechidis_refuses_a_bad_n_samples_whatever_the_runs(n_samples, Z):
+    """A bad option is refused also when the runs leave φ_S undefined (k̄ = 0), before
+    any value is computed."""
+    Z = np.array(Z, dtype=bool)
+    with pytest.raises(InvalidInputError, match="n_samples must be an integer >= 1"):
+        stability("sechidis", Z, similarity=np.eye(4), n_samples=n_samples)
+
+
 @pytest.mark.parametrize("batch", [64, 1])
 @pytest.mark.parametrize("name", CORRECTED + ["sechidis"])
 def test_values_do_not_depend_on_the_memory_batch(name, batch, monkeypatch):

@@ -161,3 +161,29 @@ def test_an_empty_run_stays_zeros_when_importances_are_normalised():
     with np.errstate(all="raise"):
         out = normalise_importances(np.array([[0.0, 0.0, 0.0], [1.0, 3.0, 0.0], [0.0, 2.0, 2.0]]))
     np.testing.assert_allclose(out, [[0, 0, 0], [1 / 3, 1, 0], [0, 2 / 3, 2 / 3]], rtol=1e-15)
+
+
+# ------------------------------------------ index collections (issue 24, mutation draw 9)
+
+
+def test_index_collections_need_an_integer_n_features():
+    """n_features of index collections is a positive integer: a float (3.0, 3.5) or a bool
+    is refused with one error line, although 3.0 would make a matrix."""
+    for bad in (3.0, 3.5, True):
+        with pytest.raises(InvalidInputError, match="n_features must be a positive integer"):
+            stability("jaccard", [[0], [1]], n_features=bad)
+
+
+def test_index_collections_of_one_run_are_refused():
+    with pytest.raises(InvalidInputError, match=r"at least 2 runs \(rows of Z\); got 1"):
+        stability("jaccard", [[0, 1]], n_features=4)
+
+
+def test_index_collections_give_equal_importances():
+    """An importance measure given index lists reads each run's features with equal
+    importance: the same value as the boolean matrix."""
+    runs, Z = [[0, 1], [1, 2], [0, 1]], np.zeros((3, 4), dtype=bool)
+    for i, run in enumerate(runs):
+        Z[i, run] = True
+    for name in ("pearson", "iw"):
+        assert stability(name, runs, n_features=4) == pytest.approx(stability(name, Z))

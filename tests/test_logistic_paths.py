@@ -212,6 +212,29 @@ def test_a_dual_warm_start_with_saturated_margins_converges_to_the_optimum():
     assert model.intercept == pytest.approx(fresh_b, abs=1e-9)
 
 
+@pytest.mark.parametrize("solver", ["hessian", "jacobi"])
+def test_the_truncated_newton_preconditioner_is_the_hessian_or_its_diagonal(monkeypatch,
+                                                                            solver):
+    """P of the truncated Newton steps, at curvatures h: the Hessian ZᵀDZ + 2λ diag(1, …,
+    1, 0) of Z = [X 1] while m is small (P⁻¹ undoes it, to single precision), else
+    Jacobi's diagonal of h̄ ZᵀZ + 2λ diag(1, …, 1, 0)."""
+    X, y = correlated(9, 80, 30)
+    force(monkeypatch, solver)
+    model = IncrementalL2Logistic(X, y, reg=0.5, tol=1e-8)
+    model.fit()  # the primal's first truncated Newton step stores X in single precision
+    h = np.random.default_rng(0).uniform(0.05, 0.25, size=80)
+    Z = np.column_stack([X, np.ones(80)])
+    penalty = np.append(np.full(30, 2 * 0.5), 0.0)
+    r = np.random.default_rng(1).normal(size=31)
+    apply = model._preconditioner(h)
+    if solver == "hessian":
+        hessian = Z.T @ (h[:, None] * Z) + np.diag(penalty)
+        np.testing.assert_allclose(apply(hessian @ r), r, rtol=1e-4, atol=1e-4)
+    else:
+        diagonal = h.mean() * np.einsum("ij,ij->j", Z, Z) + penalty
+        np.testing.assert_allclose(apply(diagonal * r), r, rtol=1e-5)
+
+
 @pytest.mark.parametrize("n_classes", [2, 3])
 def test_the_elimination_selects_the_same_features_whatever_the_solver(n_classes):
     """HybridRFE (a stable set shrunk by ε, one-vs-rest with three classes, bootstrap
@@ -382,7 +405,7 @@ def test_a_step_whose_predicted_decrease_is_below_rounding_is_taken_whole():
     is taken whole, although the objective evaluates 4 ulps higher after it (Newton's
     region of quadratic convergence). One predicting 1e-9 is still tested and halved."""
     X, y = correlated(3, 40, 5)
-    model = core.IncrementalL2Logistic(X, y, reg=1.0)
+    model = core.IncrementalL2Logistic(X, y, reg=1.0, tol=1e-8)
     w, step = np.zeros(5), np.full(5, 1e-9)
 
     def search(objective, slope):

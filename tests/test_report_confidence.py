@@ -215,6 +215,8 @@ def test_constant_replicates_give_a_point():
     ([np.zeros(6)], r"front point 0: .*shape \(6,\)"),
     ([[[0.5, 0.5], [0.6, np.nan], [0.7, 0.4]]], r"front point 0: replicate 1 is not finite"),
     ([[[0.5, 0.5], [0.6, np.inf], [0.7, 0.4]]], "not finite"),
+    ([[[0.5, 0.5], [0.6, 0.4], [0.7, 0.4], [0.6, np.nan], [0.5, 0.6]]],
+     r"front point 0: replicate 3 is not finite \(\[0.6, nan\]\)"),
     ([[["a", "b"]] * 3], "front point 0: .*numeric"),
     ("abc", "sequence"),
     (3.0, "sequence"),
@@ -328,6 +330,10 @@ def test_boundary_points_go_once_around_the_ellipse():
     with pytest.raises(AttributeError):
         e.level = 0.5  # frozen
     assert not e.center.flags.writeable
+    # compared and hashed by identity (its fields are arrays): another region of the same
+    # sample is a different object, and regions can key a dict or fill a set
+    (again,) = confidence_regions([x])
+    assert e == e and e != again and len({e, again}) == 2
 
 
 # --------------------------------------------------------------------------- DA interval

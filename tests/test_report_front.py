@@ -570,6 +570,9 @@ def test_gamma_table_by_hand():
          [0.4, 0.4]]    # dominated
     table = gamma_table(p)
     assert all(isinstance(c, GammaChoice) for c in table)
+    with pytest.raises(AttributeError):
+        table[0].gamma_low = 0.5  # frozen: a value, hashable
+    assert len(set(table)) == 3
     # segment slopes |Δφ/ΔA|: 0.1/0.2 = 0.5 and 0.3/0.2 = 1.5 → γ = s/(1+s) = 1/3 and 0.6
     assert [c.index for c in table] == [0, 1, 2]
     np.testing.assert_allclose([c.gamma_low for c in table], [0, 1 / 3, 0.6])

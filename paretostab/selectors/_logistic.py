@@ -168,7 +168,7 @@ class IncrementalL2Logistic:
 
     def __init__(self, X: np.ndarray, y: np.ndarray, *, reg: float,
                  beta: np.ndarray | None = None, weights: np.ndarray | None = None,
-                 tol: float = 1e-8, max_iter: int = 100, gram: np.ndarray | None = None):
+                 tol: float, max_iter: int = 100, gram: np.ndarray | None = None):
         n, d = X.shape
         self._y = np.asarray(y, dtype=float)
         self._c = np.ones(n) if weights is None else np.asarray(weights, dtype=float)
