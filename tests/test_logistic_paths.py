@@ -17,6 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.special import expit
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
 
 from paretostab.selectors import HybridRFE, TrainingSample
@@ -192,6 +193,20 @@ def test_dropping_more_features_than_it_keeps_in_the_dual_recomputes_the_gram_ma
                                      tol=1e-11)
     np.testing.assert_allclose(model.coef, fresh, atol=1e-7)
     assert model.intercept == pytest.approx(fresh_b, abs=1e-7)
+
+
+@pytest.mark.parametrize("max_iter", [1, 2, 3])
+def test_each_dual_newton_step_keeps_the_intercepts_stationarity(max_iter):
+    """The dual's direction solves the Newton system with 1ᵀΔα = −1ᵀα (_fit_dual): every
+    iterate from α = 0 keeps Σα = 0, the intercept's stationarity, to rounding — not
+    only the optimum."""
+    X, y = correlated(4, 40, 200)
+    model = IncrementalL2Logistic(X, y, reg=0.5, tol=1e-14, max_iter=max_iter)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        model.fit()
+    assert model._K is not None
+    assert abs(model._alpha.sum()) <= 1e-12 * np.abs(model._alpha).sum()
 
 
 def test_a_dual_warm_start_with_saturated_margins_converges_to_the_optimum():
