@@ -19,11 +19,18 @@ import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
 from paretostab.errors import InvalidInputError
 from paretostab.measures import measure_label
+from paretostab.report.choice import Choice
+
+if TYPE_CHECKING:
+    from paretostab.report.analysis import StudyReport
+    from paretostab.report.build import StudyReportResult
+    from paretostab.report.figures import StudyFigures
 
 __all__ = ["Choice", "ComparisonResult", "Report", "TunedStudy", "as_spec", "choose", "compare",
            "study_report", "tune"]
@@ -174,57 +181,6 @@ def _located(study: object, study_name: str | None, artifacts: str | None,
 # --------------------------------------------------------------------------- choose
 
 
-@dataclass(frozen=True)
-class Choice:
-    """The front trial γ chooses (003 §7.1).
-
-    Attributes
-    ----------
-    trial : int
-    gamma : float
-    values : dict
-        Its metric (under ``"accuracy"``) and stability measure, by registry name.
-    params : dict
-        Its Optuna parameters.
-    features : tuple of str
-        The features its selector selects when fitted once on the whole (development) data,
-        by decreasing importance.
-    held_out : dict or None
-        Its metric on the held-out part, with its interval (``[protocol] holdout``).
-    flagged : dict
-        The trials passed over as no better than chance, with the reason.
-    """
-
-    trial: int
-    gamma: float
-    values: Mapping[str, float]
-    params: Mapping[str, object]
-    features: tuple[str, ...]
-    held_out: Mapping[str, object] | None
-    flagged: Mapping[int, str]
-
-    def to_html(self) -> str:
-        values = ", ".join(f"{html.escape(measure_label(k))} {v:.4f}"
-                           for k, v in self.values.items())
-        params = ", ".join(f"{html.escape(str(k))} = {v:.4g}" if isinstance(v, float)
-                           else f"{html.escape(str(k))} = {html.escape(str(v))}"
-                           for k, v in self.params.items())
-        lines = [f"<strong>γ = {self.gamma:g} chooses trial {self.trial}</strong>: {values}",
-                 f"parameters: {params}",
-                 f"features ({len(self.features)}): "
-                 + html.escape(", ".join(self.features))]
-        if self.held_out is not None:
-            h = self.held_out
-            lines.append(f"held out ({html.escape(str(h['data']))}, {h['n']} examples): "
-                         f"{h['value']:.4f} [{h['low']:.4f}, {h['high']:.4f}]")
-        if self.flagged:
-            lines.append(f"passed over as no better than chance: trials "
-                         f"{', '.join(str(n) for n in self.flagged)}")
-        return "<div>" + "<br>".join(lines) + "</div>"
-
-    _repr_html_ = to_html
-
-
 def choose(study: object, gamma: float, /, *, study_name: str | None = None,
            measure: str | None = None, artifacts: str | None = None, data: object = None,
            level: float = 0.95, allow_chance: bool = False) -> Choice:
@@ -247,13 +203,8 @@ def choose(study: object, gamma: float, /, *, study_name: str | None = None,
     from paretostab.report.build import choose_trial
 
     url, name, artifacts, data = _located(study, study_name, artifacts, data)
-    found = choose_trial(url, gamma, study_name=name, measure=measure, artifacts=artifacts,
-                         data=data, level=level, allow_chance=allow_chance)
-    fixed = {"trial", "gamma", "params", "selected_features", "held_out", "flagged"}
-    return Choice(trial=found["trial"], gamma=found["gamma"],
-                  values={k: v for k, v in found.items() if k not in fixed},
-                  params=dict(found["params"]), features=tuple(found["selected_features"]),
-                  held_out=found.get("held_out"), flagged=dict(found["flagged"]))
+    return choose_trial(url, gamma, study_name=name, measure=measure, artifacts=artifacts,
+                        data=data, level=level, allow_chance=allow_chance)
 
 
 # --------------------------------------------------------------------------- report
@@ -266,14 +217,21 @@ class Report:
 
     Attributes
     ----------
-    analysis : StudyReport
-    figures : StudyFigures
-    reader : StudyReader
+    computed : StudyReportResult
+        The study as read, its analysis and figures
+        (:func:`~paretostab.report.build.analysed_study`).
     """
 
-    analysis: object
-    figures: object
-    reader: object
+    computed: StudyReportResult
+
+    @property
+    def analysis(self) -> StudyReport:
+        """The report's numbers (:class:`~paretostab.report.analysis.StudyReport`)."""
+        return self.computed.analysis
+
+    @property
+    def figures(self) -> StudyFigures:
+        return self.computed.figures
 
     @property
     def front(self) -> pd.DataFrame:
@@ -319,9 +277,9 @@ class Report:
     def save(self, out: str | Path = "report") -> Path:
         """Write ``index.html``, ``front.csv``, ``summary.json`` (and ``selectors.csv``) to
         ``out`` and give the study's dashboard note the front as of now; returns ``out``."""
-        from paretostab.report.build import write_study_report
+        from paretostab.report.build import save_study_report
 
-        return write_study_report(self.reader, self.analysis, self.figures, out)
+        return save_study_report(self.computed, out)
 
     def to_html(self) -> str:
         """The whole report page, self-contained (figures embedded)."""
@@ -368,11 +326,10 @@ def study_report(study: object, /, *, study_name: str | None = None,
     from paretostab.report.build import analysed_study
 
     url, name, artifacts, data = _located(study, study_name, artifacts, data)
-    reader, analysis, figures = analysed_study(
+    return Report(analysed_study(
         url, study_name=name, measures=measures, replicates=replicates, weight=weight,
         gamma=gamma, level=level, artifacts=artifacts, progress=progress, data=data,
-        allow_chance=allow_chance)
-    return Report(analysis, figures, reader)
+        allow_chance=allow_chance))
 
 
 # --------------------------------------------------------------------------- compare

@@ -186,36 +186,35 @@ def _compare(args) -> int:
 
 
 def _choose(args) -> int:
+    from paretostab.api import choose
     from paretostab.measures import measure_label as label
-    from paretostab.report.build import choose_trial
     from paretostab.storage import DEFAULT_STORAGE
 
     try:
-        result = choose_trial(args.storage or DEFAULT_STORAGE, args.gamma,
-                              study_name=args.study_name, measure=args.measure,
-                              artifacts=args.artifacts, level=args.level,
-                              allow_chance=args.allow_chance)
+        chosen = choose(args.storage or DEFAULT_STORAGE, args.gamma,
+                        study_name=args.study_name, measure=args.measure,
+                        artifacts=args.artifacts, level=args.level,
+                        allow_chance=args.allow_chance)
     except KeyboardInterrupt as interrupt:
         return _interrupted("nothing chosen; the study is unchanged.", interrupt)
-    features = result.pop("selected_features")
-    params = result.pop("params")
-    flagged = result.pop("flagged")
-    held_out = result.pop("held_out", None)
+    values = {"trial": chosen.trial, "gamma": chosen.gamma, **chosen.values}
     print(", ".join(f"{label(k)} = {v:.4g}" if isinstance(v, float) else f"{label(k)} = {v}"
-                    for k, v in result.items()))
+                    for k, v in values.items()))
     print("parameters: " + ", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}"
-                                     for k, v in params.items()))
+                                     for k, v in chosen.params.items()))
+    held_out = chosen.held_out
     if held_out is not None:
         print(f"held out ({held_out['data']}, {held_out['n']} examples never seen by the "
               f"search): {held_out['value']:.4g}, {held_out['level']:.0%} interval "
               f"[{held_out['low']:.4g}, {held_out['high']:.4g}]")
-    if flagged:
+    if chosen.flagged:
         what = ("flagged as no better than chance (chosen from by --allow-chance)"
                 if args.allow_chance else "passed over as no better than chance")
-        print(f"{what}: " + "; ".join(f"trial {n}: {why}" for n, why in flagged.items()))
-    if features:
-        print(f"selected features ({len(features)}, by decreasing importance on the whole "
-              f"{'development ' if held_out is not None else ''}data): " + ", ".join(features))
+        print(f"{what}: " + "; ".join(f"trial {n}: {why}" for n, why in chosen.flagged.items()))
+    if chosen.features:
+        print(f"selected features ({len(chosen.features)}, by decreasing importance on the "
+              f"whole {'development ' if held_out is not None else ''}data): "
+              + ", ".join(chosen.features))
     else:
         print("selected features: unavailable (the study holds no spec to refit the selector)")
     return 0

@@ -33,7 +33,7 @@ from paretostab.measures import normalise_importances
 
 __all__ = ["OTHER_COLOR", "PALETTE", "FeaturePalette", "SelectionOverview", "StabilityMap",
            "feature_color_order", "feature_palette", "group_identical_maps", "map_difference",
-           "selection_overview", "stability_map"]
+           "selection_overview", "stability_map", "study_palette"]
 
 RGB = tuple[float, float, float]
 
@@ -160,6 +160,20 @@ def feature_palette(features: Sequence[int] | np.ndarray, /, *,
                           colors=palette[:chosen.size], other=_check_color(other, "other"))
 
 
+
+def study_palette(order: Sequence[int] | None, X: np.ndarray, y: np.ndarray, /
+                  ) -> FeaturePalette:
+    """The colours of a study's features in all its maps — each trial's on the dashboard,
+    the report's overview and front maps (003 §3: "each feature is assigned a color"):
+    :data:`PALETTE` given to the features of its stored ``order``, every other feature
+    :data:`OTHER_COLOR`. A study without a stored order (made by an older version, or
+    created without its data) gets the order :func:`feature_color_order` computes from
+    ``X`` and ``y`` (the data the study tunes on): what the study would have stored, so
+    that every process colours its features alike."""
+    if order is None:
+        order = feature_color_order(X, y)
+    return feature_palette(np.asarray(order, dtype=np.intp))
+
 # columns per f_classif call in feature_color_order: its copies of the data stay small
 _F_BLOCK = 4096
 
@@ -173,7 +187,7 @@ def feature_color_order(X: np.ndarray, y: np.ndarray, /, n: int = len(PALETTE)) 
     then the report its overview and front maps — that must colour a feature alike
     without seeing each other's maps: the order depends on the data alone, and is
     computed once, when the study is created, and stored in it
-    (:func:`~paretostab.tuning.study.study_palette`). The F statistic ranks first the
+    (:func:`study_palette`). The F statistic ranks first the
     features that tell the classes apart, which selectors tend to select: the features
     of the maps get the colours, the others are grey.
 

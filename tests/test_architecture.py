@@ -198,15 +198,15 @@ def test_every_public_module_has_all():
 
 
 OPTUNA_MODULES = {"paretostab.optuna_internals", "paretostab.storage", "paretostab.cli",
-                  "paretostab.report.load"}
+                  "paretostab.report.load", "paretostab.report.write"}
 #: Optuna's private attributes paretostab has needed; only optuna_internals reads them.
 OPTUNA_PRIVATE_ATTRIBUTES = {"_storage", "_study_id", "_trial_id", "_backend",
                              "_get_stale_trial_ids", "_cached_frozen_trial", "_thread_local"}
 
 
 def test_optuna_is_imported_only_by_the_modules_that_talk_to_it():
-    """Tuning, the storages, the command line, the report's loader and the module of
-    Optuna's private interfaces; in the report, only its loader."""
+    """Tuning, the storages, the command line, the report's reader and writer and the
+    module of Optuna's private interfaces; in the report, only its reader and writer."""
     found = sorted({module.name for module in modules().values()
                     for imported, _, _ in module.imports
                     if imported.split(".")[0] in ("optuna", "optuna_dashboard")
@@ -305,3 +305,57 @@ def test_no_long_lists_of_loose_arguments(package):
                         positional > MAX_PRIVATE_PARAMETERS):
                     found.append(f"{module.name}.{node.name}: {total} parameters")
     assert not found, found
+
+
+#: A module past this many lines usually holds two ideas (the project's guide).
+MAX_MODULE_LINES = 800
+#: The report's edges: its only reader of a storage, its only writer, and the pipelines
+#: that call them. Every other module of the report computes or draws from what they pass.
+REPORT_EDGES = {"paretostab.report.load", "paretostab.report.write", "paretostab.report.build"}
+#: What only the edges may import: the storage, Optuna and its private interfaces.
+STORAGE_MODULES = ("optuna", "optuna_dashboard", "paretostab.storage",
+                   "paretostab.optuna_internals")
+
+
+def test_no_module_of_the_package_is_longer_than_its_idea():
+    long = {module.name: n for module in modules().values()
+            if (n := len(module.path.read_text(encoding="utf-8").splitlines()))
+            > MAX_MODULE_LINES}
+    assert not long, f"modules over {MAX_MODULE_LINES} lines: {long}"
+
+
+def report_reaches(known: dict[str, Module]) -> list[str]:
+    """Where a report module other than its edges imports an edge (the reader, the writer,
+    the pipelines) or a storage (Optuna, paretostab.storage, Optuna's internals)."""
+    found = []
+    for module in known.values():
+        if not module.name.startswith("paretostab.report") or module.name in REPORT_EDGES:
+            continue
+        for imported, name, line in module.imports:
+            target = _target(imported, name, known)
+            if target in REPORT_EDGES or target.startswith(STORAGE_MODULES):
+                found.append(f"{module.name}:{line} imports {target}")
+    return found
+
+
+def test_the_reports_analyses_neither_read_nor_write():
+    """The report is a pipeline: read (load) → analyse → draw → write (write); the analyses
+    take the frozen StudyData and the Refits, never the reader, and store nothing."""
+    found = report_reaches(modules())
+    assert not found, "\n".join(found)
+
+
+def test_the_report_rule_finds_each_kind_of_reach():
+    known = {name: read_module(name, source) for name, source in {
+        "paretostab.report.load": "", "paretostab.report.write": "",
+        "paretostab.report.analysis": "from paretostab.report.load import read_study\n",
+        "paretostab.report.pages": "import optuna\n",
+        "paretostab.report.figures": "from paretostab import storage\n",
+        "paretostab.report.refits": "from paretostab.report import write\n",
+        "paretostab.report.build": "from paretostab.report.load import read_study\n",
+        "paretostab.storage": ""}.items()}
+    assert sorted(report_reaches(known)) == [
+        "paretostab.report.analysis:1 imports paretostab.report.load",
+        "paretostab.report.figures:1 imports paretostab.storage",
+        "paretostab.report.pages:1 imports optuna",
+        "paretostab.report.refits:1 imports paretostab.report.write"]

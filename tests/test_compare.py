@@ -396,7 +396,7 @@ def compare(storages, out, *extra):
 
 def test_compare_writes_the_page_the_csv_and_the_json(storages, tmp_path, capsys,
                                                       monkeypatch):
-    from paretostab.report.load import read_study
+    from tests.studies import read
 
     assert compare(storages, tmp_path / "cmp") == 0
     out = capsys.readouterr().out.splitlines()
@@ -416,10 +416,10 @@ def test_compare_writes_the_page_the_csv_and_the_json(storages, tmp_path, capsys
     assert [s["selectors"] for s in data["studies"]] == [["t_test"], ["hybrid_rfe"]]
     assert data["measures"] == ["iw", "nogueira", "pearson"] and len(data["differences"]) == 3
     for k, url in enumerate(storages):
-        reader = read_study(url, data["groups"][k])
-        table = reader.trial_table(["iw", "nogueira", "pearson"])
+        table = read(url, data["groups"][k], measures=["iw", "nogueira", "pearson"]).table
         if k == 1:  # hybrid_rfe did not record φ_iw: compare recomputed it from its runs
-            assert not any("iw" in t.user_attrs["measures"] for t in reader.study.trials)
+            trials = optuna.load_study(study_name=data["groups"][k], storage=url).trials
+            assert not any("iw" in t.user_attrs["measures"] for t in trials)
             assert table["iw"].notna().all()
             continue
         for measure in ("iw", "nogueira", "pearson"):
@@ -444,7 +444,7 @@ def test_compare_writes_the_page_the_csv_and_the_json(storages, tmp_path, capsys
     # the replicates are the report's, cached in the studies: a second compare re-runs none
     # (and, the page checked above, skips drawing it again)
     import paretostab.problem
-    import paretostab.report.build
+    import paretostab.report.write
 
     study = optuna.load_study(study_name="t_test", storage=storages[0])
     cached = study._storage.get_study_system_attrs(study._study_id)
@@ -452,7 +452,7 @@ def test_compare_writes_the_page_the_csv_and_the_json(storages, tmp_path, capsys
     assert {f"paretostab:replicates:{t}:3" for t in fronts} <= set(cached)
     monkeypatch.setattr(paretostab.problem, "replicates",
                         lambda *a, **k: pytest.fail("replicates were re-run"))
-    monkeypatch.setattr(paretostab.report.build, "write_report", lambda *a, **k: None)
+    monkeypatch.setattr(paretostab.report.write, "write_report", lambda *a, **k: None)
     assert compare(storages, tmp_path / "again") == 0
     again = json.loads((tmp_path / "again" / "comparison.json").read_text())
     assert again["differences"] == data["differences"]

@@ -12,10 +12,11 @@ import optuna
 import pandas as pd
 import pytest
 
+from paretostab import choose
 from paretostab.data import as_dataset, load_dataset
 from paretostab.errors import InvalidInputError, UnknownNameError
 from paretostab.problem import Problem
-from paretostab.report.build import build_report, choose_trial
+from paretostab.report.build import build_report
 from paretostab.spec import load_spec, parse_spec
 from paretostab.tuning import tune
 
@@ -485,18 +486,18 @@ def test_report_and_choose_of_a_study_tuned_on_data_in_memory(tmp_path, values):
     took them; without them, or with others, one line."""
     url = f"sqlite:///{tmp_path / 'mem.db'}"
     tune(parse_spec(spec_mapping()), data=(values, CLASSES), storage=url, progress=False)
-    chosen = choose_trial(url, 0.5, data=(values, CLASSES))
-    assert chosen["selected_features"] and set(chosen["selected_features"]) <= set(
+    chosen = choose(url, 0.5, data=(values, CLASSES))
+    assert chosen.features and set(chosen.features) <= set(
         as_dataset((values, CLASSES)).feature_names)
     out = build_report(url, out=tmp_path / "report", replicates=0, progress=False,
                        data=(values, CLASSES))
     assert (out / "summary.json").exists()
     with pytest.raises(InvalidInputError, match="source = 'memory'"):
-        choose_trial(url, 0.5)
+        choose(url, 0.5)
     other = values.copy()
     other[0, 0] += 1.0
     with pytest.raises(InvalidInputError, match="are not the spec's"):
-        choose_trial(url, 0.5, data=(other, CLASSES))
+        choose(url, 0.5, data=(other, CLASSES))
 
 
 def test_data_in_memory_reach_worker_processes(tmp_path, values):

@@ -16,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
+from paretostab import choose
 from paretostab.errors import InvalidInputError
 from paretostab.evaluation import (
     chance_p_value,
@@ -28,11 +29,11 @@ from paretostab.evaluation import (
 )
 from paretostab.problem import Problem
 from paretostab.protocol import metric_value
-from paretostab.report.analysis import analyse_study
-from paretostab.report.build import build_report, choose_trial
-from paretostab.report.load import read_study
+from paretostab.report.build import build_report
+from paretostab.report.refits import Refits
 from paretostab.spec import parse_spec
 from paretostab.tuning import tune
+from tests.studies import analysed, read
 
 
 def labels(counts):
@@ -228,8 +229,7 @@ def held_study(tmp_path_factory):
 
 
 def test_the_held_out_part_never_reaches_the_search(held_study):
-    reader = read_study(held_study)
-    problem = reader.problem
+    problem = read(held_study).problem
     assert problem.X.shape[0] == 426 and problem.test_X.shape[0] == 143  # 569 × 0.25
     full = Problem.from_spec(parse_spec({**STUDY, "protocol": {"runs": 4}}))
     rows = {tuple(r) for r in full.X[problem.split.test]}
@@ -237,13 +237,13 @@ def test_the_held_out_part_never_reaches_the_search(held_study):
 
 
 def test_the_report_scores_the_front_on_the_held_out_part(held_study, monkeypatch):
-    reader = read_study(held_study)
-    report = analyse_study(reader, replicates=3, progress=False)
+    reader = read(held_study)
+    report = analysed(held_study, replicates=3, progress=False)
     held = report.held_out
     assert held is not None and held.n_test == 143 and held.n_development == 426
     assert set(held.table["trial"]) >= set(report.front.trials)
     for number, score in held.scores.items():  # a refit on the development part, scored
-        selector, columns = reader.problem.fitted_selector(reader.trial(number).params)
+        selector, columns = reader.problem.fitted_selector(reader.params[number])
         expected = np.mean(selector.predict(reader.problem.test_X[:, columns])
                            == reader.problem.test_y)
         assert score.value == pytest.approx(expected) and score.low <= score.value <= score.high
@@ -251,31 +251,30 @@ def test_the_report_scores_the_front_on_the_held_out_part(held_study, monkeypatc
     summary = report.to_dict()
     assert summary["held_out"]["n_test"] == 143
     assert json.loads(json.dumps(summary, default=float))["held_out"]["description"]
-    # cached in the study: a second reader refits nothing
-    again = read_study(held_study)
+    # cached in the study: a second reading refits nothing
+    again = Refits(read(held_study))
     monkeypatch.setattr(Problem, "held_out_score", None)  # would fail if called
     assert again.held_out_score(report.front.trials[0], 0.95) == held.scores[
         report.front.trials[0]]
 
 
 def test_trials_that_ignore_the_labels_are_flagged_and_never_chosen_unless_allowed(held_study):
-    reader = read_study(held_study)
-    study = reader.study
-    label_free = {t.number for t in study.trials if t.params["n_stable"] == 4}  # N = k
-    report = analyse_study(reader, replicates=0, gamma=0.0, progress=False)
+    reader = read(held_study)
+    label_free = {n for n, p in reader.params.items() if p["n_stable"] == 4}  # N = k
+    report = analysed(held_study, replicates=0, gamma=0.0, progress=False)
     flags = report.flags
     assert label_free & set(report.front.trials)  # the most stable trials: on the front
     for number in label_free & set(flags.label_free):
         assert flags.flagged(number) and "ignores the labels" in flags.reason(number)
     assert report.chosen_trial not in label_free  # γ = 0: the most stable unflagged trial
     assert report.eligible_dominance_area < report.front.dominance_area
-    allowed = analyse_study(reader, replicates=0, gamma=0.0, progress=False,
-                            allow_chance=True)
+    allowed = analysed(held_study, replicates=0, gamma=0.0, progress=False,
+                       allow_chance=True)
     assert allowed.chosen_trial in label_free
-    chosen = choose_trial(held_study, 0.0)
-    assert chosen["trial"] == report.chosen_trial and chosen["held_out"]["n"] == 143
-    assert set(chosen["flagged"]) >= label_free & set(flags.label_free)
-    assert choose_trial(held_study, 0.0, allow_chance=True)["trial"] in label_free
+    chosen = choose(held_study, 0.0)
+    assert chosen.trial == report.chosen_trial and chosen.held_out["n"] == 143
+    assert set(chosen.flagged) >= label_free & set(flags.label_free)
+    assert choose(held_study, 0.0, allow_chance=True).trial in label_free
 
 
 def test_cli_choose_says_what_was_held_out_and_passed_over(held_study):
@@ -339,11 +338,11 @@ def test_nested_evaluation_estimates_what_independent_data_show(tmp_path):
         tune(parse_spec(NESTED), storage=url, data=(X, y), progress=False)
         names = {s.study_name for s in optuna.get_all_study_summaries(url)}
         assert names == {"sim", *(f"sim/outer-{k}" for k in range(1, 6))}
-        reader = read_study(url, data=(X, y))  # the outer folds' studies belong to "sim"
-        report = analyse_study(reader, replicates=0, progress=False)
+        reader = read(url, data=(X, y))  # the outer folds' studies belong to "sim"
+        report = analysed(url, data=(X, y), replicates=0, progress=False)
         assert len(report.nested.folds) == 5 and not report.nested.missing
         selector, columns = reader.problem.fitted_selector(
-            reader.trial(report.chosen_trial).params)
+            reader.params[report.chosen_trial])
         nested.append(report.nested.mean)
         independent.append(np.mean(selector.predict(X_new[:, columns]) == y_new))
         best.append(report.table["accuracy"].max())
@@ -370,11 +369,10 @@ def test_a_nested_report_names_missing_folds_and_the_chosen_features(tmp_path):
     assert fold.study_name == "sim/outer-2"
     assert fold.user_attrs["spec"]["protocol"]["outer_fold"] == 2
     tune(spec, storage=url, data=(X, y), n_trials=4, progress=False)
-    reader = read_study(url, "sim", data=(X, y))
-    report = analyse_study(reader, replicates=0, progress=False)
+    report = analysed(url, "sim", data=(X, y), replicates=0, progress=False)
     nested = report.nested
     assert list(nested.folds["fold"]) == [1, 2, 3]
-    fold_reader = read_study(url, "sim/outer-2", data=(X, y))
+    fold_reader = read(url, "sim/outer-2", data=(X, y))
     assert fold_reader.problem.y.size == 40 and fold_reader.problem.test_y.size == 20
     assert nested.frequencies["folds"].max() <= 3
     assert set(nested.stability) == {"nogueira", "iw"}
@@ -383,8 +381,7 @@ def test_a_nested_report_names_missing_folds_and_the_chosen_features(tmp_path):
     # a fold not tuned yet is named, not guessed
     storage = optuna.storages.RDBStorage(url)
     optuna.delete_study(study_name="sim/outer-3", storage=storage)
-    partial = analyse_study(read_study(url, "sim", data=(X, y)), replicates=0,
-                            progress=False)
+    partial = analysed(url, "sim", data=(X, y), replicates=0, progress=False)
     assert partial.nested.missing == (3,) and len(partial.nested.folds) == 2
 
 

@@ -8,22 +8,30 @@ import json
 from fractions import Fraction
 
 import numpy as np
+import optuna
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.feature_selection import f_classif
 
 from paretostab.errors import InvalidInputError
-from paretostab.maps import OTHER_COLOR, PALETTE, feature_color_order, feature_palette
+from paretostab.maps import (
+    OTHER_COLOR,
+    PALETTE,
+    feature_color_order,
+    feature_palette,
+    study_palette,
+)
 from paretostab.problem import Problem
-from paretostab.report.analysis import analyse_study, front_maps
+from paretostab.report.analysis import front_maps
 from paretostab.report.compare import front_trials
-from paretostab.report.load import read_study
+from paretostab.report.load import open_source, read_runsets
 from paretostab.spec import parse_spec
 from paretostab.storage import open_storage
 from paretostab.tuning import create_or_load_study, tune
 from paretostab.tuning import objective as objective_module
-from paretostab.tuning.study import FEATURE_COLORS, study_palette
+from paretostab.tuning.study import FEATURE_COLORS
+from tests.studies import analysed, read
 
 # --------------------------------------------------------------------------- the order
 
@@ -201,20 +209,22 @@ def studies(tmp_path_factory):
 
 def test_a_new_study_stores_the_order_of_its_data(studies):
     url, _ = studies
-    reader = read_study(url, "colours")
+    reader = read(url, "colours")
     problem = Problem.from_spec(spec())
-    stored = reader.study.user_attrs[FEATURE_COLORS]
+    stored = optuna.load_study(study_name="colours", storage=url).user_attrs[FEATURE_COLORS]
     assert stored == feature_color_order(problem.X, problem.y).tolist()
     assert len(stored) == len(PALETTE)
     assert reader.palette == feature_palette(stored)
-    assert study_palette(reader.study, problem) == reader.palette
-    assert FEATURE_COLORS not in read_study(url, "old").study.user_attrs
+    assert study_palette(stored, problem.X, problem.y) == reader.palette
+    assert read(url, "old").feature_colors is None
+    assert FEATURE_COLORS not in optuna.load_study(study_name="old",
+                                                   storage=url).user_attrs
 
 
 @pytest.mark.parametrize("name", ["colours", "old"])
 def test_every_trial_map_and_the_report_colour_a_feature_alike(studies, name):
     url, drawn = studies
-    reader = read_study(url, name)
+    reader = read(url, name)
     palette = reader.palette
     maps = [m for (study, _), m in drawn.items() if study == name]
     assert len(maps) == 4
@@ -228,9 +238,9 @@ def test_every_trial_map_and_the_report_colour_a_feature_alike(studies, name):
             assert seen.setdefault(feature, colour) == colour
     assert any(colour != OTHER_COLOR for colour in seen.values())
     # the report's maps and overview, made as analyse_study makes them
-    table = reader.trial_table([reader.objective])
-    numbers = front_trials(table, [reader.objective])
-    report = front_maps([reader.runset(n) for n in numbers], numbers,
+    numbers = front_trials(reader.table, [reader.objective])
+    runsets = read_runsets(open_source(url, name), numbers)
+    report = front_maps([runsets[n] for n in numbers], numbers,
                         feature_names=reader.problem.feature_names, chosen=numbers[0],
                         palette=palette)
     assert report.palette == palette
@@ -243,7 +253,7 @@ def test_every_trial_map_and_the_report_colour_a_feature_alike(studies, name):
 
 def test_a_study_without_the_attribute_gets_the_colours_it_would_have_stored(studies):
     url, drawn = studies
-    new, old = read_study(url, "colours"), read_study(url, "old")
+    new, old = read(url, "colours"), read(url, "old")
     assert old.palette == new.palette
     for (study, _), m in drawn.items():
         if study == "old":
@@ -253,8 +263,8 @@ def test_a_study_without_the_attribute_gets_the_colours_it_would_have_stored(stu
 @pytest.mark.parametrize("name", ["colours", "old"])
 def test_the_report_colours_its_maps_with_the_study_palette(studies, name):
     url, drawn = studies
-    reader = read_study(url, name)
-    report = analyse_study(reader, replicates=0, progress=False)
+    reader = read(url, name)
+    report = analysed(url, name, replicates=0, progress=False)
     assert report.maps.palette == reader.palette
     for m in report.maps.maps:
         for feature, colour in colours_of(m).items():

@@ -537,9 +537,7 @@ def test_the_report_front_figure_reads_at_a_glance(tmp_path, rc_unchanged):
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.patches import Rectangle
 
-    from paretostab.report.analysis import analyse_study
-    from paretostab.report.figures import study_figures
-    from paretostab.report.load import read_study
+    from paretostab.report.build import analysed_study
     from paretostab.spec import parse_spec
     from paretostab.tuning import tune
 
@@ -552,8 +550,8 @@ def test_the_report_front_figure_reads_at_a_glance(tmp_path, rc_unchanged):
             "objective": {"stability": "iw"}}
     url = f"sqlite:///{tmp_path / 'study.db'}"
     tune(parse_spec(spec), storage=url, progress=False)
-    report = analyse_study(read_study(url), progress=False)
-    figure = study_figures(report).front
+    result = analysed_study(url, progress=False)
+    report, figure = result.analysis, result.figures.front
     FigureCanvasAgg(figure)
     figure.canvas.draw()
     ax, overview = figure.axes

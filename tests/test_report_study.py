@@ -12,9 +12,10 @@ import pandas as pd
 import pytest
 from optuna.artifacts import get_all_artifact_meta
 
+from paretostab import choose
 from paretostab.errors import InvalidInputError, UnknownNameError
 from paretostab.front import pareto_front
-from paretostab.report.build import build_report, choose_trial
+from paretostab.report.build import build_report
 from paretostab.spec import parse_spec
 from paretostab.tuning import tune
 from paretostab.weight import as_weight
@@ -76,9 +77,9 @@ def test_report_writes_html_csv_and_json(study_url, tmp_path, monkeypatch):
     assert trade_off["replicates"] == 3 and len(trade_off["selected_features"]) == 4
     assert '<section id="chosen-trade-off">' in page and '<span id="chosen"></span>' in page
     assert "Features selected on the whole data (4)" in page
-    choice = choose_trial(study_url, 0.5)
+    choice = choose(study_url, 0.5)
     assert [f["feature"] for f in trade_off["selected_features"]] == \
-        choice["selected_features"]
+        list(choice.features)
     # every front trial's number links to its map, whose section carries the anchor; the
     # chosen row is highlighted; the front figure's points link through an image map
     for number in summary["front"]:
@@ -114,10 +115,10 @@ def test_other_measures_and_no_replicates(study_url, tmp_path):
 
 
 def test_choose_returns_a_front_trial_with_its_features(study_url):
-    result = choose_trial(study_url, 0.9)
-    assert 0 <= result["accuracy"] <= 1 and len(result["selected_features"]) == 4
-    assert {"n_stable", "reg"} <= set(result["params"])
-    assert choose_trial(study_url, 0.0)["iw"] >= choose_trial(study_url, 1.0)["iw"]
+    result = choose(study_url, 0.9)
+    assert 0 <= result.values["accuracy"] <= 1 and len(result.features) == 4
+    assert {"n_stable", "reg"} <= set(result.params)
+    assert choose(study_url, 0.0).values["iw"] >= choose(study_url, 1.0).values["iw"]
 
 
 def test_bad_report_arguments(study_url, tmp_path):
@@ -165,21 +166,23 @@ def test_a_measure_needing_a_similarity_the_study_has_none_of(study_url, tmp_pat
     RunSets and from fresh replicates with |Spearman| on the data (the papers' choice), the
     same similarity for both."""
     from paretostab.problem import Problem
-    from paretostab.report.load import read_study
+    from paretostab.report.load import open_source, read_runsets, read_study
+    from paretostab.report.refits import Refits
     from paretostab.similarity import FeatureSimilarity
 
     out = build_report(study_url, out=tmp_path / "msi", measures=["msi"], progress=False)
     summary = json.loads((out / "summary.json").read_text())
     front_csv = (out / "front.csv").read_text().splitlines()
     assert "msi" in front_csv[0].split(",")
-    reader = read_study(study_url)
-    table = reader.trial_table(["msi"])
+    source = open_source(study_url)
+    study = read_study(source, ["msi"])
+    table = study.table
     assert table["msi"].between(0, 1).all()
     number = summary["front"][0]
-    expected = reader.runset(number).stability(
-        "msi", similarity=FeatureSimilarity(reader.problem.X, "spearman"))
+    expected = read_runsets(source, [number])[number].stability(
+        "msi", similarity=FeatureSimilarity(study.problem.X, "spearman"))
     assert table.loc[table["trial"] == number, "msi"].item() == pytest.approx(expected)
-    cached = reader.replicates(number, 3, ["msi"])
+    cached = Refits(study).replicates(number, 3, ["msi"])
     assert len(cached["msi"]) == 3 and all(0 <= v <= 1 for v in cached["msi"])
     problem = Problem.from_spec(parse_spec(SPEC))
     assert problem.similarity is None
@@ -201,8 +204,8 @@ def test_the_report_of_a_three_class_study(tmp_path):
     summary = json.loads((out / "summary.json").read_text())
     assert summary["metric"] == "accuracy"
     assert summary["majority_class_rate"] == pytest.approx(71 / 178)  # wine's class 1
-    chosen = choose_trial(url, 0.5)
-    assert len(chosen["selected_features"]) == 4
+    chosen = choose(url, 0.5)
+    assert len(chosen.features) == 4
 
 
 def test_the_report_gives_the_study_note_the_front_as_of_its_run(study_url, tmp_path):

@@ -260,14 +260,15 @@ def test_a_fixed_settings_grid_study_runs_each_selector_once(tmp_path):
 
 def test_report_and_choose_refit_a_multi_selector_trial(tmp_path, monkeypatch):
     import paretostab.problem
-    from paretostab.report.build import build_report, choose_trial
+    from paretostab import choose
+    from paretostab.report.build import build_report
 
     spec = parse_spec(fixed_settings())
     url = f"sqlite:///{tmp_path / 'grid.db'}"
     tune(spec, storage=url, progress=False)
-    chosen = choose_trial(url, 0.5)
-    assert chosen["params"][SELECTOR_PARAM] in {"t_test", "logistic_rfe", "lasso"}
-    assert len(chosen["selected_features"]) >= 1
+    chosen = choose(url, 0.5)
+    assert chosen.params[SELECTOR_PARAM] in {"t_test", "logistic_rfe", "lasso"}
+    assert len(chosen.features) >= 1
     replicated = []  # trial numbers, from each replicate call's seed [spec seed, trial, 1]
     run_replicates = paretostab.problem.replicates
     monkeypatch.setattr(paretostab.problem, "replicates", lambda *args, **kwargs: (
@@ -277,7 +278,7 @@ def test_report_and_choose_refit_a_multi_selector_trial(tmp_path, monkeypatch):
     # each trial on the study's front is its selector's front too: replicated once
     assert sorted(replicated) == sorted(set(replicated)) and set(summary["front"]) <= set(
         replicated)
-    assert summary["chosen_trade_off"]["params"] == chosen["params"]
+    assert summary["chosen_trade_off"]["params"] == dict(chosen.params)
     assert summary["chosen_trade_off"]["replicates"] == 3
     # the selectors compared as compare compares studies: one group per selector
     selectors = summary["selectors"]

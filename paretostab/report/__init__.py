@@ -7,17 +7,23 @@ The modules, from the bottom up:
 - :mod:`~paretostab.report.confidence` and :mod:`~paretostab.report.compare`: pure numpy,
   scipy and pandas — Hotelling regions and the DA interval; groups of trials compared by
   their fronts (a one-study report is the comparison of one group);
-- :mod:`~paretostab.report.load`: the only module of the package that reads Optuna —
-  a study's trials as a table, its RunSets, the replicates of its front trials (cached
-  in the study);
-- :mod:`~paretostab.report.analysis`: the frozen analysis objects of a page
+- :mod:`~paretostab.report.study_data`: a study as read (frozen, no Optuna object);
+  :mod:`~paretostab.report.load`, the only reader of a storage, reads it in one pass;
+- :mod:`~paretostab.report.refits`: the refits of trial settings the report needs
+  (replicates, held-out scores, label probes, whole-data selections), looked up in the
+  study's cache or computed;
+- :mod:`~paretostab.report.estimates` and :mod:`~paretostab.report.analysis`: pure
+  functions of those, returning the frozen analysis objects of a page
   (:class:`~paretostab.report.analysis.StudyReport`,
-  :class:`~paretostab.report.analysis.StudiesComparison`);
+  :class:`~paretostab.report.analysis.StudiesComparison`), and
+  :mod:`~paretostab.report.choice` the chosen trade-off (``Choice``);
 - :mod:`~paretostab.report.figures` (matplotlib, through :mod:`paretostab.plot`) and
   :mod:`~paretostab.report.pages` (the sections) made from them;
 - :mod:`~paretostab.report.html`: renders any sections as one self-contained page;
-- :mod:`~paretostab.report.build`: the entry points ``build_report``, ``build_comparison``
-  and ``choose_trial``.
+- :mod:`~paretostab.report.write`: the only writer — files, the study's dashboard note,
+  the refits cached in the study;
+- :mod:`~paretostab.report.build`: the pipelines read → analyse → draw → write
+  (``build_report``, ``build_comparison``, ``choose_trial``).
 
 The fronts, dominance areas and the γ choice are :mod:`paretostab.front`; the maps
 :mod:`paretostab.maps`; the drawers :mod:`paretostab.plot`. Importing this package loads

@@ -7,8 +7,9 @@
   (:class:`FrontMaps`) and, in a multi-selector study, its selectors compared;
 - :class:`StudiesComparison`: several studies compared.
 
-:func:`analyse_study` and :func:`analyse_studies` compute them from
-:class:`~paretostab.report.load.StudyReader` s (which run or read the replicates); the
+:func:`analyse_study` and :func:`analyse_studies` compute them from studies as read
+(:class:`~paretostab.report.study_data.StudyData`) and their
+:class:`~paretostab.report.refits.Refits` (which compute or look up the replicates); the
 figures (:mod:`paretostab.report.figures`) and the pages (:mod:`paretostab.report.pages`)
 are made from these objects alone.
 """
@@ -17,7 +18,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
@@ -54,14 +55,16 @@ from paretostab.report.estimates import (
     held_out_evaluation,
     nested_evaluation,
 )
-from paretostab.report.load import KBAR, StudyReader
+from paretostab.report.refits import Refits
+from paretostab.report.study_data import StudyData, no_completed_trial
 from paretostab.spec import SELECTOR_PARAM
+from paretostab.tuning.study import KBAR
 from paretostab.weight import Weight, as_weight, weight_name
 
 __all__ = ["ChosenTradeOff", "FrontMaps", "StudiesComparison", "StudyReport",
            "default_measures",
            "analyse_studies", "analyse_study", "check_replicates",
-           "chosen_trade_off", "front_maps", "study_measures"]
+           "chosen_trade_off", "front_maps", "study_measures", "with_maps"]
 
 #: The features a map's legend names (the rest: "+n more features").
 MAP_LEGEND_FEATURES = 10
@@ -75,11 +78,13 @@ def check_replicates(replicates: int | None) -> int | None:
     return replicates
 
 
-def study_measures(reader: StudyReader, measures: Sequence[str] | None) -> list[str]:
-    """The registry names of the measures a study's report shows: its objective first,
-    then ``measures`` (aliases allowed) or, by default, the measures it records."""
-    names = [measure_name(m) for m in (measures or [reader.objective, *reader.recorded])]
-    return list(dict.fromkeys([reader.objective, *names]))
+def study_measures(objective: str, recorded: Sequence[str],
+                   measures: Sequence[str] | None) -> list[str]:
+    """The registry names of the measures a study's report shows: its ``objective``
+    first, then ``measures`` (aliases allowed) or, by default, the measures it
+    ``recorded``."""
+    names = [measure_name(m) for m in (measures or [objective, *recorded])]
+    return list(dict.fromkeys([objective, *names]))
 
 
 # --------------------------------------------------------------------------- γ choice
@@ -243,7 +248,8 @@ class StudyReport:
     level : float
     replicates : int
         B per front trial (0: none).
-    maps : FrontMaps
+    maps : FrontMaps or None
+        The stability maps of :attr:`mapped_trials` (:func:`with_maps`).
     selectors : Comparison or None
         A multi-selector study's selectors compared (one group each).
     selector_groups : tuple of Group
@@ -279,7 +285,7 @@ class StudyReport:
     weight: Weight | None
     level: float
     replicates: int
-    maps: FrontMaps
+    maps: FrontMaps | None = None
     selectors: Comparison | None = None
     selector_groups: tuple[Group, ...] = ()
     metric: str = "accuracy"
@@ -314,6 +320,21 @@ class StudyReport:
     @property
     def chosen_trial(self) -> int:
         return self.trade_off.trial
+
+    @property
+    def stability_maps(self) -> FrontMaps:
+        """:attr:`maps`, which the figures and the page draw: a report is drawn once
+        :func:`with_maps` has added them."""
+        if self.maps is None:
+            raise InvalidInputError(f"The report of {self.study!r} has no maps yet: add them "
+                                    "with with_maps() before drawing it.")
+        return self.maps
+
+    @property
+    def mapped_trials(self) -> tuple[int, ...]:
+        """The trials whose stability maps the report draws: the front's, and the chosen
+        one (which may be off the front when front trials are flagged)."""
+        return tuple(dict.fromkeys([*self.front.trials, self.chosen_trial]))
 
     @property
     def means(self) -> np.ndarray | None:
@@ -374,41 +395,43 @@ class StudyReport:
         return summary
 
 
-def analyse_study(reader: StudyReader, *, measures: Sequence[str] | None = None,
+def analyse_study(data: StudyData, refits: Refits, *, measures: Sequence[str] | None = None,
                   replicates: int | None = None, weight: object = None, gamma: float = 0.5,
                   level: float = 0.95, progress: bool | None = None,
                   allow_chance: bool = False) -> StudyReport:
-    """The :class:`StudyReport` of the study ``reader`` reads.
+    """The :class:`StudyReport` of the study ``data``, its refits computed or looked up by
+    ``refits``; its :attr:`~StudyReport.maps` are added by :func:`with_maps` from the
+    RunSets of :attr:`~StudyReport.mapped_trials`.
 
-    ``measures``: shown besides the objective (default: the recorded ones).
-    ``replicates``: B re-runs of each front trial for the Hotelling regions (default: the
-    spec's ``protocol.replicates``; 0: none), run once and cached in the study.
-    ``weight``: of the dominance area (:func:`paretostab.weight.as_weight`). ``gamma``:
-    the trade-off γ ∈ [0, 1] (003 §7.1). ``level``: of every region and interval, and of
-    the one-sided test that flags trials at chance level (:func:`~paretostab.report.
-    estimates.chance_flags`), which γ passes over unless ``allow_chance``. A study that
-    holds examples out (``[protocol] holdout``) has its front scored on them; one with
-    ``outer_folds`` has its outer folds' studies evaluated.
+    ``measures``: shown besides the objective (default: the recorded ones; ``data``'s table
+    holds them). ``replicates``: B re-runs of each front trial for the Hotelling regions
+    (default: the spec's ``protocol.replicates``; 0: none). ``weight``: of the dominance
+    area (:func:`paretostab.weight.as_weight`). ``gamma``: the trade-off γ ∈ [0, 1] (003
+    §7.1). ``level``: of every region and interval, and of the one-sided test that flags
+    trials at chance level (:func:`~paretostab.report.estimates.chance_flags`), which γ
+    passes over unless ``allow_chance``. A study that holds examples out (``[protocol]
+    holdout``) has its front scored on them; one with ``outer_folds`` has its outer folds'
+    studies evaluated.
     """
     gamma = as_gamma(gamma)
     level = as_level(level)
     weight = as_weight(weight)
     check_replicates(replicates)
-    names = study_measures(reader, measures)
-    objective = reader.objective
-    table = reader.trial_table(names)
+    names = study_measures(data.objective, data.recorded, measures)
+    objective = data.objective
+    table = data.table
     if table.empty:
-        raise InvalidInputError(f"Study {reader.name!r} has no completed trial yet.")
-    n_replicates = reader.default_replicates() if replicates is None else replicates
+        raise no_completed_trial(data.name)
+    n_replicates = data.replicates if replicates is None else replicates
     # the trials on the front of the objective, replicated: the report's regions
-    found = (reader.replicate_trials(front_trials(table, [objective]), n_replicates, names,
+    found = (refits.replicate_trials(front_trials(table, [objective]), n_replicates, names,
                                      progress=progress) if n_replicates else {})
     own = {number: {"accuracy": values["accuracy"], objective: values[objective]}
            for number, values in found.items()}
-    comparison = compare_groups([Group(reader.name, table, own)], names, weight=weight,
+    comparison = compare_groups([Group(data.name, table, own)], names, weight=weight,
                                 level=level)
-    front = comparison.front(objective, reader.name)
-    flags = chance_flags(reader, table, objective, level=level) if reader.has_spec else None
+    front = comparison.front(objective, data.name)
+    flags = chance_flags(data, refits, table, objective, level=level) if data.has_spec else None
     rows = eligible_front(table, objective, None if allow_chance else flags)
     if not rows.size:  # every trial flagged: γ chooses among them all, and the page says so
         rows = eligible_front(table, objective, None)
@@ -416,45 +439,53 @@ def analyse_study(reader: StudyReader, *, measures: Sequence[str] | None = None,
     choices = gamma_table(points)
     chosen = int(rows[choose(points, gamma)])
     number = int(table["trial"].iloc[chosen])
-    params = reader.trial(number).params
-    selection = reader.problem.whole_data_selection(params) if reader.has_spec else None
-    trade_off = chosen_trade_off(table.iloc[chosen], params, names, gamma=gamma,
+    selection = refits.whole_data_selection(number) if data.has_spec else None
+    trade_off = chosen_trade_off(table.iloc[chosen], data.params[number], names, gamma=gamma,
                                  level=level, replicates=found.get(number),
                                  selection=selection)
-    split = reader.problem.split if reader.has_spec else None
-    held_out = (held_out_evaluation(reader, table, list(dict.fromkeys([*front.trials, number])),
-                                    found, level=level, progress=progress)
+    split = data.problem.split if data.has_spec else None
+    held_out = (held_out_evaluation(data, refits, table,
+                                    list(dict.fromkeys([*front.trials, number])), found,
+                                    level=level, progress=progress)
                 if split is not None else None)
-    nested = (nested_evaluation(reader, objective, gamma=gamma, level=level,
+    nested = (nested_evaluation(data, refits, objective, gamma=gamma, level=level,
                                 allow_chance=allow_chance, progress=progress)
-              if reader.has_spec and reader.spec.protocol.outer_folds else None)
+              if data.spec is not None and data.spec.protocol.outer_folds else None)
     selectors, groups = None, ()
     if SELECTOR_PARAM in table and table[SELECTOR_PARAM].nunique() > 1:
-        groups = _selector_groups(reader, table, names, n_replicates, progress)
+        groups = _selector_groups(refits, table, names, n_replicates, progress)
         selectors = compare_groups(groups, names, weight=weight, level=level)
-    feature_names = reader.problem.feature_names if reader.has_spec else None
-    mapped = list(dict.fromkeys([*front.trials, number]))  # the choice may be off the front
-    maps = front_maps([reader.runset(n) for n in mapped], mapped,
-                      feature_names=feature_names, chosen=number, palette=reader.palette)
     return StudyReport(
-        study=reader.name, storage=reader.location, objective=objective,
+        study=data.name, storage=data.location, objective=objective,
         measures=tuple(names), table=table, comparison=comparison, gamma=gamma,
         choices=choices, chosen=chosen, trade_off=trade_off, weight=weight, level=level,
-        replicates=n_replicates, maps=maps, selectors=selectors, selector_groups=groups,
-        metric=reader.spec.protocol.metric if reader.has_spec else "accuracy",
-        majority_rate=majority_rate(reader.problem.y) if reader.has_spec else None,
+        replicates=n_replicates, selectors=selectors, selector_groups=groups,
+        metric=data.spec.protocol.metric if data.spec is not None else "accuracy",
+        majority_rate=majority_rate(data.problem.y) if data.has_spec else None,
         flags=flags, allow_chance=allow_chance,
         choice_trials=tuple(int(t) for t in table["trial"].iloc[rows]),
         eligible_dominance_area=(None if flags is None else
                                  eligible_area(table, objective, flags, weight)),
         held_out=held_out, nested=nested,
         data=("the whole data" if split is None else
-              f"the development part ({reader.problem.y.size} examples; "
-              f"{split.description}: {reader.problem.test_y.size} examples never seen by "
+              f"the development part ({data.problem.y.size} examples; "
+              f"{split.description}: {data.problem.test_y.size} examples never seen by "
               "the search)"))
 
 
-def _selector_groups(reader: StudyReader, table: pd.DataFrame, names: list[str],
+def with_maps(report: StudyReport, runsets: Mapping[int, object], data: StudyData
+              ) -> StudyReport:
+    """``report`` with the stability maps (:class:`FrontMaps`) of its
+    :attr:`~StudyReport.mapped_trials`, made from their ``runsets`` (trial number →
+    RunSet) and coloured by the study's palette."""
+    mapped = list(report.mapped_trials)
+    feature_names = data.problem.feature_names if data.has_spec else None
+    maps = front_maps([runsets[n] for n in mapped], mapped, feature_names=feature_names,
+                      chosen=report.chosen_trial, palette=data.palette)
+    return replace(report, maps=maps)
+
+
+def _selector_groups(refits: Refits, table: pd.DataFrame, names: list[str],
                      n_replicates: int, progress: bool | None) -> tuple[Group, ...]:
     """A multi-selector study's selectors as groups of trials, compared as studies are:
     the trials on a selector's front under some measure replicated (the report's
@@ -463,7 +494,7 @@ def _selector_groups(reader: StudyReader, table: pd.DataFrame, names: list[str],
               for name, part in table.groupby(SELECTOR_PARAM, sort=False)}
     todo = [(name, number) for name, part in tables.items()
             for number in front_trials(part, names)] if n_replicates else []
-    found = reader.replicate_trials([number for _, number in todo], n_replicates, names,
+    found = refits.replicate_trials([number for _, number in todo], n_replicates, names,
                                     progress=progress, description="selector replicates")
     return tuple(Group(name, part, {number: found[number] for owner, number in todo
                                     if owner == name})
@@ -508,14 +539,13 @@ def default_measures(declared: list[tuple[str, list[str]]]) -> list[str]:
     return list(dict.fromkeys([*(o for o, _ in declared), *common]))
 
 
-def analyse_studies(readers: Sequence[tuple[str, StudyReader]], *,
-                    measures: Sequence[str] | None = None, replicates: int | None = None,
+def analyse_studies(studies: Sequence[tuple[str, StudyData, Refits]], *,
+                    measures: Sequence[str], replicates: int | None = None,
                     weight: object = None, level: float = 0.95,
                     progress: bool | None = None) -> StudiesComparison:
-    """Compare the studies of ``readers`` (each with the name the page gives it).
+    """Compare the ``studies`` (each with the name the page gives it, as read with the
+    ``measures`` shown — see :func:`default_measures` — and its refits).
 
-    ``measures``: default every study's objective and the measures every study records
-    (a measure a study did not record is recomputed from its trials' RunSets).
     ``replicates``: B re-runs of each trial on a study's front under some measure
     (default: each study's spec ``protocol.replicates``; 0: none), cached in the study as
     the report caches them. ``weight``, ``level``: as for :func:`analyse_study`.
@@ -523,30 +553,26 @@ def analyse_studies(readers: Sequence[tuple[str, StudyReader]], *,
     level = as_level(level)
     weight = as_weight(weight)
     check_replicates(replicates)
-    declared = [(reader.objective, reader.recorded) for _, reader in readers]
-    names = list(dict.fromkeys(measure_name(m) for m in (measures or
-                                                          default_measures(declared))))
+    names = list(dict.fromkeys(measure_name(m) for m in measures))
     tables, counts = [], []
-    for _, reader in readers:
-        table = reader.trial_table(names)
-        if table.empty:
-            raise InvalidInputError(f"Study {reader.name!r} has no completed trial yet.")
-        tables.append(table)
-        counts.append(reader.default_replicates() if replicates is None else replicates)
-    todo = [(k, number) for k, table in enumerate(tables) if counts[k]
-            for number in front_trials(table, names)]
-    found: list[dict] = [{} for _ in readers]
-    for k, (_, reader) in enumerate(readers):
-        numbers = [number for owner, number in todo if owner == k]
-        if numbers:
-            found[k] = reader.replicate_trials(numbers, counts[k], names, progress=progress,
-                                               description=f"replicates of {reader.name}")
-    groups = tuple(Group(name, table, values) for (name, _), table, values in
-                   zip(readers, tables, found, strict=True))
+    for _, data, _ in studies:
+        if data.table.empty:
+            raise no_completed_trial(data.name)
+        tables.append(data.table)
+        counts.append(data.replicates if replicates is None else replicates)
+    found: list[dict] = []
+    for (_, data, refits), table, count in zip(studies, tables, counts, strict=True):
+        numbers = front_trials(table, names) if count else []
+        found.append(refits.replicate_trials(numbers, count, names, progress=progress,
+                                             description=f"replicates of {data.name}")
+                     if numbers else {})
+    groups = tuple(Group(name, table, values) for (name, _, _), table, values in
+                   zip(studies, tables, found, strict=True))
     comparison = compare_groups(groups, names, weight=weight, level=level)
-    studies = tuple({"group": group.name, "study": reader.name, "storage": reader.location,
-                     "trials": len(group.table), "objective": reader.objective,
-                     "selectors": reader.selectors(group.table), "replicates": count}
-                    for group, (_, reader), count in zip(groups, readers, counts, strict=True))
-    return StudiesComparison(comparison=comparison, groups=groups, studies=studies,
+    compared = tuple({"group": group.name, "study": data.name, "storage": data.location,
+                      "trials": len(group.table), "objective": data.objective,
+                      "selectors": data.selectors(), "replicates": count}
+                     for group, (_, data, _), count in zip(groups, studies, counts,
+                                                            strict=True))
+    return StudiesComparison(comparison=comparison, groups=groups, studies=compared,
                              weight=weight)

@@ -1,30 +1,29 @@
-"""The report's entry points: read the studies, analyse them, draw, and write the pages.
+"""The report's entry points, each a one-way pipeline: read → analyse → draw → write.
 
 - :func:`build_report`: a study's report (``index.html``, ``front.csv``,
   ``summary.json``, and ``selectors.csv`` for a multi-selector study);
 - :func:`build_comparison`: studies compared (``index.html``, ``comparison.csv``,
   ``comparison.json``);
-- :func:`choose_trial`: the front trial γ chooses, with its parameters and the features
-  its selector keeps on the whole data.
+- :func:`choose_trial`: the trial γ chooses, with its parameters and the features its
+  selector keeps on the whole data (:class:`~paretostab.report.choice.Choice`).
 
-Each is the same pipeline: :mod:`~paretostab.report.load` (Optuna → plain data) →
-:mod:`~paretostab.report.analysis` (frozen analysis objects) →
-:mod:`~paretostab.report.figures` → :mod:`~paretostab.report.pages` →
-:mod:`~paretostab.report.html` (the page written).
+:mod:`~paretostab.report.load` reads each study once (frozen
+:class:`~paretostab.report.study_data.StudyData`); :mod:`~paretostab.report.analysis` and
+:mod:`~paretostab.report.estimates` compute from it (the refits through
+:class:`~paretostab.report.refits.Refits`); :mod:`~paretostab.report.figures` and
+:mod:`~paretostab.report.pages` draw what they return; :mod:`~paretostab.report.write`
+writes the files, the study's dashboard note and the refits — the refits also when the
+analysis is interrupted, so that the next report reuses them.
 """
 
 from __future__ import annotations
 
 import contextlib
-import json
-import os
-import shutil
-import tempfile
-from collections.abc import Sequence
-from datetime import UTC, datetime
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
-from paretostab.errors import InvalidInputError, StoreError
+from paretostab.errors import InvalidInputError
 from paretostab.front import as_gamma
 from paretostab.measures import measure_name
 from paretostab.report.analysis import (
@@ -32,19 +31,39 @@ from paretostab.report.analysis import (
     analyse_studies,
     analyse_study,
     check_replicates,
+    default_measures,
+    study_measures,
+    with_maps,
 )
-from paretostab.report.compare import Comparison, jsonable
+from paretostab.report.choice import Choice
+from paretostab.report.compare import Comparison
 from paretostab.report.confidence import as_level
 from paretostab.report.estimates import chance_flags, eligible_choice
 from paretostab.report.figures import StudyFigures, comparison_figures, study_figures
-from paretostab.report.html import write_report
-from paretostab.report.load import StudyReader, read_study
-from paretostab.report.pages import studies_sections, study_sections
+from paretostab.report.load import StudySource, open_source, read_runsets, read_study
+from paretostab.report.refits import Refits
+from paretostab.report.study_data import StudyData, no_completed_trial
+from paretostab.report.write import (
+    note_front,
+    write_comparison,
+    write_refits,
+    write_study_report,
+)
 from paretostab.storage import DEFAULT_STORAGE, display_url, open_storage
 from paretostab.weight import as_weight
 
-__all__ = ["analysed_study", "build_comparison", "build_report", "choose_trial",
-           "write_study_report", "written_folder"]
+__all__ = ["StudyReportResult", "analysed_study", "build_comparison", "build_report",
+           "choose_trial", "save_study_report"]
+
+
+@contextlib.contextmanager
+def _kept(source: StudySource, refits: Refits) -> Iterator[None]:
+    """Write the ``refits`` into the studies of ``source``'s storage when the block ends,
+    however it ends: the next report reuses what an interrupted one computed."""
+    try:
+        yield
+    finally:
+        write_refits(source.storage, refits)
 
 
 def build_report(storage_url: str, *, study_name: str | None = None,
@@ -76,89 +95,112 @@ def build_report(storage_url: str, *, study_name: str | None = None,
     development part and scored on them; one with ``outer_folds`` gets its outer folds'
     metric and the stability of their chosen selections.
     """
-    reader, report, figures = analysed_study(
+    result = analysed_study(
         storage_url, study_name=study_name, measures=measures, replicates=replicates,
         weight=weight, gamma=gamma, level=level, artifacts=artifacts, progress=progress,
         data=data, allow_chance=allow_chance)
-    return write_study_report(reader, report, figures, out)
+    return save_study_report(result, out)
+
+
+@dataclass(frozen=True, eq=False)
+class StudyReportResult:
+    """A study's report computed and drawn (:func:`analysed_study`), not yet written.
+
+    Attributes
+    ----------
+    source : StudySource
+        Where the study was read from (where :func:`save_study_report` writes its
+        dashboard note).
+    study : StudyData
+        The study as read.
+    analysis : StudyReport
+    figures : StudyFigures
+    """
+
+    source: StudySource
+    study: StudyData
+    analysis: StudyReport
+    figures: StudyFigures
 
 
 def analysed_study(storage_url: str, *, study_name: str | None = None,
                    measures: list[str] | None = None, replicates: int | None = None,
                    weight: object = None, gamma: float = 0.5, level: float = 0.95,
                    artifacts: str | None = None, progress: bool | None = None,
-                   data: object = None, allow_chance: bool = False
-                   ) -> tuple[StudyReader, StudyReport, StudyFigures]:
-    """What :func:`build_report` writes, computed and drawn: the study's reader, its
-    :class:`~paretostab.report.analysis.StudyReport` and its figures (the arguments are
-    :func:`build_report`'s)."""
+                   data: object = None, allow_chance: bool = False) -> StudyReportResult:
+    """What :func:`build_report` writes, computed and drawn (the arguments are
+    :func:`build_report`'s); the refits it computed are written into the study."""
     as_gamma(gamma)
     as_level(level)
     weight = as_weight(weight)
-    reader = read_study(storage_url, study_name, artifacts=artifacts, data=data)
-    reader.store  # noqa: B018 - a wrong artifact store fails now, not after the replicates
-    report = analyse_study(reader, measures=measures, replicates=replicates, weight=weight,
-                           gamma=gamma, level=level, progress=progress,
-                           allow_chance=allow_chance)
-    return reader, report, study_figures(report)
+    source = open_source(storage_url, study_name, artifacts=artifacts, data=data)
+    source.store  # noqa: B018 - a wrong artifact store fails now, not after the replicates
+    names = study_measures(source.objective, source.recorded, measures)
+    study = read_study(source, names)
+    refits = Refits(study)
+    with _kept(source, refits):
+        report = analyse_study(study, refits, measures=names, replicates=replicates,
+                               weight=weight, gamma=gamma, level=level, progress=progress,
+                               allow_chance=allow_chance)
+    report = with_maps(report, read_runsets(source, report.mapped_trials), study)
+    return StudyReportResult(source, study, report, study_figures(report))
 
 
-def write_study_report(reader: StudyReader, report: StudyReport, figures: StudyFigures,
-                       out: str | Path) -> Path:
-    """Write ``report`` with its ``figures`` to ``out`` (``index.html``, ``front.csv``,
-    ``summary.json``, ``selectors.csv`` for a multi-selector study), each file replaced
-    whole or not at all (:func:`written_folder`), and give the study's dashboard note the
-    front as of now; returns ``out``."""
-    out = Path(out)
-    with written_folder(out, "report") as folder:
-        report.front_table.to_csv(folder / "front.csv", index=False)
-        if report.selectors is not None:
-            report.selectors.to_frame().to_csv(folder / "selectors.csv", index=False)
-        _write_json(folder / "summary.json", report.to_dict())
-        write_report(folder, title=f"paretostab report: {report.study}",
-                     sections=study_sections(report, figures))
-    reader.note_front(report.front_table, datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"))
-    return out
+def save_study_report(result: StudyReportResult, out: str | Path) -> Path:
+    """Write a computed report to ``out`` (:func:`~paretostab.report.write.
+    write_study_report`) and give the study's dashboard note the front as of now; returns
+    ``out``."""
+    analysis = result.analysis
+    folder = write_study_report(analysis, result.figures, out)
+    note_front(result.source.storage, analysis.study, result.study.spec,
+               analysis.front_table)
+    return folder
 
 
 def choose_trial(storage_url: str, gamma: float, *, study_name: str | None = None,
                  measure: str | None = None, artifacts: str | None = None,
                  data: object = None, level: float = 0.95,
-                 allow_chance: bool = False) -> dict:
+                 allow_chance: bool = False) -> Choice:
     """The front trial maximising γA + (1−γ)φ (003 §7.1) under the study's objective (or
     ``measure``), its parameters, and the features its selector selects when fitted on the
     whole data set (``data``: those of a study tuned on data given in memory; the
     development part of a study that holds examples out, whose held-out score is then
-    given with its ``level`` interval).
+    given with its ``level`` interval). The study is read once.
 
     The front is that of the trials not flagged at chance level (a one-sided test at
     ``level`` against the no-information value, or a selection that ignores the labels:
     :func:`~paretostab.report.estimates.chance_flags`), of every trial with
-    ``allow_chance``; ``flagged`` lists the flagged trials with the reason."""
+    ``allow_chance``; :attr:`~paretostab.report.choice.Choice.flagged` lists the flagged
+    trials with the reason."""
     as_gamma(gamma)
     as_level(level)
-    reader = read_study(storage_url, study_name, artifacts=artifacts, data=data)
-    objective = measure_name(measure) if measure else reader.objective
-    table = reader.trial_table([objective])
+    source = open_source(storage_url, study_name, artifacts=artifacts, data=data)
+    objective = measure_name(measure) if measure else source.objective
+    study = read_study(source, [objective])
+    table = study.table
     if table.empty:
-        raise InvalidInputError(f"Study {reader.name!r} has no completed trial yet.")
-    flags = (chance_flags(reader, table, objective, level=level) if reader.has_spec
-             else None)
-    row = table.iloc[eligible_choice(table, objective, gamma,
-                                     None if allow_chance else flags)]
-    trial = reader.trial(row["trial"])
-    features: list[str] = []
-    result = {"trial": trial.number, "gamma": gamma, "accuracy": float(row["accuracy"]),
-              objective: float(row[objective]), "params": trial.params}
-    if reader.has_spec:
-        features = list(reader.problem.whole_data_selection(trial.params)["feature"])
-        if reader.problem.split is not None:
-            result["held_out"] = {"data": reader.problem.split.description,
-                                  **reader.held_out_score(trial.number, level).to_dict()}
-    result["selected_features"] = features
-    result["flagged"] = ({} if flags is None else
-                         {int(n): flags.reason(n) for n in flags.flagged_trials})
-    return result
+        raise no_completed_trial(study.name)
+    refits = Refits(study)
+    with _kept(source, refits):
+        flags = (chance_flags(study, refits, table, objective, level=level)
+                 if study.has_spec else None)
+        row = table.iloc[eligible_choice(table, objective, gamma,
+                                         None if allow_chance else flags)]
+        number = int(row["trial"])
+        features: tuple[str, ...] = ()
+        held_out = None
+        if study.has_spec:
+            features = tuple(refits.whole_data_selection(number)["feature"])
+            split = study.problem.split
+            if split is not None:
+                held_out = {"data": split.description,
+                            **refits.held_out_score(number, level).to_dict()}
+    return Choice(trial=number, gamma=gamma,
+                  values={"accuracy": float(row["accuracy"]),
+                          objective: float(row[objective])},
+                  params=dict(study.params[number]), features=features, held_out=held_out,
+                  flagged=({} if flags is None else
+                           {int(n): flags.reason(n) for n in flags.flagged_trials}))
 
 
 # --------------------------------------------------------------------------- studies
@@ -194,15 +236,11 @@ def _group_names(studies: Sequence[str]) -> list[str]:
             for k, name in enumerate(studies, start=1)]
 
 
-def _readers(studies: list[str], urls: list[str], stores: list) -> list[StudyReader]:
+def _sources(studies: list[str], urls: list[str], stores: list) -> list[StudySource]:
     """The studies, each storage opened once."""
-    opened: dict[str, object] = {}
-    readers = []
-    for name, url, store in zip(studies, urls, stores, strict=True):
-        if url not in opened:
-            opened[url] = open_storage(url, must_exist=True)
-        readers.append(read_study(url, name, artifacts=store, storage=opened[url]))
-    return readers
+    opened = {url: open_storage(url, must_exist=True) for url in dict.fromkeys(urls)}
+    return [open_source(url, name, artifacts=store, storage=opened[url])
+            for name, url, store in zip(studies, urls, stores, strict=True)]
 
 
 def build_comparison(studies: Sequence[str], storages: Sequence[str] | None = None, *,
@@ -238,56 +276,17 @@ def build_comparison(studies: Sequence[str], storages: Sequence[str] | None = No
     as_level(level)
     weight = as_weight(weight)
     check_replicates(replicates)
-    readers = _readers(studies, urls, stores)
-    compared = analyse_studies(list(zip(_group_names(studies), readers, strict=True)),
-                               measures=measures, replicates=replicates, weight=weight,
-                               level=level, progress=progress)
-    comparison = compared.comparison
-    out = Path(out)
-    figures = comparison_figures(comparison, compared.groups, noun="study", plural="studies")
-    with written_folder(out, "comparison") as folder:
-        comparison.to_frame().to_csv(folder / "comparison.csv", index=False)
-        _write_json(folder / "comparison.json", compared.to_dict())
-        write_report(folder, title=f"paretostab comparison: {', '.join(comparison.groups)}",
-                     sections=studies_sections(compared, figures))
-    return out, comparison
-
-
-def _write_json(path: Path, value: object) -> None:
-    """``value`` as strict JSON: NaN and ±∞ as null (:func:`~paretostab.report.compare.
-    jsonable`), never ``NaN`` or ``Infinity``, which R and spreadsheets do not read."""
-    path.write_text(json.dumps(jsonable(value), indent=2, allow_nan=False, default=float)
-                    + "\n", encoding="utf-8")
-
-
-@contextlib.contextmanager
-def written_folder(out: Path, what: str):
-    """A new folder in ``out`` (in its nearest existing ancestor if it does not exist: on
-    the same file system) for the block to write ``what`` into; at the block's end its
-    files are moved into ``out`` (created),
-    each by a rename, replacing files of the same names. When writing fails (a full disk,
-    a read-only folder) nothing is moved — a previous report in ``out`` is left whole —
-    and the error is a :class:`~paretostab.errors.StoreError` naming ``out``; the new
-    folder is removed either way."""
-    if out.exists() and not out.is_dir():
-        raise InvalidInputError(f"{what} folder {out}: it is a file, not a folder.")
-    ancestor = out if out.is_dir() else out.parent
-    while not ancestor.exists():
-        ancestor = ancestor.parent
-    try:
-        staging = Path(tempfile.mkdtemp(prefix=f".{out.name or what}-", dir=ancestor))
-    except OSError as exc:
-        raise StoreError(f"{what} folder {out}: cannot write in {ancestor}: "
-                         f"{exc.strerror or exc}.") from None
-    try:
-        yield staging
-        files = sorted(p for p in staging.rglob("*") if p.is_file())
-        for file in files:
-            target = out / file.relative_to(staging)
-            target.parent.mkdir(parents=True, exist_ok=True)
-            os.replace(file, target)
-    except OSError as exc:
-        raise StoreError(f"{what} folder {out}: cannot write it: {exc.strerror or exc}; "
-                         f"no {what} written (a previous one there is unchanged).") from None
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
+    sources = _sources(studies, urls, stores)
+    names = list(dict.fromkeys(measure_name(m) for m in (measures or default_measures(
+        [(s.objective, list(s.recorded)) for s in sources]))))
+    read = [read_study(source, names) for source in sources]
+    refits = [Refits(study) for study in read]
+    with contextlib.ExitStack() as stack:
+        for source, each in zip(sources, refits, strict=True):
+            stack.enter_context(_kept(source, each))
+        compared = analyse_studies(list(zip(_group_names(studies), read, refits, strict=True)),
+                                   measures=names, replicates=replicates, weight=weight,
+                                   level=level, progress=progress)
+    figures = comparison_figures(compared.comparison, compared.groups, noun="study",
+                                 plural="studies")
+    return write_comparison(compared, figures, out), compared.comparison

@@ -56,7 +56,8 @@ class Group:
         a multi-selector study). Other columns are ignored; the table is not modified.
     replicates : mapping
         Trial number → its ``B`` replicates, ``{"accuracy": [...], measure: [...]}`` (as
-        ``paretostab.report.load`` caches them); trials without replicates are left out.
+        :class:`~paretostab.report.refits.Refits` computes them); trials without
+        replicates are left out.
         A front whose trials all have them (``B >= 3``) gets confidence regions.
     """
 

@@ -11,8 +11,9 @@ the front scored on held-out examples, and the nested evaluation of the whole pr
   (``[protocol] outer_folds``): the outer folds' metric and the stability of the K chosen
   selections.
 
-Each reads its studies through :class:`~paretostab.report.load.StudyReader`, which caches
-the refits in the study; the results are frozen objects the pages show.
+Each takes a study as read (:class:`~paretostab.report.study_data.StudyData`) and its
+:class:`~paretostab.report.refits.Refits` (which looks the refits up in the study's cache
+or computes them); the results are frozen objects the pages show.
 """
 
 from __future__ import annotations
@@ -33,7 +34,8 @@ from paretostab.evaluation import (
 from paretostab.front import choose, dominance_area, pareto_front
 from paretostab.measures import stability
 from paretostab.progress import progress_bar
-from paretostab.report.load import StudyReader
+from paretostab.report.refits import Refits
+from paretostab.report.study_data import StudyData
 
 __all__ = ["ChanceFlags", "HeldOutEvaluation", "NestedEvaluation", "chance_flags",
            "eligible_area", "eligible_choice", "eligible_front", "held_out_evaluation",
@@ -97,13 +99,13 @@ def _points(table: pd.DataFrame, objective: str) -> np.ndarray:
     return table[["accuracy", objective]].to_numpy(dtype=float)
 
 
-def chance_flags(reader: StudyReader, table: pd.DataFrame, objective: str, *,
+def chance_flags(data: StudyData, refits: Refits, table: pd.DataFrame, objective: str, *,
                  level: float) -> ChanceFlags:
     """:class:`ChanceFlags` of the trials of ``table``: every trial's p-value against the
     no-information value of the development labels; the label probe for the trials on the
     front of all trials and, until it holds none unprobed, on the front of the trials not
     flagged (the front the γ choice picks from)."""
-    y, metric = reader.problem.y, reader.spec.protocol.metric
+    y, metric = data.problem.y, data.checked_spec.protocol.metric
     numbers = [int(n) for n in table["trial"]]
     p_values = {n: chance_p_value(float(a), y, metric)
                 for n, a in zip(numbers, table["accuracy"], strict=True)}
@@ -111,7 +113,7 @@ def chance_flags(reader: StudyReader, table: pd.DataFrame, objective: str, *,
     points = _points(table, objective)
     probed: dict[int, bool] = {}
     for row in pareto_front(points):
-        probed[numbers[row]] = reader.ignores_labels(numbers[row])
+        probed[numbers[row]] = refits.ignores_labels(numbers[row])
     while True:
         flags = ChanceFlags(metric, flags.no_information, level, p_values, dict(probed))
         new = [numbers[r] for r in eligible_front(table, objective, flags)
@@ -119,7 +121,7 @@ def chance_flags(reader: StudyReader, table: pd.DataFrame, objective: str, *,
         if not new:
             return flags
         for number in new:
-            probed[number] = reader.ignores_labels(number)
+            probed[number] = refits.ignores_labels(number)
 
 
 def eligible_front(table: pd.DataFrame, objective: str,
@@ -187,19 +189,20 @@ class HeldOutEvaluation:
                 "trials": {str(n): s.to_dict() for n, s in self.scores.items()}}
 
 
-def held_out_evaluation(reader: StudyReader, table: pd.DataFrame, front: Sequence[int],
+def held_out_evaluation(data: StudyData, refits: Refits, table: pd.DataFrame,
+                        front: Sequence[int],
                         replicates: Mapping[int, Mapping], *, level: float,
                         progress: bool | None = None) -> HeldOutEvaluation:
     """:class:`HeldOutEvaluation` of the trials ``front`` (numbers) of ``table``, with
     their ``replicates`` (trial number → ``{"accuracy": [...]}``, possibly empty);
     ``progress`` of the refits as :func:`~paretostab.progress.progress_bar` shows it."""
-    problem = reader.problem
+    problem = data.problem
     by_number = table.set_index("trial")
     scores, rows = {}, []
     with progress_bar(len(front), "held-out refits", progress=progress, unit="trials",
                       leave=False) as bar:
         for number in front:
-            score = reader.held_out_score(int(number), level)
+            score = refits.held_out_score(int(number), level)
             scores[int(number)] = score
             sample = np.asarray(replicates.get(int(number), {}).get("accuracy", []),
                                 dtype=float)
@@ -262,36 +265,38 @@ class NestedEvaluation:
                 "frequencies": self.frequencies.to_dict(orient="records")}
 
 
-def nested_evaluation(reader: StudyReader, objective: str, *, gamma: float, level: float,
-                      allow_chance: bool, progress: bool | None = None) -> NestedEvaluation:
-    """:class:`NestedEvaluation` of the outer-fold studies of the study ``reader`` reads
+def nested_evaluation(data: StudyData, refits: Refits, objective: str, *, gamma: float,
+                      level: float, allow_chance: bool,
+                      progress: bool | None = None) -> NestedEvaluation:
+    """:class:`NestedEvaluation` of the outer-fold studies of the study ``data``
     (:func:`~paretostab.evaluation.outer_study_name`): in each, the γ choice among its
     trials not flagged (all with ``allow_chance``), refitted on the fold's training part
     and scored on its test part; ``progress`` of the folds as
     :func:`~paretostab.progress.progress_bar` shows it."""
-    k = reader.spec.protocol.outer_folds
+    k = data.checked_spec.protocol.outer_folds
     rows, missing, supports, importances = [], [], [], []
-    names = reader.problem.feature_names
+    names = data.problem.feature_names
     with progress_bar(k, "outer folds", progress=progress, unit="folds", leave=False) as bar:
         for fold in range(1, k + 1):
-            outer = reader.outer_reader(fold)
-            table = outer.trial_table([objective]) if outer is not None else pd.DataFrame()
-            if table.empty:
+            outer = refits.outer(fold)
+            table = outer.data.table if outer is not None else pd.DataFrame()
+            if outer is None or table.empty:
                 missing.append(fold)
                 bar.update()
                 continue
-            flags = None if allow_chance else chance_flags(outer, table, objective, level=level)
+            flags = (None if allow_chance else
+                     chance_flags(outer.data, outer, table, objective, level=level))
             row = table.iloc[eligible_choice(table, objective, gamma, flags)]
             number = int(row["trial"])
             score = outer.held_out_score(number, level)
-            selection = outer.problem.whole_data_selection(outer.trial(number).params)
+            selection = outer.whole_data_selection(number)
             support = np.zeros(len(names), dtype=bool)
             support[selection["index"].to_numpy()] = True
             weights = np.zeros(len(names))
             weights[selection["index"].to_numpy()] = selection["importance"].fillna(1.0).abs()
             supports.append(support)
             importances.append(weights)
-            rows.append({"fold": fold, "study": outer_study_name(reader.name, fold),
+            rows.append({"fold": fold, "study": outer_study_name(data.name, fold),
                          "trials": len(table), "chosen": number,
                          "out-of-bag": float(row["accuracy"]), "outer": score.value,
                          "outer low": score.low, "outer high": score.high, "n test": score.n,

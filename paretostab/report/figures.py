@@ -160,7 +160,8 @@ def _map_figures(report: StudyReport) -> tuple[Figure, Figure]:
     selection frequencies (features × front trials) and one map per distinct picture with
     the trials it stands for, all in one palette (a feature has one colour on the whole
     page)."""
-    maps, chosen = report.maps, report.maps.chosen
+    maps = report.stability_maps
+    chosen = maps.chosen
     choice = f"γ = {report.gamma:g} choice"
     titles = [f"trial{'s' if len(group) > 1 else ''} {', '.join(map(str, group))}"
               + (f" ({choice}: {chosen})" if len(group) > 1 and chosen in group

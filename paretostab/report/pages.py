@@ -17,7 +17,7 @@ from paretostab.report.compare import NO_INTERVAL, OVERLAP, Comparison, pair_lev
 from paretostab.report.confidence import DominanceAreaInterval
 from paretostab.report.figures import ComparisonFigures, StudyFigures
 from paretostab.report.html import Section, references
-from paretostab.report.load import KBAR
+from paretostab.tuning.study import KBAR
 from paretostab.weight import weight_name
 
 __all__ = ["comparison_sections", "shown", "studies_sections", "study_sections"]
@@ -242,7 +242,7 @@ def _chosen_sections(report: StudyReport) -> list[Section]:
 
 
 def _maps_section(report: StudyReport, figures: StudyFigures) -> Section:
-    groups, n_front = report.maps.groups, len(report.front.trials)
+    groups, n_front = report.stability_maps.groups, len(report.front.trials)
     distinct = (f"{len(groups)} distinct pictures" if len(groups) < n_front
                 else "every one distinct")
     return Section(

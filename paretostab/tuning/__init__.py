@@ -15,7 +15,8 @@ any Optuna storage, in one process or several, until it has its trials. The modu
 - :mod:`~paretostab.tuning.notes`: the notes the Optuna dashboard shows.
 
 Optuna appears in this package, in :mod:`paretostab.storage`, in the command line and in
-the report's loader (:mod:`paretostab.report.load`); its private interfaces only in
+the report's reader and writer (:mod:`paretostab.report.load`,
+:mod:`paretostab.report.write`); its private interfaces only in
 :mod:`paretostab.optuna_internals`.
 """
 

@@ -8,7 +8,7 @@ RunSet (``.npz``) to the study's artifact store (so that reports can recompute a
 measure) and, when it joins the Pareto front as it finishes, its feature stability map
 (``.png``), which the Optuna dashboard shows, coloured by the study's palette (a feature
 has one colour in every trial's map and in the report's,
-:func:`~paretostab.tuning.study.study_palette`); its dashboard note says all of it
+:func:`~paretostab.maps.study_palette`); its dashboard note says all of it
 (:mod:`paretostab.tuning.notes`).
 
 With shared resamples (the spec's default) every trial runs on the same M resamples,
@@ -127,7 +127,7 @@ class TrialObjective:
         ``(seed, t)``.
     palette : FeaturePalette
         The colours of the features in the trials' maps (003 §3: "each feature is
-        assigned a color"): the study's, :func:`~paretostab.tuning.study.study_palette`,
+        assigned a color"): the study's, :func:`~paretostab.maps.study_palette`,
         which the report's maps take too.
     n_jobs : int, optional
         Processes for the runs of a trial (default: the spec's).

@@ -55,6 +55,7 @@ from paretostab.faults import (
     stop_signals,
 )
 from paretostab.front import dominance_area, pareto_front
+from paretostab.maps import study_palette
 from paretostab.problem import Problem
 from paretostab.progress import progress_bar
 from paretostab.protocol import DEFAULT_CACHE_BYTES
@@ -76,10 +77,10 @@ from paretostab.tuning.coordination import (
 )
 from paretostab.tuning.objective import TrialObjective
 from paretostab.tuning.study import (
+    FEATURE_COLORS,
     create_or_load_study,
     front_points,
     resample_seed,
-    study_palette,
 )
 
 __all__ = ["MAX_STUDY_NAME", "TuneSettings", "run_trials", "run_workers", "tune"]
@@ -249,7 +250,9 @@ def run_trials(study: optuna.Study, problem: Problem, settings: TuneSettings, st
     process, and is interrupted when that process ends."""
     slots = TrialSlots(study, settings.n_trials)
     objective = TrialObjective(problem, store=store, resamples_seed=resample_seed(study),
-                               palette=study_palette(study, problem), n_jobs=settings.n_jobs,
+                               palette=study_palette(study.user_attrs.get(FEATURE_COLORS),
+                                                     problem.X, problem.y),
+                               n_jobs=settings.n_jobs,
                                cache_bytes=settings.cache_bytes, slots=slots)
     interrupts = objective.interrupts
     if in_worker:

@@ -3,8 +3,8 @@
 A study is defined by a spec (:mod:`paretostab.spec`): :func:`create_or_load_study` creates
 it on first use — with the spec's hash, the spec itself (the report re-runs front trials
 from it), the seed of its shared resamples, the order in which its features get their
-colours in every map (:func:`study_palette`), the metric names a person reads and the
-dashboard's study note — and resumes it afterwards, refusing a spec that computes
+colours in every map (:func:`~paretostab.maps.study_palette`), the metric names a person
+reads and the dashboard's study note — and resumes it afterwards, refusing a spec that computes
 something else. Its Pareto front is :func:`front_table`.
 """
 
@@ -20,7 +20,7 @@ from optuna.trial import TrialState
 
 from paretostab.errors import InvalidInputError
 from paretostab.front import pareto_front
-from paretostab.maps import FeaturePalette, feature_color_order, feature_palette
+from paretostab.maps import feature_color_order
 from paretostab.measures import get_measure
 from paretostab.spec import SAMPLERS, StudySpec, grid
 from paretostab.storage import display_url
@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from paretostab.problem import Problem
 
 __all__ = ["FEATURE_COLORS", "KBAR", "create_or_load_study", "front_points", "front_table",
-           "make_sampler", "objective_names", "resample_seed", "study_palette"]
+           "make_sampler", "objective_names", "resample_seed"]
 
 #: The column of k̄, the mean number of features a trial's runs selected, in the tables
 #: of trials (ASCII, as ``front.csv`` writes it; pages and the command line show k̄).
@@ -83,9 +83,9 @@ def create_or_load_study(spec: StudySpec, *, storage, study_name: str | None = N
     A study resumed under another spec (different content hash) is refused: its trials
     would not be comparable. ``problem``: the spec with the data the study tunes on; a
     study created with it stores the colour order of its features (user attribute
-    :data:`FEATURE_COLORS`, :func:`study_palette`), computed from ``problem.X`` and
-    ``problem.y``. Without it, every process computes that order itself when it needs
-    it (as for a study made by an older version).
+    :data:`FEATURE_COLORS`, :func:`~paretostab.maps.study_palette`), computed from
+    ``problem.X`` and ``problem.y``. Without it, every process computes that order itself
+    when it needs it (as for a study made by an older version).
     """
     name = study_name or spec.name
     sampler = StreamSampler(lambda seed: make_sampler(spec, seed), spec.seed)
@@ -128,23 +128,6 @@ def objective_names(spec: StudySpec) -> list[str]:
 def resample_seed(study: optuna.Study) -> int:
     """The seed of the resamples every trial of a shared-resamples study runs on."""
     return int(study.user_attrs["resample_seed"])
-
-
-def study_palette(study: optuna.Study, problem: Problem) -> FeaturePalette:
-    """The colours of the study's features in all its maps — each trial's on the
-    dashboard, the report's overview and front maps (003 §3: "each feature is assigned a
-    color"): :data:`~paretostab.maps.PALETTE` given to the features of its stored order
-    (:data:`FEATURE_COLORS`), every other feature :data:`~paretostab.maps.OTHER_COLOR`.
-
-    A study without that attribute (made by an older version, or created without its
-    data) gets the order :func:`~paretostab.maps.feature_color_order` computes from
-    ``problem.X`` and ``problem.y`` (the data the study tunes on): what the study would
-    have stored, so that every process colours its features alike.
-    """
-    order = study.user_attrs.get(FEATURE_COLORS)
-    if order is None:
-        order = feature_color_order(problem.X, problem.y)
-    return feature_palette(np.asarray(order, dtype=np.intp))
 
 
 def front_points(study: optuna.Study, trials: list[optuna.trial.FrozenTrial] | None = None
