@@ -274,12 +274,16 @@ def test_the_library_configures_no_global_logging():
 
 
 def test_drawers_compute_no_statistics():
-    """plot.py draws the fronts paretostab.front computed (ParetoFront), as it draws the
-    maps paretostab.maps computed."""
-    plot = modules()["paretostab.plot"]
-    assert not _calls(plot.tree) & {"pareto_front", "dominance_area", "staircase",
-                                    "gamma_table", "choose", "confidence_regions",
-                                    "dominance_area_interval"}
+    """The plot package draws the fronts paretostab.front computed (ParetoFront), as it
+    draws the maps paretostab.maps computed: none of its modules computes them."""
+    plot = [module for name, module in modules().items()
+            if name == "paretostab.plot" or name.startswith("paretostab.plot.")]
+    assert {"paretostab.plot", "paretostab.plot._maps",
+            "paretostab.plot._fronts"} <= {module.name for module in plot}
+    found = {module.name: sorted(_calls(module.tree) & {
+        "pareto_front", "dominance_area", "staircase", "gamma_table", "choose",
+        "confidence_regions", "dominance_area_interval"}) for module in plot}
+    assert not any(found.values()), found
 
 
 def _parameters(function: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[int, int]:

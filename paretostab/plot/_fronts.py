@@ -1,57 +1,39 @@
-"""Matplotlib drawers of fronts and maps (003 §3 maps, 002 §3 fronts, 003 §7.1 Fig. 11),
-for the report and for the maps a tuning study stores with its trials: one map
-(:func:`draw_stability_map`, :func:`stability_map_figure`), several as small multiples
-with one legend (:func:`stability_maps_figure`) and the features × trials overview of
-selection frequencies (:func:`draw_selection_overview`, :func:`selection_overview_figure`);
-one front (:func:`draw_front`), fronts under several measures (:func:`draw_fronts`) and,
-for comparisons of groups of trials (000 §6.2 Fig. 6), each group's front in its own
-colour (:func:`draw_group_fronts`) and the front of all groups together
-(:func:`draw_combined_front`).
+"""Drawers of Pareto fronts (002 §3 fronts, 003 §7.1 Fig. 11): one front
+(:func:`draw_front`, with :func:`draw_optimism` and :func:`zoom_to_data`), fronts under
+several measures (:func:`draw_fronts`) and, for comparisons of groups of trials (000 §6.2
+Fig. 6), each group's front in its own colour (:func:`draw_group_fronts`,
+:func:`group_style`) and the front of all groups together (:func:`draw_combined_front`).
 
-Each drawer takes an ``ax=`` (or ``axes=``) to draw on and returns it; it creates a
-figure (through ``matplotlib.pyplot``) only when none is given — pass axes of a
-``matplotlib.figure.Figure`` to keep pyplot's global state out. Drawers never set a
-style or touch ``matplotlib.rcParams``, and they compute nothing: each draws an info
-object computed by a pure module — a :class:`paretostab.front.ParetoFront` (the points,
-the front drawn through them, the dominated region and its area, the weight), a
-:class:`paretostab.maps.StabilityMap` or a :class:`paretostab.maps.SelectionOverview` —
-and rejects anything else with one error. The one evaluation done here is that of the
-weight's density on a grid, to shade the dominated area by it. A front reads at a
-glance: its trials are filled circles on its staircase, the other trials light-grey dots,
-the confidence regions dark outlines with a light fill, and the labels of points are
-placed apart whenever the figure is drawn (at its final size and zoom), with thin leader
-lines where points are dense.
+Each draws a :class:`paretostab.front.ParetoFront` and computes nothing; the one
+evaluation done here is that of the weight's density on a grid, to shade the dominated
+area by it. A front reads at a glance: its trials are filled circles on its staircase, the
+other trials light-grey dots, the confidence regions dark outlines with a light fill, and
+the labels of points are placed apart whenever the figure is drawn (at its final size and
+zoom), with thin leader lines where points are dense. Imported from
+:mod:`paretostab.plot`.
 """
 
 from __future__ import annotations
 
 import math
-import textwrap
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Sequence
 
-import matplotlib
 import numpy as np
 from matplotlib.axes import Axes
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.collections import LineCollection, PolyCollection
+from matplotlib.collections import LineCollection
 from matplotlib.colors import to_rgba
-from matplotlib.figure import Figure
 from matplotlib.image import AxesImage
 from matplotlib.patches import Ellipse as EllipsePatch
-from matplotlib.patches import Patch, Rectangle
-from matplotlib.ticker import MaxNLocator
-from matplotlib.transforms import blended_transform_factory
-from mpl_toolkits.axes_grid1 import make_axes_locatable
+from matplotlib.patches import Patch
 
 from paretostab.errors import InvalidInputError
 from paretostab.front import ParetoFront, as_points
-from paretostab.maps import PALETTE, FeaturePalette, SelectionOverview, StabilityMap
+from paretostab.maps import PALETTE
+from paretostab.plot._contract import new_axes, require
 from paretostab.point_labels import label_points
 
 __all__ = ["GROUP_COLORS", "GROUP_MARKERS", "draw_combined_front", "draw_front", "draw_fronts",
-           "draw_group_fronts", "draw_optimism", "draw_selection_overview",
-           "draw_stability_map", "group_style", "round_ticks", "selection_overview_figure",
-           "stability_map_figure", "stability_maps_figure", "zoom_to_data"]
+           "draw_group_fronts", "draw_optimism", "group_style", "zoom_to_data"]
 
 _SHADE_ALPHA = 0.18        # uniform shading of the dominated area
 _WEIGHT_ALPHA = (0.10, 0.50)  # weighted shading: the patch's alpha, the image's maximum
@@ -59,410 +41,6 @@ _GRID = 200                # resolution of the weighted shading
 _POINT_SIZE, _POINT_COLOR = 14.0, "0.62"  # the trials off the front: small light-grey dots
 _FRONT_SIZE, _EDGE_COLOR = 36.0, "0.1"    # the front's points: filled circles, dark edge
 _REGION_COLOR, _REGION_FILL = "0.2", 0.10  # confidence regions: dark outline, light fill
-#: Selection frequencies: blue from the lightest "Blues" for any p_f > 0, white for 0.
-_FREQUENCY_COLORS = matplotlib.colormaps["Blues"].with_extremes(under="white")
-
-
-def _new_axes(figsize: tuple[float, float]) -> Axes:
-    import matplotlib.pyplot as plt
-
-    _, ax = plt.subplots(figsize=figsize)
-    return ax
-
-
-#: The function making each info object a drawer takes, for its error message.
-_MAKERS = {StabilityMap: "paretostab.maps.stability_map",
-           SelectionOverview: "paretostab.maps.selection_overview",
-           ParetoFront: "paretostab.front.ParetoFront.of"}
-
-
-def _require(value: object, kind: type, caller: str) -> None:
-    """``value`` must be a ``kind`` (made by ``_MAKERS[kind]``), else one error naming
-    ``caller``."""
-    if not isinstance(value, kind):
-        raise InvalidInputError(
-            f"{caller} needs a {kind.__name__} ({_MAKERS[kind]}); got "
-            f"{type(value).__name__}.")
-
-
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}" + ("" if n == 1 else "s")
-
-
-def _legend_handles(entries: Sequence[tuple[str, object]], omitted: int,
-                    omitted_in_grey: int, palette: FeaturePalette) -> list[Patch]:
-    """Legend entries (label, colour), then one entry for the features the legend leaves
-    out: "+n more features", with the palette's grey and ", in grey" (all of them) or
-    "(m in grey)" when it draws some of them grey (beyond the palette's colours). One
-    entry, not two: each costs the per-trial map artifact ~4 ms of text layout."""
-    handles = [Patch(facecolor=color, label=label) for label, color in entries]
-    if omitted:
-        label = f"+{_plural(omitted, 'more feature')}"
-        if omitted_in_grey == omitted:
-            label += ", in grey"
-        elif omitted_in_grey:
-            label += f" ({omitted_in_grey} in grey)"
-        handles.append(Patch(facecolor=palette.other, label=label) if omitted_in_grey
-                       else Patch(facecolor="none", edgecolor="none", label=label))
-    return handles
-
-
-def draw_stability_map(stability_map: StabilityMap, *, ax: Axes | None = None,
-                       legend: bool = True) -> Axes:
-    """Draw a feature stability map (003 §3, Figure 2).
-
-    Runs on the y axis (run 0 at the top), cumulative importance on the x axis; one
-    rectangle per (run, selected feature) in the feature's colour (its palette's; grey
-    beyond the palette's colours), all of them in one ``PolyCollection`` (a patch per
-    rectangle costs seconds for M = 100 runs of k̄ = 20 features; the collection,
-    milliseconds). With ``legend``, to the right of the axes, a legend of
-    ``stability_map.legend`` (the ``top`` most frequent features) with their names and
-    selection frequencies ``p_f``, ending with "+n more features" when it leaves features
-    out, with the palette's grey and how many of them are drawn in it.
-
-    Parameters
-    ----------
-    stability_map : StabilityMap
-        From :func:`paretostab.maps.stability_map`.
-    ax : matplotlib Axes, optional
-        Where to draw; a new figure is created only when None.
-    legend : bool
-        Add the legend.
-
-    Returns
-    -------
-    matplotlib Axes
-    """
-    _require(stability_map, StabilityMap, "draw_stability_map")
-    m = stability_map
-    if ax is None:
-        ax = _new_axes((8.0, max(3.0, 0.15 * m.runs + 1.5)))
-    _draw_map(ax, m, separated=True)
-    if legend and m.features.size:
-        entries = [(f"{name} (p = {p:.2f})", color) for name, color, p in
-                   zip(m.legend_names, m.legend_colors, m.legend_frequency, strict=True)]
-        handles = _legend_handles(
-            entries, m.legend_omitted,
-            int(np.isin(m.other_features, m.legend, invert=True).sum()), m.palette)
-        ax.legend(handles=handles, title="features by frequency", loc="upper left",
-                  bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0, fontsize="small",
-                  title_fontsize="small")
-    return ax
-
-
-def round_ticks(width: float) -> list[float]:
-    """A few round ticks within [0, ``width``] (matplotlib's ``MaxNLocator``: 0, 10, 20,
-    30 for k̄ = 30.07, not 0, 15.03, 30.07)."""
-    ticks = MaxNLocator(nbins=4, steps=[1, 2, 2.5, 5, 10]).tick_values(0.0, width)
-    return [round(float(t), 12) for t in ticks if -1e-12 <= t <= width * (1 + 1e-12)]
-
-
-def _draw_map(ax: Axes, m: StabilityMap, *, separated: bool) -> None:
-    """The rectangles, limits, ticks and axis labels of a map; ``separated``: white gaps
-    between rows and white edges between rectangles (for rows of a few pixels or more:
-    thinner rows would be hidden by them, and stripe)."""
-    if m.row.size:
-        ax.add_collection(PolyCollection(_rectangles(m.left, m.row, m.width,
-                                                     0.85 if separated else 1.0),
-                                         facecolors=m.rectangle_colors, edgecolors="white",
-                                         linewidths=0.3 if separated else 0.0),
-                          autolim=False)
-    width = m.mean_selected if m.mean_selected > 0 else 1.0
-    ax.set_ylim(m.runs - 0.5, -0.5)  # run 0 at the top
-    ax.set_xlim(0.0, width)
-    # three ticks: the first, middle and last run, 0, k̄/2 and k̄ — a reader locates runs
-    # and importances roughly, and every tick is three lines and a text to lay out and
-    # render (the per-trial map's largest cost after the legend)
-    ax.set_yticks(sorted({0, (m.runs - 1) // 2, m.runs - 1}))
-    ax.set_xticks(round_ticks(width))
-    ax.set_xlabel("cumulative importance")
-    ax.set_ylabel("run")
-
-
-def stability_map_figure(stability_map: StabilityMap, *, size: tuple[float, float] = (8.0, 5.0),
-                         dpi: float = 80.0, title: str | None = None) -> Figure:
-    """A stand-alone figure of a stability map (003 §3; no pyplot), laid out in one pass,
-    with ``title`` above it (e.g. its trial: a stand-alone figure says what it shows).
-
-    The axes take the figure's width but what the legend (measured once) needs: what
-    ``savefig(bbox_inches="tight")`` achieves with a second full drawing, at the cost of
-    laying out the legend's text, which the drawing then reuses. The per-trial artifact
-    of a tuning study.
-
-    Parameters
-    ----------
-    stability_map : StabilityMap
-    size : (float, float)
-        The figure's size in inches.
-    dpi : float
-    title : str, optional
-
-    Returns
-    -------
-    matplotlib Figure
-        On an Agg canvas.
-    """
-    figure = Figure(figsize=size, dpi=dpi)  # an Agg canvas, attached below: no pyplot
-    top = (0.5 if title else 0.15) / size[1]
-    left, bottom, right = 0.6 / size[0], 0.5 / size[1], 1.0 - 0.1 / size[0]
-    ax = figure.add_axes((left, bottom, right - left, 1.0 - top - bottom))
-    draw_stability_map(stability_map, ax=ax)
-    if title:
-        figure.suptitle(title, x=left, y=1.0 - 0.1 / size[1], ha="left", va="top",
-                        fontsize="medium")
-    legend = ax.get_legend()
-    if legend is not None:
-        renderer = FigureCanvasAgg(figure).get_renderer()
-        extent = legend.get_window_extent(renderer).transformed(figure.transFigure.inverted())
-        width = (right - extent.width - left) / 1.01  # the legend sits at 1.01 axes widths
-        ax.set_position((left, ax.get_position().y0, max(width, 0.2),
-                         ax.get_position().height))
-    return figure
-
-
-def _trials_title(title: object) -> str:
-    """A panel's title: a string as it is; labels as "trial 12" or "trials 12, 17, 40"."""
-    if isinstance(title, str):
-        return title
-    if isinstance(title, Sequence | np.ndarray) and len(title):
-        labels = [str(label) for label in title]
-        return ("trial " if len(labels) == 1 else "trials ") + ", ".join(labels)
-    raise InvalidInputError(
-        f"each title must be a string or a non-empty sequence of trial labels; got {title!r}.")
-
-
-def stability_maps_figure(maps: Sequence[StabilityMap], /,
-                          titles: Sequence[str | Sequence[Hashable]] | None = None, *,
-                          columns: int | None = None, top: int | None = None,
-                          title: str | None = None,
-                          panel_size: tuple[float, float] = (3.2, 2.2), dpi: float = 100.0,
-                          figure: Figure | None = None) -> Figure:
-    """Several feature stability maps (003 §3) as small multiples: a grid of small maps
-    without legends, each titled, and one legend for all of them.
-
-    Meant for the maps of a report's front trials, one per picture
-    (:func:`paretostab.maps.group_identical_maps`), coloured by one palette
-    (:func:`paretostab.maps.feature_palette`): a colour means one feature in every panel.
-
-    Parameters
-    ----------
-    maps : sequence of StabilityMap
-        Built with one :class:`~paretostab.maps.FeaturePalette`.
-    titles : sequence, optional
-        One per map: a string, or the labels of the trials it stands for (written "trial
-        12" or "trials 12, 17, 40").
-    columns : int, optional
-        Panels per row; default up to 3.
-    top : int, optional
-        The legend names the features of the maps that have a colour, in the palette's
-        order (its first ``top`` with ``top``), then says how many more there are, with
-        the grey of those beyond the palette's colours. Frequencies are left to the
-        overview (:func:`selection_overview_figure`).
-    title : str, optional
-        The figure's title.
-    panel_size : (float, float)
-        Inches per panel (a new figure's size follows, plus room for the legend).
-    dpi : float
-        A new figure's resolution.
-    figure : matplotlib Figure, optional
-        Where to draw (e.g. a subfigure); default a new one (constrained layout, no
-        pyplot).
-
-    Returns
-    -------
-    matplotlib Figure
-    """
-    maps = list(maps) if isinstance(maps, Sequence) else [maps]
-    if not maps or not all(isinstance(m, StabilityMap) for m in maps):
-        raise InvalidInputError(
-            "stability_maps_figure needs a non-empty sequence of StabilityMaps "
-            "(paretostab.maps.stability_map).")
-    palette = maps[0].palette
-    if any(m.palette != palette for m in maps[1:]):
-        raise InvalidInputError(
-            "The maps must be coloured by one palette (stability_map(..., palette=...), "
-            "one paretostab.maps.feature_palette for all): with their own, one colour "
-            "means different features in different panels.")
-    if titles is not None:
-        if isinstance(titles, str) or len(titles) != len(maps):
-            raise InvalidInputError(
-                f"titles must hold one title per map ({len(maps)}); got {titles!r:.80}.")
-        titles = [_trials_title(t) for t in titles]
-    if columns is None:
-        columns = min(len(maps), 3)
-    if isinstance(columns, bool) or not isinstance(columns, int | np.integer) or columns < 1:
-        raise InvalidInputError(f"columns must be an integer >= 1; got {columns!r}.")
-    if top is not None and (isinstance(top, bool) or not isinstance(top, int | np.integer)
-                            or top < 0):
-        raise InvalidInputError(f"top must be None or an integer >= 0; got {top!r}.")
-    columns = min(int(columns), len(maps))
-    rows = -(-len(maps) // columns)
-    if figure is None:
-        figure = Figure(figsize=(columns * panel_size[0] + 2.6, rows * panel_size[1]
-                                 + (0.4 if title else 0.0)), dpi=dpi, layout="constrained")
-        FigureCanvasAgg(figure)  # an Agg canvas: savefig without pyplot
-    grid = figure.subplots(rows, columns, squeeze=False)
-    row_pixels = 0.75 * figure.bbox.height / rows  # about: the axes of a panel row
-    for k, ax in enumerate(grid.ravel()):
-        if k >= len(maps):
-            ax.remove()
-            continue
-        _draw_map(ax, maps[k], separated=row_pixels >= 4 * maps[k].runs)
-        ax.tick_params(labelsize="x-small")
-        last_in_column = k + columns >= len(maps)
-        ax.set_xlabel("cumulative importance" if last_in_column else "", fontsize="x-small")
-        ax.set_ylabel("run" if k % columns == 0 else "", fontsize="x-small")
-        if titles is not None:
-            ax.set_title(textwrap.fill(titles[k], width=max(12, int(8 * panel_size[0]))),
-                         fontsize="small", loc="left")
-    # the legend: the maps' features with a colour, in the palette's order
-    names: dict[int, str] = {}
-    for m in maps:
-        names.update(zip(m.features.tolist(), m.names, strict=True))
-    coloured = [f for f in palette.features if f in names]
-    shown = coloured[:top] if top is not None else coloured
-    entries = [(names[f], palette.color(f)) for f in shown]
-    handles = _legend_handles(entries, len(names) - len(shown), len(names) - len(coloured),
-                              palette)
-    if handles:
-        figure.legend(handles=handles, loc="outside right upper", fontsize="small",
-                      title="features", title_fontsize="small")
-    if title:
-        figure.suptitle(title, x=0.01, ha="left", fontsize="medium")
-    return figure
-
-
-def draw_selection_overview(overview: SelectionOverview, *, ax: Axes | None = None,
-                            chosen: Hashable | None = None,
-                            chosen_label: str = "chosen",
-                            palette: FeaturePalette | None = None, colorbar: bool = True,
-                            title: str | None = None) -> Axes:
-    """Draw which features several trials keep (003 §3): a heatmap of the selection
-    frequency ``p_f`` of each feature (rows, most frequent over the trials at the top) in
-    each trial (columns), white at 0 to dark blue at 1.
-
-    Parameters
-    ----------
-    overview : SelectionOverview
-        From :func:`paretostab.maps.selection_overview`.
-    ax : matplotlib Axes, optional
-        Where to draw; a new figure is created only when None.
-    chosen : label, optional
-        A trial (one of ``overview.labels``) to outline, e.g. the γ choice; its label on
-        the x axis is bold, and the axis says "outlined: ``chosen_label``".
-    chosen_label : str
-        What the chosen trial is (e.g. "γ = 0.6 choice").
-    palette : FeaturePalette, optional
-        The maps' palette: a square of each feature's colour left of its name, linking
-        the rows to the maps.
-    colorbar : bool
-        Add a colour bar of ``p_f`` from 0 to 1.
-    title : str, optional
-
-    Returns
-    -------
-    matplotlib Axes
-    """
-    _require(overview, SelectionOverview, "draw_selection_overview")
-    if palette is not None and not isinstance(palette, FeaturePalette):
-        raise InvalidInputError(
-            f"palette must be a FeaturePalette (feature_palette); got {type(palette).__name__}.")
-    labels = [str(label) for label in overview.labels]
-    column = None
-    if chosen is not None:
-        if chosen not in overview.labels:
-            raise InvalidInputError(
-                f"chosen must be one of the overview's labels {labels}; got {chosen!r}.")
-        column = overview.labels.index(chosen)
-    n_rows, n_columns = overview.frequency.shape
-    if ax is None:
-        ax = _new_axes((1.5 + 0.45 * n_columns, 1.2 + 0.25 * max(n_rows, 1)))
-    # no rows (no feature selected, or top = 0): one blank (NaN) row keeps the axes sane
-    cells = overview.frequency if n_rows else np.full((1, n_columns), np.nan)
-    # p_f = 0 white (below the scale), any p_f > 0 blue
-    image = ax.imshow(cells, cmap=_FREQUENCY_COLORS, vmin=1e-9, vmax=1.0, aspect="auto",
-                      interpolation="nearest")
-    ax.set_xlim(-0.5, n_columns - 0.5)
-    ax.set_ylim(max(n_rows, 1) - 0.5, -0.5)
-    ax.set_xticks(range(n_columns), labels, rotation=90 if max(map(len, labels)) > 4 else 0)
-    ax.set_yticks(range(n_rows), overview.names)
-    ax.tick_params(labelsize="small", length=0)
-    # white lines between the cells: rows and columns read apart
-    ax.set_xticks(np.arange(n_columns + 1) - 0.5, minor=True)
-    ax.set_yticks(np.arange(n_rows + 1) - 0.5, minor=True)
-    ax.tick_params(which="minor", length=0)
-    ax.grid(which="minor", color="white", linewidth=1.0)
-    ax.grid(which="major", visible=False)
-    for spine in ax.spines.values():
-        spine.set_visible(False)
-    ax.set_xlabel("trial" if column is None else f"trial (outlined: {chosen_label})")
-    ax.set_ylabel(f"the {n_rows} of {overview.all_features.size} features most selected in a "
-                  "trial" if overview.omitted else "feature")
-    if palette is not None and n_rows:
-        # squares just left of the rows, between the cells and the names
-        ax.scatter(np.full(n_rows, -0.012), np.arange(n_rows), marker="s", s=28,
-                   c=np.array(palette.colors_of(overview.features)), edgecolors="none",
-                   transform=blended_transform_factory(ax.transAxes, ax.transData),
-                   clip_on=False)
-        ax.tick_params(axis="y", pad=12)
-    if column is not None:
-        ax.add_patch(Rectangle((column - 0.5, -0.5), 1.0, max(n_rows, 1), fill=False,
-                               edgecolor="C3", linewidth=2.0, clip_on=False, zorder=3))
-        tick = ax.get_xticklabels()[column]
-        tick.set_fontweight("bold")
-        tick.set_color("C3")
-    if colorbar:
-        # beside the heatmap, as high as it whatever the layout (a colour bar made with
-        # ``ax=`` keeps its aspect, and is shorter than a tall narrow heatmap)
-        cax = make_axes_locatable(ax).append_axes("right", size=0.15, pad=0.1)
-        bar = ax.figure.colorbar(image, cax=cax)
-        bar.set_label("selection frequency $p_f$", fontsize="small")
-        bar.set_ticks([1e-9, 0.25, 0.5, 0.75, 1.0], labels=["0", "0.25", "0.5", "0.75", "1"])
-        bar.ax.tick_params(labelsize="small")
-    if title:
-        ax.set_title(title, loc="left", fontsize="medium")
-    return ax
-
-
-def selection_overview_figure(overview: SelectionOverview, *, chosen: Hashable | None = None,
-                              chosen_label: str = "chosen",
-                              palette: FeaturePalette | None = None,
-                              title: str | None = None, dpi: float = 100.0) -> Figure:
-    """A stand-alone figure of :func:`draw_selection_overview` (no pyplot; constrained
-    layout), sized to its rows, columns and feature names: which features every
-    trade-off keeps (003 §3).
-
-    Parameters
-    ----------
-    overview : SelectionOverview
-    chosen, chosen_label, palette, title
-        As for :func:`draw_selection_overview`.
-    dpi : float
-
-    Returns
-    -------
-    matplotlib Figure
-        On an Agg canvas.
-    """
-    _require(overview, SelectionOverview, "selection_overview_figure")
-    n_rows, n_columns = overview.frequency.shape
-    longest = max((len(name) for name in overview.names), default=4)
-    width = 1.9 + 0.065 * longest + 0.4 * n_columns
-    height = 1.3 + 0.24 * max(n_rows, 1) + (0.3 if title else 0.0)
-    figure = Figure(figsize=(width, height), dpi=dpi, layout="constrained")
-    FigureCanvasAgg(figure)
-    draw_selection_overview(overview, ax=figure.add_subplot(), chosen=chosen,
-                            chosen_label=chosen_label, palette=palette, title=title)
-    return figure
-
-
-def _rectangles(left: np.ndarray, center: np.ndarray, width: np.ndarray,
-                height: float) -> np.ndarray:
-    """(K, 4, 2) vertices of K axis-aligned rectangles (x from ``left``, y centred)."""
-    x0, x1 = left, left + width
-    y0, y1 = center - height / 2, center + height / 2
-    return np.stack([np.column_stack(corner) for corner in
-                     ((x0, y0), (x0, y1), (x1, y1), (x1, y0))], axis=1)
 
 
 # --------------------------------------------------------------------------- weights
@@ -645,7 +223,7 @@ def draw_front(front: ParetoFront, *, ax: Axes | None = None, area: bool = True,
         ``legend=True``) to show them. Axis labels "accuracy" / "stability" are set only
         where the axes have none.
     """
-    _require(front, ParetoFront, "draw_front")
+    require(front, ParetoFront, "draw_front")
     arr = front.points
     n = arr.shape[0]
     if labels is not None and len(labels) != n:
@@ -660,7 +238,7 @@ def draw_front(front: ParetoFront, *, ax: Axes | None = None, area: bool = True,
         if not flat:
             area_label += f" ({weight.label})"
     if ax is None:
-        ax = _new_axes((5.0, 4.0))
+        ax = new_axes((5.0, 4.0))
     ax.scatter(arr[:, 0], arr[:, 1], s=_POINT_SIZE, color=_POINT_COLOR, edgecolors="none",
                zorder=3, label=points_label)
     if front.trivial_point is not None:
@@ -706,7 +284,7 @@ def draw_optimism(trial_points: object, means: ParetoFront, *, ax: Axes,
     color : matplotlib colour
         Of the means, their front and the joining segments.
     """
-    _require(means, ParetoFront, "draw_optimism")
+    require(means, ParetoFront, "draw_optimism")
     trials, centers = as_points(trial_points), means.points
     if trials.shape != centers.shape:
         raise InvalidInputError(
@@ -744,15 +322,18 @@ def zoom_to_data(ax: Axes, *arrays: object, margin: float = 0.08) -> tuple[tuple
     return (low[0], high[0]), (low[1], high[1])
 
 
-def _panel(panel: object, k: int) -> tuple[str, ParetoFront, object]:
-    if (isinstance(panel, str) or not isinstance(panel, Sequence) or not 2 <= len(panel) <= 3
-            or not isinstance(panel[1], ParetoFront)):
+def _labelled_front(item: object, k: int, kind: str, label: str,
+                    extra: str) -> tuple[str, ParetoFront, object]:
+    """The ``k``-th ``kind`` ("panel", "group") of a drawer of several fronts, a
+    (``label``, ParetoFront) or (``label``, ParetoFront, ``extra`` or None) tuple, as
+    (str(label), front, extra or None); else one error saying so."""
+    if (isinstance(item, str) or not isinstance(item, Sequence) or not 2 <= len(item) <= 3
+            or not isinstance(item[1], ParetoFront)):
         raise InvalidInputError(
-            "each panel must be a (title, ParetoFront) or (title, ParetoFront, chosen "
-            f"indices or None) tuple (paretostab.front.ParetoFront.of); panel {k} is "
-            f"{panel!r:.80}.")
-    title, front, chosen = (*panel, None)[:3]
-    return str(title), front, chosen
+            f"each {kind} must be a ({label}, ParetoFront) or ({label}, ParetoFront, {extra} "
+            f"or None) tuple (paretostab.front.ParetoFront.of); {kind} {k} is {item!r:.80}.")
+    name, front, more = (*item, None)[:3]
+    return str(name), front, more
 
 
 def draw_fronts(panels: Sequence[object], *, axes: Sequence[Axes] | None = None,
@@ -791,7 +372,8 @@ def draw_fronts(panels: Sequence[object], *, axes: Sequence[Axes] | None = None,
         raise InvalidInputError(
             f"panels must be a sequence of (title, ParetoFront, chosen); got "
             f"{type(panels).__name__}.")
-    parsed = [_panel(panel, k) for k, panel in enumerate(panels)]
+    parsed = [_labelled_front(panel, k, "panel", "title", "chosen indices")
+              for k, panel in enumerate(panels)]
     if axes is None:
         import matplotlib.pyplot as plt
 
@@ -858,17 +440,6 @@ def _styles(styles: object, n: int, caller: str) -> list[tuple[object, str]]:
     return styles
 
 
-def _group(group: object, k: int) -> tuple[str, ParetoFront, object]:
-    if (isinstance(group, str) or not isinstance(group, Sequence) or not 2 <= len(group) <= 3
-            or not isinstance(group[1], ParetoFront)):
-        raise InvalidInputError(
-            "each group must be a (name, ParetoFront) or (name, ParetoFront, confidence "
-            f"regions or None) tuple (paretostab.front.ParetoFront.of); group {k} is "
-            f"{group!r:.80}.")
-    name, front, regions = (*group, None)[:3]
-    return str(name), front, regions
-
-
 def draw_group_fronts(groups: Sequence[object], *, ax: Axes | None = None,
                       styles: Sequence[tuple[object, str]] | None = None,
                       legend: bool = False) -> Axes:
@@ -904,10 +475,11 @@ def draw_group_fronts(groups: Sequence[object], *, ax: Axes | None = None,
         raise InvalidInputError(
             "groups must be a sequence of (name, ParetoFront, regions); got "
             f"{type(groups).__name__}.")
-    parsed = [_group(group, k) for k, group in enumerate(groups)]
+    parsed = [_labelled_front(group, k, "group", "name", "confidence regions")
+              for k, group in enumerate(groups)]
     styles = _styles(styles, len(parsed), "draw_group_fronts")
     if ax is None:
-        ax = _new_axes((5.5, 4.5))
+        ax = new_axes((5.5, 4.5))
     drawn: list = []  # every region drawn
     for (name, front, regions), (color, marker) in zip(parsed, styles, strict=True):
         arr = front.points
@@ -965,7 +537,7 @@ def draw_combined_front(front: ParetoFront, groups: Sequence[str], *, ax: Axes |
         staircase through solid ones. Legend entries: "combined Pareto front", then one per
         group.
     """
-    _require(front, ParetoFront, "draw_combined_front")
+    require(front, ParetoFront, "draw_combined_front")
     arr = front.points
     n = arr.shape[0]
     groups = [str(g) for g in groups]
@@ -984,7 +556,7 @@ def draw_combined_front(front: ParetoFront, groups: Sequence[str], *, ax: Axes |
     on_front = np.zeros(n, dtype=bool)
     on_front[front.rows] = True
     if ax is None:
-        ax = _new_axes((5.5, 4.5))
+        ax = new_axes((5.5, 4.5))
     _draw_staircase(ax, front.front_points, "black", "combined Pareto front",
                     marker=None, linewidth=1.2)
     of_group = np.asarray(groups)
