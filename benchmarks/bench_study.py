@@ -82,11 +82,11 @@ def spec_mapping(name: str, trials: int, *, resamples: str = "shared",
 def run_study(mapping: dict, folder: Path, workers: int) -> dict:
     """Tune the spec into a fresh storage; the wall time and every trial's record."""
     from paretostab.spec import parse_spec
-    from paretostab.tuning import tune
+    from paretostab.tuning import run_study
 
     url = f"sqlite:///{folder / (mapping['study']['name'] + '.db')}"
     start = time.perf_counter()
-    study = tune(parse_spec(mapping), storage=url, workers=workers, progress=False)
+    study = run_study(parse_spec(mapping), storage=url, workers=workers, progress=False)
     wall = time.perf_counter() - start
     trials = [t for t in study.get_trials(deepcopy=False) if t.state.name == "COMPLETE"]
     return {"wall": wall, "workers": workers, "trials": [trial_record(t) for t in trials],
@@ -219,7 +219,7 @@ def run_paired(folder: Path, parameter_sets: list[dict]) -> list[float]:
     on the first of them (which prepares the runs): their durations in seconds."""
     from paretostab.spec import parse_spec
     from paretostab.storage import open_storage
-    from paretostab.tuning import create_or_load_study, tune
+    from paretostab.tuning import create_or_load_study, run_study
 
     mapping = spec_mapping("paired", len(parameter_sets) + 1)
     spec = parse_spec(mapping)
@@ -227,7 +227,7 @@ def run_paired(folder: Path, parameter_sets: list[dict]) -> list[float]:
     study = create_or_load_study(spec, storage=open_storage(url))
     for params in [parameter_sets[0], *parameter_sets]:
         study.enqueue_trial(params)
-    study = tune(spec, storage=url, progress=False)
+    study = run_study(spec, storage=url, progress=False)
     trials = study.get_trials(deepcopy=False)[1:]
     return [(t.datetime_complete - t.datetime_start).total_seconds() for t in trials]
 

@@ -25,7 +25,7 @@ sys.path.insert(0, str(ROOT))
 import optuna  # noqa: E402
 
 from paretostab.spec import builtin_spec_path, load_spec  # noqa: E402
-from paretostab.tuning import tune  # noqa: E402
+from paretostab.tuning import run_study  # noqa: E402
 
 
 def main() -> None:
@@ -43,7 +43,7 @@ def main() -> None:
     for workers, n_jobs in configurations:
         with tempfile.TemporaryDirectory() as folder:
             start = time.perf_counter()
-            study = tune(spec, storage=f"sqlite:///{Path(folder) / 'bench.db'}",
+            study = run_study(spec, storage=f"sqlite:///{Path(folder) / 'bench.db'}",
                          n_trials=args.trials, n_jobs=n_jobs, workers=workers, progress=False)
             seconds = time.perf_counter() - start
             done = len(study.trials)

@@ -133,8 +133,12 @@ def tune(spec: object, /, *, data: object = None, storage: str | None = None,
          study_name: str | None = None, n_trials: int | None = None,
          timeout: float | None = None, n_jobs: int | None = None, workers: int = 1,
          artifacts: str | None = None, progress: bool | None = None,
-         backend: str = "local", scheduler: str | None = None) -> TunedStudy:
-    """Run (or resume) a study until it has ``n_trials`` counted trials.
+         backend: str = "local", scheduler: str | None = None,
+         cache_bytes: int | None = None, storage_wait: float | None = None,
+         heartbeat_interval: int | None = None, grace_period: int | None = None
+         ) -> TunedStudy:
+    """Run (or resume) a study until it has ``n_trials`` counted trials: the one ``tune``
+    of the package, which ``python -m paretostab tune`` calls too.
 
     Parameters
     ----------
@@ -142,25 +146,104 @@ def tune(spec: object, /, *, data: object = None, storage: str | None = None,
         The study spec (:func:`as_spec`: a built-in name such as ``"quickstart"``, a TOML
         file, a mapping in its layout).
     data : optional
-        Data in memory instead of the spec's ``[data] source``: ``(X, y)``, a DataFrame
-        with the spec's label column, an AnnData.
+        Data in memory instead of the spec's ``[data] source``: ``(X, y)``, a pandas
+        DataFrame with the spec's label column, an ``anndata.AnnData`` (the label in its
+        ``obs`` column) or a :class:`~paretostab.data.Dataset`, read with the spec's
+        ``label`` and ``impute``.
     storage : str, optional
         An Optuna storage URL (default: the spec's, else ``sqlite:///paretostab.db``).
-    study_name, n_trials, timeout, n_jobs, workers, artifacts, progress, backend, scheduler
-        As :func:`paretostab.tuning.tune` takes them.
+    study_name : str, optional
+        Default: the spec's name (a fold's study name for a spec with ``outer_fold``).
+    n_trials : int, optional
+        The counted trials the study is to have in all (default: the spec's ``trials``).
+    timeout : float, optional
+        Seconds after which no new trial starts.
+    n_jobs : int, optional
+        Processes for the runs inside a trial (default: the spec's ``n_jobs``).
+    workers : int
+        Processes running trials (1: this one).
+    artifacts : str, optional
+        The artifact store: a folder (one shared folder for processes on several
+        machines) or ``s3://bucket/prefix``; default: a folder beside the storage.
+    progress : bool, optional
+        The counted trials with the front's size and dominance area: a bar on a terminal
+        and plain lines on stderr otherwise (None), the bar (True) or nothing (False).
+    backend : {"local", "dask"}
+        Where a trial's runs run: this machine, or the workers of a Dask cluster.
+    scheduler : str, optional
+        The Dask scheduler's address (``backend="dask"``).
+    cache_bytes : int, optional
+        The memory each process keeps prepared runs in (default
+        :data:`~paretostab.run_cache.DEFAULT_CACHE_BYTES`; 0 keeps none).
+    storage_wait : float, optional
+        Seconds a database outage is waited out before a
+        :class:`~paretostab.errors.StoreError` (default
+        :data:`~paretostab.storage.DEFAULT_STORAGE_WAIT`).
+    heartbeat_interval, grace_period : int, optional
+        Seconds between a running trial's heartbeats on an RDB storage, and without one
+        after which another process fails it as stale and runs its slot again.
 
     Returns
     -------
     TunedStudy
+
+    Notes
+    -----
+    With ``data``, the study stores ``source = "memory"`` and the data's
+    content hash (SHA-256 of X, y and the feature names) in its spec, so that resuming it
+    with other data is refused as resuming it with another spec is.
+
+    ``n_trials`` is the study's, not this call's: every process that runs the study — the
+    ``workers`` processes, other ``tune`` calls on the same storage, on other machines —
+    takes trial slots from the same ``n_trials``
+    (:class:`~paretostab.tuning.coordination.TrialSlots`), each with its own sampler
+    stream (:class:`~paretostab.tuning.coordination.StreamSampler`). A trial whose process
+    is gone fails as stale and its slot is run again: at once when the process was on this
+    host, after ``grace_period`` seconds without one of its heartbeats (every
+    ``heartbeat_interval`` seconds) on an RDB storage. ``n_jobs`` parallelises the runs
+    inside a trial on this machine; with ``backend="dask"`` they run instead on the
+    workers of the Dask cluster whose scheduler is at ``scheduler`` (``n_jobs`` unset;
+    :mod:`~paretostab.tuning.cluster`), checked reachable before the data are loaded. The
+    data are loaded once, here, before the study is created or opened; the workers map
+    them from one file (one copy for all, not one each). For a database server without
+    ``artifacts``, a line on stderr says where the artifacts go
+    (:func:`~paretostab.storage.artifact_notice`). With shared resamples each process
+    keeps its prepared runs in a :class:`~paretostab.protocol.RunCache` of
+    ``cache_bytes``. A trial that raises is recorded as failed with its reason (user
+    attribute ``fail_reason``), counts, and the study goes on; a trial failed by its
+    environment (a full or unwritable artifact store or database,
+    :func:`~paretostab.faults.environment_error`) or while being recorded does not count,
+    and after :data:`~paretostab.faults.ENVIRONMENT_FAILURES_IN_A_ROW` of them in a row a
+    process stops with a :class:`~paretostab.errors.StoreError` (a
+    :class:`~paretostab.errors.MemoryLimitError` when the machine has not the memory a
+    trial needs: :func:`~paretostab.protocol.run_protocol` refuses it before its work). A
+    database outage is waited out for ``storage_wait`` seconds (then a ``StoreError``).
+    Ctrl-C, SIGTERM and SIGHUP stop cleanly: completed trials are kept, the running one
+    fails as interrupted (and does not count). A worker's error is raised here as a
+    :class:`~paretostab.errors.WorkerError`. Optuna logs as the caller has set it
+    (``optuna.logging``); the command line keeps only its errors. ``progress``: the
+    counted trials with the front's size and dominance area, as a bar on a terminal and as
+    plain lines on stderr otherwise (None, the default), as the bar (True) or not at all
+    (False) (:func:`~paretostab.progress.progress_bar`).
+
+    Nested evaluation (``[protocol] outer_folds = K``): after the study on the whole data,
+    the same procedure runs in each outer fold k as a study of its own,
+    ``<name>/outer-<k>`` (:func:`~paretostab.evaluation.outer_study_name`), tuned on the
+    fold's training part, with the same options (storage, workers, backend, resumed as
+    any study); a spec with ``outer_fold = k`` runs that fold's study alone (one job per
+    fold). Returns the study on the whole data (the fold's study for one fold).
     """
     from paretostab.storage import DEFAULT_STORAGE
-    from paretostab.tuning import tune as run
+    from paretostab.tuning import run_study
 
     spec = as_spec(spec)
     url = storage or spec.storage or DEFAULT_STORAGE
-    study = run(spec, storage=url, study_name=study_name, n_trials=n_trials, timeout=timeout,
-                n_jobs=n_jobs, workers=workers, artifacts=artifacts, progress=progress,
-                data=data, backend=backend, scheduler=scheduler)
+    given = {"cache_bytes": cache_bytes, "storage_wait": storage_wait,
+             "heartbeat_interval": heartbeat_interval, "grace_period": grace_period}
+    study = run_study(spec, storage=url, study_name=study_name, n_trials=n_trials,
+                      timeout=timeout, n_jobs=n_jobs, workers=workers, artifacts=artifacts,
+                      progress=progress, data=data, backend=backend, scheduler=scheduler,
+                      **{k: v for k, v in given.items() if v is not None})
     return TunedStudy(study, url, artifacts, data)
 
 

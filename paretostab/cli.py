@@ -50,10 +50,11 @@ ARTIFACTS_HELP = ("artifact store: a folder (one shared folder for processes on 
 def _tune(args) -> int:
     import optuna
 
+    from paretostab.api import tune
     from paretostab.measures import measure_name
     from paretostab.spec import find_spec, load_spec, with_objective
     from paretostab.storage import DEFAULT_STORAGE, display_url
-    from paretostab.tuning import front_table, tune
+    from paretostab.tuning import front_table
     from paretostab.tuning.coordination import counted_trials
     from paretostab.tuning.study import KBAR
 
@@ -72,7 +73,7 @@ def _tune(args) -> int:
                      timeout=args.timeout, n_jobs=args.n_jobs, workers=args.workers,
                      artifacts=args.artifacts, cache_bytes=int(args.cache_gib * 2**30),
                      storage_wait=args.storage_wait, backend=args.backend,
-                     scheduler=args.scheduler, progress=_progress(args))
+                     scheduler=args.scheduler, progress=_progress(args)).study
     except KeyboardInterrupt as interrupt:
         return _interrupted("completed trials are kept; run the same command to resume.",
                             interrupt)
@@ -137,17 +138,18 @@ def _interrupted(what: str, interrupt: KeyboardInterrupt) -> int:
 
 
 def _report(args) -> int:
-    from paretostab.report.build import build_report
+    from paretostab.api import study_report
     from paretostab.storage import DEFAULT_STORAGE
     from paretostab.weight import as_weight
 
     measures = [m.strip() for m in args.measures.split(",")] if args.measures else None
     try:
-        folder = build_report(args.storage or DEFAULT_STORAGE, study_name=args.study_name,
+        report = study_report(args.storage or DEFAULT_STORAGE, study_name=args.study_name,
                               measures=measures, replicates=args.replicates,
                               weight=as_weight(args.weight), gamma=args.gamma, level=args.level,
-                              out=args.out, artifacts=args.artifacts,
-                              allow_chance=args.allow_chance, progress=_progress(args))
+                              artifacts=args.artifacts, allow_chance=args.allow_chance,
+                              progress=_progress(args))
+        folder = report.save(args.out)
     except KeyboardInterrupt as interrupt:
         return _interrupted("no report written; the replicates computed so far are kept in "
                             "the study and reused by the next report.", interrupt)
@@ -158,16 +160,17 @@ def _report(args) -> int:
 
 
 def _compare(args) -> int:
+    from paretostab.api import compare
     from paretostab.measures import measure_label as label
-    from paretostab.report.build import build_comparison
     from paretostab.weight import as_weight
 
     measures = [m.strip() for m in args.measures.split(",")] if args.measures else None
     try:
-        folder, comparison = build_comparison(
+        compared = compare(
             args.studies, args.storage, measures=measures, replicates=args.replicates,
             weight=as_weight(args.weight), level=args.level, out=args.out, artifacts=args.artifacts,
             progress=_progress(args))
+        folder, comparison = compared.folder, compared.comparison
     except KeyboardInterrupt as interrupt:
         return _interrupted("no comparison written; the replicates computed so far are "
                             "kept in the studies and reused by the next compare or report.",

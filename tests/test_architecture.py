@@ -204,15 +204,33 @@ OPTUNA_PRIVATE_ATTRIBUTES = {"_storage", "_study_id", "_trial_id", "_backend",
                              "_get_stale_trial_ids", "_cached_frozen_trial", "_thread_local"}
 
 
+def type_only_lines(tree: ast.Module) -> set[int]:
+    """The lines of the imports under ``if TYPE_CHECKING:`` (for annotations alone: never
+    run)."""
+    return {inner.lineno for node in ast.walk(tree)
+            if isinstance(node, ast.If) and isinstance(node.test, ast.Name)
+            and node.test.id == "TYPE_CHECKING"
+            for statement in node.body for inner in ast.walk(statement)
+            if isinstance(inner, ast.Import | ast.ImportFrom)}
+
+
 def test_optuna_is_imported_only_by_the_modules_that_talk_to_it():
     """Tuning, the storages, the command line, the report's reader and writer and the
-    module of Optuna's private interfaces; in the report, only its reader and writer."""
+    module of Optuna's private interfaces; in the report, only its reader and writer.
+    Elsewhere Optuna may be named in annotations (an import under TYPE_CHECKING)."""
     found = sorted({module.name for module in modules().values()
-                    for imported, _, _ in module.imports
+                    for imported, _, line in module.imports
                     if imported.split(".")[0] in ("optuna", "optuna_dashboard")
+                    and line not in type_only_lines(module.tree)
                     and module.name not in OPTUNA_MODULES
                     and not module.name.startswith("paretostab.tuning")})
     assert not found
+
+
+def test_type_only_imports_are_told_apart():
+    tree = ast.parse("from typing import TYPE_CHECKING\nimport optuna\n"
+                     "if TYPE_CHECKING:\n    import optuna.storages\n")
+    assert type_only_lines(tree) == {4}
 
 
 def test_optunas_private_interfaces_are_used_in_one_module():

@@ -41,7 +41,7 @@ def test_tune_takes_the_run_cache_budget(capsys, tmp_path, monkeypatch):
         seen.update(kwargs)
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(paretostab.tuning, "tune", fake_tune)
+    monkeypatch.setattr(paretostab.tuning, "run_study", fake_tune)
     assert main(["tune", "--cache-gib", "0.5", "--storage", f"sqlite:///{tmp_path / 'x.db'}"]) == 130
     assert seen["cache_bytes"] == 2**29
     for bad in ("-1", "inf", "nan"):
@@ -95,7 +95,7 @@ def test_tune_takes_a_builtin_spec_by_name(tmp_path, monkeypatch):
         raise KeyboardInterrupt
 
     monkeypatch.chdir(tmp_path)  # no file of that name here: the built-in spec
-    monkeypatch.setattr(paretostab.tuning, "tune", fake_tune)
+    monkeypatch.setattr(paretostab.tuning, "run_study", fake_tune)
     for argv in (["tune"], ["tune", "quickstart"], ["tune", "singh_methods"]):
         assert main(argv) == 130
     assert [s.name for s in seen] == ["quickstart", "quickstart", "singh_methods"]

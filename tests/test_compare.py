@@ -23,7 +23,7 @@ from paretostab.report import Group, compare_groups, table3
 from paretostab.report.analysis import default_measures
 from paretostab.report.compare import NO_INTERVAL, OVERLAP
 from paretostab.spec import parse_spec
-from paretostab.tuning import tune
+from paretostab.tuning import run_study
 
 # --------------------------------------------------------------------------- helpers
 
@@ -385,7 +385,7 @@ def storages(tmp_path_factory):
     for spec in (SPEC, RFE):
         folder = tmp_path_factory.mktemp(spec["study"]["name"])
         urls.append(f"sqlite:///{folder / 'study.db'}")
-        tune(parse_spec(spec), storage=urls[-1], progress=False)
+        run_study(parse_spec(spec), storage=urls[-1], progress=False)
     return urls
 
 

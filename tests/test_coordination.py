@@ -18,7 +18,7 @@ from optuna.trial import TrialState, create_trial
 
 from paretostab.errors import InvalidInputError, WorkerError
 from paretostab.storage import open_storage
-from paretostab.tuning import create_or_load_study, tune
+from paretostab.tuning import create_or_load_study, run_study
 from paretostab.tuning.coordination import (
     Interrupts,
     TrialSlots,
@@ -124,7 +124,7 @@ def test_a_process_waits_for_running_trials_only_where_heartbeats_tell_them_aliv
 
 def test_a_timeout_stops_starting_trials_and_leaves_none_running(tmp_path):
     start = time.monotonic()
-    study = tune(tiny(study={"trials": 400}), storage=storage_url(tmp_path), timeout=1.0,
+    study = run_study(tiny(study={"trials": 400}), storage=storage_url(tmp_path), timeout=1.0,
                  progress=False)
     assert time.monotonic() - start < 60
     assert 1 <= counted_trials(study) < 400
@@ -189,8 +189,8 @@ def test_a_trial_without_heartbeat_for_the_grace_period_fails_as_stale(tmp_path)
 
 
 def test_one_uninterrupted_process_replays_the_spec_seed(tmp_path):
-    first = tune(tiny(study={"trials": 4}), storage=storage_url(tmp_path, "a.db"), progress=False)
-    again = tune(tiny(study={"trials": 4}), storage=storage_url(tmp_path, "b.db"), progress=False)
+    first = run_study(tiny(study={"trials": 4}), storage=storage_url(tmp_path, "a.db"), progress=False)
+    again = run_study(tiny(study={"trials": 4}), storage=storage_url(tmp_path, "b.db"), progress=False)
     assert param_sets(first) == param_sets(again)
 
 
@@ -198,8 +198,8 @@ def test_a_resume_draws_new_parameters(tmp_path):
     """Before: every process seeded its sampler with the spec's seed, so trials 3–5 of a
     resume replayed trials 0–2."""
     url = storage_url(tmp_path)
-    tune(tiny(), storage=url, n_trials=3, progress=False)
-    study = tune(tiny(), storage=url, n_trials=6, progress=False)
+    run_study(tiny(), storage=url, n_trials=3, progress=False)
+    study = run_study(tiny(), storage=url, n_trials=6, progress=False)
     assert counted_trials(study) == 6 and len(set(param_sets(study))) == 6
 
 
@@ -356,10 +356,10 @@ def test_a_process_waiting_on_a_trial_killed_before_its_first_heartbeat_fails_it
     """Before: it waited for ever. In CI a survivor of the kill -9 above did (600 s), its
     killed process having just created a trial; 2 of 2 runs of ``tune`` after a kill in
     that window hung, here and in the reproduction."""
-    tune(tiny(), storage=postgres_url, n_trials=2, progress=False)
+    run_study(tiny(), storage=postgres_url, n_trials=2, progress=False)
     orphan = load(postgres_url, "tiny").ask()  # as a kill -9 right after creating it leaves it
-    script = ("import sys; from tests.test_tuning import tiny; from paretostab.tuning import tune;"
-              " tune(tiny(), storage=sys.argv[1], n_trials=4, heartbeat_interval=1,"
+    script = ("import sys; from tests.test_tuning import tiny; from paretostab.tuning import run_study;"
+              " run_study(tiny(), storage=sys.argv[1], n_trials=4, heartbeat_interval=1,"
               " grace_period=2, progress=False)")
     waiting = subprocess.run([sys.executable, "-c", script, postgres_url], cwd=ROOT,
                              capture_output=True, text=True, timeout=300)

@@ -17,7 +17,7 @@ from paretostab.cli import main
 from paretostab.errors import InvalidInputError
 from paretostab.problem import Problem
 from paretostab.protocol import RunCache
-from paretostab.tuning import tune
+from paretostab.tuning import run_study
 from paretostab.tuning.cluster import runs_on
 from tests.test_tuning import storage_url, tiny, write_spec
 
@@ -57,8 +57,8 @@ def test_a_protocol_on_the_cluster_is_the_local_one_and_each_worker_keeps_its_ru
 
 def test_tune_on_the_cluster_records_the_local_study(tmp_path, cluster):
     spec = tiny(study={"trials": 3})
-    local = tune(spec, storage=storage_url(tmp_path, "local.db"), progress=False)
-    remote = tune(spec, storage=storage_url(tmp_path, "dask.db"), progress=False,
+    local = run_study(spec, storage=storage_url(tmp_path, "local.db"), progress=False)
+    remote = run_study(spec, storage=storage_url(tmp_path, "dask.db"), progress=False,
                   backend="dask", scheduler=cluster.scheduler_address)
 
     def recorded(study):
@@ -77,7 +77,7 @@ def test_tune_on_the_cluster_records_the_local_study(tmp_path, cluster):
 ])
 def test_backend_options_are_checked_before_anything_is_made(tmp_path, options, message):
     with pytest.raises(InvalidInputError) as caught:
-        tune(tiny(), storage=storage_url(tmp_path), progress=False, **options)
+        run_study(tiny(), storage=storage_url(tmp_path), progress=False, **options)
     assert message in str(caught.value)
     assert not (tmp_path / "study.db").exists()
 

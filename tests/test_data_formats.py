@@ -1,5 +1,5 @@
 """Data in memory and in the field's formats (issue 20, part 2): TSV, gzip, features in
-rows, labels kept apart, .h5ad, transposed files, prefilter = 0, data given to tune()."""
+rows, labels kept apart, .h5ad, transposed files, prefilter = 0, data given to run_study()."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from paretostab.errors import InvalidInputError, UnknownNameError
 from paretostab.problem import Problem
 from paretostab.report.build import build_report
 from paretostab.spec import load_spec, parse_spec
-from paretostab.tuning import tune
+from paretostab.tuning import run_study
 
 N, D = 12, 30
 SAMPLES = [f"GSM{100 + i}" for i in range(N)]
@@ -463,29 +463,29 @@ def test_data_in_memory_replace_the_spec_source_and_enter_its_hash(values):
 def test_tune_with_data_in_memory_and_a_resume_with_other_data_refused(tmp_path, values):
     url = f"sqlite:///{tmp_path / 'mem.db'}"
     spec = parse_spec(spec_mapping())
-    study = tune(spec, data=(pd.DataFrame(values, columns=GENES), CLASSES), storage=url,
+    study = run_study(spec, data=(pd.DataFrame(values, columns=GENES), CLASSES), storage=url,
                  progress=False)
     assert len(study.trials) == 2 and all(t.values is not None for t in study.trials)
     stored = study.user_attrs["spec"]["data"]
     assert stored["source"] == "memory"
     assert stored["content_hash"] == as_dataset(samples_in_rows(values)).content_hash()
     # the same data (as a DataFrame this time): resumed
-    again = tune(spec, data=samples_in_rows(values), storage=url, n_trials=3, progress=False)
+    again = run_study(spec, data=samples_in_rows(values), storage=url, n_trials=3, progress=False)
     assert len(again.trials) == 3
     other = values.copy()
     other[0, 0] += 1.0
     with pytest.raises(InvalidInputError, match="Study 'mem' in this storage was made from "
                                                 "another spec"):
-        tune(spec, data=samples_in_rows(other), storage=url, n_trials=4, progress=False)
+        run_study(spec, data=samples_in_rows(other), storage=url, n_trials=4, progress=False)
     with pytest.raises(InvalidInputError, match="source = 'memory'"):
-        tune(spec, storage=url, n_trials=4, progress=False)
+        run_study(spec, storage=url, n_trials=4, progress=False)
 
 
 def test_report_and_choose_of_a_study_tuned_on_data_in_memory(tmp_path, values):
     """The report and the γ choice refit front trials on the whole data: given as tune
     took them; without them, or with others, one line."""
     url = f"sqlite:///{tmp_path / 'mem.db'}"
-    tune(parse_spec(spec_mapping()), data=(values, CLASSES), storage=url, progress=False)
+    run_study(parse_spec(spec_mapping()), data=(values, CLASSES), storage=url, progress=False)
     chosen = choose(url, 0.5, data=(values, CLASSES))
     assert chosen.features and set(chosen.features) <= set(
         as_dataset((values, CLASSES)).feature_names)
@@ -503,7 +503,7 @@ def test_report_and_choose_of_a_study_tuned_on_data_in_memory(tmp_path, values):
 def test_data_in_memory_reach_worker_processes(tmp_path, values):
     """tune's --workers processes get the data the parent was given (they load none)."""
     url = f"sqlite:///{tmp_path / 'workers.db'}"
-    study = tune(parse_spec(spec_mapping()), data=(values, CLASSES), storage=url,
+    study = run_study(parse_spec(spec_mapping()), data=(values, CLASSES), storage=url,
                  n_trials=4, workers=2, progress=False)
     assert sum(t.state == optuna.trial.TrialState.COMPLETE for t in study.trials) == 4
     assert study.user_attrs["spec"]["data"]["content_hash"] == \

@@ -32,7 +32,7 @@ from paretostab.protocol import metric_value
 from paretostab.report.build import build_report
 from paretostab.report.refits import Refits
 from paretostab.spec import parse_spec
-from paretostab.tuning import tune
+from paretostab.tuning import run_study
 from tests.studies import analysed, read
 
 
@@ -224,7 +224,7 @@ STUDY = {
 @pytest.fixture(scope="module")
 def held_study(tmp_path_factory):
     url = f"sqlite:///{tmp_path_factory.mktemp('held') / 'held.db'}"
-    tune(parse_spec(STUDY), storage=url, progress=False)
+    run_study(parse_spec(STUDY), storage=url, progress=False)
     return url
 
 
@@ -335,7 +335,7 @@ def test_nested_evaluation_estimates_what_independent_data_show(tmp_path):
         X, y = simulate(100, rng)
         X_new, y_new = simulate(6000, rng)
         url = f"sqlite:///{tmp_path / f'sim{seed}.db'}"
-        tune(parse_spec(NESTED), storage=url, data=(X, y), progress=False)
+        run_study(parse_spec(NESTED), storage=url, data=(X, y), progress=False)
         names = {s.study_name for s in optuna.get_all_study_summaries(url)}
         assert names == {"sim", *(f"sim/outer-{k}" for k in range(1, 6))}
         reader = read(url, data=(X, y))  # the outer folds' studies belong to "sim"
@@ -365,10 +365,10 @@ def test_a_nested_report_names_missing_folds_and_the_chosen_features(tmp_path):
     url = f"sqlite:///{tmp_path / 'n.db'}"
     one = parse_spec({**spec.to_dict(), "protocol": {**spec.to_dict()["protocol"],
                                                     "outer_fold": 2}})
-    fold = tune(one, storage=url, data=(X, y), progress=False)  # one fold alone
+    fold = run_study(one, storage=url, data=(X, y), progress=False)  # one fold alone
     assert fold.study_name == "sim/outer-2"
     assert fold.user_attrs["spec"]["protocol"]["outer_fold"] == 2
-    tune(spec, storage=url, data=(X, y), n_trials=4, progress=False)
+    run_study(spec, storage=url, data=(X, y), n_trials=4, progress=False)
     report = analysed(url, "sim", data=(X, y), replicates=0, progress=False)
     nested = report.nested
     assert list(nested.folds["fold"]) == [1, 2, 3]
@@ -391,7 +391,7 @@ def test_nested_evaluation_runs_with_worker_processes(tmp_path):
     X, y = simulate(40, rng, d=20)
     spec = tiny_nested(2)
     url = f"sqlite:///{tmp_path / 'w.db'}"
-    study = tune(spec, storage=url, data=(X, y), workers=2, progress=False)
+    study = run_study(spec, storage=url, data=(X, y), workers=2, progress=False)
     for name in (study.study_name, "sim/outer-1", "sim/outer-2"):
         done = optuna.load_study(study_name=name, storage=url).get_trials(
             states=(optuna.trial.TrialState.COMPLETE,))

@@ -33,7 +33,7 @@ from paretostab.selectors import (
     get_selector,
 )
 from paretostab.spec import json_schema, parse_spec
-from paretostab.tuning import tune
+from paretostab.tuning import run_study
 
 MY_SELECTOR = "tests.test_external_selector:MySelector"
 
@@ -251,7 +251,7 @@ def test_an_unknown_parameter_of_the_wrapped_class_is_refused():
 def test_select_k_best_is_tuned_over_k(tmp_path):
     spec = parse_spec(base_spec({"name": "sklearn.feature_selection:SelectKBest",
                                  "search": {"k": [2, 10]}}, source=wine_csv(tmp_path)))
-    study = tune(spec, storage=f"sqlite:///{tmp_path / 'study.db'}", progress=False)
+    study = run_study(spec, storage=f"sqlite:///{tmp_path / 'study.db'}", progress=False)
     trials = study.get_trials(deepcopy=False)
     assert [t.state for t in trials] == [TrialState.COMPLETE] * 3
     for trial in trials:
@@ -269,7 +269,7 @@ def test_a_study_whose_objective_needs_importances_is_refused_before_it_opens(tm
     spec = parse_spec(base_spec({"name": "tests.test_external_selector:CentroidSelector"},
                                 stability="iw", record=["nogueira"]))
     with pytest.raises(InvalidInputError) as exc_info:
-        tune(spec, storage=f"sqlite:///{tmp_path / 'study.db'}", n_trials=1, progress=False)
+        run_study(spec, storage=f"sqlite:///{tmp_path / 'study.db'}", n_trials=1, progress=False)
     assert one_line(exc_info) == (
         "<spec>: objective.stability: φ_iw (iw) needs feature importances; CentroidSelector "
         "gives no feature importances (its own final model has no coef_ or "

@@ -36,7 +36,7 @@ from paretostab.faults import (
     transient_database_error,
 )
 from paretostab.storage import open_storage
-from paretostab.tuning import tune
+from paretostab.tuning import run_study
 from paretostab.tuning.coordination import counted_trials, counts
 from tests import servers
 from tests.clock import FakeClock
@@ -197,7 +197,7 @@ def artifact_files_of_complete_trials(study, store_folder):
 def test_a_full_artifact_store_stops_tune_after_three_trials_in_a_row(tmp_path, monkeypatch):
     url, store = storage_url(tmp_path), tmp_path / "art"
     with failing_writes(monkeypatch, after=6), pytest.raises(StoreError) as raised:
-        tune(tiny(study={"trials": 30}), storage=url, artifacts=str(store), progress=False)
+        run_study(tiny(study={"trials": 30}), storage=url, artifacts=str(store), progress=False)
     message = str(raised.value)
     assert f"{ENVIRONMENT_FAILURES_IN_A_ROW} trials in a row" in message
     assert str(store) in message and "No space left on device" in message
@@ -213,7 +213,7 @@ def test_a_full_artifact_store_stops_tune_after_three_trials_in_a_row(tmp_path, 
     assert present == recorded  # no partial, empty or orphaned file left
     assert all((store / name).stat().st_size > 0 for name in present)
     monkeypatch.undo()  # the disk has room again: a resume runs the failed slots
-    study = tune(tiny(study={"trials": 30}), storage=url, artifacts=str(store), progress=False)
+    study = run_study(tiny(study={"trials": 30}), storage=url, artifacts=str(store), progress=False)
     assert counted_trials(study) == 30
 
 
@@ -221,7 +221,7 @@ def test_a_trial_whose_map_cannot_be_written_leaves_no_runset_behind(tmp_path, m
     url, store = storage_url(tmp_path), tmp_path / "art"
     with failing_writes(monkeypatch, after=0, only="\x89PNG"):
         try:  # the trials that join the front fail; the others complete
-            tune(tiny(study={"trials": 10}), storage=url, artifacts=str(store),
+            run_study(tiny(study={"trials": 10}), storage=url, artifacts=str(store),
                  progress=False)
         except StoreError:
             pass
@@ -241,7 +241,7 @@ def test_an_error_while_writing_the_note_fails_the_trial_with_its_reason(tmp_pat
 
     monkeypatch.setattr(objective, "write_note", broken)
     with pytest.raises(StoreError, match="refuses writes"):
-        tune(tiny(study={"trials": 10}), storage=storage_url(tmp_path), progress=False)
+        run_study(tiny(study={"trials": 10}), storage=storage_url(tmp_path), progress=False)
     trials = optuna.load_study(study_name="tiny", storage=storage_url(tmp_path)).trials
     assert [t.state for t in trials] == [TrialState.FAIL] * ENVIRONMENT_FAILURES_IN_A_ROW
     assert all("refuses writes" in t.user_attrs["fail_reason"] and not counts(t)
@@ -263,7 +263,7 @@ def test_a_trial_that_cannot_be_recorded_after_its_upload_leaves_no_artifact(
     url, store = storage_url(tmp_path), tmp_path / "art"
     monkeypatch.setattr(objective, failing, broken)
     with pytest.raises(StoreError, match="refuses writes"):
-        tune(tiny(study={"trials": 10}), storage=url, artifacts=str(store), progress=False)
+        run_study(tiny(study={"trials": 10}), storage=url, artifacts=str(store), progress=False)
     study = optuna.load_study(study_name="tiny", storage=open_storage(url))
     assert [t.state for t in study.trials] == [TrialState.FAIL] * ENVIRONMENT_FAILURES_IN_A_ROW
     recorded, present = artifact_files_of_complete_trials(study, store)
@@ -285,7 +285,7 @@ def test_computation_errors_still_count_and_do_not_stop_the_study(tmp_path, monk
         raise ValueError("a measure failed")
 
     monkeypatch.setattr(paretostab.problem.Problem, "measure_values", broken)
-    study = tune(tiny(study={"trials": 5}), storage=storage_url(tmp_path), progress=False)
+    study = run_study(tiny(study={"trials": 5}), storage=storage_url(tmp_path), progress=False)
     assert counted_trials(study) == 5
     assert all(t.user_attrs["fail_reason"] == "ValueError: a measure failed"
                for t in study.trials)
@@ -356,7 +356,7 @@ def test_a_storage_that_cannot_be_made_on_a_full_disk_leaves_no_file(tmp_path, s
 
 def test_a_report_on_a_full_disk_leaves_the_previous_one_whole(tmp_path, small_disk):
     url = storage_url(tmp_path)
-    tune(tiny(study={"trials": 3}), storage=url, progress=False)
+    run_study(tiny(study={"trials": 3}), storage=url, progress=False)
     disk = small_disk("small", 32768, 32768)
     assert main(["report", "--storage", url, "--out", str(disk / "report"),
                  "--replicates", "0"]) == 0
@@ -544,7 +544,7 @@ def test_a_wrong_storage_or_name_is_one_error_line_and_creates_nothing(
 
 def test_a_report_with_a_wrong_artifact_folder_is_one_error_line(tmp_path, monkeypatch, capsys):
     url = storage_url(tmp_path)
-    tune(tiny(), storage=url, progress=False)
+    run_study(tiny(), storage=url, progress=False)
     monkeypatch.chdir(tmp_path)
     before = files_in(tmp_path)
     with pytest.raises(SystemExit) as exited:
@@ -557,7 +557,7 @@ def test_a_report_with_a_wrong_artifact_folder_is_one_error_line(tmp_path, monke
 
 def test_a_report_into_a_read_only_folder_is_one_error_line(tmp_path, small_disk, capsys):
     url = storage_url(tmp_path)
-    tune(tiny(), storage=url, progress=False)
+    run_study(tiny(), storage=url, progress=False)
     folder = small_disk("readonly", 64, 64)
     subprocess.run(["mount", "-o", "remount,ro", str(folder)], check=True)
     with pytest.raises(SystemExit) as exited:
@@ -569,7 +569,7 @@ def test_a_report_into_a_read_only_folder_is_one_error_line(tmp_path, small_disk
 
 def test_a_report_with_another_studys_artifact_folder_is_one_error_line(tmp_path, capsys):
     url = storage_url(tmp_path)
-    tune(tiny(), storage=url, progress=False)
+    run_study(tiny(), storage=url, progress=False)
     (tmp_path / "other").mkdir()
     with pytest.raises(SystemExit) as exited:
         main(["report", "--storage", url, "--artifacts", str(tmp_path / "other"),

@@ -28,7 +28,7 @@ from paretostab.report.compare import front_trials
 from paretostab.report.load import open_source, read_runsets
 from paretostab.spec import parse_spec
 from paretostab.storage import open_storage
-from paretostab.tuning import create_or_load_study, tune
+from paretostab.tuning import create_or_load_study, run_study
 from paretostab.tuning import objective as objective_module
 from paretostab.tuning.study import FEATURE_COLORS
 from tests.studies import analysed, read
@@ -198,10 +198,10 @@ def studies(tmp_path_factory):
     monkeypatch.setattr(objective_module, "trial_note", spy)
     try:
         tuning.append("colours")
-        tune(spec(), storage=url, progress=False)
+        run_study(spec(), storage=url, progress=False)
         tuning.append("old")
         create_or_load_study(spec(name="old"), storage=open_storage(url))  # no data given
-        tune(spec(name="old"), storage=url, progress=False)
+        run_study(spec(name="old"), storage=url, progress=False)
     finally:
         monkeypatch.undo()
     return url, drawn

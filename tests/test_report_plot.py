@@ -539,7 +539,7 @@ def test_the_report_front_figure_reads_at_a_glance(tmp_path, rc_unchanged):
 
     from paretostab.report.build import analysed_study
     from paretostab.spec import parse_spec
-    from paretostab.tuning import tune
+    from paretostab.tuning import run_study
 
     spec = {"study": {"name": "glance", "trials": 8, "seed": 0, "sampler": "random"},
             "data": {"source": "simulated:n_other=30,n_per_class=20"},
@@ -549,7 +549,7 @@ def test_the_report_front_figure_reads_at_a_glance(tmp_path, rc_unchanged):
                                     "reg": {"low": 0.01, "high": 100.0, "log": True}}},
             "objective": {"stability": "iw"}}
     url = f"sqlite:///{tmp_path / 'study.db'}"
-    tune(parse_spec(spec), storage=url, progress=False)
+    run_study(parse_spec(spec), storage=url, progress=False)
     result = analysed_study(url, progress=False)
     report, figure = result.analysis, result.figures.front
     FigureCanvasAgg(figure)

@@ -17,7 +17,7 @@ from paretostab.errors import InvalidInputError, UnknownNameError
 from paretostab.front import pareto_front
 from paretostab.report.build import build_report
 from paretostab.spec import parse_spec
-from paretostab.tuning import tune
+from paretostab.tuning import run_study
 from paretostab.weight import as_weight
 
 SPEC = {
@@ -34,7 +34,7 @@ SPEC = {
 def study_url(tmp_path_factory):
     folder = tmp_path_factory.mktemp("study")
     url = f"sqlite:///{folder / 'study.db'}"
-    tune(parse_spec(SPEC), storage=url, progress=False)
+    run_study(parse_spec(SPEC), storage=url, progress=False)
     return url
 
 
@@ -199,7 +199,7 @@ def test_the_report_of_a_three_class_study(tmp_path):
             "selector": {"name": "t_test", "fixed": {"n_features": 4}},
             "objective": {"stability": "iw", "record": ["nogueira"]}}
     url = f"sqlite:///{tmp_path / 'wine.db'}"
-    tune(parse_spec(spec), storage=url, progress=False)
+    run_study(parse_spec(spec), storage=url, progress=False)
     out = build_report(url, out=tmp_path / "report", replicates=3, progress=False)
     summary = json.loads((out / "summary.json").read_text())
     assert summary["metric"] == "accuracy"

@@ -17,7 +17,7 @@ from paretostab.errors import InvalidInputError, UnknownNameError
 from paretostab.problem import Problem
 from paretostab.selectors import ElasticNetSelector, GroupLassoSelector, HybridRFE, TTestSelector
 from paretostab.spec import SELECTOR_PARAM, grid, param_name, parse_spec, trial_selector
-from paretostab.tuning import tune
+from paretostab.tuning import run_study
 from paretostab.tuning.notes import study_note
 from tests.test_tuning import note_of
 
@@ -232,7 +232,7 @@ def test_a_multi_selector_study_records_each_trials_selector_and_its_own_paramet
     spec = parse_spec({**multi(), "study": {"name": "multi", "trials": 9, "seed": 1,
                                             "sampler": "random"}})
     url = f"sqlite:///{tmp_path / 'multi.db'}"
-    study = tune(spec, storage=url, progress=False)
+    study = run_study(spec, storage=url, progress=False)
     trials = study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
     assert len(trials) == 9
     seen = set()
@@ -251,7 +251,7 @@ def test_a_multi_selector_study_records_each_trials_selector_and_its_own_paramet
 
 def test_a_fixed_settings_grid_study_runs_each_selector_once(tmp_path):
     spec = parse_spec(fixed_settings())
-    study = tune(spec, storage=f"sqlite:///{tmp_path / 'grid.db'}", progress=False)
+    study = run_study(spec, storage=f"sqlite:///{tmp_path / 'grid.db'}", progress=False)
     complete = study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
     assert sorted(t.params[SELECTOR_PARAM] for t in complete) == sorted(
         ["t_test", "logistic_rfe", "lasso"])
@@ -265,7 +265,7 @@ def test_report_and_choose_refit_a_multi_selector_trial(tmp_path, monkeypatch):
 
     spec = parse_spec(fixed_settings())
     url = f"sqlite:///{tmp_path / 'grid.db'}"
-    tune(spec, storage=url, progress=False)
+    run_study(spec, storage=url, progress=False)
     chosen = choose(url, 0.5)
     assert chosen.params[SELECTOR_PARAM] in {"t_test", "logistic_rfe", "lasso"}
     assert len(chosen.features) >= 1
@@ -388,7 +388,7 @@ def test_a_grid_point_whose_trial_was_interrupted_is_run_on_resume(tmp_path):
     interrupted = suggest_params(trial, spec)[SELECTOR_PARAM]
     release(study._storage, trial._trial_id, "interrupted (Ctrl-C)")
     study.tell(trial, state=TrialState.FAIL)
-    study = tune(spec, storage=url, progress=False)  # the resume
+    study = run_study(spec, storage=url, progress=False)  # the resume
     complete = [t.params[SELECTOR_PARAM]
                 for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))]
     assert sorted(complete) == ["lasso", "logistic_rfe", "t_test"]  # each once
@@ -397,7 +397,7 @@ def test_a_grid_point_whose_trial_was_interrupted_is_run_on_resume(tmp_path):
 
 def test_two_workers_run_each_point_of_a_grid_once(tmp_path):
     spec = parse_spec(fixed_settings())
-    study = tune(spec, storage=f"sqlite:///{tmp_path / 'grid.db'}", workers=2,
+    study = run_study(spec, storage=f"sqlite:///{tmp_path / 'grid.db'}", workers=2,
                  progress=False)
     trials = study.get_trials(deepcopy=False)
     complete = [t.params[SELECTOR_PARAM] for t in trials if t.state == TrialState.COMPLETE]
@@ -420,7 +420,7 @@ def test_every_process_reads_a_grid_point_alike(tmp_path):
     spec = parse_spec(one_selector_grid())
     url = f"sqlite:///{tmp_path / 'grid.db'}"
     for trials in range(1, spec.trials + 1):
-        study = tune(spec, storage=url, n_trials=trials, progress=False)
+        study = run_study(spec, storage=url, n_trials=trials, progress=False)
     ks = [t.params["n_features"] for t in study.get_trials(deepcopy=False)]
     assert sorted(ks) == list(range(2, 8))  # each point once (before: 2 to 4 distinct)
 
@@ -429,7 +429,7 @@ def test_tune_refuses_more_trials_than_grid_points(tmp_path):
     spec = parse_spec(fixed_settings())
     with pytest.raises(InvalidInputError, match=r"^n_trials: the grid has 3 points, each run "
                                                 r"once; got 4\.$"):
-        tune(spec, storage=f"sqlite:///{tmp_path / 'grid.db'}", n_trials=4, progress=False)
+        run_study(spec, storage=f"sqlite:///{tmp_path / 'grid.db'}", n_trials=4, progress=False)
 
 
 def test_the_later_of_two_trials_given_one_grid_point_does_not_run_it(tmp_path):
@@ -473,7 +473,7 @@ def test_a_grid_point_is_freed_when_its_trial_ends_without_counting(tmp_path, en
     study.optimize(objective, n_trials=1, catch=(RuntimeError,))
     (trial,) = study.get_trials(deepcopy=False)
     assert (trial.system_attrs["grid_id"] is None) is frees
-    study = tune(spec, storage=url, progress=False)
+    study = run_study(spec, storage=url, progress=False)
     complete = [t.params[SELECTOR_PARAM]
                 for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))]
     assert sorted(complete) == (["lasso", "logistic_rfe", "t_test"] if frees else

@@ -380,7 +380,7 @@ def test_two_tune_processes_write_to_s3_and_the_report_reads_it_back(s3_bucket, 
     (KeyboardInterrupt(), 130, "Ctrl-C"), (Interrupted(signal.SIGTERM), 143, "SIGTERM"),
     (Interrupted(signal.SIGHUP), 129, "SIGHUP")])
 @pytest.mark.parametrize("command, function", [
-    (["report"], "build_report"), (["choose", "--gamma", "0.5"], "choose_trial")])
+    (["report"], "analysed_study"), (["choose", "--gamma", "0.5"], "choose_trial")])
 def test_ctrl_c_or_sigterm_during_report_or_choose_is_one_line_and_its_exit_code(
         monkeypatch, capsys, command, function, interrupt, code, name):
     import paretostab.report.build

@@ -20,7 +20,7 @@ from paretostab.errors import InvalidInputError
 from paretostab.protocol import RunSet
 from paretostab.spec import parse_spec
 from paretostab.storage import artifact_store, load_runset, open_storage
-from paretostab.tuning import tune
+from paretostab.tuning import run_study
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -64,7 +64,7 @@ def states(study):
 
 def test_a_study_records_objectives_measures_and_artifacts(tmp_path):
     url = storage_url(tmp_path)
-    study = tune(tiny(), storage=url, progress=False)
+    study = run_study(tiny(), storage=url, progress=False)
     assert states(study) == [TrialState.COMPLETE] * 3
     assert study.metric_names == ["accuracy", "φ_iw"]  # what a person reads
     assert study.user_attrs["objective"] == "iw"  # the registry name
@@ -85,24 +85,24 @@ def test_a_study_records_objectives_measures_and_artifacts(tmp_path):
 
 def test_rerunning_resumes_and_adds_exactly_the_missing_trials(tmp_path):
     url = storage_url(tmp_path)
-    tune(tiny(), storage=url, n_trials=2, progress=False)
-    study = tune(tiny(), storage=url, n_trials=5, progress=False)
+    run_study(tiny(), storage=url, n_trials=2, progress=False)
+    study = run_study(tiny(), storage=url, n_trials=5, progress=False)
     assert len(study.trials) == 5
-    study = tune(tiny(), storage=url, n_trials=5, progress=False)
+    study = run_study(tiny(), storage=url, n_trials=5, progress=False)
     assert len(study.trials) == 5
 
 
 def test_a_study_refuses_another_spec(tmp_path):
     url = storage_url(tmp_path)
-    tune(tiny(), storage=url, n_trials=1, progress=False)
+    run_study(tiny(), storage=url, n_trials=1, progress=False)
     with pytest.raises(InvalidInputError, match="made from another spec"):
-        tune(tiny(protocol={"runs": 4}), storage=url, n_trials=2, progress=False)
+        run_study(tiny(protocol={"runs": 4}), storage=url, n_trials=2, progress=False)
 
 
 def test_a_failing_trial_is_recorded_and_the_study_goes_on(tmp_path):
     spec = tiny(selector={"search": {"n_stable": [0, 4], "epsilon": [-1.0, 1.0]}},
                 study={"trials": 8, "seed": 1})
-    study = tune(spec, storage=storage_url(tmp_path), progress=False)
+    study = run_study(spec, storage=storage_url(tmp_path), progress=False)
     failed = [t for t in study.trials if t.state == TrialState.FAIL]
     complete = [t for t in study.trials if t.state == TrialState.COMPLETE]
     assert len(study.trials) == 8 and failed and complete
@@ -114,7 +114,7 @@ def test_a_failing_trial_is_recorded_and_the_study_goes_on(tmp_path):
 @pytest.mark.parametrize("kind", ["sqlite", "journal"])
 def test_two_worker_processes_lose_and_duplicate_no_trial(tmp_path, kind):
     url = storage_url(tmp_path) if kind == "sqlite" else f"journal:{tmp_path / 'study.log'}"
-    study = tune(tiny(study={"trials": 6}), storage=url, workers=2, progress=False)
+    study = run_study(tiny(study={"trials": 6}), storage=url, workers=2, progress=False)
     trials = study.get_trials(deepcopy=False)
     run = [t for t in trials if t.state != TrialState.PRUNED]  # pruned: a slot taken by then
     assert len(run) == 6 and all(t.state == TrialState.COMPLETE for t in run)
@@ -126,7 +126,7 @@ def test_two_worker_processes_lose_and_duplicate_no_trial(tmp_path, kind):
 def test_the_dashboard_serves_the_study_with_metric_names_and_artifacts(tmp_path):
     optuna_dashboard = pytest.importorskip("optuna_dashboard")
     url = storage_url(tmp_path)
-    tune(tiny(study={"trials": 2}), storage=url, progress=False)
+    run_study(tiny(study={"trials": 2}), storage=url, progress=False)
     app = optuna_dashboard.wsgi(open_storage(url), artifact_store=artifact_store(url))
 
     def get(path):
@@ -171,7 +171,7 @@ def test_front_points_are_the_completed_trials(tmp_path):
     from paretostab.front import pareto_front
     from paretostab.tuning.study import front_points, front_table
 
-    study = tune(tiny(study={"trials": 4}), storage=storage_url(tmp_path), progress=False)
+    study = run_study(tiny(study={"trials": 4}), storage=storage_url(tmp_path), progress=False)
     trials, points = front_points(study)
     assert points.shape == (4, 2)
     table = front_table(study)
@@ -201,7 +201,7 @@ def test_a_trial_checks_the_front_on_the_trials_its_claim_read(tmp_path):
     front in vain, never leave it off)."""
     from paretostab.tuning.coordination import TrialSlots
 
-    study = tune(tiny(study={"trials": 3}), storage=storage_url(tmp_path), progress=False)
+    study = run_study(tiny(study={"trials": 3}), storage=storage_url(tmp_path), progress=False)
     slots = TrialSlots(study, 4)
     trial = study.ask()
     assert slots.claim(trial) is None
@@ -314,7 +314,7 @@ def trial_runsets(url, study):
 
 def test_shared_resamples_give_every_trial_the_same_runs(tmp_path):
     url = storage_url(tmp_path)
-    study = tune(tiny(study={"trials": 3}), storage=url, progress=False)
+    study = run_study(tiny(study={"trials": 3}), storage=url, progress=False)
     runsets = trial_runsets(url, study)
     assert all(np.array_equal(r.seeds, runsets[0].seeds) for r in runsets)
     assert study.user_attrs["resample_seed"] == 0  # the spec's seed
@@ -325,7 +325,7 @@ def test_shared_resamples_give_every_trial_the_same_runs(tmp_path):
     assert timing["run_cache_mib"] > 0
     # later trials find their runs prepared (in this process's cache)
     assert timing["preparation"] < study.trials[0].user_attrs["timing"]["preparation"]
-    per_trial = tune(tiny(study={"trials": 3, "name": "per"}, protocol={"resamples": "per_trial"}),
+    per_trial = run_study(tiny(study={"trials": 3, "name": "per"}, protocol={"resamples": "per_trial"}),
                      storage=url, progress=False)
     seeds = [tuple(r.seeds) for r in trial_runsets(url, per_trial)]
     assert len(set(seeds)) == 3
@@ -335,9 +335,9 @@ def test_shared_resamples_give_every_trial_the_same_runs(tmp_path):
 def test_a_study_without_seed_draws_its_resample_seed_once(tmp_path):
     url = storage_url(tmp_path)
     spec = tiny(study={"trials": 2, "seed": None})
-    study = tune(spec, storage=url, progress=False)
+    study = run_study(spec, storage=url, progress=False)
     seed = study.user_attrs["resample_seed"]
-    study = tune(spec, storage=url, n_trials=4, workers=2, progress=False)  # other processes
+    study = run_study(spec, storage=url, n_trials=4, workers=2, progress=False)  # other processes
     assert study.user_attrs["resample_seed"] == seed
     runsets = trial_runsets(url, study)
     assert len(runsets) == 4 and all(np.array_equal(r.seeds, runsets[0].seeds) for r in runsets)
@@ -348,7 +348,7 @@ def test_the_report_replicates_draw_fresh_resamples(tmp_path, monkeypatch):
     from paretostab.report.build import build_report
 
     url = storage_url(tmp_path)
-    study = tune(tiny(study={"trials": 3}, protocol={"replicates": 3}), storage=url,
+    study = run_study(tiny(study={"trials": 3}, protocol={"replicates": 3}), storage=url,
                  progress=False)
     trial_seeds = {int(s) for r in trial_runsets(url, study) for s in r.seeds}
     drawn = []
@@ -377,7 +377,7 @@ def test_the_runset_artifact_keeps_the_rankings_its_measures_read(tmp_path, obje
 
     spec = tiny(study={"trials": 1}, objective=objective)
     url = storage_url(tmp_path)
-    study = tune(spec, storage=url, progress=False)
+    study = run_study(spec, storage=url, progress=False)
     (runs,) = trial_runsets(url, study)
     assert runs.rank_depth == depth
     assert kept_ranks(spec) == {0: None, 3: 3, None: "full"}[depth]
@@ -393,7 +393,7 @@ def test_msi_is_a_tuning_objective(tmp_path):
     spec = tiny(study={"trials": 3}, objective={"stability": "msi", "similarity": "spearman",
                                                 "record": ["nogueira"]})
     url = storage_url(tmp_path)
-    study = tune(spec, storage=url, progress=False)
+    study = run_study(spec, storage=url, progress=False)
     assert study.metric_names == ["accuracy", "φ_msi"]
     data = load_dataset(spec.data.source, random_state=0)  # what the study simulated
     similarity = FeatureSimilarity(data.X, "spearman")
@@ -407,7 +407,7 @@ def test_a_map_for_every_trial_that_joins_the_front(tmp_path):
     from paretostab.front import pareto_front
 
     url = storage_url(tmp_path)
-    study = tune(tiny(study={"trials": 10, "seed": 3}), storage=url, progress=False)
+    study = run_study(tiny(study={"trials": 10, "seed": 3}), storage=url, progress=False)
     storage = open_storage(url)
     trials = study.get_trials(deepcopy=False)
     points = np.array([t.values for t in trials])
@@ -451,7 +451,7 @@ def test_every_trial_has_a_note_with_values_measures_k_bar_and_top_features(tmp_
 
     url = storage_url(tmp_path)
     spec = tiny(study={"trials": 10, "seed": 3})
-    study = tune(spec, storage=url, progress=False)
+    study = run_study(spec, storage=url, progress=False)
     storage = open_storage(url)
     names = load_dataset(spec.data.source, random_state=0).feature_names
     kinds = set()
@@ -495,7 +495,7 @@ def test_the_study_note_states_the_objectives_and_protocol_and_is_written_once(t
 
     url = storage_url(tmp_path)
     spec = tiny(study={"trials": 2})
-    study = tune(spec, storage=url, n_trials=1, progress=False)
+    study = run_study(spec, storage=url, n_trials=1, progress=False)
     note = note_of(study)
     assert note == study_note(spec)
     for text in ("both maximised", "1. **accuracy**", "out-of-bag accuracy",
@@ -507,12 +507,12 @@ def test_the_study_note_states_the_objectives_and_protocol_and_is_written_once(t
     keys = ["dashboard:note_str:0", "dashboard:note_ver"]
     assert note_keys(study) == keys
 
-    study = tune(spec, storage=url, n_trials=2, progress=False)  # resumed
+    study = run_study(spec, storage=url, n_trials=2, progress=False)  # resumed
     assert note_of(study) == note and note_keys(study) == keys
     assert study._storage.get_study_system_attrs(study._study_id)["dashboard:note_ver"] == 1
 
     save_note(study, "my own words")  # edited in the dashboard: a resume keeps it
-    tune(spec, storage=url, n_trials=3, workers=2, progress=False)
+    run_study(spec, storage=url, n_trials=3, workers=2, progress=False)
     assert note_of(study) == "my own words" and note_keys(study) == keys
 
 
@@ -593,9 +593,9 @@ def test_worker_processes_log_as_the_process_that_started_them(tmp_path, level, 
     process that called tune (a notebook's, a script's), not a level of their own."""
     url = storage_url(tmp_path)
     code = ("import sys, optuna; from tests.test_tuning import tiny; "
-            "from paretostab.tuning import tune; "
+            "from paretostab.tuning import run_study; "
             f"optuna.logging.set_verbosity(optuna.logging.{level}); "
-            "tune(tiny(), storage=sys.argv[1], n_trials=2, workers=2, progress=False)")
+            "run_study(tiny(), storage=sys.argv[1], n_trials=2, workers=2, progress=False)")
     run = subprocess.run([sys.executable, "-c", code, url], capture_output=True, text=True,
                          cwd=Path(__file__).resolve().parents[1], timeout=300)
     assert run.returncode == 0, run.stderr[-2000:]
@@ -613,7 +613,7 @@ def test_a_trial_whose_stability_is_undefined_names_its_parameters(tmp_path, mon
         return {name: float("nan") for name in original(self, runs, names)}
 
     monkeypatch.setattr(paretostab.problem.Problem, "measure_values", undefined)
-    study = tune(tiny(study={"trials": 2}), storage=storage_url(tmp_path), progress=False)
+    study = run_study(tiny(study={"trials": 2}), storage=storage_url(tmp_path), progress=False)
     for trial in study.trials:
         reason = trial.user_attrs["fail_reason"]
         assert reason.startswith("φ_iw undefined (NaN) at "), reason

@@ -25,7 +25,7 @@ from paretostab import protocol
 from paretostab.errors import StoreError
 from paretostab.problem import Problem
 from paretostab.protocol import RunCache
-from paretostab.tuning import tune
+from paretostab.tuning import run_study
 from paretostab.tuning.coordination import _process_ended, counted_trials
 from paretostab.tuning.processes import _shared_data
 from tests.test_coordination import current, wait_for
@@ -81,7 +81,7 @@ def test_the_data_folder_goes_when_tune_ends(tmp_path, monkeypatch):
     real = tempfile.mkdtemp
     monkeypatch.setattr(tempfile, "mkdtemp", lambda *a, **k: made.append(real(*a, **k))
                         or made[-1])
-    study = tune(tiny(), storage=storage_url(tmp_path), n_trials=3, workers=2, progress=False)
+    study = run_study(tiny(), storage=storage_url(tmp_path), n_trials=3, workers=2, progress=False)
     # two workers racing for the last slot: the loser's trial is pruned unrun, not counted
     assert counted_trials(study) == 3
     folders = [Path(f) for f in made if Path(f).name.startswith("paretostab-data-")]

@@ -451,7 +451,8 @@ def analyse_study(data: StudyData, refits: Refits, *, measures: Sequence[str] | 
     nested = (nested_evaluation(data, refits, objective, gamma=gamma, level=level,
                                 allow_chance=allow_chance, progress=progress)
               if data.spec is not None and data.spec.protocol.outer_folds else None)
-    selectors, groups = None, ()
+    selectors: Comparison | None = None
+    groups: tuple[Group, ...] = ()
     if SELECTOR_PARAM in table and table[SELECTOR_PARAM].nunique() > 1:
         groups = _selector_groups(refits, table, names, n_replicates, progress)
         selectors = compare_groups(groups, names, weight=weight, level=level)
@@ -466,11 +467,16 @@ def analyse_study(data: StudyData, refits: Refits, *, measures: Sequence[str] | 
         choice_trials=tuple(int(t) for t in table["trial"].iloc[rows]),
         eligible_dominance_area=(None if flags is None else
                                  eligible_area(table, objective, flags, weight)),
-        held_out=held_out, nested=nested,
-        data=("the whole data" if split is None else
-              f"the development part ({data.problem.y.size} examples; "
-              f"{split.description}: {data.problem.test_y.size} examples never seen by "
-              "the search)"))
+        held_out=held_out, nested=nested, data=_data_described(data))
+
+
+def _data_described(data: StudyData) -> str:
+    """What data a study's trials were computed on, as the page says it."""
+    problem = data.problem if data.has_spec else None
+    if problem is None or problem.split is None or problem.test_y is None:
+        return "the whole data"
+    return (f"the development part ({problem.y.size} examples; {problem.split.description}: "
+            f"{problem.test_y.size} examples never seen by the search)")
 
 
 def with_maps(report: StudyReport, runsets: Mapping[int, object], data: StudyData

@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from typing import Any, overload
 
 import numpy as np
 import pandas as pd
@@ -304,6 +305,14 @@ def _bounds(name: str, interval: DominanceAreaInterval | None) -> dict:
     return {f"{name} low": low, f"{name} high": high}
 
 
+@overload
+def jsonable(value: Mapping[Any, object]) -> dict[str, object]: ...
+
+
+@overload
+def jsonable(value: object) -> object: ...
+
+
 def jsonable(value: object) -> object:
     """``value`` with numpy scalars as Python ones and NaN and ±∞ as None: strict JSON,
     which R, spreadsheets and other JSON readers take (``json.dumps`` would write
@@ -399,7 +408,11 @@ def _dominating(first: str, second: str, first_covers: bool,
 
 def _difference(a: GroupFront, b: GroupFront, level: float) -> Difference:
     difference = a.dominance_area - b.dominance_area
-    if a.pair_regions is None or b.pair_regions is None:
+    regions_a, regions_b = a.pair_regions, b.pair_regions
+    pair_a, pair_b, interval_a, interval_b = (a.pair_interval, b.pair_interval, a.interval,
+                                              b.interval)
+    if (regions_a is None or regions_b is None or pair_a is None or pair_b is None
+            or interval_a is None or interval_b is None):  # set together, or not at all
         found = _dominating(a.group, b.group, _covers(a.points, b.points),
                             _covers(b.points, a.points))
         if found is None:
@@ -408,21 +421,22 @@ def _difference(a: GroupFront, b: GroupFront, level: float) -> Difference:
                      if difference < 0 else ("equal dominance areas", None))
         return Difference(a.measure, a.group, b.group, difference, None, None, None, level,
                           f"{found[0]} {NO_INTERVAL}", found[1])
-    low = a.pair_interval.low - b.pair_interval.high
-    high = a.pair_interval.high - b.pair_interval.low
+    low = pair_a.low - pair_b.high
+    high = pair_a.high - pair_b.low
 
-    def corners(front: GroupFront, which: str) -> np.ndarray:
-        return np.array([getattr(region, which) for region in front.pair_regions])
+    def corners(regions: Sequence[Ellipse], which: str) -> np.ndarray:
+        return np.array([getattr(region, which) for region in regions])
 
-    found = _dominating(a.group, b.group,
-                        _covers(corners(a, "most_dominated"), corners(b, "most_dominant")),
-                        _covers(corners(b, "most_dominated"), corners(a, "most_dominant")))
+    found = _dominating(
+        a.group, b.group,
+        _covers(corners(regions_a, "most_dominated"), corners(regions_b, "most_dominant")),
+        _covers(corners(regions_b, "most_dominated"), corners(regions_a, "most_dominant")))
     if found is None:
         found = ((f"{a.group} has the larger dominance area", a.group) if low > 0
                  else (f"{b.group} has the larger dominance area", b.group) if high < 0
                  else (OVERLAP, None))
     return Difference(a.measure, a.group, b.group, difference,
-                      a.interval.estimate - b.interval.estimate, low, high, level, *found)
+                      interval_a.estimate - interval_b.estimate, low, high, level, *found)
 
 
 def _check(groups: Sequence[Group], measures: Sequence[str]) -> tuple[list[Group], list[str]]:

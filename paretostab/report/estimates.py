@@ -25,6 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from paretostab.errors import InvalidInputError
 from paretostab.evaluation import (
     HeldOutScore,
     chance_p_value,
@@ -197,6 +198,10 @@ def held_out_evaluation(data: StudyData, refits: Refits, table: pd.DataFrame,
     their ``replicates`` (trial number → ``{"accuracy": [...]}``, possibly empty);
     ``progress`` of the refits as :func:`~paretostab.progress.progress_bar` shows it."""
     problem = data.problem
+    split, test_y = problem.split, problem.test_y
+    if split is None or test_y is None:
+        raise InvalidInputError(f"Study {data.name!r} holds no examples out "
+                                "([protocol] holdout): nothing to score them on.")
     by_number = table.set_index("trial")
     scores, rows = {}, []
     with progress_bar(len(front), "held-out refits", progress=progress, unit="trials",
@@ -213,8 +218,8 @@ def held_out_evaluation(data: StudyData, refits: Refits, table: pd.DataFrame,
                          "held-out": score.value, "held-out low": score.low,
                          "held-out high": score.high})
             bar.update()
-    return HeldOutEvaluation(problem.split.description, int(problem.y.size),
-                             int(problem.test_y.size), scores, pd.DataFrame(rows))
+    return HeldOutEvaluation(split.description, int(problem.y.size), int(test_y.size),
+                             scores, pd.DataFrame(rows))
 
 
 # --------------------------------------------------------------------------- nested
@@ -273,7 +278,7 @@ def nested_evaluation(data: StudyData, refits: Refits, objective: str, *, gamma:
     trials not flagged (all with ``allow_chance``), refitted on the fold's training part
     and scored on its test part; ``progress`` of the folds as
     :func:`~paretostab.progress.progress_bar` shows it."""
-    k = data.checked_spec.protocol.outer_folds
+    k = data.checked_spec.protocol.outer_folds or 0
     rows, missing, supports, importances = [], [], [], []
     names = data.problem.feature_names
     with progress_bar(k, "outer folds", progress=progress, unit="folds", leave=False) as bar:

@@ -243,7 +243,7 @@ def _group_fronts_figure(comparison: Comparison, groups: Sequence[Group], *,
     return figure
 
 
-def point_styles(groups: Sequence[Group]) -> dict[str, tuple[str, str]]:
+def point_styles(groups: Sequence[Group]) -> dict[str, tuple[object, str]]:
     """Each point label's (colour, marker): its group's colour; the group's marker, or
     for the selectors of a multi-selector group, markers no group has (in turn)."""
     spare = GROUP_MARKERS[len(groups):] or GROUP_MARKERS

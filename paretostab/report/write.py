@@ -18,6 +18,7 @@ import tempfile
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any, cast
 
 import optuna
 import pandas as pd
@@ -43,8 +44,8 @@ def write_refits(storage: optuna.storages.BaseStorage, refits: Refits) -> None:
     for name, entries in refits.studies():
         if entries:
             study_id = storage.get_study_id_from_name(name)
-            for key, value in entries.items():
-                storage.set_study_system_attr(study_id, key, value)
+            for key, value in entries.items():  # plain JSON: dicts, lists, floats, bools
+                storage.set_study_system_attr(study_id, key, cast(Any, value))
 
 
 def note_front(storage: optuna.storages.BaseStorage, study_name: str, spec: StudySpec | None,

@@ -1,11 +1,12 @@
 """The processes that run a study's trials: this one, or ``workers`` processes beside it.
 
-:func:`tune` is the entry point: it checks its options, loads the data once, opens the
-artifact store and the storage, creates or resumes the study, then runs trials here
-(:func:`run_trials`) or starts ``workers`` processes (:func:`run_workers`), each running
-trials the same way with its own storage connection, sampler stream and run cache, and
-follows the study until they end. Every process takes its trial slots from the study's
-``n_trials`` (:class:`~paretostab.tuning.coordination.TrialSlots`).
+:func:`run_study` is the entry point (of :func:`paretostab.tune`): it checks its options,
+loads the data once, opens the artifact store and the storage, creates or resumes the
+study, then runs trials here (:func:`run_trials`) or starts ``workers`` processes
+(:func:`run_workers`), each running trials the same way with its own storage connection,
+sampler stream and run cache, and follows the study until they end. Every process takes
+its trial slots from the study's ``n_trials``
+(:class:`~paretostab.tuning.coordination.TrialSlots`).
 
 The workers share the data instead of holding a copy each: the parent writes the problem
 once (``joblib.dump``) to a file in a folder of its own in the temporary folder
@@ -83,7 +84,7 @@ from paretostab.tuning.study import (
     resample_seed,
 )
 
-__all__ = ["MAX_STUDY_NAME", "TuneSettings", "run_trials", "run_workers", "tune"]
+__all__ = ["MAX_STUDY_NAME", "TuneSettings", "run_study", "run_trials", "run_workers"]
 
 MAX_STUDY_NAME = 512
 """The longest study name Optuna's RDB storages hold (their ``study_name`` column)."""
@@ -91,9 +92,9 @@ MAX_STUDY_NAME = 512
 
 @dataclass(frozen=True)
 class TuneSettings:
-    """What every process of one :func:`tune` call needs besides the problem.
+    """What every process of one :func:`run_study` call needs besides the problem.
 
-    ``verbosity`` is Optuna's log level in the process that called :func:`tune`: its
+    ``verbosity`` is Optuna's log level in the process that called :func:`run_study`: its
     workers log as it does (the library sets no log level; the command line does).
     ``scheduler``: the address of the Dask scheduler whose cluster runs the trials' runs
     (:mod:`~paretostab.tuning.cluster`); None: this machine's processes.
@@ -128,61 +129,16 @@ class TuneSettings:
         return str(self.artifacts or default_artifact_dir(self.storage))
 
 
-def tune(spec: StudySpec, *, storage: str | None = None, study_name: str | None = None,
+def run_study(spec: StudySpec, *, storage: str | None = None, study_name: str | None = None,
          n_trials: int | None = None, timeout: float | None = None, n_jobs: int | None = None,
          workers: int = 1, artifacts: str | None = None,
          cache_bytes: int = DEFAULT_CACHE_BYTES, progress: bool | None = None,
          heartbeat_interval: int = HEARTBEAT_SECONDS, grace_period: int = GRACE_SECONDS,
          storage_wait: float = DEFAULT_STORAGE_WAIT, data: object = None,
          backend: str = "local", scheduler: str | None = None) -> optuna.Study:
-    """Run (or resume) the spec's study until it has ``n_trials`` counted trials.
-
-    ``data``: data given in memory instead of the spec's ``[data] source`` — ``(X, y)``,
-    a pandas DataFrame with the spec's label column, an ``anndata.AnnData`` (the label in
-    its ``obs`` column) or a :class:`~paretostab.data.Dataset` — read with the spec's
-    ``label`` and ``impute``. The study then stores ``source = "memory"`` and the data's
-    content hash (SHA-256 of X, y and the feature names) in its spec, so that resuming it
-    with other data is refused as resuming it with another spec is.
-
-    ``n_trials`` is the study's, not this call's: every process that runs the study — the
-    ``workers`` processes, other ``tune`` calls on the same storage, on other machines —
-    takes trial slots from the same ``n_trials`` (:class:`TrialSlots`), each with its own
-    sampler stream (:class:`~paretostab.tuning.coordination.StreamSampler`). A trial whose
-    process is gone fails as stale and its slot is run again: at once when the process
-    was on this host, after ``grace_period`` seconds without one of its heartbeats (every
-    ``heartbeat_interval`` seconds) on an RDB storage. ``n_jobs`` parallelises the runs
-    inside a trial on this machine; with ``backend="dask"`` they run instead on the
-    workers of the Dask cluster whose scheduler is at ``scheduler`` (``n_jobs`` unset;
-    :mod:`~paretostab.tuning.cluster`), checked reachable before the data are loaded.
-    The data are loaded once, here, before the study is created or opened; the workers
-    map them from one file (one copy for all, not one each). For a database server
-    without ``artifacts``, a line on stderr says where the artifacts go
-    (:func:`~paretostab.storage.artifact_notice`). With shared resamples each process
-    keeps its prepared runs in a :class:`~paretostab.protocol.RunCache` of ``cache_bytes``. A trial
-    that raises is recorded as failed with its reason (user attribute ``fail_reason``),
-    counts, and the study goes on; a trial failed by its environment (a full or
-    unwritable artifact store or database, :func:`~paretostab.faults.environment_error`)
-    or while being recorded does not count, and after
-    :data:`~paretostab.faults.ENVIRONMENT_FAILURES_IN_A_ROW` of them in a row a process
-    stops with a :class:`~paretostab.errors.StoreError` (a
-    :class:`~paretostab.errors.MemoryLimitError` when the machine has not the memory a
-    trial needs: :func:`~paretostab.protocol.run_protocol` refuses it before its work).
-    A database outage is waited out for ``storage_wait`` seconds (then a
-    ``StoreError``). Ctrl-C, SIGTERM and SIGHUP stop cleanly: completed trials are kept,
-    the running one fails as interrupted (and does not count). A worker's error is raised
-    here as a :class:`~paretostab.errors.WorkerError`. Optuna logs as the caller has set
-    it (``optuna.logging``); the command line keeps only its errors. ``progress``: the
-    counted trials with the front's size and dominance area, as a bar on a terminal and
-    as plain lines on stderr otherwise (None, the default), as the bar (True) or not at
-    all (False) (:func:`~paretostab.progress.progress_bar`).
-
-    Nested evaluation (``[protocol] outer_folds = K``): after the study on the whole data,
-    the same procedure runs in each outer fold k as a study of its own,
-    ``<name>/outer-<k>`` (:func:`~paretostab.evaluation.outer_study_name`), tuned on the
-    fold's training part, with the same options (storage, workers, backend, resumed as
-    any study); a spec with ``outer_fold = k`` runs that fold's study alone (one job per
-    fold). Returns the study on the whole data (the fold's study for one fold).
-    """
+    """Run (or resume) the spec's study until it has ``n_trials`` counted trials: the
+    engine of :func:`paretostab.tune`, whose docstring says what each option does;
+    returns the Optuna study (on the whole data; one fold's study for one fold)."""
     protocol = spec.protocol
     if protocol.outer_fold is not None and study_name is None:  # one fold's study alone
         study_name = outer_study_name(spec.name, protocol.outer_fold)
@@ -230,7 +186,7 @@ def tune(spec: StudySpec, *, storage: str | None = None, study_name: str | None 
                             follow=lambda: _advance(bar, study, start))
     folds = protocol.outer_folds if protocol.outer_fold is None else None
     for fold in range(1, (folds or 0) + 1):  # nested evaluation: then each fold's study
-        tune(replace(spec, protocol=replace(protocol, outer_fold=fold)),
+        run_study(replace(spec, protocol=replace(protocol, outer_fold=fold)),
              storage=storage, study_name=outer_study_name(study.study_name, fold),
              n_trials=n_trials, timeout=timeout, n_jobs=n_jobs, workers=workers,
              artifacts=artifacts, cache_bytes=cache_bytes, progress=progress,
