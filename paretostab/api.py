@@ -19,7 +19,7 @@ import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -28,15 +28,19 @@ from paretostab.measures import measure_label
 from paretostab.report.choice import Choice
 
 if TYPE_CHECKING:
+    import optuna
+
     from paretostab.report.analysis import StudyReport
     from paretostab.report.build import StudyReportResult
+    from paretostab.report.compare import Comparison
     from paretostab.report.figures import StudyFigures
+    from paretostab.spec import StudySpec
 
 __all__ = ["Choice", "ComparisonResult", "Report", "TunedStudy", "as_spec", "choose", "compare",
            "study_report", "tune"]
 
 
-def as_spec(spec: object):
+def as_spec(spec: object) -> StudySpec:
     """A :class:`~paretostab.spec.StudySpec` from what a user gives: a spec, a mapping in
     the TOML layout, the path of a TOML file or the name of a built-in spec
     (``"quickstart"``)."""
@@ -78,7 +82,7 @@ class TunedStudy:
         report re-runs trials on.
     """
 
-    study: object
+    study: optuna.Study
     storage: str
     artifacts: str | None = None
     data: object = None
@@ -238,8 +242,9 @@ def tune(spec: object, /, *, data: object = None, storage: str | None = None,
 
     spec = as_spec(spec)
     url = storage or spec.storage or DEFAULT_STORAGE
-    given = {"cache_bytes": cache_bytes, "storage_wait": storage_wait,
-             "heartbeat_interval": heartbeat_interval, "grace_period": grace_period}
+    given: dict[str, Any] = {"cache_bytes": cache_bytes, "storage_wait": storage_wait,
+                             "heartbeat_interval": heartbeat_interval,
+                             "grace_period": grace_period}
     study = run_study(spec, storage=url, study_name=study_name, n_trials=n_trials,
                       timeout=timeout, n_jobs=n_jobs, workers=workers, artifacts=artifacts,
                       progress=progress, data=data, backend=backend, scheduler=scheduler,
@@ -431,7 +436,7 @@ class ComparisonResult:
         Where its page, ``comparison.csv`` and ``comparison.json`` were written.
     """
 
-    comparison: object
+    comparison: Comparison
     folder: Path
 
     @property

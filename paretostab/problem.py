@@ -17,6 +17,7 @@ import functools
 import warnings
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
+from typing import TypedDict
 
 import numpy as np
 import pandas as pd
@@ -44,6 +45,7 @@ from paretostab.selectors import get_selector
 from paretostab.similarity import FeatureSimilarity
 from paretostab.spec import (
     DATA_GROUPS,
+    Param,
     SelectorSpec,
     StudySpec,
     check_builtin_data,
@@ -52,7 +54,7 @@ from paretostab.spec import (
 )
 from paretostab.spec.schema import MEMORY_SOURCE
 
-__all__ = ["DEFAULT_SIMILARITY", "Problem", "measure_values"]
+__all__ = ["DEFAULT_SIMILARITY", "Problem", "ProtocolOptions", "measure_values"]
 
 #: The similarity of a measure that needs one when the spec names none (the report
 #: recomputing a measure the study did not record): |Spearman|, the papers' choice.
@@ -109,9 +111,17 @@ def measure_values(runs: RunSet, names: Iterable[str], *,
 def _probe_setting(selector: SelectorSpec) -> dict[str, object]:
     """One setting of ``selector``: its fixed parameters, each searched one at its first
     choice or its low bound."""
-    drawn = {param.name: param.choices[0] if param.choices is not None else
-             int(param.low) if param.integer else param.low for param in selector.search}
+    drawn = {param.name: _first_value(param) for param in selector.search}
     return {**selector.fixed, **drawn}
+
+
+def _first_value(param: Param) -> object:
+    """A searched parameter's first choice, else its low bound (an integer's as int)."""
+    if param.choices is not None:
+        return param.choices[0]
+    if param.integer and param.low is not None:
+        return int(param.low)
+    return param.low
 
 
 def _gives_importances(spec: StudySpec, selector: SelectorSpec, X: np.ndarray,
@@ -181,6 +191,17 @@ def _search_notes(spec: StudySpec) -> tuple[str, ...]:
             if spec.protocol.resamples == "shared" else "")
     return (f"selector.search: nothing is searched: every trial runs {selector.name} at the "
             f"same setting{same}; add the ranges to tune to [selector.search]{hint}.",)
+
+
+class ProtocolOptions(TypedDict):
+    """The keyword arguments of :func:`~paretostab.protocol.run_protocol` that a spec
+    fixes (:meth:`Problem.protocol_options`)."""
+
+    runs: int
+    resampling: str
+    sample_fraction: float
+    prefilter: int | None
+    metric: str
 
 
 @dataclass(frozen=True, eq=False)
@@ -318,7 +339,7 @@ class Problem:
 
     # ------------------------------------------------------------------ the protocol
 
-    def protocol_options(self) -> dict[str, object]:
+    def protocol_options(self) -> ProtocolOptions:
         """The keyword arguments of :func:`~paretostab.protocol.run_protocol` that the
         spec fixes: runs, resampling, sample fraction, pre-filter, metric."""
         protocol = self.spec.protocol
@@ -407,7 +428,7 @@ class Problem:
         the spec's metric on the held-out part, with its ``level`` interval
         (:func:`~paretostab.evaluation.score_interval`); only for a problem with a
         :attr:`split`."""
-        if self.split is None:
+        if self.split is None or self.test_X is None or self.test_y is None:
             raise InvalidInputError(
                 "no examples are held out: set [protocol] holdout (or outer_folds).")
         selector, columns = self.fitted_selector(params)

@@ -22,6 +22,7 @@ import os
 import re
 import tempfile
 import warnings
+from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import unquote_plus, urlsplit
 
@@ -269,7 +270,8 @@ def open_storage(url: str, *, must_exist: bool = False, heartbeat_interval: int 
                                   or value < 1):
             raise InvalidInputError(f"{name} must be a whole number of seconds >= 1; "
                                     f"got {value!r}.")
-    if None not in (heartbeat_interval, grace_period) and grace_period < heartbeat_interval:
+    if (heartbeat_interval is not None and grace_period is not None
+            and grace_period < heartbeat_interval):
         raise InvalidInputError(
             f"grace_period must be at least heartbeat_interval ({heartbeat_interval} s): a "
             f"running trial would go stale between two heartbeats; got {grace_period} s.")
@@ -351,6 +353,7 @@ def _rdb_storage(url: str, parsed, engine_kwargs: dict,
     heartbeat_interval, grace_period, write_ahead = options
     backend = parsed.get_backend_name()
     created = None
+    lock: Callable[[], contextlib.AbstractContextManager[object]]
     if backend == "postgresql":
         lock = functools.partial(_postgres_lock, url, engine_kwargs)
     elif backend == "sqlite" and parsed.database and parsed.database != ":memory:":

@@ -67,7 +67,7 @@ def _kept(source: StudySource, refits: Refits) -> Iterator[None]:
 
 
 def build_report(storage_url: str, *, study_name: str | None = None,
-                 measures: list[str] | None = None, replicates: int | None = None,
+                 measures: Sequence[str] | None = None, replicates: int | None = None,
                  weight: object = None, gamma: float = 0.5, level: float = 0.95,
                  out: str | Path = "report", artifacts: str | None = None,
                  progress: bool | None = None, data: object = None,
@@ -124,7 +124,7 @@ class StudyReportResult:
 
 
 def analysed_study(storage_url: str, *, study_name: str | None = None,
-                   measures: list[str] | None = None, replicates: int | None = None,
+                   measures: Sequence[str] | None = None, replicates: int | None = None,
                    weight: object = None, gamma: float = 0.5, level: float = 0.95,
                    artifacts: str | None = None, progress: bool | None = None,
                    data: object = None, allow_chance: bool = False) -> StudyReportResult:
