@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import MISSING, dataclass, field, fields
 from functools import cache
 from types import MappingProxyType
+from typing import TypeGuard
 
 import numpy as np
 
@@ -87,13 +88,17 @@ def thaw(value: object) -> object:
     return value
 
 
-def is_int(value: object) -> bool:
+def is_int(value: object) -> TypeGuard[int | np.integer]:
     """An integer (Python or numpy), not a boolean."""
     return isinstance(value, int | np.integer) and not isinstance(value, bool | np.bool_)
 
 
-def is_number(value: object) -> bool:
-    """A real number (Python or numpy), not a boolean."""
+def is_number(value: object) -> TypeGuard[float]:
+    """A real number (Python or numpy), not a boolean.
+
+    Typed as a float (an int is one to a type checker): numpy's integer and floating
+    scalars compare, take part in arithmetic and convert with ``int``/``float`` as the
+    spec uses a number."""
     return (isinstance(value, int | float | np.integer | np.floating)
             and not isinstance(value, bool | np.bool_))
 
@@ -194,7 +199,7 @@ class Integer(Kind):
         if self.nonzero:
             if not is_int(value) or value == 0:
                 raise errors.error(key, f"must be a non-zero integer{self.why}; got {value!r}.")
-        elif not is_int(value) or value < self.minimum:
+        elif not is_int(value) or (self.minimum is not None and value < self.minimum):
             raise errors.error(key, f"must be an integer >= {self.minimum}{self.why}; got "
                                     f"{value!r}.")
         return int(value)
@@ -491,6 +496,8 @@ def declare(default: object = MISSING, kind: Kind | None = None, doc: str = "", 
     dataclasses.Field
         With the :class:`Key` in its ``metadata["key"]``.
     """
+    if kind is None:
+        raise TypeError("declare: every key of the spec needs a kind")
     key = Key(kind, doc, factory() if factory is not None else default, required, nullable,
               only_with, identity)
     if factory is not None:
