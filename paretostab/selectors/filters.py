@@ -392,7 +392,7 @@ class MIMSelector(_FilterSelector):
                 n_bins = min(check_at_least("n_bins", self.n_bins, 1,
                                              "bins of the discrete estimator, or None for "
                                              "infotheo's n^(1/3)"), sample.X.shape[0])
-            self.n_bins_ = n_bins
+            self.n_bins_: int | None = n_bins
             return sample.memo(("mim", "discrete", n_bins), lambda: ranked(
                 infotheo_mutual_info(sample.X, sample.class_index, n_bins)))
         n_neighbors = check_at_least("n_neighbors", self.n_neighbors, 1,

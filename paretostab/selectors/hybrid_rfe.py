@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy import stats
 from sklearn.utils import check_random_state
 
@@ -335,7 +336,7 @@ class BiasedRFE(BaseRFE):
         return assigned, protected
 
 
-def transfer_learning_rfe(tasks: Sequence[tuple[object, object]], *, transfer: float,
+def transfer_learning_rfe(tasks: Sequence[tuple[ArrayLike, ArrayLike]], *, transfer: float,
                           **params) -> list[BiasedRFE]:
     """Select features task after task, biased towards earlier tasks' selections (002 §4).
 

@@ -179,6 +179,7 @@ def _search(evaluate: Callable[[float], float], target: float, tolerance: float,
         last_moved = moved
     else:
         evaluation = MAX_EVALUATIONS
+    assert best is not None  # MAX_EVALUATIONS >= 1 evaluations were made
     return math.exp(best[1]), best[2], evaluation
 
 
@@ -191,7 +192,7 @@ def _screening_guess(penalty: Penalty, problem: SparseProblem, target: float) ->
     score = penalty.unit_norms(gradient) / penalty.unit_weights
     order = np.argsort(-score, kind="stable")
     reached = np.searchsorted(np.cumsum(penalty.sizes[order]), target)
-    value = score[order[min(reached, order.size - 1)]]
+    value = score[order[min(int(reached), order.size - 1)]]
     return float(value) / 2 if value > 0 else 1.0
 
 
