@@ -14,6 +14,7 @@ import hashlib
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -105,7 +106,8 @@ def _sklearn_dataset(name: str, spec: str | None) -> Dataset:
 
 
 def _simulated(spec: str | None, random_state) -> Dataset:
-    params: dict[str, float | int] = {}
+    # each value of its parameter's own type (_SIMULATION_PARAMETERS converts it)
+    params: dict[str, Any] = {}
     for item in filter(None, (spec or "").split(",")):
         key, _, value = item.partition("=")
         key = key.strip()

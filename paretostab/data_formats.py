@@ -506,7 +506,7 @@ def read_data_file(path: Path, *, label: str = "label",
         features, found = _read_table(path, kind, head, label, orientation, separate)
         where = f"{path.name} ({'row' if orientation == 'features_in_rows' else 'label column'}"\
                 f" {label!r})"
-    if separate:
+    if labels is not None:  # separate
         labels = Path(labels)
         found = _match_labels(features, _labels_table(labels, label), path.name, labels.name,
                               None if kind == "h5ad" else orientation)

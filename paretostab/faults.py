@@ -110,7 +110,7 @@ def stop_signals():
         _received.clear()
 
 
-def causes(exc: BaseException) -> Iterator[BaseException]:
+def causes(exc: BaseException | None) -> Iterator[BaseException]:
     """``exc`` and the exceptions it was raised from or while handling, nearest first."""
     seen: set[int] = set()
     while exc is not None and id(exc) not in seen:

@@ -38,12 +38,16 @@ import contextlib
 import threading
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING, cast
 
 import optuna
 from optuna.exceptions import UpdateFinishedTrialError
 
 from paretostab.errors import StoreError
 from paretostab.faults import Retrying
+
+if TYPE_CHECKING:
+    from optuna.storages._heartbeat import BaseHeartbeat
 
 __all__ = ["NETWORK_FILE_SYSTEMS", "RETRIED_METHODS", "RetryingRDBStorage", "grace_seconds",
            "heartbeat_enabled", "network_file_system", "one_transaction",
@@ -79,19 +83,20 @@ def stale_trial_ids(storage: optuna.storages.BaseStorage, study_id: int) -> list
     """The ids of a study's running trials whose last heartbeat is older than the
     storage's grace period (``BaseHeartbeat._get_stale_trial_ids``); only for a storage
     with heartbeats."""
-    return list(storage._get_stale_trial_ids(study_id))
+    heartbeat = cast("BaseHeartbeat", storage)  # with heartbeats: RDB, or Optuna's cache of it
+    return list(heartbeat._get_stale_trial_ids(study_id))
 
 
-def _rdb(storage: optuna.storages.BaseStorage) -> optuna.storages.RDBStorage:
-    """The RDB storage itself, also when Optuna's cache wraps it."""
+def _rdb(storage: optuna.storages.BaseStorage) -> optuna.storages.BaseStorage:
+    """The storage itself, or the (RDB) storage Optuna's cache wraps."""
     return getattr(storage, "_backend", storage)
 
 
 def grace_seconds(storage: optuna.storages.BaseStorage) -> int:
     """How long a running trial of ``storage`` (with heartbeats) may go without one:
     its grace period, by default twice its heartbeat interval (as Optuna reads it)."""
-    rdb = _rdb(storage)
-    return rdb.grace_period or 2 * rdb.heartbeat_interval
+    rdb = cast(optuna.storages.RDBStorage, _rdb(storage))  # with heartbeats: an RDB storage
+    return rdb.grace_period or 2 * cast(int, rdb.heartbeat_interval)  # set: with heartbeats
 
 
 def trials_with_heartbeat(storage: optuna.storages.BaseStorage,
@@ -106,7 +111,7 @@ def trials_with_heartbeat(storage: optuna.storages.BaseStorage,
     trial_ids = list(trial_ids)
     if not trial_ids:
         return set()
-    rdb = _rdb(storage)
+    rdb = cast(optuna.storages.RDBStorage, _rdb(storage))  # with heartbeats: an RDB storage
 
     def query() -> set[int]:
         with _create_scoped_session(rdb.scoped_session) as session:
