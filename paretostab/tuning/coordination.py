@@ -26,6 +26,7 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import cast
 
 import numpy as np
 import optuna
@@ -288,7 +289,9 @@ class StreamSampler(optuna.samplers.BaseSampler):
     def sampler(self) -> optuna.samplers.BaseSampler:
         """This process's sampler (one with fresh entropy if asked before a first trial)."""
         if self._sampler is None:
-            self._sampler = self._make(int(np.random.SeedSequence().entropy % 2**32))
+            # a fresh SeedSequence's entropy is an int (numpy types it as any entropy given)
+            entropy = cast(int, np.random.SeedSequence().entropy)
+            self._sampler = self._make(int(entropy % 2**32))
         return self._sampler
 
     def before_trial(self, study, trial) -> None:
@@ -382,5 +385,6 @@ class Interrupts:
         if self.computing:
             raise Interrupted(signum)
         self.pending = signum
+        study = cast(optuna.Study, self._study)  # set by handling(), which installs us
         with contextlib.suppress(RuntimeError):  # outside Optuna's trial loop
-            self._study.stop()
+            study.stop()

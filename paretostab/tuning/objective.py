@@ -25,6 +25,7 @@ import math
 import tempfile
 import time
 from pathlib import Path
+from typing import cast
 
 import numpy as np
 import optuna
@@ -74,9 +75,10 @@ def suggest(trial: optuna.Trial, param: Param, name: str | None = None):
     name = name or param.name
     if param.choices is not None:
         return trial.suggest_categorical(name, list(param.choices))
+    low, high = param.bounds()
     if param.integer:
-        return trial.suggest_int(name, int(param.low), int(param.high), log=param.log)
-    return trial.suggest_float(name, float(param.low), float(param.high), log=param.log)
+        return trial.suggest_int(name, int(low), int(high), log=param.log)
+    return trial.suggest_float(name, float(low), float(high), log=param.log)
 
 
 def suggest_params(trial: optuna.Trial, spec: StudySpec) -> dict[str, object]:
@@ -102,7 +104,9 @@ def kept_ranks(spec: StudySpec) -> str | int | None:
     for name in spec.objective.measures:
         info = get_measure(name)
         if info.input == "ranking":
-            k = spec.objective.options.get("k") if "k" in info.options else None
+            # an integer or None: the spec checks a top-k measure's k (resolve_objective)
+            k = (cast("int | None", spec.objective.options.get("k")) if "k" in info.options
+                 else None)
             if k is None:
                 return "full"
             depths.append(int(k))
@@ -271,9 +275,10 @@ class TrialObjective:
             "seconds": end - start,
             "timing": {key: round(value, 4) for key, value in {
                 "protocol": protocol_end - start,
-                "preparation": float(runs.prepare_seconds.sum()),
+                # RunSet's __post_init__ sets the optional timings (zeros)
+                "preparation": float(cast(np.ndarray, runs.prepare_seconds).sum()),
                 "fits": float(runs.fit_seconds.sum()),
-                "scoring": float(runs.score_seconds.sum()),
+                "scoring": float(cast(np.ndarray, runs.score_seconds).sum()),
                 "measures": measures_end - protocol_end,
                 "artifacts": end - measures_end, "note": end - artifacts_end,  # ⊂ artifacts
                 "run_cache_mib": cache_mib}.items()},
@@ -362,7 +367,8 @@ class _WrittenArtifacts:
     of an upload whose note or attributes could not be written."""
 
     def __init__(self, store) -> None:
-        self.store, self.ids = store, []
+        self.store = store
+        self.ids: list[str] = []
 
     def write(self, artifact_id: str, content_body) -> None:
         self.ids.append(artifact_id)

@@ -32,7 +32,9 @@ import tempfile
 import threading
 import time
 from dataclasses import dataclass, replace
+from multiprocessing.process import BaseProcess
 from pathlib import Path
+from typing import cast
 
 import joblib
 import optuna
@@ -345,7 +347,7 @@ def run_workers(workers: int, problem: Problem, settings: TuneSettings, *, follo
             signum = getattr(interrupt, "signum", signal.SIGINT)
             for process in processes:
                 if process.is_alive():
-                    os.kill(process.pid, signum)
+                    os.kill(cast(int, process.pid), signum)  # started: it has a pid
             for process in processes:
                 process.join(30.0)
                 if process.is_alive():
@@ -410,14 +412,15 @@ def _worker(path: Path, settings: TuneSettings, errors) -> None:
                    f"a worker failed: {type(exc).__name__}: {exc}")
         sys.exit(1)
     finally:
-        if not multiprocessing.parent_process().is_alive():  # killed: no one else will
+        parent = cast(BaseProcess, multiprocessing.parent_process())  # a worker has one
+        if not parent.is_alive():  # killed: no one else will
             shutil.rmtree(path.parent, ignore_errors=True)
 
 
 def _end_with_parent(interrupts: Interrupts) -> None:
     """Interrupt this worker process when the ``tune`` process that started it ends (even
     by kill -9), and end it 10 s later if the interrupt has not."""
-    parent = multiprocessing.parent_process()
+    parent = cast(BaseProcess, multiprocessing.parent_process())  # a worker has one
 
     def watch() -> None:
         multiprocessing.connection.wait([parent.sentinel])

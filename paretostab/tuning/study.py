@@ -11,7 +11,7 @@ something else. Its Pareto front is :func:`front_table`.
 from __future__ import annotations
 
 import warnings
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 import optuna
@@ -99,8 +99,9 @@ def create_or_load_study(spec: StudySpec, *, storage, study_name: str | None = N
         if spec.storage is not None:  # the dashboard shows it: no password
             stored["study"]["storage"] = display_url(spec.storage)
         study.set_user_attr("spec", stored)
+        # a fresh SeedSequence's entropy is an int (numpy types it as any entropy given)
         study.set_user_attr("resample_seed", spec.seed if spec.seed is not None else
-                            int(np.random.SeedSequence().entropy % 2**63))
+                            int(cast(int, np.random.SeedSequence().entropy) % 2**63))
         if problem is not None:
             study.set_user_attr(FEATURE_COLORS,
                                 feature_color_order(problem.X, problem.y).tolist())
