@@ -37,6 +37,8 @@ __all__ = ["OTHER_COLOR", "PALETTE", "FeaturePalette", "SelectionOverview", "Sta
            "selection_overview", "stability_map"]
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from paretostab.protocol import RunSet
 
 RGB = tuple[float, float, float]
@@ -311,7 +313,7 @@ class StabilityMap:
         map order."""
         return self.features[~np.isin(self.features, self.palette.features)]
 
-    def summary(self):
+    def summary(self) -> pd.DataFrame:
         """The per-feature summary as a pandas DataFrame, in map order (columns
         ``feature``, ``name``, ``frequency``, ``mean_importance``,
         ``cumulative_importance``)."""

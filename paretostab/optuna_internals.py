@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
@@ -47,7 +47,9 @@ from paretostab.errors import StoreError
 from paretostab.faults import Retrying
 
 if TYPE_CHECKING:
+    from optuna.distributions import BaseDistribution
     from optuna.storages._heartbeat import BaseHeartbeat
+    from optuna.trial import TrialState
 
 __all__ = ["NETWORK_FILE_SYSTEMS", "RETRIED_METHODS", "RetryingRDBStorage", "grace_seconds",
            "heartbeat_enabled", "network_file_system", "one_transaction",
@@ -135,7 +137,7 @@ def set_trial_user_attrs(storage: optuna.storages.BaseStorage, trial_id: int,
 
 
 @contextlib.contextmanager
-def one_transaction(storage: optuna.storages.BaseStorage):
+def one_transaction(storage: optuna.storages.BaseStorage) -> Iterator[None]:
     """Commit the trial parameters and user attributes that this thread sets on
     ``storage`` during the block in one transaction at its end (a :class:`RetryingRDBStorage`,
     perhaps in Optuna's cache; any other storage writes each at once). Optuna commits each
@@ -206,7 +208,8 @@ class RetryingRDBStorage(optuna.storages.RDBStorage):
             if write_ahead:
                 _write_ahead(self.engine)
 
-    def set_trial_state_values(self, trial_id, state, values=None) -> bool:
+    def set_trial_state_values(self, trial_id: int, state: TrialState,
+                               values: Sequence[float] | None = None) -> bool:
         attempts = 0
 
         def finish() -> bool:
@@ -223,17 +226,18 @@ class RetryingRDBStorage(optuna.storages.RDBStorage):
 
         return self.retry(finish)
 
-    def _set_trial_param(self, trial_id, param_name, param_value_internal, distribution,
-                         previous_distribution) -> None:
+    def _set_trial_param(self, trial_id: int, param_name: str, param_value_internal: float,
+                         distribution: BaseDistribution,
+                         previous_distribution: BaseDistribution | None) -> None:
         self._write(lambda session: self._set_trial_param_without_commit(
             session, trial_id, param_name, param_value_internal, distribution,
             previous_distribution))
 
-    def set_trial_param(self, trial_id, param_name, param_value_internal,
-                        distribution) -> None:
+    def set_trial_param(self, trial_id: int, param_name: str, param_value_internal: float,
+                        distribution: BaseDistribution) -> None:
         self._set_trial_param(trial_id, param_name, param_value_internal, distribution, None)
 
-    def set_trial_user_attr(self, trial_id, key, value) -> None:
+    def set_trial_user_attr(self, trial_id: int, key: str, value: object) -> None:
         from optuna.storages._rdb import models
 
         self._write(lambda session: self._set_trial_attr_without_commit(

@@ -48,10 +48,10 @@ class Range:
 class SelectorInfo:
     name: str
     estimator: type
-    fixed: dict = field(default_factory=dict)
-    search_space: dict = field(default_factory=dict)
+    fixed: dict[str, object] = field(default_factory=dict)
+    search_space: dict[str, Range] = field(default_factory=dict)
 
-    def make(self, **params):
+    def make(self, **params: object) -> SelectorBase:
         """An estimator with the fixed parameters, overridden by ``params``."""
         return self.estimator(**{**self.fixed, **params})
 
@@ -75,7 +75,7 @@ class ExternalSelectorInfo(SelectorInfo):
     its parameters are the class's own ``get_params()`` names and the wrapper's
     ``n_features`` / ``final_reg`` where they apply (:func:`external_parameters`)."""
 
-    def make(self, **params):
+    def make(self, **params: object) -> SelectorBase:
         return external_selector(self.estimator, **{**self.fixed, **params})
 
     def parameters(self) -> dict:

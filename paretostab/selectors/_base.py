@@ -27,9 +27,10 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Callable, Hashable
-from typing import Protocol, TypeGuard, TypeVar, cast
+from typing import TYPE_CHECKING, Protocol, TypeGuard, TypeVar, cast
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.feature_selection import SelectorMixin
@@ -39,6 +40,9 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import ThreadpoolController
 
 from paretostab.errors import InvalidInputError
+
+if TYPE_CHECKING:
+    from typing_extensions import Self  # typing.Self from Python 3.11
 
 
 @functools.cache
@@ -330,13 +334,13 @@ class SelectorBase(ClassifierMixin, SelectorMixin, BaseEstimator):
     ``fit`` and the predictions run :func:`single_threaded`.
     """
 
-    def fit(self, X, y):
+    def fit(self, X: ArrayLike, y: ArrayLike) -> Self:
         """Select features of ``X`` and fit the final model on them."""
         with single_threaded():
             self._fit_sample(self._training_sample(X, y))
         return self
 
-    def fit_sample(self, sample: TrainingSample):
+    def fit_sample(self, sample: TrainingSample) -> Self:
         """Fit on a prepared :class:`TrainingSample` (no validation: the sample was built
         from complete data). ``fit(X, y)`` is ``fit_sample(TrainingSample(X, y))``."""
         self.n_features_in_ = sample.n_features
@@ -376,7 +380,7 @@ class SelectorBase(ClassifierMixin, SelectorMixin, BaseEstimator):
         kept = np.flatnonzero(self.support_)
         return (X[:, kept] - self.mean_[kept]) / self.scale_[kept]
 
-    def decision_function(self, X):
+    def decision_function(self, X: ArrayLike) -> np.ndarray:
         """Decision values of the final model: with two classes a vector, positive means
         ``classes_[1]``; with K > 2 an n × K matrix, one column per class (the largest
         wins)."""
@@ -384,7 +388,7 @@ class SelectorBase(ClassifierMixin, SelectorMixin, BaseEstimator):
         with single_threaded():
             return self._decision(selected)
 
-    def predict(self, X):
+    def predict(self, X: ArrayLike) -> np.ndarray:
         """Class labels of the final model on the selected features."""
         decision = self.decision_function(X)  # first: it checks that the model is fitted
         return predicted_classes(self.classes_, decision)
@@ -415,6 +419,6 @@ class LinearModelMixin:
 class LogisticModelMixin(LinearModelMixin):
     """A final L2- or L1-penalised logistic model: ``predict_proba`` = σ(w·x + b)."""
 
-    def predict_proba(self, X):
+    def predict_proba(self, X: ArrayLike) -> np.ndarray:
         """Class probabilities of the final logistic model."""
         return self._logistic_proba(X)

@@ -312,7 +312,7 @@ def external_parameters(estimator_class: type) -> dict:
     return {**own, **estimator_class().get_params()}
 
 
-def external_selector(estimator_class: type, **params) -> ExternalSelector:
+def external_selector(estimator_class: type, **params: object) -> ExternalSelector:
     """``estimator_class`` wrapped in :class:`ExternalSelector`, ``params`` named as
     :func:`external_parameters` names them."""
     estimator = estimator_class()

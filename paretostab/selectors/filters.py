@@ -137,7 +137,8 @@ def _window_counts(sorted_columns: np.ndarray, values: np.ndarray,
 
 
 def mutual_info_classif_fast(X: np.ndarray, labels: np.ndarray, *, n_neighbors: int = 3,
-                             random_state=None) -> np.ndarray:
+                             random_state: int | np.random.RandomState | None = None
+                             ) -> np.ndarray:
     """``sklearn.feature_selection.mutual_info_classif(X, labels, n_neighbors=…,
     random_state=…)`` for continuous features, vectorised over the features.
 

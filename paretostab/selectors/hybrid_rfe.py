@@ -337,7 +337,7 @@ class BiasedRFE(BaseRFE):
 
 
 def transfer_learning_rfe(tasks: Sequence[tuple[ArrayLike, ArrayLike]], *, transfer: float,
-                          **params) -> list[BiasedRFE]:
+                          **params: object) -> list[BiasedRFE]:
     """Select features task after task, biased towards earlier tasks' selections (002 §4).
 
     For task t, ``β_f = exp(−transfer · (2 p_f − 1))`` with p_f the fraction of the

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from typing import Protocol, cast
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy.spatial.distance import cdist
 from sklearn.ensemble import RandomForestClassifier
 from sklearn.neighbors import KNeighborsClassifier
@@ -58,7 +59,7 @@ class _ProbabilisticDecision:
         proba = self._final_model().predict_proba(X_selected)
         return proba[:, 1] - 0.5 if proba.shape[1] == 2 else proba
 
-    def predict_proba(self, X):
+    def predict_proba(self, X: ArrayLike) -> np.ndarray:
         """Class probabilities of the final model."""
         selected = self._selected_standardised(X)  # checks that the selector is fitted
         with single_threaded():

@@ -25,11 +25,12 @@ import math
 import tempfile
 import time
 from pathlib import Path
-from typing import cast
+from typing import BinaryIO, cast
 
 import numpy as np
 import optuna
 from optuna.artifacts import upload_artifact
+from optuna.distributions import CategoricalChoiceType
 
 from paretostab.errors import InvalidInputError
 from paretostab.faults import environment_error, one_line
@@ -69,7 +70,8 @@ MAP_SIZE = (8.0, 5.0)
 MAP_DPI = 110.0
 
 
-def suggest(trial: optuna.Trial, param: Param, name: str | None = None):
+def suggest(trial: optuna.Trial, param: Param,
+            name: str | None = None) -> CategoricalChoiceType:
     """Draw one hyperparameter from its spec range, as Optuna parameter ``name`` (by
     default the parameter's own name)."""
     name = name or param.name
@@ -370,11 +372,11 @@ class _WrittenArtifacts:
         self.store = store
         self.ids: list[str] = []
 
-    def write(self, artifact_id: str, content_body) -> None:
+    def write(self, artifact_id: str, content_body: BinaryIO) -> None:
         self.ids.append(artifact_id)
         self.store.write(artifact_id, content_body)
 
-    def open_reader(self, artifact_id: str):
+    def open_reader(self, artifact_id: str) -> BinaryIO:
         return self.store.open_reader(artifact_id)
 
     def remove(self, artifact_id: str) -> None:

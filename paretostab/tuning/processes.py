@@ -31,6 +31,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from multiprocessing.process import BaseProcess
 from pathlib import Path
@@ -38,7 +39,7 @@ from typing import cast
 
 import joblib
 import optuna
-from optuna.trial import TrialState
+from optuna.trial import FrozenTrial, TrialState
 
 from paretostab.errors import (
     InvalidInputError,
@@ -58,7 +59,7 @@ from paretostab.faults import (
 )
 from paretostab.front import dominance_area, pareto_front
 from paretostab.problem import Problem
-from paretostab.progress import progress_bar
+from paretostab.progress import Progress, progress_bar
 from paretostab.protocol import DEFAULT_CACHE_BYTES
 from paretostab.spec import StudySpec, grid_size
 from paretostab.storage import (
@@ -241,7 +242,8 @@ def tune(spec: StudySpec, *, storage: str | None = None, study_name: str | None 
 
 
 def run_trials(study: optuna.Study, problem: Problem, settings: TuneSettings, store, *,
-               callbacks=(), in_worker: bool = False) -> None:
+               callbacks: Sequence[Callable[[optuna.Study, FrozenTrial], None]] = (),
+               in_worker: bool = False) -> None:
     """Run the study's trials in this process while it has free slots.
 
     Each trial claims its slot, then runs the :class:`TrialObjective`; Ctrl-C is taken
@@ -258,7 +260,7 @@ def run_trials(study: optuna.Study, problem: Problem, settings: TuneSettings, st
         _end_with_parent(interrupts)
     deadline = None if settings.timeout is None else time.monotonic() + settings.timeout
 
-    def next_slot(study: optuna.Study, trial) -> None:
+    def next_slot(study: optuna.Study, trial: FrozenTrial) -> None:
         _say_failed(trial)
         if objective.environment_failures >= ENVIRONMENT_FAILURES_IN_A_ROW:
             last = objective.last_failure.rstrip(".")
@@ -312,7 +314,7 @@ def _say_failed(trial: optuna.trial.FrozenTrial) -> None:
         tqdm.write(f"trial {trial.number} failed: {reason}", file=sys.stderr)
 
 
-def _advance(bar, study: optuna.Study, start: int) -> None:
+def _advance(bar: Progress, study: optuna.Study, start: int) -> None:
     """Move the progress bar (or lines) to the counted trials; show the front's size and
     dominance area."""
     bar.n = min(bar.total, counted_trials(study) - start)
@@ -325,7 +327,8 @@ def _advance(bar, study: optuna.Study, start: int) -> None:
 # --------------------------------------------------------------------------- workers
 
 
-def run_workers(workers: int, problem: Problem, settings: TuneSettings, *, follow) -> None:
+def run_workers(workers: int, problem: Problem, settings: TuneSettings, *,
+                follow: Callable[[], None]) -> None:
     """Start ``workers`` processes running trials (:func:`run_trials`) on the problem's
     data mapped from one file (:func:`_shared_data`), and call ``follow`` every second
     until they end. Ctrl-C, SIGTERM or SIGHUP is passed on to each of them once (they stop

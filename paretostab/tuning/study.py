@@ -75,7 +75,8 @@ def make_sampler(spec: StudySpec, seed: int | None) -> optuna.samplers.BaseSampl
     raise InvalidInputError(f"sampler must be one of {SAMPLERS}; got {name!r}.")
 
 
-def create_or_load_study(spec: StudySpec, *, storage, study_name: str | None = None,
+def create_or_load_study(spec: StudySpec, *, storage: str | optuna.storages.BaseStorage | None,
+                         study_name: str | None = None,
                          problem: Problem | None = None) -> optuna.Study:
     """The spec's study in ``storage``, created on first use and resumed afterwards, with
     the spec's sampler seeded apart in this process (:class:`StreamSampler`).
@@ -160,7 +161,7 @@ def front_points(study: optuna.Study, trials: list[optuna.trial.FrozenTrial] | N
     return trials, points
 
 
-def front_table(study: optuna.Study):
+def front_table(study: optuna.Study) -> pd.DataFrame:
     """The Pareto-optimal trials as a table (pandas DataFrame), by increasing accuracy."""
     trials, points = front_points(study)
     names = study.metric_names or ["accuracy", "stability"]
