@@ -14,9 +14,11 @@ import hashlib
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 
 from paretostab.data_formats import (
     anndata_table,
@@ -105,7 +107,8 @@ def _sklearn_dataset(name: str, spec: str | None) -> Dataset:
 
 
 def _simulated(spec: str | None, random_state) -> Dataset:
-    params: dict[str, float | int] = {}
+    # each value of its parameter's own type (_SIMULATION_PARAMETERS converts it)
+    params: dict[str, Any] = {}
     for item in filter(None, (spec or "").split(",")):
         key, _, value = item.partition("=")
         key = key.strip()
@@ -193,7 +196,7 @@ def _checked_impute(impute: str | None) -> None:
 
 def load_dataset(source: str | Path, *, label: str = "label", impute: str | None = None,
                  orientation: str = "samples_in_rows", labels: str | Path | None = None,
-                 random_state=None) -> Dataset:
+                 random_state: int | None = None) -> Dataset:
     """Load a classification data set (two or more classes).
 
     Parameters
@@ -293,7 +296,7 @@ def _memory_table(data, label: str) -> tuple[pd.DataFrame, pd.Series, str]:
     return features, pd.Series(y), f"{IN_MEMORY} (y)"
 
 
-def as_dataset(data, *, label: str = "label", impute: str | None = None) -> Dataset:
+def as_dataset(data: object, *, label: str = "label", impute: str | None = None) -> Dataset:
     """Data given in memory as a :class:`Dataset`, checked as a data file is.
 
     Parameters
@@ -333,7 +336,8 @@ _SIMULATION_PARAMETERS = {
 def simulate_correlated_groups(n_groups: int = 5, group_size: int = 1, n_other: int = 1000,
                                mu_group: float = 0.5, mu_other: float = 0.05,
                                rho: float = 0.8, n_per_class: int = 100,
-                               random_state=None) -> Dataset:
+                               random_state: int | np.random.Generator | None = None
+                               ) -> Dataset:
     """Correlated feature groups of 000 §6.1 (Table 2) and 003 §5.3 (SPEC §6).
 
     ``n_groups`` groups of ``group_size`` features with intra-group correlation ``rho``
@@ -379,7 +383,7 @@ def _ungrouped(labels: np.ndarray) -> np.ndarray:
     return np.zeros(labels.shape, dtype=bool)
 
 
-def group_indices(labels) -> tuple[np.ndarray, int]:
+def group_indices(labels: ArrayLike) -> tuple[np.ndarray, int]:
     """``(index, n_groups)``: the group index 0..G−1 of each feature, from its label.
 
     The one place where the package reads group labels (000 §6.1; the group lasso, and

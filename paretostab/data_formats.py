@@ -17,12 +17,17 @@ import difflib
 import zipfile
 import zlib
 from collections import Counter
+from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
 from paretostab.errors import InvalidInputError
+
+if TYPE_CHECKING:
+    from anndata import AnnData
 
 __all__ = ["FILE_TYPES", "ORIENTATIONS", "anndata_table", "check_unique", "class_like_column",
            "one_line", "read_data_file", "shown_names"]
@@ -50,7 +55,7 @@ def one_line(exc: BaseException) -> str:
     return text if len(text) <= 160 else text[:157] + "..."
 
 
-def shown_names(names) -> str:
+def shown_names(names: Iterable[object]) -> str:
     """Names for a message: printable ones as they are, others escaped."""
     return ", ".join(n if n.isprintable() else repr(n) for n in map(str, names))
 
@@ -62,7 +67,7 @@ def _some(names) -> str:
     return shown_names(names[:_SHOWN]) + more
 
 
-def check_unique(names, name: str, what: str = "column") -> None:
+def check_unique(names: Iterable[object], name: str, what: str = "column") -> None:
     """No ``what`` name given twice (blank names aside: pandas numbers them ``Unnamed: j``)."""
     counts = Counter(str(n) for n in names if str(n) != "")
     repeated = [(n, c) for n, c in counts.items() if c > 1]
@@ -352,7 +357,7 @@ def _read_npz(path: Path, head: bytes, orientation: str) -> tuple[pd.DataFrame, 
     return pd.DataFrame(X, columns=columns), pd.Series(y)
 
 
-def anndata_table(adata, label: str, name: str, separate: bool = False
+def anndata_table(adata: AnnData, label: str, name: str, separate: bool = False
                   ) -> tuple[pd.DataFrame, pd.Series | None]:
     """An ``anndata.AnnData`` (samples as ``obs``, features as ``var``) as a table of
     features indexed by sample name and, unless the labels are kept apart, its ``obs``
@@ -506,7 +511,7 @@ def read_data_file(path: Path, *, label: str = "label",
         features, found = _read_table(path, kind, head, label, orientation, separate)
         where = f"{path.name} ({'row' if orientation == 'features_in_rows' else 'label column'}"\
                 f" {label!r})"
-    if separate:
+    if labels is not None:  # separate
         labels = Path(labels)
         found = _match_labels(features, _labels_table(labels, label), path.name, labels.name,
                               None if kind == "h5ad" else orientation)

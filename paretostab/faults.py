@@ -91,7 +91,7 @@ def raise_if_stopped() -> None:
 
 
 @contextlib.contextmanager
-def stop_signals():
+def stop_signals() -> Iterator[None]:
     """During the block, each of :data:`STOP_SIGNALS` raises an
     :class:`~paretostab.errors.Interrupted` (a ``KeyboardInterrupt``) naming it, as Ctrl-C
     raises a ``KeyboardInterrupt`` by default: a command cleans up the same way whatever
@@ -110,7 +110,7 @@ def stop_signals():
         _received.clear()
 
 
-def causes(exc: BaseException) -> Iterator[BaseException]:
+def causes(exc: BaseException | None) -> Iterator[BaseException]:
     """``exc`` and the exceptions it was raised from or while handling, nearest first."""
     seen: set[int] = set()
     while exc is not None and id(exc) not in seen:

@@ -137,7 +137,8 @@ def pareto_front(points: object, /) -> np.ndarray:
     return front[np.lexsort((front, arr[front, 0]))]
 
 
-def _strips(points: np.ndarray, reference: np.ndarray):
+def _strips(points: object,
+            reference: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The staircase strips of the region dominated by the front inside
     ``[reference, ∞)²``: arrays ``x_lo, x_hi, y_hi``, one strip per distinct front point
     by increasing first objective; the strips ``[x_lo, x_hi] × [r_φ, y_hi]`` tile the
@@ -573,9 +574,9 @@ def gamma_table(points: object, /) -> tuple[GammaChoice, ...]:
         for j in range(index.size))
 
 
-def as_gamma(gamma: object) -> float:
+def as_gamma(gamma: object) -> float | np.integer | np.floating:
     """``gamma`` as the trade-off weight of accuracy, a number in [0, 1] (003 §7.1), else
-    one error."""
+    one error; the number given (a numpy scalar stays one)."""
     if (isinstance(gamma, bool) or not isinstance(gamma, int | float | np.integer | np.floating)
             or not 0.0 <= gamma <= 1.0):
         raise InvalidInputError(f"gamma must be a number in [0, 1]; got {gamma!r}.")
@@ -603,11 +604,11 @@ def choose(points: object, /, gamma: float) -> int:
     InvalidInputError
         When ``gamma`` is not a number in [0, 1] or no row is free of NaN.
     """
-    gamma = as_gamma(gamma)
+    weight = as_gamma(gamma)
     table = gamma_table(points)
     if not table:
         raise InvalidInputError("choose needs at least one (accuracy, stability) point "
                                 "without NaN; got none.")
     lows = np.array([c.gamma_low for c in table])
-    row = int(np.searchsorted(lows, float(gamma), side="right")) - 1
+    row = int(np.searchsorted(lows, float(weight), side="right")) - 1
     return table[row].index

@@ -22,6 +22,7 @@ import math
 from collections.abc import Callable
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from paretostab.errors import InvalidInputError
 
@@ -75,7 +76,8 @@ def _predict_labels(predict: Callable, points: np.ndarray) -> np.ndarray:
     return labels
 
 
-def flip_distances(predict: Callable, X, *, scale=None, rtol: float = 1e-3,
+def flip_distances(predict: Callable[[np.ndarray], ArrayLike], X: ArrayLike, *,
+                   scale: ArrayLike | None = None, rtol: float = 1e-3,
                    max_change: float = 1e3, min_change: float = 1e-9,
                    growth: float = 2.0) -> np.ndarray:
     """δ(x_l, f): the smallest |additive change| of feature f that flips the decision on x_l.
@@ -209,7 +211,8 @@ def flip_distances(predict: Callable, X, *, scale=None, rtol: float = 1e-3,
     return delta
 
 
-def decision_flip_importance(predict: Callable, X, *, scale=None, rtol: float = 1e-3,
+def decision_flip_importance(predict: Callable[[np.ndarray], ArrayLike], X: ArrayLike, *,
+                             scale: ArrayLike | None = None, rtol: float = 1e-3,
                              max_change: float = 1e3, min_change: float = 1e-9,
                              growth: float = 2.0) -> np.ndarray:
     """Decision-flip importance of each feature of a classifier (000 eq. 6, 003 eq. 9).
@@ -300,7 +303,7 @@ def _pair_blocks(n: int, offset: int):
         row = stop
 
 
-def svc_gamma(gamma, X, sample_weight=None) -> float:
+def svc_gamma(gamma: object, X: ArrayLike, sample_weight: ArrayLike | None = None) -> float:
     """γ of a kernel resolved as scikit-learn's ``SVC`` resolves it on its training data.
 
     ``"scale"``: ``1 / (d · Var(X))``, the variance of all entries of ``X`` (1 when it is
@@ -339,9 +342,10 @@ def svc_gamma(gamma, X, sample_weight=None) -> float:
     )
 
 
-def kernel_svm_importance(support_vectors, dual_coef, *, kernel: str = "rbf",
-                          gamma="scale", degree: int = 3, coef0: float = 0.0,
-                          X=None, signed: bool = False) -> np.ndarray:
+def kernel_svm_importance(support_vectors: ArrayLike, dual_coef: ArrayLike, *,
+                          kernel: str = "rbf", gamma: object = "scale", degree: int = 3,
+                          coef0: float = 0.0, X: ArrayLike | None = None,
+                          signed: bool = False) -> np.ndarray:
     """The non-linear SVM importance of 003 eq. 8 (Guyon et al. 2002, kernel SVM-RFE).
 
     ``I(f) = |W²(α) − W²_{−f}(α)|`` with ``W²(α) = Σ_{k,l} α_k α_l y_k y_l K(x_k, x_l)``,

@@ -23,8 +23,9 @@ draws the results.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -35,11 +36,17 @@ __all__ = ["OTHER_COLOR", "PALETTE", "FeaturePalette", "SelectionOverview", "Sta
            "feature_color_order", "feature_palette", "group_identical_maps", "map_difference",
            "selection_overview", "stability_map", "study_palette"]
 
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from paretostab.protocol import RunSet
+
 RGB = tuple[float, float, float]
 
 
 def _rgb(code: str) -> RGB:
-    return tuple(int(code[i:i + 2], 16) / 255.0 for i in (1, 3, 5))
+    red, green, blue = (int(code[i:i + 2], 16) / 255.0 for i in (1, 3, 5))
+    return red, green, blue
 
 
 # Twenty colours, most distinct first, made once by a greedy maximin ("Glasbey") search in
@@ -102,7 +109,7 @@ class FeaturePalette:
         return tuple(lookup.get(int(f), self.other) for f in np.asarray(features).ravel())
 
 
-def _check_color(color: object, name: str) -> RGB:
+def _check_color(color: Iterable[float], name: str) -> RGB:
     try:
         rgb = tuple(float(c) for c in color)
     except (TypeError, ValueError):
@@ -320,7 +327,7 @@ class StabilityMap:
         map order."""
         return self.features[~np.isin(self.features, self.palette.features)]
 
-    def summary(self):
+    def summary(self) -> pd.DataFrame:
         """The per-feature summary as a pandas DataFrame, in map order (columns
         ``feature``, ``name``, ``frequency``, ``mean_importance``,
         ``cumulative_importance``)."""
@@ -339,7 +346,7 @@ def _readonly(arr: np.ndarray) -> np.ndarray:
     return arr
 
 
-def _selection(runset: object, caller: str) -> np.ndarray:
+def _selection(runset: RunSet, caller: str) -> np.ndarray:
     try:
         Z = np.asarray(runset.selection_matrix)
     except AttributeError:
@@ -356,7 +363,7 @@ def _selection(runset: object, caller: str) -> np.ndarray:
     return Z
 
 
-def _matrices(runset: object) -> tuple[np.ndarray, np.ndarray]:
+def _matrices(runset: RunSet) -> tuple[np.ndarray, np.ndarray]:
     Z = _selection(runset, "stability_map")
     try:
         I = np.asarray(runset.importance_matrix, dtype=float)
@@ -387,7 +394,7 @@ def _check_names(names: object, d: int) -> None:
             f"feature_names must hold one name per feature ({d}); got {len(names)}.")
 
 
-def stability_map(runset: object, /, *, feature_names: Sequence[str] | None = None,
+def stability_map(runset: RunSet, /, *, feature_names: Sequence[str] | None = None,
                   top: int | None = None,
                   palette: FeaturePalette | None = None) -> StabilityMap:
     """The data of the feature stability map of ``runset`` (003 §3; SPEC §5).
@@ -692,7 +699,7 @@ class SelectionOverview:
         return feature_palette(self.color_order, colors=colors, other=other)
 
 
-def selection_overview(runsets: Sequence[object], /,
+def selection_overview(runsets: Sequence[RunSet], /,
                        labels: Sequence[Hashable] | None = None, *,
                        feature_names: Sequence[str] | None = None,
                        top: int | None = 25) -> SelectionOverview:

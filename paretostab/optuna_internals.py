@@ -36,14 +36,20 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, cast
 
 import optuna
 from optuna.exceptions import UpdateFinishedTrialError
 
 from paretostab.errors import StoreError
 from paretostab.faults import Retrying
+
+if TYPE_CHECKING:
+    from optuna.distributions import BaseDistribution
+    from optuna.storages._heartbeat import BaseHeartbeat
+    from optuna.trial import TrialState
 
 __all__ = ["NETWORK_FILE_SYSTEMS", "RETRIED_METHODS", "RetryingRDBStorage", "grace_seconds",
            "heartbeat_enabled", "network_file_system", "one_transaction",
@@ -79,19 +85,20 @@ def stale_trial_ids(storage: optuna.storages.BaseStorage, study_id: int) -> list
     """The ids of a study's running trials whose last heartbeat is older than the
     storage's grace period (``BaseHeartbeat._get_stale_trial_ids``); only for a storage
     with heartbeats."""
-    return list(storage._get_stale_trial_ids(study_id))
+    heartbeat = cast("BaseHeartbeat", storage)  # with heartbeats: RDB, or Optuna's cache of it
+    return list(heartbeat._get_stale_trial_ids(study_id))
 
 
-def _rdb(storage: optuna.storages.BaseStorage) -> optuna.storages.RDBStorage:
-    """The RDB storage itself, also when Optuna's cache wraps it."""
+def _rdb(storage: optuna.storages.BaseStorage) -> optuna.storages.BaseStorage:
+    """The storage itself, or the (RDB) storage Optuna's cache wraps."""
     return getattr(storage, "_backend", storage)
 
 
 def grace_seconds(storage: optuna.storages.BaseStorage) -> int:
     """How long a running trial of ``storage`` (with heartbeats) may go without one:
     its grace period, by default twice its heartbeat interval (as Optuna reads it)."""
-    rdb = _rdb(storage)
-    return rdb.grace_period or 2 * rdb.heartbeat_interval
+    rdb = cast(optuna.storages.RDBStorage, _rdb(storage))  # with heartbeats: an RDB storage
+    return rdb.grace_period or 2 * cast(int, rdb.heartbeat_interval)  # set: with heartbeats
 
 
 def trials_with_heartbeat(storage: optuna.storages.BaseStorage,
@@ -106,7 +113,7 @@ def trials_with_heartbeat(storage: optuna.storages.BaseStorage,
     trial_ids = list(trial_ids)
     if not trial_ids:
         return set()
-    rdb = _rdb(storage)
+    rdb = cast(optuna.storages.RDBStorage, _rdb(storage))  # with heartbeats: an RDB storage
 
     def query() -> set[int]:
         with _create_scoped_session(rdb.scoped_session) as session:
@@ -130,7 +137,7 @@ def set_trial_user_attrs(storage: optuna.storages.BaseStorage, trial_id: int,
 
 
 @contextlib.contextmanager
-def one_transaction(storage: optuna.storages.BaseStorage):
+def one_transaction(storage: optuna.storages.BaseStorage) -> Iterator[None]:
     """Commit the trial parameters and user attributes that this thread sets on
     ``storage`` during the block in one transaction at its end (a :class:`RetryingRDBStorage`,
     perhaps in Optuna's cache; any other storage writes each at once). Optuna commits each
@@ -201,7 +208,8 @@ class RetryingRDBStorage(optuna.storages.RDBStorage):
             if write_ahead:
                 _write_ahead(self.engine)
 
-    def set_trial_state_values(self, trial_id, state, values=None) -> bool:
+    def set_trial_state_values(self, trial_id: int, state: TrialState,
+                               values: Sequence[float] | None = None) -> bool:
         attempts = 0
 
         def finish() -> bool:
@@ -218,17 +226,18 @@ class RetryingRDBStorage(optuna.storages.RDBStorage):
 
         return self.retry(finish)
 
-    def _set_trial_param(self, trial_id, param_name, param_value_internal, distribution,
-                         previous_distribution) -> None:
+    def _set_trial_param(self, trial_id: int, param_name: str, param_value_internal: float,
+                         distribution: BaseDistribution,
+                         previous_distribution: BaseDistribution | None) -> None:
         self._write(lambda session: self._set_trial_param_without_commit(
             session, trial_id, param_name, param_value_internal, distribution,
             previous_distribution))
 
-    def set_trial_param(self, trial_id, param_name, param_value_internal,
-                        distribution) -> None:
+    def set_trial_param(self, trial_id: int, param_name: str, param_value_internal: float,
+                        distribution: BaseDistribution) -> None:
         self._set_trial_param(trial_id, param_name, param_value_internal, distribution, None)
 
-    def set_trial_user_attr(self, trial_id, key, value) -> None:
+    def set_trial_user_attr(self, trial_id: int, key: str, value: object) -> None:
         from optuna.storages._rdb import models
 
         self._write(lambda session: self._set_trial_attr_without_commit(

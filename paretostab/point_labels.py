@@ -10,6 +10,7 @@ pixels, with thin leader lines where points are dense (the report's front figure
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import cast
 
 import numpy as np
 from matplotlib import patheffects
@@ -129,7 +130,7 @@ class PlacedLabels(Artist):
         ax.add_artist(self)
 
     def draw(self, renderer) -> None:
-        ax = self.axes
+        ax = cast(Axes, self.axes)  # set by ax.add_artist in __init__
         to_display, to_data = ax.transData, ax.transData.inverted()
         points = to_display.transform(self._anchors)
         obstacles = to_display.transform(self._obstacles)
@@ -150,7 +151,8 @@ class PlacedLabels(Artist):
             text.set_visible(bool(np.isfinite(box[0])))
             if not text.get_visible():
                 continue
-            text.set_position(to_data.transform(box[:2]))
+            x, y = to_data.transform(box[:2])
+            text.set_position((x, y))
             nearest = np.clip(point, box[:2], box[2:])
             away = np.hypot(*(nearest - point))
             if _needs_leader(away, radius):

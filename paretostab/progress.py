@@ -20,9 +20,11 @@ import os
 import sys
 import threading
 import time
+from types import TracebackType
+from typing import Protocol
 
-__all__ = ["DEFAULT_SECONDS", "EVERY", "SECONDS_VARIABLE", "ProgressLines", "duration",
-           "progress_bar"]
+__all__ = ["DEFAULT_SECONDS", "EVERY", "SECONDS_VARIABLE", "Progress", "ProgressLines",
+           "duration", "progress_bar"]
 
 EVERY = 10
 """A plain line at least every this many steps."""
@@ -93,7 +95,8 @@ class ProgressLines:
     def __enter__(self) -> ProgressLines:
         return self
 
-    def __exit__(self, kind, value, traceback) -> None:
+    def __exit__(self, kind: type[BaseException] | None, value: BaseException | None,
+                 traceback: TracebackType | None) -> None:
         self.close(stopped=kind is not None)
 
     def update(self, n: int = 1) -> None:
@@ -101,7 +104,7 @@ class ProgressLines:
         self.n += n
         self.refresh()
 
-    def set_postfix(self, **values) -> None:
+    def set_postfix(self, **values: object) -> None:
         """What follows the count on the next lines (``front 4, area 0.612``)."""
         self.postfix = ", ".join(f"{k} {v}" for k, v in values.items())
 
@@ -148,8 +151,29 @@ class ProgressLines:
                 self._write()
 
 
+class Progress(Protocol):
+    """What :func:`progress_bar` gives, a tqdm bar or :class:`ProgressLines`: steps done
+    ``n`` of ``total``, and a context manager."""
+
+    n: int
+    total: int
+
+    def update(self, n: int = 1) -> object: ...
+
+    def set_postfix(self, **values: object) -> object: ...
+
+    def refresh(self) -> object: ...
+
+    def close(self) -> object: ...
+
+    def __enter__(self) -> Progress: ...
+
+    def __exit__(self, kind: type[BaseException] | None, value: BaseException | None,
+                 traceback: TracebackType | None) -> object: ...
+
+
 def progress_bar(total: int, description: str, *, progress: bool | None = None,
-                 unit: str = "steps", leave: bool = True):
+                 unit: str = "steps", leave: bool = True) -> Progress:
     """A progress reporter for ``total`` steps.
 
     Parameters

@@ -22,15 +22,16 @@ standard error above it.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Protocol, cast
 
 import numpy as np
 from scipy import stats
 
 from paretostab.errors import InvalidInputError, UnknownNameError
 
-__all__ = ["METHODS", "SUM_BLOCK", "FeatureSimilarity", "OffdiagonalSum", "SimilarityMatrix",
-           "as_similarity", "nmi_similarity", "offdiagonal_sum", "pearson_similarity",
-           "spearman_similarity"]
+__all__ = ["METHODS", "SUM_BLOCK", "Blocks", "FeatureSimilarity", "OffdiagonalSum",
+           "SimilarityMatrix", "SimilaritySource", "as_similarity", "nmi_similarity",
+           "offdiagonal_sum", "pearson_similarity", "spearman_similarity"]
 
 _BLOCK = 1024
 #: Side of the random blocks of feature pairs :func:`offdiagonal_sum` samples.
@@ -249,12 +250,13 @@ class FeatureSimilarity:
         prepared = self._prepared()
         out = np.empty((r.shape[0], r.shape[1], c.shape[1]))
         if self.method == "nmi":  # joint counts of a few rows against all columns at once
-            step = max(1, _STEP // max(1, c.shape[1] * self.n_bins**2))
+            n_bins = cast(int, self.n_bins)  # an int for "nmi" (__init__)
+            step = max(1, _STEP // max(1, c.shape[1] * n_bins**2))
             for t, (row, col) in enumerate(zip(r, c, strict=True)):
                 codes = prepared[col].T
                 for start in range(0, row.size, step):
                     out[t, start : start + step] = _nmi_block(
-                        prepared[row[start : start + step]].T, codes, self.n_bins)
+                        prepared[row[start : start + step]].T, codes, n_bins)
         else:
             step = max(1, _STEP // max(1, (r.shape[1] + c.shape[1]) * prepared.shape[1]))
             for start in range(0, r.shape[0], step):
@@ -272,7 +274,7 @@ class FeatureSimilarity:
             elif self.method == "spearman":
                 prepared = _standardise(_ranks(self._data))
             else:
-                prepared = _discretise(self._data, self.n_bins)
+                prepared = _discretise(self._data, cast(int, self.n_bins))  # "nmi": an int
             self._rows = np.ascontiguousarray(prepared.T)
         return self._rows
 
@@ -346,6 +348,23 @@ class SimilarityMatrix:
         return np.take(self._matrix, r[:, :, None] * self.n_features + c[:, None, :])
 
 
+class Blocks(Protocol):
+    """What :func:`offdiagonal_sum` and the measures read of a similarity of d features:
+    ``block(rows, cols)``, ``out[t, x, y] = S[rows[t, x], cols[t, y]]``."""
+
+    @property
+    def n_features(self) -> int: ...
+
+    def block(self, rows: np.ndarray, cols: np.ndarray) -> np.ndarray: ...
+
+
+class SimilaritySource(Blocks, Protocol):
+    """A similarity as :func:`as_similarity` gives it: :class:`Blocks`, and the
+    |features|×|features| ``submatrix(features)``."""
+
+    def submatrix(self, features: np.ndarray) -> np.ndarray: ...
+
+
 class _ArraySimilarity:
     """A d×d array handed straight to a measure: validated where it is read — the block of
     the features the runs select (what most measures read), or, for a measure that reads
@@ -372,9 +391,10 @@ class _ArraySimilarity:
         return self._whole.block(rows, cols)
 
 
-def as_similarity(similarity: object, n_features: int):
+def as_similarity(similarity: object, n_features: int) -> SimilaritySource:
     """Accept a d×d array (validated where read), a :class:`SimilarityMatrix` or a
     :class:`FeatureSimilarity`."""
+    sim: FeatureSimilarity | SimilarityMatrix | _ArraySimilarity
     if isinstance(similarity, FeatureSimilarity | SimilarityMatrix):
         sim = similarity
     else:
@@ -397,8 +417,10 @@ class OffdiagonalSum:
     exact: bool
 
 
-def offdiagonal_sum(similarity, threshold: float | None = None, *, n_samples: int = 1024,
-                    random_state: object = 0) -> OffdiagonalSum:
+def offdiagonal_sum(similarity: Blocks, threshold: float | None = None, *,
+                    n_samples: int = 1024,
+                    random_state: int | np.random.Generator | np.random.SeedSequence | None = 0
+                    ) -> OffdiagonalSum:
     """Σ_{f≠g} C[f, g] over all d features, ``C = S`` with the entries below ``threshold``
     set to 0 (``threshold=None``: the raw ``S``) — the whole-space term of φ_S's
     normaliser tr(C Σ⁰) (000 eq. 3; SPEC §2a).

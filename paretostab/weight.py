@@ -18,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from paretostab.errors import InvalidInputError
 
@@ -93,7 +94,7 @@ class Weight:
 
     kind: str
     strength: float = 0.0
-    function: Callable | None = None
+    function: Callable[..., ArrayLike] | None = None
 
     def __post_init__(self) -> None:
         if self.kind not in _KINDS:
@@ -136,12 +137,12 @@ class Weight:
             return uniform, exponential
         return uniform, uniform
 
-    def density(self, a: object, phi: object) -> np.ndarray:
+    def density(self, a: ArrayLike, phi: ArrayLike) -> np.ndarray:
         """The density ``w(a, φ)`` (002 §3 eq. 2) at the points ``(a, phi)``: a float array
         of their broadcast shape (read-only when the callable's value was broadcast). A
         callable weight's function is called with ``a`` and ``phi`` as they are given."""
         shape = np.broadcast_shapes(np.shape(a), np.shape(phi))
-        if self.kind == "callable":
+        if self.kind == "callable" and self.function is not None:  # one implies the other
             values = np.asarray(self.function(a, phi), dtype=float)
             return values if values.shape == shape else np.broadcast_to(values, shape)
         if self.kind == "uniform":

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TypeGuard
 
 import numpy as np
 
@@ -37,7 +38,8 @@ class PairScores:
     cause: str = "the score of some pairs of runs is undefined"
 
 
-def _is_index_collections(data: object, n_features: int | None) -> bool:
+def _is_index_collections(data: object,
+                          n_features: int | None) -> TypeGuard[list | tuple]:
     """Lists/tuples of index collections are read as such when ``n_features`` is given."""
     return n_features is not None and isinstance(data, list | tuple)
 

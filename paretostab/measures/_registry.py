@@ -35,7 +35,7 @@ from paretostab.measures._inputs import (
     as_selection_matrix,
 )
 from paretostab.papers import cite
-from paretostab.similarity import FeatureSimilarity, SimilarityMatrix, as_similarity
+from paretostab.similarity import SimilaritySource, as_similarity
 
 InputKind = Literal["selection", "importance", "ranking"]
 
@@ -52,7 +52,7 @@ class SimilarityView:
 
     features: np.ndarray
     matrix: np.ndarray
-    source: FeatureSimilarity | SimilarityMatrix
+    source: SimilaritySource
 
     @property
     def n_features(self) -> int:

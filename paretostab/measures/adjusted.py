@@ -36,6 +36,7 @@ import inspect
 import math
 from collections.abc import Callable, Iterator
 from itertools import combinations
+from typing import Literal, overload
 
 import numpy as np
 from scipy import sparse
@@ -109,11 +110,19 @@ reaches the maximum.
 # --------------------------------------------------------------------------- options
 
 
+@overload
+def _check_threshold(threshold: object, *, none_ok: Literal[False] = False) -> float: ...
+
+
+@overload
+def _check_threshold(threshold: object, *, none_ok: bool) -> float | None: ...
+
+
 def _check_threshold(threshold: object, *, none_ok: bool = False) -> float | None:
     if none_ok and threshold is None:
         return None
-    number = isinstance(threshold, int | float | np.integer | np.floating)
-    if number and not isinstance(threshold, bool) and 0 <= threshold <= 1:
+    if (isinstance(threshold, int | float | np.integer | np.floating)
+            and not isinstance(threshold, bool) and 0 <= threshold <= 1):
         return float(threshold)
     allowed = "None (the raw similarity) or a number in [0, 1]" if none_ok else "a number in [0, 1]"
     raise InvalidInputError(
@@ -429,7 +438,8 @@ def _expectations(n1: np.ndarray, n2: np.ndarray, similarity: SimilarityView,
         _check_exact_size(sizes, d)
         for s in np.flatnonzero(real):
             total, count = 0.0, 0
-            for f, g in _all_pairs(*sizes[s].tolist(), d):
+            a, b = sizes[s].tolist()
+            for f, g in _all_pairs(a, b, d):
                 total += float(statistic(_Blocks(f, g, similarity.block(f, g)),
                                          threshold).sum())
                 count += len(f)

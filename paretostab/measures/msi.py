@@ -19,7 +19,7 @@ __all__ = ["msi", "pairwise_shared_information"]
 # Result codes of POT's network simplex (enum ProblemType in ot/lp/emd_wrap.pyx).
 _OPTIMAL = 1
 _MAX_ITER_REACHED = 3
-_MESSAGES = {0: "infeasible", 2: "unbounded", 3: "iteration limit reached"}
+_MESSAGES: dict[object, str] = {0: "infeasible", 2: "unbounded", 3: "iteration limit reached"}
 _MIN_ITERATIONS = 100_000  # POT's default numItermax
 
 

@@ -48,10 +48,10 @@ class Range:
 class SelectorInfo:
     name: str
     estimator: type
-    fixed: dict = field(default_factory=dict)
-    search_space: dict = field(default_factory=dict)
+    fixed: dict[str, object] = field(default_factory=dict)
+    search_space: dict[str, Range] = field(default_factory=dict)
 
-    def make(self, **params):
+    def make(self, **params: object) -> SelectorBase:
         """An estimator with the fixed parameters, overridden by ``params``."""
         return self.estimator(**{**self.fixed, **params})
 
@@ -75,7 +75,7 @@ class ExternalSelectorInfo(SelectorInfo):
     its parameters are the class's own ``get_params()`` names and the wrapper's
     ``n_features`` / ``final_reg`` where they apply (:func:`external_parameters`)."""
 
-    def make(self, **params):
+    def make(self, **params: object) -> SelectorBase:
         return external_selector(self.estimator, **{**self.fixed, **params})
 
     def parameters(self) -> dict:
@@ -234,15 +234,17 @@ def selector_reference(selector: object) -> tuple[str, dict]:
             ("n_features", selector.n_features, None), ("final_reg", selector.final_reg, 1.0))
             if not _same(value, default)}
         return name, {**own, **params}
-    estimator_class = selector if isinstance(selector, type) else type(selector)
+    estimator_class: type[object] = selector if isinstance(selector, type) else type(selector)
     name = class_reference(estimator_class)
-    if isinstance(selector, type) or not callable(getattr(selector, "get_params", None)):
+    get_params = None if isinstance(selector, type) else getattr(selector, "get_params", None)
+    if not callable(get_params):
         get_selector(name)  # not an estimator: refused in one line
         return name, {}
     defaults = {key: parameter.default for key, parameter in
                 inspect.signature(estimator_class.__init__).parameters.items()
                 if parameter.default is not inspect.Parameter.empty}
-    changed = {key: value for key, value in selector.get_params(deep=False).items()
+    given: dict[str, object] = get_params(deep=False)
+    changed = {key: value for key, value in given.items()
                if key not in defaults or not _same(value, defaults[key])}
     bad = [key for key, value in changed.items() if _plain(value) is _NOT_PLAIN]
     if bad:

@@ -27,8 +27,10 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Callable, Hashable
+from typing import TYPE_CHECKING, Protocol, TypeGuard, TypeVar, cast
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.feature_selection import SelectorMixin
@@ -38,6 +40,9 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import ThreadpoolController
 
 from paretostab.errors import InvalidInputError
+
+if TYPE_CHECKING:
+    from typing_extensions import Self  # typing.Self from Python 3.11
 
 
 @functools.cache
@@ -54,7 +59,9 @@ def single_threaded():
     return _threadpools().limit(limits=1)
 
 
-def is_number(value: object) -> bool:
+def is_number(value: object) -> TypeGuard[float]:
+    """A real number (Python or numpy), not a boolean; typed as a float, which numpy's
+    integer and floating scalars act as where a selector checks a parameter."""
     return isinstance(value, int | float | np.integer | np.floating) and not isinstance(
         value, bool
     )
@@ -141,7 +148,8 @@ def distinct_rows(X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]
     groups: dict[bytes, list[int]] = {}
     for i in range(X.shape[0]):
         groups.setdefault(head[i].tobytes() + y[i].tobytes(), []).append(i)
-    first, counts = [], []
+    first: list[int] = []
+    counts: list[int] = []
     for members in groups.values():
         seen: dict[bytes, int] = {}
         for i in members:
@@ -191,6 +199,18 @@ def predicted_classes(classes: np.ndarray, decision: np.ndarray) -> np.ndarray:
     return classes[(decision > 0).astype(int)]
 
 
+class MemoBudget(Protocol):
+    """What decides whether a :class:`TrainingSample` keeps a memo value (the protocol's
+    run cache)."""
+
+    def admit(self, nbytes: int) -> bool:
+        """Whether ``nbytes`` more may be kept (reserved when they may)."""
+        ...
+
+
+_Value = TypeVar("_Value")
+
+
 class TrainingSample:
     """One training sample, prepared once for every selector of the package.
 
@@ -227,7 +247,7 @@ class TrainingSample:
     """
 
     def __init__(self, X: np.ndarray, y: np.ndarray, *, owner: str = "the selector",
-                 columns: np.ndarray | None = None, budget: object = None):
+                 columns: np.ndarray | None = None, budget: MemoBudget | None = None):
         self.classes, y_index = np.unique(y, return_inverse=True)
         if self.classes.size < 2:
             raise InvalidInputError(
@@ -269,11 +289,12 @@ class TrainingSample:
                       *self._memo.values()):
             _freeze(value)
 
-    def memo(self, key: Hashable, compute: Callable[[], object]) -> object:
+    def memo(self, key: Hashable, compute: Callable[[], _Value]) -> _Value:
         """``compute()``, computed once per key while the budget admits it; the arrays of
         the value are read-only. Keys name the computation and every parameter it takes."""
         if key in self._memo:
-            return self._memo[key]
+            # what compute() gave for this key: a key names the computation and its inputs
+            return cast(_Value, self._memo[key])
         value = compute()
         if self.budget is None or self.budget.admit(_nbytes(value)):
             self._memo[key] = _freeze(value)
@@ -289,10 +310,11 @@ class TrainingSample:
         """``(X_std, signs, counts)`` of the distinct examples (:func:`distinct_rows`):
         the same weighted loss on about a third fewer rows of a bootstrap sample (``signs``
         rows of :attr:`signs`: an n_distinct × K matrix with K > 2 classes)."""
-        def compute():
+        def compute() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
             rows, counts = distinct_rows(self.X, self.signs)
             X_std = self._memo.get("X_std")  # the same numbers: (X − mean) / scale
-            X_rows = X_std[rows] if X_std is not None else (self.X[rows] - self.mean) / self.scale
+            X_rows = (X_std[rows] if isinstance(X_std, np.ndarray)
+                      else (self.X[rows] - self.mean) / self.scale)
             return X_rows, self.signs[rows], counts
         return self.memo("distinct", compute)
 
@@ -300,7 +322,7 @@ class TrainingSample:
     def distinct_gram(self) -> np.ndarray:
         """``K = X_d X_dᵀ`` of the standardised distinct examples (the dual L2-logistic
         core's first Gram matrix)."""
-        def compute():
+        def compute() -> np.ndarray:
             X_distinct = self.distinct[0]
             return X_distinct @ X_distinct.T
         return self.memo("distinct_gram", compute)
@@ -312,13 +334,13 @@ class SelectorBase(ClassifierMixin, SelectorMixin, BaseEstimator):
     ``fit`` and the predictions run :func:`single_threaded`.
     """
 
-    def fit(self, X, y):
+    def fit(self, X: ArrayLike, y: ArrayLike) -> Self:
         """Select features of ``X`` and fit the final model on them."""
         with single_threaded():
             self._fit_sample(self._training_sample(X, y))
         return self
 
-    def fit_sample(self, sample: TrainingSample):
+    def fit_sample(self, sample: TrainingSample) -> Self:
         """Fit on a prepared :class:`TrainingSample` (no validation: the sample was built
         from complete data). ``fit(X, y)`` is ``fit_sample(TrainingSample(X, y))``."""
         self.n_features_in_ = sample.n_features
@@ -358,7 +380,7 @@ class SelectorBase(ClassifierMixin, SelectorMixin, BaseEstimator):
         kept = np.flatnonzero(self.support_)
         return (X[:, kept] - self.mean_[kept]) / self.scale_[kept]
 
-    def decision_function(self, X):
+    def decision_function(self, X: ArrayLike) -> np.ndarray:
         """Decision values of the final model: with two classes a vector, positive means
         ``classes_[1]``; with K > 2 an n × K matrix, one column per class (the largest
         wins)."""
@@ -366,7 +388,7 @@ class SelectorBase(ClassifierMixin, SelectorMixin, BaseEstimator):
         with single_threaded():
             return self._decision(selected)
 
-    def predict(self, X):
+    def predict(self, X: ArrayLike) -> np.ndarray:
         """Class labels of the final model on the selected features."""
         decision = self.decision_function(X)  # first: it checks that the model is fitted
         return predicted_classes(self.classes_, decision)
@@ -376,6 +398,11 @@ class LinearModelMixin:
     """A linear final model ``w·x + b`` (``coef_``, ``intercept_``) on the selected
     standardised features — with K > 2 classes one row of ``coef_`` (K × k) and one
     intercept per class; ``_logistic_proba`` gives its logistic class probabilities."""
+
+    # Set by the selector's fit, and SelectorBase's (annotations only: nothing at run time)
+    coef_: np.ndarray
+    intercept_: np.ndarray | float
+    decision_function: Callable[[object], np.ndarray]
 
     def _decision(self, X_selected: np.ndarray) -> np.ndarray:
         if self.coef_.ndim == 2:
@@ -392,6 +419,6 @@ class LinearModelMixin:
 class LogisticModelMixin(LinearModelMixin):
     """A final L2- or L1-penalised logistic model: ``predict_proba`` = σ(w·x + b)."""
 
-    def predict_proba(self, X):
+    def predict_proba(self, X: ArrayLike) -> np.ndarray:
         """Class probabilities of the final logistic model."""
         return self._logistic_proba(X)

@@ -133,7 +133,8 @@ def kkt_violation(gradient: np.ndarray, gradient_b, w: np.ndarray, local: np.nda
 
 def group_fista(X: np.ndarray, y: np.ndarray, c: np.ndarray, local: np.ndarray,
                 thresholds: np.ndarray, w: np.ndarray, b, *, ridge: float = 0.0,
-                tol: float = 1e-7, max_iter: int = 100_000) -> tuple[np.ndarray, object, int]:
+                tol: float = 1e-7,
+                max_iter: int = 100_000) -> tuple[np.ndarray, float | np.ndarray, int]:
     """Logistic or multinomial group lasso (elastic net with ``ridge``) by FISTA with
     backtracking.
 

@@ -59,6 +59,7 @@ the elimination of ``HybridRFE(n_features=20)`` on the simulated data of
 from __future__ import annotations
 
 import warnings
+from typing import cast
 
 import numpy as np
 from scipy.linalg import lapack
@@ -187,7 +188,15 @@ class IncrementalL2Logistic:
         gradient_at_zero = np.append(self._X.T @ cy, cy.sum()) / 2
         self._gradient_scale = max(1.0, float(np.linalg.norm(gradient_at_zero)))
         self._stop = tol * self._gradient_scale
-        self._column_norms = self._X32 = None  # the primal's truncated Newton
+        # the primal's truncated Newton
+        self._column_norms: np.ndarray | None = None
+        self._X32: np.ndarray | None = None
+        # The state of one of the two solvers: the dual's (K, α), else the primal's w. The
+        # other's is None; where a method runs in one of them, a cast says which (a cast
+        # does nothing at run time).
+        self._alpha: np.ndarray | None
+        self._K: np.ndarray | None
+        self._w: np.ndarray | None
         if solves_in_dual(n, d):
             self._alpha = np.zeros(n)
             self._K = shrunk_gram(X, self._X, self._scale, gram)
@@ -213,9 +222,9 @@ class IncrementalL2Logistic:
     def coef(self) -> np.ndarray:
         """Weights of the current features in the unscaled space, ``w_f = w'_f / β_f``."""
         if self._K is not None:
-            scaled = (self._X.T @ self._alpha)[self._alive]
+            scaled = (self._X.T @ cast(np.ndarray, self._alpha))[self._alive]
         else:
-            scaled = self._w
+            scaled = cast(np.ndarray, self._w)
         return scaled * self._scale[self.features]
 
     @property
@@ -231,7 +240,7 @@ class IncrementalL2Logistic:
         n = self._X.shape[0]
         if self._K is not None:
             if not solves_in_dual(n, kept):  # to the primal: w' = X'ᵀα on the kept features
-                self._w = self._X[:, self._alive].T @ self._alpha
+                self._w = self._X[:, self._alive].T @ cast(np.ndarray, self._alpha)
                 self._K = self._alpha = None
             elif dropped.size < kept:
                 block = self._X[:, dropped]
@@ -242,7 +251,7 @@ class IncrementalL2Logistic:
         else:
             keep = np.ones(alive.size + 1, dtype=bool)  # the features and the intercept
             keep[positions] = False
-            self._w = self._w[keep[:-1]]
+            self._w = cast(np.ndarray, self._w)[keep[:-1]]
             if self._column_norms is not None:
                 self._column_norms = self._column_norms[keep]
             if self._X32 is not None:
@@ -267,10 +276,10 @@ class IncrementalL2Logistic:
         ``Δb = (1ᵀu + 1ᵀα)/1ᵀv``. The gradient's norm in the primal is
         ``√(rᵀKr + (1ᵀg)²)``.
         """
-        K, y, c, lam = self._K, self._y, self._c, self._reg
+        K, y, c, lam = cast(np.ndarray, self._K), self._y, self._c, self._reg
         n = y.size
         diagonal = np.arange(n) * (n + 1)
-        alpha, b = self._alpha, self._b
+        alpha, b = cast(np.ndarray, self._alpha), self._b
         Ka = K @ alpha
         z = y * (Ka + b)
         objective = -c @ log_expit(z) + lam * alpha @ Ka
@@ -310,7 +319,7 @@ class IncrementalL2Logistic:
         X = self._X  # compacted to the current features when in the primal
         y, c, lam = self._y, self._c, self._reg
         n, m = X.shape
-        w, b = self._w, self._b
+        w, b = cast(np.ndarray, self._w), self._b
         Xw = X @ w
         z = y * (Xw + b)
         objective = -c @ log_expit(z) + lam * w @ w
@@ -363,7 +372,7 @@ class IncrementalL2Logistic:
         otherwise, or should rounding leave P indefinite, the diagonal of ``h̄ ZᵀZ + 2λ
         diag(1, …, 1, 0)`` (Jacobi: h̄ the mean curvature, the columns' squared norms
         computed once per model)."""
-        X = self._X32
+        X = cast(np.ndarray, self._X32)  # made by the first truncated Newton step
         n, m = X.shape
         penalty = np.append(np.full(m, 2 * self._reg), 0.0)
         if m <= min(HESSIAN_MAX_FEATURES, n / HESSIAN_RATIO):
@@ -391,7 +400,7 @@ class IncrementalL2Logistic:
         single-precision copy of X', :func:`_curvature_product`), stopped at the residual
         ``η‖∇‖``, ``η = min(1/2, √(‖∇‖ / scale))`` (superlinear convergence), or at half
         the fit's stopping gradient norm, beyond which no accuracy is needed."""
-        X32 = self._X32
+        X32 = cast(np.ndarray, self._X32)  # made by the first truncated Newton step
         m = X.shape[1]
         lam2 = 2 * self._reg
         h32 = h.astype(np.float32)

@@ -16,6 +16,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 from sklearn.svm import LinearSVC
 from sklearn.utils.metaestimators import available_if
 
@@ -309,7 +310,7 @@ class BaseRFE(LinearModelMixin, SelectorBase):
         return self.loss == "logistic"
 
     @available_if(_is_logistic)
-    def predict_proba(self, X):
+    def predict_proba(self, X: ArrayLike) -> np.ndarray:
         """Class probabilities of the final (logistic) model (K > 2 classes: its one-vs-rest
         sigmoids normalised to sum to 1)."""
         return self._logistic_proba(X)

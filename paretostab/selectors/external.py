@@ -37,7 +37,10 @@ class: its own ``get_params()`` names, with the wrapper's ``n_features`` (a clas
 
 from __future__ import annotations
 
+from typing import Protocol
+
 import numpy as np
+from numpy.typing import ArrayLike
 from sklearn.base import clone
 
 from paretostab.errors import InvalidInputError
@@ -87,7 +90,14 @@ def _importance(model: object) -> np.ndarray | None:
     return np.maximum(np.nan_to_num(np.asarray(importances, dtype=float)), 0.0)
 
 
-def _decision_of(model: object, X: np.ndarray, classes: np.ndarray) -> np.ndarray:
+class _Classifier(Protocol):
+    """A fitted classifier: ``predict``, and maybe ``decision_function`` or
+    ``predict_proba``."""
+
+    def predict(self, X: np.ndarray) -> ArrayLike: ...
+
+
+def _decision_of(model: _Classifier, X: np.ndarray, classes: np.ndarray) -> np.ndarray:
     """Decision values of a fitted classifier in the package's convention (a vector,
     positive for ``classes[1]``; n × K with K > 2): its ``decision_function``, else its
     class probabilities (minus 1/2 with two classes), else its predictions as ±1 / one-hot
@@ -294,7 +304,7 @@ def external_parameters(estimator_class: type) -> dict:
     with their defaults: the class's own ``get_params()`` names, and the wrapper's
     ``n_features`` (a class without ``get_support``) and ``final_reg`` (a class without
     ``predict``); the class's own win a shared name."""
-    own = {}
+    own: dict[str, object] = {}
     if not hasattr(estimator_class, "get_support"):
         own["n_features"] = None
     if not hasattr(estimator_class, "predict"):
@@ -302,7 +312,7 @@ def external_parameters(estimator_class: type) -> dict:
     return {**own, **estimator_class().get_params()}
 
 
-def external_selector(estimator_class: type, **params) -> ExternalSelector:
+def external_selector(estimator_class: type, **params: object) -> ExternalSelector:
     """``estimator_class`` wrapped in :class:`ExternalSelector`, ``params`` named as
     :func:`external_parameters` names them."""
     estimator = estimator_class()

@@ -137,7 +137,8 @@ def _window_counts(sorted_columns: np.ndarray, values: np.ndarray,
 
 
 def mutual_info_classif_fast(X: np.ndarray, labels: np.ndarray, *, n_neighbors: int = 3,
-                             random_state=None) -> np.ndarray:
+                             random_state: int | np.random.RandomState | None = None
+                             ) -> np.ndarray:
     """``sklearn.feature_selection.mutual_info_classif(X, labels, n_neighbors=…,
     random_state=…)`` for continuous features, vectorised over the features.
 
@@ -392,7 +393,7 @@ class MIMSelector(_FilterSelector):
                 n_bins = min(check_at_least("n_bins", self.n_bins, 1,
                                              "bins of the discrete estimator, or None for "
                                              "infotheo's n^(1/3)"), sample.X.shape[0])
-            self.n_bins_ = n_bins
+            self.n_bins_: int | None = n_bins
             return sample.memo(("mim", "discrete", n_bins), lambda: ranked(
                 infotheo_mutual_info(sample.X, sample.class_index, n_bins)))
         n_neighbors = check_at_least("n_neighbors", self.n_neighbors, 1,

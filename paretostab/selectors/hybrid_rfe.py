@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy import stats
 from sklearn.utils import check_random_state
 
@@ -335,8 +336,8 @@ class BiasedRFE(BaseRFE):
         return assigned, protected
 
 
-def transfer_learning_rfe(tasks: Sequence[tuple[object, object]], *, transfer: float,
-                          **params) -> list[BiasedRFE]:
+def transfer_learning_rfe(tasks: Sequence[tuple[ArrayLike, ArrayLike]], *, transfer: float,
+                          **params: object) -> list[BiasedRFE]:
     """Select features task after task, biased towards earlier tasks' selections (002 §4).
 
     For task t, ``β_f = exp(−transfer · (2 p_f − 1))`` with p_f the fraction of the

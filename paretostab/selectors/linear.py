@@ -63,6 +63,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy.special import softmax
 from sklearn.utils.validation import check_array
 
@@ -179,6 +180,7 @@ def _search(evaluate: Callable[[float], float], target: float, tolerance: float,
         last_moved = moved
     else:
         evaluation = MAX_EVALUATIONS
+    assert best is not None  # MAX_EVALUATIONS >= 1 evaluations were made
     return math.exp(best[1]), best[2], evaluation
 
 
@@ -191,7 +193,7 @@ def _screening_guess(penalty: Penalty, problem: SparseProblem, target: float) ->
     score = penalty.unit_norms(gradient) / penalty.unit_weights
     order = np.argsort(-score, kind="stable")
     reached = np.searchsorted(np.cumsum(penalty.sizes[order]), target)
-    value = score[order[min(reached, order.size - 1)]]
+    value = score[order[min(int(reached), order.size - 1)]]
     return float(value) / 2 if value > 0 else 1.0
 
 
@@ -295,7 +297,8 @@ class Calibration:
     n_fits: int
 
 
-def calibrate_runs(selector: _SparseLogisticBase, X, y, samples: Sequence, *,
+def calibrate_runs(selector: _SparseLogisticBase, X: np.ndarray, y: np.ndarray,
+                   samples: Sequence, *,
                    tolerance: float = 1.0, n_subset: int = 10) -> Calibration:
     """λ such that the mean number of selected features over the runs is k̄ ± tolerance.
 
@@ -489,7 +492,7 @@ class _SparseLogisticBase(LogisticModelMixin, SelectorBase):
         self.rank_order_ = np.empty(d, dtype=np.int64)
         self.rank_order_[order] = np.arange(1, d + 1)
 
-    def predict_proba(self, X):
+    def predict_proba(self, X: ArrayLike) -> np.ndarray:
         """Class probabilities of the final model: σ(w·x + b) with two classes; with K > 2
         the multinomial model's softmax, or, after an L2 refit (``final_reg``), its
         one-vs-rest sigmoids normalised."""
@@ -515,8 +518,8 @@ class _SparseLogisticBase(LogisticModelMixin, SelectorBase):
                 f"which selects {count}.", CalibrationWarning, stacklevel=4)
         return warm.at(reg)
 
-    def calibrate(self, X, y, samples: Sequence, *, tolerance: float = 1.0,
-                  n_subset: int = 10) -> dict:
+    def calibrate(self, X: np.ndarray, y: np.ndarray, samples: Sequence, *,
+                  tolerance: float = 1.0, n_subset: int = 10) -> dict[str, float]:
         """``{"reg": λ}`` such that the mean number of features selected over the runs
         ``samples`` (a sequence, read run by run: each an array of training-row indices, a
         pair ``(rows, cols)`` or a prepared :class:`TrainingSample`) is

@@ -14,7 +14,11 @@ ties broken by feature index — with the final model the papers pair with it:
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Protocol, cast
+
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy.spatial.distance import cdist
 from sklearn.ensemble import RandomForestClassifier
 from sklearn.neighbors import KNeighborsClassifier
@@ -34,6 +38,12 @@ from paretostab.selectors._base import (
 )
 
 
+class _Probabilistic(Protocol):
+    """A fitted final model with class probabilities (a forest, a K-NN)."""
+
+    def predict_proba(self, X: np.ndarray) -> np.ndarray: ...
+
+
 class _ProbabilisticDecision:
     """``decision_function`` of a final model with ``predict_proba``: with two classes
     ``P(classes_[1]) − 1/2`` (so ``predict`` is ``classes_[1]`` iff that probability exceeds
@@ -41,11 +51,15 @@ class _ProbabilisticDecision:
     K > 2 the n × K class probabilities (``predict``: the most probable class, the first
     on ties, as scikit-learn's forests and K-NN break them)."""
 
+    # The selector's (annotations only: nothing at run time)
+    _final_model: Callable[[], _Probabilistic]
+    _selected_standardised: Callable[[object], np.ndarray]
+
     def _decision(self, X_selected):
         proba = self._final_model().predict_proba(X_selected)
         return proba[:, 1] - 0.5 if proba.shape[1] == 2 else proba
 
-    def predict_proba(self, X):
+    def predict_proba(self, X: ArrayLike) -> np.ndarray:
         """Class probabilities of the final model."""
         selected = self._selected_standardised(X)  # checks that the selector is fitted
         with single_threaded():
@@ -123,27 +137,33 @@ def _descend(node, active, left, right, split, threshold, value_of):
 def _accumulate_decrease(batch, X32, y, rng, total):
     """Add Σ_t (accuracy_t − permuted accuracy_t,f) of the batch's trees to ``total``."""
     d = X32.shape[1]
-    left, right, split, threshold, label, root, tree_of = [], [], [], [], [], [], []
+    lefts: list[np.ndarray] = []
+    rights: list[np.ndarray] = []
+    splits: list[np.ndarray] = []
+    thresholds: list[np.ndarray] = []
+    labels: list[np.ndarray] = []
+    roots: list[np.ndarray] = []
+    trees: list[np.ndarray] = []
     nodes = 0
     for b, (tree, oob, _) in enumerate(batch):
         children_left, children_right = tree.children_left, tree.children_right
         leaf = children_left < 0
-        left.append(np.where(leaf, -1, children_left + nodes))
-        right.append(np.where(leaf, -1, children_right + nodes))
-        split.append(tree.feature)
-        threshold.append(tree.threshold)
-        label.append(np.argmax(tree.value[:, 0, :], axis=1))
-        root.append(np.full(oob.size, nodes))
-        tree_of.append(np.full(oob.size, b))
+        lefts.append(np.where(leaf, -1, children_left + nodes))
+        rights.append(np.where(leaf, -1, children_right + nodes))
+        splits.append(tree.feature)
+        thresholds.append(tree.threshold)
+        labels.append(np.argmax(tree.value[:, 0, :], axis=1))
+        roots.append(np.full(oob.size, nodes))
+        trees.append(np.full(oob.size, b))
         nodes += children_left.size
-    left, right, split = np.concatenate(left), np.concatenate(right), np.concatenate(split)
-    threshold, label = np.concatenate(threshold), np.concatenate(label)
+    left, right, split = np.concatenate(lefts), np.concatenate(rights), np.concatenate(splits)
+    threshold, label = np.concatenate(thresholds), np.concatenate(labels)
     example = np.concatenate([oob for _, oob, _ in batch])
-    tree_of = np.concatenate(tree_of)
+    tree_of = np.concatenate(trees)
     start = np.cumsum([0] + [oob.size for _, oob, _ in batch])
     position = np.arange(example.size) - start[tree_of]  # of each row among its tree's OOB
     # every OOB example down its tree, unpermuted
-    node = np.concatenate(root)
+    node = np.concatenate(roots)
     passed = _descend(node, np.flatnonzero(left[node] >= 0), left, right, split, threshold,
                       lambda rows, feature: X32[example[rows], feature])
     base_correct = label[node] == y[example]
@@ -321,7 +341,8 @@ def relief_weights(X: np.ndarray, labels: np.ndarray, n_neighbors: int,
     total = sum(_relief_sum(X, class_index, prior, instances[start:start + RELIEF_BLOCK],
                             n_neighbors)
                 for start in range(0, instances.size, RELIEF_BLOCK))
-    return total / instances.size
+    # a sum of arrays (``instances`` is not empty), which sum's stub cannot tell from its 0
+    return cast(np.ndarray, total) / instances.size
 
 
 def _relief_sum(X: np.ndarray, class_index: np.ndarray, prior: np.ndarray,
@@ -423,7 +444,7 @@ class ReliefSelector(_ProbabilisticDecision, SelectorBase):
         self.n_instances = n_instances
         self.random_state = random_state
 
-    def _instances(self, n: int) -> tuple[np.ndarray | None, object]:
+    def _instances(self, n: int) -> tuple[np.ndarray | None, tuple[int, ...] | None]:
         """The sampled instances (None: every example) and what names them in a memo
         key (None when they cannot be named: a RandomState object)."""
         if self.n_instances is not None:

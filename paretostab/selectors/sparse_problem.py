@@ -151,7 +151,7 @@ class Penalty(abc.ABC):
 
     @abc.abstractmethod
     def inner(self, problem: SparseProblem, features: np.ndarray, reg: float, start: np.ndarray,
-              b: float, warm: bool) -> tuple[np.ndarray, float, int]:
+              b: float | np.ndarray, warm: bool) -> tuple[np.ndarray, float | np.ndarray, int]:
         """Weights, intercept and iterations of the working set ``features``' problem."""
 
 
@@ -177,7 +177,8 @@ class ElasticNetPenalty(Penalty):
                                   solver="saga", tol=self.tol, max_iter=self.max_iter,
                                   random_state=0)
 
-    def inner(self, problem, features, reg, start, b, warm):
+    def inner(self, problem: SparseProblem, features: np.ndarray, reg: float, start: np.ndarray,
+              b: float | np.ndarray, warm: bool) -> tuple[np.ndarray, float | np.ndarray, int]:
         m = features.size
         thresholds, ridge = np.full(m, reg * self.l1_ratio), reg * (1 - self.l1_ratio)
         if self.solver == "fista":
@@ -188,7 +189,7 @@ class ElasticNetPenalty(Penalty):
         # ≥ 5 it stalls for the whole max_iter), so it gets the repeated rows (same loss)
         rows = problem.repeats
         X_rows, y_rows = problem.X[np.ix_(rows, features)], problem.y[rows]
-        best = None
+        best: tuple[float, np.ndarray, float, int] | None = None
         for attempt in range(SAGA_ATTEMPTS):
             model = self.sklearn_model(reg).set_params(random_state=attempt)
             if warm:
@@ -205,11 +206,12 @@ class ElasticNetPenalty(Penalty):
                 best = (residual, w, w_b, int(model.n_iter_[0]))
             if residual <= SAGA_KKT:
                 break
+        assert best is not None  # SAGA_ATTEMPTS >= 1 attempts were made
         if best[0] > SAGA_FINISH:  # FISTA finishes the same problem from saga's best point
-            w, w_b, iterations = group_fista(problem.X[:, features], problem.y, problem.c,
-                                             np.arange(m), thresholds, best[1], best[2],
-                                             ridge=ridge, tol=self.tol, max_iter=self.max_iter)
-            return w, w_b, best[3] + iterations
+            w_end, b_end, iterations = group_fista(
+                problem.X[:, features], problem.y, problem.c, np.arange(m), thresholds,
+                best[1], best[2], ridge=ridge, tol=self.tol, max_iter=self.max_iter)
+            return w_end, b_end, best[3] + iterations
         return best[1], best[2], best[3]
 
 
@@ -222,7 +224,8 @@ class GroupLassoPenalty(Penalty):
         self.unit_weights = np.sqrt(self.sizes.astype(float))
         self.tol, self.max_iter = tol, max_iter
 
-    def inner(self, problem, features, reg, start, b, warm):
+    def inner(self, problem: SparseProblem, features: np.ndarray, reg: float, start: np.ndarray,
+              b: float | np.ndarray, warm: bool) -> tuple[np.ndarray, float | np.ndarray, int]:
         units, local = np.unique(self.labels[features], return_inverse=True)
         return group_fista(problem.X[:, features], problem.y, problem.c, local,
                            reg * self.unit_weights[units], start, b, tol=self.tol,

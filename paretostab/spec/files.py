@@ -10,6 +10,7 @@ package's ``studies/`` folder (package data, read with :mod:`importlib.resources
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Mapping
 from dataclasses import replace
 from importlib import resources
@@ -127,9 +128,9 @@ def with_objective(spec: StudySpec, measure: str) -> StudySpec:
 def load_spec(path: str | os.PathLike) -> StudySpec:
     """Read and validate the TOML study spec at ``path`` (see :mod:`paretostab.spec`);
     relative data paths are resolved against the file's folder."""
-    try:
+    if sys.version_info >= (3, 11):
         import tomllib
-    except ModuleNotFoundError:  # pragma: no cover - Python 3.10
+    else:  # pragma: no cover - Python 3.10
         try:
             import tomli as tomllib
         except ModuleNotFoundError:

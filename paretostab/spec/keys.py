@@ -20,10 +20,11 @@ import json
 import math
 import os
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import MISSING, dataclass, field, fields
 from functools import cache
 from types import MappingProxyType
+from typing import Any, TypeGuard
 
 import numpy as np
 
@@ -62,7 +63,7 @@ class FrozenMap(Mapping):
     def __repr__(self) -> str:
         return f"FrozenMap({self._items!r})"
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[type[FrozenMap], tuple[dict[str, object]]]:
         return FrozenMap, (self._items,)
 
 
@@ -87,13 +88,17 @@ def thaw(value: object) -> object:
     return value
 
 
-def is_int(value: object) -> bool:
+def is_int(value: object) -> TypeGuard[int | np.integer]:
     """An integer (Python or numpy), not a boolean."""
     return isinstance(value, int | np.integer) and not isinstance(value, bool | np.bool_)
 
 
-def is_number(value: object) -> bool:
-    """A real number (Python or numpy), not a boolean."""
+def is_number(value: object) -> TypeGuard[float]:
+    """A real number (Python or numpy), not a boolean.
+
+    Typed as a float (an int is one to a type checker): numpy's integer and floating
+    scalars compare, take part in arithmetic and convert with ``int``/``float`` as the
+    spec uses a number."""
     return (isinstance(value, int | float | np.integer | np.floating)
             and not isinstance(value, bool | np.bool_))
 
@@ -117,7 +122,7 @@ class SpecErrors:
         """``<source>: <key>: <message>``."""
         return InvalidInputError(f"{self.source}: {key}: {message}")
 
-    def unknown_key(self, table: str | None, key: object, allowed,
+    def unknown_key(self, table: str | None, key: object, allowed: Iterable[str],
                     what: str | None = None) -> UnknownNameError:
         """An unknown ``key`` of ``table`` (``None``: an unknown table), with the closest
         allowed one and the list of the ``allowed``; ``what`` replaces "unknown key in
@@ -133,7 +138,8 @@ class SpecErrors:
             f"{self.source}: {table}.{key}: {what or f'unknown key in [{table}]'}.{hint} "
             f"Allowed keys: {', '.join(allowed) or 'none'}.")
 
-    def unknown_name(self, key: str, kind: str, name: object, known) -> UnknownNameError:
+    def unknown_name(self, key: str, kind: str, name: object,
+                     known: Iterable[str]) -> UnknownNameError:
         """An unknown ``name`` of a ``kind`` (``"sampler"``) given for ``key``."""
         return UnknownNameError(
             f"{self.source}: {key}: {UnknownNameError.for_name(kind, name, known)}")
@@ -190,19 +196,19 @@ class Integer(Kind):
     why: str = ""
     nonzero: bool = False
 
-    def check(self, errors, key, value):
+    def check(self, errors: SpecErrors, key: str, value: object) -> int:
         if self.nonzero:
             if not is_int(value) or value == 0:
                 raise errors.error(key, f"must be a non-zero integer{self.why}; got {value!r}.")
-        elif not is_int(value) or value < self.minimum:
+        elif not is_int(value) or (self.minimum is not None and value < self.minimum):
             raise errors.error(key, f"must be an integer >= {self.minimum}{self.why}; got "
                                     f"{value!r}.")
         return int(value)
 
-    def describe(self):
+    def describe(self) -> str:
         return "integer ≠ 0" if self.nonzero else f"integer ≥ {self.minimum}"
 
-    def json(self):
+    def json(self) -> dict:
         if self.nonzero:
             return {"type": "integer", "not": {"const": 0}}
         return {"type": "integer", "minimum": self.minimum}
@@ -212,15 +218,15 @@ class Integer(Kind):
 class Fraction(Kind):
     """A number in the open interval (0, 1), kept as a float."""
 
-    def check(self, errors, key, value):
+    def check(self, errors: SpecErrors, key: str, value: object) -> float:
         if not is_number(value) or not 0 < value < 1:
             raise errors.error(key, f"must be a number in (0, 1); got {value!r}.")
         return float(value)
 
-    def describe(self):
+    def describe(self) -> str:
         return "number in (0, 1)"
 
-    def json(self):
+    def json(self) -> dict:
         return {"type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 1}
 
 
@@ -228,15 +234,15 @@ class Fraction(Kind):
 class Number(Kind):
     """A finite number."""
 
-    def check(self, errors, key, value):
+    def check(self, errors: SpecErrors, key: str, value: object) -> float:
         if not is_number(value) or not math.isfinite(value):
             raise errors.error(key, f"must be a finite number; got {value!r}.")
         return value
 
-    def describe(self):
+    def describe(self) -> str:
         return "number"
 
-    def json(self):
+    def json(self) -> dict:
         return {"type": "number"}
 
 
@@ -244,15 +250,15 @@ class Number(Kind):
 class Boolean(Kind):
     """``true`` or ``false``."""
 
-    def check(self, errors, key, value):
+    def check(self, errors: SpecErrors, key: str, value: object) -> bool:
         if not isinstance(value, bool | np.bool_):
             raise errors.error(key, f"must be true or false; got {value!r}.")
         return bool(value)
 
-    def describe(self):
+    def describe(self) -> str:
         return "boolean"
 
-    def json(self):
+    def json(self) -> dict:
         return {"type": "boolean"}
 
 
@@ -263,17 +269,17 @@ class Text(Kind):
 
     what: str = "a non-empty string"
 
-    def check(self, errors, key, value):
+    def check(self, errors: SpecErrors, key: str, value: object) -> str:
         if isinstance(value, os.PathLike):
             value = os.fspath(value)
         if not isinstance(value, str) or not value.strip():
             raise errors.error(key, f"must be {self.what}; got {value!r}.")
         return value
 
-    def describe(self):
+    def describe(self) -> str:
         return "string"
 
-    def json(self):
+    def json(self) -> dict:
         return {"type": "string", "minLength": 1, "pattern": "\\S"}
 
 
@@ -285,18 +291,18 @@ class Choice(Kind):
     values: tuple[str, ...]
     kind_name: str
 
-    def check(self, errors, key, value):
+    def check(self, errors: SpecErrors, key: str, value: object) -> str:
         if value not in self.values or not isinstance(value, str):
             raise errors.unknown_name(key, self.kind_name, value, self.values)
         return value
 
-    def describe(self):
+    def describe(self) -> str:
         return "one of " + ", ".join(inline_code(v) for v in self.values)
 
-    def json(self):
+    def json(self) -> dict:
         return {"type": "string", "enum": list(self.values)}
 
-    def known(self):
+    def known(self) -> tuple[str, ...]:
         return tuple(self.values)
 
 
@@ -315,22 +321,22 @@ class Registered(Kind):
     pattern: str | None = None
     pattern_doc: str = ""
 
-    def describe(self):
+    def describe(self) -> str:
         other = f" or {self.pattern_doc}" if self.pattern else ""
         return f"{self.kind_name} name (`{self.where}`){other}" + (
             ", or an array of them" if self.array else "")
 
-    def json(self):
-        one = {"type": "string", "enum": list(self.names())}
-        named = [one] if self.pattern is None else [one, {"type": "string",
-                                                          "pattern": self.pattern}]
+    def json(self) -> dict:
+        one: dict[str, object] = {"type": "string", "enum": list(self.names())}
+        named: list[dict[str, object]] = [one] if self.pattern is None else [
+            one, {"type": "string", "pattern": self.pattern}]
         item = named[0] if len(named) == 1 else {"anyOf": named}
         if not self.array:
             return item
         return {"anyOf": [*named, {"type": "array", "items": item, "minItems": 1,
                                    "uniqueItems": True}]}
 
-    def known(self):
+    def known(self) -> tuple[str, ...]:
         return self.names()
 
 
@@ -343,19 +349,19 @@ class Names(Kind):
     names: Callable[[], tuple[str, ...]]
     where: str
 
-    def check(self, errors, key, value):
+    def check(self, errors: SpecErrors, key: str, value: object) -> tuple:
         if not isinstance(value, list | tuple):
             raise errors.error(key, f"must be an array of {self.kind_name} names; got "
                                     f"{value!r}.")
         return tuple(value)
 
-    def describe(self):
+    def describe(self) -> str:
         return f"array of {self.kind_name} names (`{self.where}`)"
 
-    def json(self):
+    def json(self) -> dict:
         return {"type": "array", "items": {"type": "string", "enum": list(self.names())}}
 
-    def canonical(self, value):
+    def canonical(self, value):  # a tuple of names, as check() keeps them
         return sorted(set(value))
 
 
@@ -371,16 +377,16 @@ class Table(Kind):
 
     values: Mapping = field(default_factory=FrozenMap)
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         object.__setattr__(self, "values", FrozenMap(self.values))
 
-    def check(self, errors, key, value):
+    def check(self, errors: SpecErrors, key: str, value: object) -> dict:
         return check_table(errors, key, value, None)
 
-    def describe(self):
+    def describe(self) -> str:
         return "table"
 
-    def json(self):
+    def json(self) -> dict:
         return {"type": "object", **({"additionalProperties": thaw(self.values)}
                                      if self.values else {})}
 
@@ -389,10 +395,10 @@ class Table(Kind):
 class Values(Kind):
     """A non-empty array of distinct strings, numbers or booleans (Optuna's choices)."""
 
-    def describe(self):
+    def describe(self) -> str:
         return "array of strings, numbers or booleans"
 
-    def json(self):
+    def json(self) -> dict:
         return {"type": "array", "minItems": 1, "uniqueItems": True, "items": SCALAR}
 
 
@@ -405,10 +411,10 @@ class SearchSpace(Table):
 
     entry: type | None = None
 
-    def plain(self, value):
+    def plain(self, value):  # a tuple of Param, as the spec holds it
         return {p.name: p.to_value() for p in sorted(value, key=lambda p: p.name)}
 
-    def json(self):
+    def json(self) -> dict:
         props = {name: {**k.kind.json(), "description": k.doc}
                  for name, k in keys_of(self.entry).items()}
         choices = {"type": "object", "properties": {"choices": props.pop("choices")},
@@ -460,8 +466,9 @@ class Key:
 def declare(default: object = MISSING, kind: Kind | None = None, doc: str = "", *,
             factory: Callable[[], object] | None = None, required: str | None = None,
             nullable: bool = False, only_with: When | None = None,
-            identity: bool | When = True):
-    """A dataclass field that is a key of the spec.
+            identity: bool | When = True) -> Any:
+    """A dataclass field that is a key of the spec (typed as :func:`dataclasses.field`
+    is: as the field's value, to the dataclass that declares it).
 
     Parameters
     ----------
@@ -491,6 +498,8 @@ def declare(default: object = MISSING, kind: Kind | None = None, doc: str = "", 
     dataclasses.Field
         With the :class:`Key` in its ``metadata["key"]``.
     """
+    if kind is None:
+        raise TypeError("declare: every key of the spec needs a kind")
     key = Key(kind, doc, factory() if factory is not None else default, required, nullable,
               only_with, identity)
     if factory is not None:
@@ -505,7 +514,7 @@ def keys_of(cls: type) -> Mapping[str, Key]:
                              if "key" in f.metadata})
 
 
-def check_table(errors: SpecErrors, key: str, value: object, allowed,
+def check_table(errors: SpecErrors, key: str, value: object, allowed: Collection[str] | None,
                 what: str | None = None) -> dict:
     """``value`` as a dict after checking that it is a table (``None``: empty) whose keys
     are all ``allowed`` (``None``: any); ``what`` describes an unknown key."""

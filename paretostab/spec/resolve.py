@@ -32,6 +32,7 @@ from paretostab.measures import get_measure, list_measures, stability
 from paretostab.selectors import (
     ExternalSelectorInfo,
     Range,
+    SelectorInfo,
     get_selector,
     selector_reference,
 )
@@ -90,7 +91,7 @@ def resolve_selectors(errors: SpecErrors,
                  for info in infos), True
 
 
-def _named(errors: SpecErrors, key: str, name: object) -> tuple[object, dict]:
+def _named(errors: SpecErrors, key: str, name: object) -> tuple[SelectorInfo, dict]:
     """The registry entry of a ``[selector] name`` and the fixed parameters it brings: a
     name brings none; a class given in Python is named ``"module:Class"``, an instance
     too, with the parameters set on it (:func:`~paretostab.selectors.selector_reference`)."""
@@ -185,16 +186,16 @@ def _check_stable_set(errors: SpecErrors, defaults: dict, fixed: dict,
                                f"n_stable must be <= {k_text} (the stable set lies within the "
                                f"selected features); got {value!r}.")
         return
-    param = search.get("n_stable")
-    if param is None:
+    stable = search.get("n_stable")
+    if stable is None:
         return
-    top = param.high if param.choices is None else max(
-        (v for v in param.choices if is_number(v)), default=None)
+    top = stable.high if stable.choices is None else max(
+        (v for v in stable.choices if is_number(v)), default=None)
     if top is None or top <= k:
         return
-    if "n_stable" in registry_names and param.low < k:
-        search["n_stable"] = Param("n_stable", param.low, int(k) if param.integer else k,
-                                   log=param.log, integer=param.integer)
+    if "n_stable" in registry_names and stable.bounds()[0] < k:  # a registry range
+        search["n_stable"] = Param("n_stable", stable.low, int(k) if stable.integer else k,
+                                   log=stable.log, integer=stable.integer)
         return
     raise errors.error(f"{search_key}.n_stable",
                        f"n_stable must be <= {k_text} (the stable set lies within the "
@@ -347,12 +348,13 @@ def _clip_default_counts(errors: SpecErrors, spec: StudySpec, selector: Selector
     search, notes = [], []
     for param in selector.search:
         default = defaults.get(param.name)
-        if (param.name in FEATURE_COUNTS and param.choices is None and param.integer
-                and default == Range(param.low, param.high, param.log) and param.high > d):
-            low = min(param.low, d)
-            notes.append(f"{search_key}.{param.name}: the selector's default range "
-                         f"[{param.low}, {param.high}] clipped to [{low}, {d}] ({size})")
-            param = replace(param, low=low, high=d)
+        if param.name in FEATURE_COUNTS and param.choices is None and param.integer:
+            first, last = param.bounds()
+            if default == Range(first, last, param.log) and last > d:
+                low = min(first, d)
+                notes.append(f"{search_key}.{param.name}: the selector's default range "
+                             f"[{first}, {last}] clipped to [{low}, {d}] ({size})")
+                param = replace(param, low=low, high=d)
         search.append(param)
     parameters = info.parameters()
     searched = {param.name for param in search}
@@ -384,6 +386,7 @@ def _clip_stable_set(errors: SpecErrors, spec: StudySpec, selector: SelectorSpec
         return selector, notes
     fixed_key, search_key = _table_keys(spec, selector)
     searched = {param.name: param for param in selector.search}
+    k: object
     if "n_features" in searched:
         features = searched["n_features"]
         k = features.low if features.choices is None else min(
@@ -405,12 +408,13 @@ def _clip_stable_set(errors: SpecErrors, spec: StudySpec, selector: SelectorSpec
     if param is None or param.choices is not None or default is None:
         return selector, notes
     top = Range(default.low, default.high, default.log)
-    if param.high > k:
-        if top != Range(param.low, param.high, param.log) or param.low > k:
+    low, high = param.bounds()
+    if high > k:
+        if top != Range(low, high, param.log) or low > k:
             raise errors.error(f"{search_key}.n_stable",
                                f"n_stable must be <= {k_text}, as the stable set lies "
                                f"within the selected features; the range reaches "
-                               f"{param.high!r}.")
+                               f"{high!r}.")
         clipped = replace(param, high=int(k) if param.integer else k)
         selector = replace(selector, search=tuple(clipped if p.name == "n_stable" else p
                                                   for p in selector.search))
@@ -474,13 +478,14 @@ def _check_count_param(errors: SpecErrors, key: str, param: Param, bounds: tuple
         if bad:
             raise errors.error(key, f"every choice must be {valid}; got {_listed(bad)}.")
         return
-    if param.integer and low <= param.low and param.high <= d:
+    first, last = param.bounds()
+    if param.integer and low <= first and last <= d:
         return
     whose = (" (the selector's default range)"
-             if default == Range(param.low, param.high, param.log) else "")
-    hint = (f"; e.g. {param.name} = [{param.low}, {d}] in [{key.rpartition('.')[0]}]"
-            if param.integer and low <= param.low < d else "")
-    raise errors.error(key, f"the range [{param.low!r}, {param.high!r}]{whose} must draw "
+             if default == Range(first, last, param.log) else "")
+    hint = (f"; e.g. {param.name} = [{first}, {d}] in [{key.rpartition('.')[0]}]"
+            if param.integer and low <= first < d else "")
+    raise errors.error(key, f"the range [{first!r}, {last!r}]{whose} must draw "
                             f"{valid}{hint}.")
 
 
@@ -554,7 +559,7 @@ def _option_value(errors: SpecErrors, key: str, value: object, default: object) 
         ok, what = is_int(value), "an integer"
     elif isinstance(default, float):
         ok, what = is_number(value), "a number"
-        value = float(value) if ok else value
+        value = float(value) if is_number(value) else value
     elif isinstance(default, str):
         ok, what = isinstance(value, str), "a string"
     else:
@@ -579,11 +584,11 @@ def _try_measure(errors: SpecErrors, name: str, options: dict) -> None:
     trial = dict(options)
     if is_int(trial.get("n_samples")):  # keep the Monte-Carlo of the dry run tiny
         trial["n_samples"] = min(int(trial["n_samples"]), 10)
-    extra = {"similarity": np.eye(d)} if info.needs_similarity else {}
+    similarity = np.eye(d) if info.needs_similarity else None  # None: stability's default
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            stability(name, data, **extra, **trial)
+            stability(name, data, similarity=similarity, **trial)
     except ParetostabError as exc:
         raise errors.wrap("objective.options", exc) from None
 

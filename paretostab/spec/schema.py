@@ -32,6 +32,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import MISSING, dataclass, replace
 from pathlib import Path
+from typing import Any
 
 from paretostab.data import IMPUTE
 from paretostab.data_formats import FILE_TYPES, ORIENTATIONS
@@ -228,12 +229,37 @@ class Param:
         if self.choices is not None and not isinstance(self.choices, tuple):
             object.__setattr__(self, "choices", tuple(self.choices))
 
+    def bounds(self) -> tuple[float, float]:
+        """``(low, high)`` of a range (``choices`` is None).
+
+        Raises
+        ------
+        TypeError
+            For a parameter without both bounds (a categorical one).
+        """
+        if self.low is None or self.high is None:
+            raise TypeError(f"parameter {self.name!r} has no range [low, high]")
+        return self.low, self.high
+
+    def categories(self) -> tuple:
+        """The values of a categorical parameter (``choices``).
+
+        Raises
+        ------
+        TypeError
+            For a range.
+        """
+        if self.choices is None:
+            raise TypeError(f"parameter {self.name!r} is a range, not categorical")
+        return self.choices
+
     def to_value(self) -> object:
         """The TOML form: ``[low, high]``, ``{low, high, log}`` or ``{choices}``."""
         if self.choices is not None:
             return {"choices": list(self.choices)}
         cast = int if self.integer else float
-        bounds = [cast(self.low), cast(self.high)]
+        low, high = self.bounds()
+        bounds = [cast(low), cast(high)]
         return {"low": bounds[0], "high": bounds[1], "log": True} if self.log else bounds
 
 
@@ -383,13 +409,17 @@ def declared_keys() -> dict[str, Key]:
 # --------------------------------------------------------------------------- parsing
 
 
-def parse_table(errors: SpecErrors, table: str, value: object) -> dict[str, object]:
+def parse_table(errors: SpecErrors, table: str, value: object) -> dict[str, Any]:
     """The keys given in the spec's ``table`` (a :data:`TABLES` name), checked by their
     declarations, by field name; keys not given (or ``None`` for an optional key) are
-    left out: the dataclass defaults apply."""
+    left out: the dataclass defaults apply.
+
+    The values are typed ``Any``: each was checked at run time by its key's kind (an
+    :class:`~paretostab.spec.keys.Integer` gives an int, ...), which is what makes the
+    mapping fit the table's dataclass; no static type says which key holds which type."""
     declared = keys_of(TABLES[table])
     given = check_table(errors, table, value, declared)
-    out: dict[str, object] = {}
+    out: dict[str, Any] = {}
     for name, key in declared.items():
         path = f"{table}.{name}"
         if name not in given:
@@ -423,7 +453,8 @@ def _table_dict(obj: object, spec: StudySpec, identity: bool) -> dict:
     """The keys of a table object as written (``identity``: as hashed): in declaration
     order, the keys that may be left out last."""
     items = []
-    for name, key in keys_of(type(obj)).items():
+    table: type = type(obj)
+    for name, key in keys_of(table).items():
         value = getattr(obj, name)
         rule = key.only_with
         if (value is None and not key.nullable) or (

@@ -117,7 +117,7 @@ def _check_range(errors: SpecErrors, key: str, low, high, log: bool, integer: bo
 def _choices(errors: SpecErrors, key: str, value: object) -> tuple:
     if not isinstance(value, list | tuple) or not value:
         raise errors.error(key, f"must be a non-empty array of values; got {value!r}.")
-    value = freeze(value)
+    value = tuple(freeze(v) for v in value)  # freeze(value), typed as the tuple it is
     for item in value:
         if not isinstance(item, str | bool | int | float) or (
                 isinstance(item, float) and not math.isfinite(item)):
@@ -158,7 +158,7 @@ def grid(spec: StudySpec) -> dict[str, list]:
     selector's categorical parameters (Optuna's ``GridSampler``)."""
     if spec.selector_choice:
         return {SELECTOR_PARAM: [s.name for s in spec.selectors]}
-    return {p.name: list(p.choices) for p in spec.selectors[0].search}
+    return {p.name: list(p.categories()) for p in spec.selectors[0].search}
 
 
 def grid_size(spec: StudySpec) -> int:

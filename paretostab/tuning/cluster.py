@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 
 from paretostab.errors import InvalidInputError, ParetostabError
@@ -73,7 +74,7 @@ def check_backend(backend: str, scheduler: str | None, n_jobs: int | None) -> No
 
 
 @contextlib.contextmanager
-def runs_on(scheduler: str | None, problem: Problem):
+def runs_on(scheduler: str | None, problem: Problem) -> Iterator[None]:
     """Within the block, run the trials' runs on the cluster of ``scheduler`` (joblib's
     Dask backend, ``problem``'s data scattered to every worker once), or on this machine
     for None. ``problem`` is the one the trials run on: the backend recognises the arrays

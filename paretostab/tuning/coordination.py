@@ -24,11 +24,13 @@ import signal
 import socket
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
+from typing import Any, cast
 
 import numpy as np
 import optuna
+from optuna.distributions import BaseDistribution
 from optuna.exceptions import UpdateFinishedTrialError
 from optuna.trial import FrozenTrial, TrialState
 
@@ -81,14 +83,15 @@ def counted_trials(study: optuna.Study) -> int:
     return sum(counts(t) for t in study.get_trials(deepcopy=False))
 
 
-def release(storage, trial_id: int, reason: str) -> None:
+def release(storage: optuna.storages.BaseStorage, trial_id: int, reason: str) -> None:
     """Record why a running trial is failed and that it does not count (its slot is run
     again), and free its grid point (:func:`free_grid_point`); the caller then fails it."""
     set_trial_user_attrs(storage, trial_id, {"fail_reason": reason, "counted": False})
     free_grid_point(storage, trial_id, storage.get_trial_system_attrs(trial_id))
 
 
-def free_grid_point(storage, trial_id: int, system_attrs: dict) -> None:
+def free_grid_point(storage: optuna.storages.BaseStorage, trial_id: int,
+                    system_attrs: Mapping[str, object]) -> None:
     """Free the point of a grid (``sampler = "grid"``) that a trial finishing without
     counting holds, so that a later trial runs it.
 
@@ -288,24 +291,30 @@ class StreamSampler(optuna.samplers.BaseSampler):
     def sampler(self) -> optuna.samplers.BaseSampler:
         """This process's sampler (one with fresh entropy if asked before a first trial)."""
         if self._sampler is None:
-            self._sampler = self._make(int(np.random.SeedSequence().entropy % 2**32))
+            # a fresh SeedSequence's entropy is an int (numpy types it as any entropy given)
+            entropy = cast(int, np.random.SeedSequence().entropy)
+            self._sampler = self._make(int(entropy % 2**32))
         return self._sampler
 
-    def before_trial(self, study, trial) -> None:
+    def before_trial(self, study: optuna.Study, trial: FrozenTrial) -> None:
         if self._sampler is None and trial.number == 0:
             self._sampler = self._seeded
         self.sampler.before_trial(study, trial)
 
-    def infer_relative_search_space(self, study, trial):
+    def infer_relative_search_space(self, study: optuna.Study,
+                                    trial: FrozenTrial) -> dict[str, BaseDistribution]:
         return self.sampler.infer_relative_search_space(study, trial)
 
-    def sample_relative(self, study, trial, search_space):
+    def sample_relative(self, study: optuna.Study, trial: FrozenTrial,
+                        search_space: dict[str, BaseDistribution]) -> dict[str, Any]:
         return self.sampler.sample_relative(study, trial, search_space)
 
-    def sample_independent(self, study, trial, param_name, param_distribution):
+    def sample_independent(self, study: optuna.Study, trial: FrozenTrial, param_name: str,
+                           param_distribution: BaseDistribution) -> Any:
         return self.sampler.sample_independent(study, trial, param_name, param_distribution)
 
-    def after_trial(self, study, trial, state, values) -> None:
+    def after_trial(self, study: optuna.Study, trial: FrozenTrial, state: TrialState,
+                    values: Sequence[float] | None) -> None:
         if not counts(trial, state):  # pruned, interrupted, failed outside its computation
             free_grid_point(storage_of(study), trial_id_of(trial), trial.system_attrs)
         self.sampler.after_trial(study, trial, state, values)
@@ -343,7 +352,7 @@ class Interrupts:
         self._previous: dict = {}
 
     @contextlib.contextmanager
-    def handling(self, study: optuna.Study):
+    def handling(self, study: optuna.Study) -> Iterator[None]:
         """Handle the stop signals as above during the block (in the main thread;
         elsewhere Python delivers no signal and nothing changes); raise the deferred
         interrupt at its end."""
@@ -361,7 +370,7 @@ class Interrupts:
             raise Interrupted(self.pending)
 
     @contextlib.contextmanager
-    def computation(self):
+    def computation(self) -> Iterator[None]:
         """A block that a stop signal interrupts at once."""
         if self.pending is not None:
             raise Interrupted(self.pending)
@@ -382,5 +391,6 @@ class Interrupts:
         if self.computing:
             raise Interrupted(signum)
         self.pending = signum
+        study = cast(optuna.Study, self._study)  # set by handling(), which installs us
         with contextlib.suppress(RuntimeError):  # outside Optuna's trial loop
-            self._study.stop()
+            study.stop()

@@ -53,21 +53,22 @@ def _note_keys(trial_id: int | None) -> tuple[str, str]:
     return f"{where}note_ver", f"{where}note_str:"
 
 
-def _note_target(study_or_trial) -> tuple[optuna.storages.BaseStorage, int, int | None]:
+def _note_target(study_or_trial: optuna.Study | optuna.Trial
+                 ) -> tuple[optuna.storages.BaseStorage, int, int | None]:
     if isinstance(study_or_trial, optuna.Study):
         return storage_of(study_or_trial), study_id_of(study_or_trial), None
     study = study_or_trial.study
     return storage_of(study), study_id_of(study), trial_id_of(study_or_trial)
 
 
-def has_note(study_or_trial) -> bool:
+def has_note(study_or_trial: optuna.Study | optuna.Trial) -> bool:
     """Whether the study (or the running trial) has an optuna-dashboard note, even an
     emptied one."""
     storage, study_id, trial_id = _note_target(study_or_trial)
     return _note_keys(trial_id)[0] in storage.get_study_system_attrs(study_id)
 
 
-def write_note(study_or_trial, body: str) -> None:
+def write_note(study_or_trial: optuna.Study | optuna.Trial, body: str) -> None:
     """Give a study (or a running trial) that has no note yet the optuna-dashboard note
     ``body`` (Markdown), as its version 1, without reading the study's other notes. Two
     processes writing a study's first note together write the same keys (the last

@@ -25,10 +25,12 @@ import math
 import tempfile
 import time
 from pathlib import Path
+from typing import BinaryIO, cast
 
 import numpy as np
 import optuna
 from optuna.artifacts import upload_artifact
+from optuna.distributions import CategoricalChoiceType
 
 from paretostab.errors import InvalidInputError
 from paretostab.faults import environment_error, one_line
@@ -68,15 +70,17 @@ MAP_SIZE = (8.0, 5.0)
 MAP_DPI = 110.0
 
 
-def suggest(trial: optuna.Trial, param: Param, name: str | None = None):
+def suggest(trial: optuna.Trial, param: Param,
+            name: str | None = None) -> CategoricalChoiceType:
     """Draw one hyperparameter from its spec range, as Optuna parameter ``name`` (by
     default the parameter's own name)."""
     name = name or param.name
     if param.choices is not None:
         return trial.suggest_categorical(name, list(param.choices))
+    low, high = param.bounds()
     if param.integer:
-        return trial.suggest_int(name, int(param.low), int(param.high), log=param.log)
-    return trial.suggest_float(name, float(param.low), float(param.high), log=param.log)
+        return trial.suggest_int(name, int(low), int(high), log=param.log)
+    return trial.suggest_float(name, float(low), float(high), log=param.log)
 
 
 def suggest_params(trial: optuna.Trial, spec: StudySpec) -> dict[str, object]:
@@ -102,7 +106,9 @@ def kept_ranks(spec: StudySpec) -> str | int | None:
     for name in spec.objective.measures:
         info = get_measure(name)
         if info.input == "ranking":
-            k = spec.objective.options.get("k") if "k" in info.options else None
+            # an integer or None: the spec checks a top-k measure's k (resolve_objective)
+            k = (cast("int | None", spec.objective.options.get("k")) if "k" in info.options
+                 else None)
             if k is None:
                 return "full"
             depths.append(int(k))
@@ -271,9 +277,10 @@ class TrialObjective:
             "seconds": end - start,
             "timing": {key: round(value, 4) for key, value in {
                 "protocol": protocol_end - start,
-                "preparation": float(runs.prepare_seconds.sum()),
+                # RunSet's __post_init__ sets the optional timings (zeros)
+                "preparation": float(cast(np.ndarray, runs.prepare_seconds).sum()),
                 "fits": float(runs.fit_seconds.sum()),
-                "scoring": float(runs.score_seconds.sum()),
+                "scoring": float(cast(np.ndarray, runs.score_seconds).sum()),
                 "measures": measures_end - protocol_end,
                 "artifacts": end - measures_end, "note": end - artifacts_end,  # ⊂ artifacts
                 "run_cache_mib": cache_mib}.items()},
@@ -362,13 +369,14 @@ class _WrittenArtifacts:
     of an upload whose note or attributes could not be written."""
 
     def __init__(self, store) -> None:
-        self.store, self.ids = store, []
+        self.store = store
+        self.ids: list[str] = []
 
-    def write(self, artifact_id: str, content_body) -> None:
+    def write(self, artifact_id: str, content_body: BinaryIO) -> None:
         self.ids.append(artifact_id)
         self.store.write(artifact_id, content_body)
 
-    def open_reader(self, artifact_id: str):
+    def open_reader(self, artifact_id: str) -> BinaryIO:
         return self.store.open_reader(artifact_id)
 
     def remove(self, artifact_id: str) -> None:

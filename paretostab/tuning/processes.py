@@ -32,12 +32,15 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from multiprocessing.process import BaseProcess
 from pathlib import Path
+from typing import cast
 
 import joblib
 import optuna
-from optuna.trial import TrialState
+from optuna.trial import FrozenTrial, TrialState
 
 from paretostab.errors import (
     InvalidInputError,
@@ -58,7 +61,7 @@ from paretostab.faults import (
 from paretostab.front import dominance_area, pareto_front
 from paretostab.maps import study_palette
 from paretostab.problem import Problem
-from paretostab.progress import progress_bar
+from paretostab.progress import Progress, progress_bar
 from paretostab.protocol import DEFAULT_CACHE_BYTES
 from paretostab.spec import StudySpec, grid_size
 from paretostab.storage import (
@@ -196,7 +199,8 @@ def run_study(spec: StudySpec, *, storage: str | None = None, study_name: str | 
 
 
 def run_trials(study: optuna.Study, problem: Problem, settings: TuneSettings, store, *,
-               callbacks=(), in_worker: bool = False) -> None:
+               callbacks: Sequence[Callable[[optuna.Study, FrozenTrial], None]] = (),
+               in_worker: bool = False) -> None:
     """Run the study's trials in this process while it has free slots.
 
     Each trial claims its slot, then runs the :class:`TrialObjective`; Ctrl-C is taken
@@ -215,7 +219,7 @@ def run_trials(study: optuna.Study, problem: Problem, settings: TuneSettings, st
         _end_with_parent(interrupts)
     deadline = None if settings.timeout is None else time.monotonic() + settings.timeout
 
-    def next_slot(study: optuna.Study, trial) -> None:
+    def next_slot(study: optuna.Study, trial: FrozenTrial) -> None:
         _say_failed(trial)
         if objective.environment_failures >= ENVIRONMENT_FAILURES_IN_A_ROW:
             last = objective.last_failure.rstrip(".")
@@ -269,7 +273,7 @@ def _say_failed(trial: optuna.trial.FrozenTrial) -> None:
         tqdm.write(f"trial {trial.number} failed: {reason}", file=sys.stderr)
 
 
-def _advance(bar, study: optuna.Study, start: int) -> None:
+def _advance(bar: Progress, study: optuna.Study, start: int) -> None:
     """Move the progress bar (or lines) to the counted trials; show the front's size and
     dominance area."""
     bar.n = min(bar.total, counted_trials(study) - start)
@@ -282,7 +286,8 @@ def _advance(bar, study: optuna.Study, start: int) -> None:
 # --------------------------------------------------------------------------- workers
 
 
-def run_workers(workers: int, problem: Problem, settings: TuneSettings, *, follow) -> None:
+def run_workers(workers: int, problem: Problem, settings: TuneSettings, *,
+                follow: Callable[[], None]) -> None:
     """Start ``workers`` processes running trials (:func:`run_trials`) on the problem's
     data mapped from one file (:func:`_shared_data`), and call ``follow`` every second
     until they end. Ctrl-C, SIGTERM or SIGHUP is passed on to each of them once (they stop
@@ -304,7 +309,7 @@ def run_workers(workers: int, problem: Problem, settings: TuneSettings, *, follo
             signum = getattr(interrupt, "signum", signal.SIGINT)
             for process in processes:
                 if process.is_alive():
-                    os.kill(process.pid, signum)
+                    os.kill(cast(int, process.pid), signum)  # started: it has a pid
             for process in processes:
                 process.join(30.0)
                 if process.is_alive():
@@ -369,14 +374,15 @@ def _worker(path: Path, settings: TuneSettings, errors) -> None:
                    f"a worker failed: {type(exc).__name__}: {exc}")
         sys.exit(1)
     finally:
-        if not multiprocessing.parent_process().is_alive():  # killed: no one else will
+        parent = cast(BaseProcess, multiprocessing.parent_process())  # a worker has one
+        if not parent.is_alive():  # killed: no one else will
             shutil.rmtree(path.parent, ignore_errors=True)
 
 
 def _end_with_parent(interrupts: Interrupts) -> None:
     """Interrupt this worker process when the ``tune`` process that started it ends (even
     by kill -9), and end it 10 s later if the interrupt has not."""
-    parent = multiprocessing.parent_process()
+    parent = cast(BaseProcess, multiprocessing.parent_process())  # a worker has one
 
     def watch() -> None:
         multiprocessing.connection.wait([parent.sentinel])

@@ -11,7 +11,7 @@ something else. Its Pareto front is :func:`front_table`.
 from __future__ import annotations
 
 import warnings
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 import optuna
@@ -75,7 +75,8 @@ def make_sampler(spec: StudySpec, seed: int | None) -> optuna.samplers.BaseSampl
     raise InvalidInputError(f"sampler must be one of {SAMPLERS}; got {name!r}.")
 
 
-def create_or_load_study(spec: StudySpec, *, storage, study_name: str | None = None,
+def create_or_load_study(spec: StudySpec, *, storage: str | optuna.storages.BaseStorage | None,
+                         study_name: str | None = None,
                          problem: Problem | None = None) -> optuna.Study:
     """The spec's study in ``storage``, created on first use and resumed afterwards, with
     the spec's sampler seeded apart in this process (:class:`StreamSampler`).
@@ -99,8 +100,9 @@ def create_or_load_study(spec: StudySpec, *, storage, study_name: str | None = N
         if spec.storage is not None:  # the dashboard shows it: no password
             stored["study"]["storage"] = display_url(spec.storage)
         study.set_user_attr("spec", stored)
+        # a fresh SeedSequence's entropy is an int (numpy types it as any entropy given)
         study.set_user_attr("resample_seed", spec.seed if spec.seed is not None else
-                            int(np.random.SeedSequence().entropy % 2**63))
+                            int(cast(int, np.random.SeedSequence().entropy) % 2**63))
         if problem is not None:
             study.set_user_attr(FEATURE_COLORS,
                                 feature_color_order(problem.X, problem.y).tolist())
@@ -142,7 +144,7 @@ def front_points(study: optuna.Study, trials: list[optuna.trial.FrozenTrial] | N
     return trials, points
 
 
-def front_table(study: optuna.Study):
+def front_table(study: optuna.Study) -> pd.DataFrame:
     """The Pareto-optimal trials as a table (pandas DataFrame), by increasing accuracy."""
     trials, points = front_points(study)
     names = study.metric_names or ["accuracy", "stability"]
