@@ -35,7 +35,7 @@ from paretostab.maps import (
     stability_map,
 )
 from paretostab.measures import get_measure, measure_name
-from paretostab.protocol import majority_rate
+from paretostab.protocol import RunSet, majority_rate
 from paretostab.report.compare import (
     Comparison,
     Group,
@@ -193,11 +193,11 @@ class FrontMaps:
     chosen: int
 
 
-def front_maps(runsets: Sequence[object], numbers: Sequence[int], *,
+def front_maps(runsets: Sequence[RunSet], numbers: Sequence[int], *,
                feature_names: Sequence[str] | None, chosen: int,
                palette: FeaturePalette | None = None) -> FrontMaps:
     """:class:`FrontMaps` of the RunSets of the front trials ``numbers``, coloured by
-    ``palette``: the study's (:attr:`~paretostab.report.load.StudyReader.palette`), else
+    ``palette``: the study's (:attr:`~paretostab.report.study_data.StudyData.palette`), else
     (a study without its data) the overview's (:meth:`SelectionOverview.palette`)."""
     numbers = [int(n) for n in numbers]
     overview = selection_overview(runsets, numbers, feature_names=feature_names)
@@ -413,7 +413,7 @@ def analyse_study(data: StudyData, refits: Refits, *, measures: Sequence[str] | 
     holdout``) has its front scored on them; one with ``outer_folds`` has its outer folds'
     studies evaluated.
     """
-    gamma = as_gamma(gamma)
+    as_gamma(gamma)  # checked; the number given is kept (a numpy scalar stays one)
     level = as_level(level)
     weight = as_weight(weight)
     check_replicates(replicates)
@@ -479,7 +479,7 @@ def _data_described(data: StudyData) -> str:
             f"{problem.test_y.size} examples never seen by the search)")
 
 
-def with_maps(report: StudyReport, runsets: Mapping[int, object], data: StudyData
+def with_maps(report: StudyReport, runsets: Mapping[int, RunSet], data: StudyData
               ) -> StudyReport:
     """``report`` with the stability maps (:class:`FrontMaps`) of its
     :attr:`~StudyReport.mapped_trials`, made from their ``runsets`` (trial number →

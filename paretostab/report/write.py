@@ -16,7 +16,7 @@ import os
 import shutil
 import tempfile
 from collections.abc import Iterator
-from datetime import UTC, datetime
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, cast
 
@@ -57,7 +57,7 @@ def note_front(storage: optuna.storages.BaseStorage, study_name: str, spec: Stud
     study without its spec (made by hand)."""
     if spec is None:
         return
-    when = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
+    when = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     metric, objective = spec.protocol.metric, spec.objective.stability
     label = get_measure(objective).label
     lines = ["", f"## The Pareto front, as of the report of {when}", "",
