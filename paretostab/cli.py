@@ -26,7 +26,6 @@ A thin layer over the library:
 from __future__ import annotations
 
 import argparse
-import math
 import shlex
 import signal
 import sys
@@ -57,16 +56,15 @@ def _tune(args) -> int:
     from paretostab.tuning import front_table
     from paretostab.tuning.coordination import counted_trials
     from paretostab.tuning.study import KBAR
+    from paretostab.validation import Interval
 
     optuna.logging.set_verbosity(optuna.logging.ERROR)  # a failed trial: one line of tune's
     spec = load_spec(find_spec(args.spec or "quickstart"))
     if args.objective:
         spec = with_objective(spec, measure_name(args.objective))
     storage = args.storage or spec.storage or DEFAULT_STORAGE
-    if not 0 <= args.cache_gib < math.inf:
-        raise InvalidInputError(
-            f"--cache-gib must be a finite number >= 0 (GiB of prepared runs per process; "
-            f"0 keeps none); got {args.cache_gib!r}.")
+    Interval("number", 0, why=" (GiB of prepared runs per process; 0 keeps none)"
+             ).check("--cache-gib", args.cache_gib)
     start = time.perf_counter()
     try:
         study = tune(spec, storage=storage, study_name=args.study_name, n_trials=args.n_trials,

@@ -28,6 +28,7 @@ from paretostab.data_formats import (
     shown_names,
 )
 from paretostab.errors import InvalidInputError, UnknownNameError
+from paretostab.validation import Interval
 
 IMPUTE = ("mean", "median", "drop")
 
@@ -435,11 +436,7 @@ def variance_prefilter(X: np.ndarray, n_kept: int) -> np.ndarray:
 
 def check_prefilter(n_kept: object, d: int) -> int:
     """``n_kept``, validated as a pre-filter size for ``d`` features."""
-    if isinstance(n_kept, bool) or not isinstance(n_kept, int | np.integer) or not 1 <= n_kept <= d:
-        raise InvalidInputError(
-            f"prefilter must be an integer in [1, {d}] (the features kept); got {n_kept!r}."
-        )
-    return int(n_kept)
+    return Interval("integer", 1, d, why=" (the features kept)").integer("prefilter", n_kept)
 
 
 __all__ = ["IMPUTE", "IN_MEMORY", "UNGROUPED", "Dataset", "as_dataset", "check_classes",

@@ -33,10 +33,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from paretostab.errors import InvalidInputError
+from paretostab.validation import Interval, is_number
 from paretostab.weight import Weight, as_weight
 
 __all__ = ["GammaChoice", "ParetoFront", "as_gamma", "as_points", "choose", "dominance_area",
            "gamma_table", "pareto_front", "staircase"]
+
+#: γ, the trade-off weight of accuracy (003 §7.1).
+GAMMA = Interval("number", 0, 1)
 
 
 def as_points(points: object, /) -> np.ndarray:
@@ -577,9 +581,8 @@ def gamma_table(points: object, /) -> tuple[GammaChoice, ...]:
 def as_gamma(gamma: object) -> float | np.integer | np.floating:
     """``gamma`` as the trade-off weight of accuracy, a number in [0, 1] (003 §7.1), else
     one error; the number given (a numpy scalar stays one)."""
-    if (isinstance(gamma, bool) or not isinstance(gamma, int | float | np.integer | np.floating)
-            or not 0.0 <= gamma <= 1.0):
-        raise InvalidInputError(f"gamma must be a number in [0, 1]; got {gamma!r}.")
+    if not is_number(gamma) or not GAMMA.accepts(gamma):
+        GAMMA.refuse("gamma", gamma)
     return gamma
 
 

@@ -31,10 +31,14 @@ import numpy as np
 
 from paretostab.errors import InvalidInputError
 from paretostab.measures import normalise_importances
+from paretostab.validation import Interval
 
 __all__ = ["OTHER_COLOR", "PALETTE", "FeaturePalette", "SelectionOverview", "StabilityMap",
            "feature_color_order", "feature_palette", "group_identical_maps", "map_difference",
            "selection_overview", "stability_map", "study_palette"]
+
+#: How many features a map or an overview names (None: every one).
+TOP = Interval("integer", 0, none=True)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -177,9 +181,8 @@ def study_palette(order: Sequence[int] | None, X: np.ndarray, y: np.ndarray, /
     created without its data) gets the order :func:`feature_color_order` computes from
     ``X`` and ``y`` (the data the study tunes on): what the study would have stored, so
     that every process colours its features alike."""
-    if order is None:
-        order = feature_color_order(X, y)
-    return feature_palette(np.asarray(order, dtype=np.intp))
+    chosen = feature_color_order(X, y) if order is None else order
+    return feature_palette(np.asarray(chosen, dtype=np.intp))
 
 # columns per f_classif call in feature_color_order: its copies of the data stay small
 _F_BLOCK = 4096
@@ -224,8 +227,7 @@ def feature_color_order(X: np.ndarray, y: np.ndarray, /, n: int = len(PALETTE)) 
         raise InvalidInputError(
             f"feature_color_order needs X (n_samples, d) and y (n_samples,) with "
             f"n_samples >= 1; got {X.shape} and {y.shape}.")
-    if isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 0:
-        raise InvalidInputError(f"n must be an integer >= 0; got {n!r}.")
+    Interval("integer", 0).check("n", n)
     d = X.shape[1]
     F = np.empty(d)
     with warnings.catch_warnings():  # constant features, one class: F is NaN, ranked last
@@ -429,9 +431,7 @@ def stability_map(runset: RunSet, /, *, feature_names: Sequence[str] | None = No
     """
     Z, I = _matrices(runset)
     M, d = Z.shape
-    if top is not None and (isinstance(top, bool) or not isinstance(top, int | np.integer)
-                            or top < 0):
-        raise InvalidInputError(f"top must be None or an integer >= 0; got {top!r}.")
+    TOP.check("top", top)
     if feature_names is None:
         feature_names = getattr(runset, "feature_names", None)
     if feature_names is not None:
@@ -621,9 +621,7 @@ def group_identical_maps(maps: Sequence[StabilityMap], /,
     elif len(labels) != len(maps):
         raise InvalidInputError(
             f"labels must hold one label per map ({len(maps)}); got {len(labels)}.")
-    if isinstance(tolerance, bool) or not isinstance(tolerance, int | float | np.floating) \
-            or not 0.0 <= tolerance < 1.0:
-        raise InvalidInputError(f"tolerance must be a number in [0, 1); got {tolerance!r}.")
+    Interval("number", 0, 1, "left").check("tolerance", tolerance)
     drawn: list[StabilityMap] = []
     groups: list[list] = []
     for m, label in zip(maps, labels, strict=True):
@@ -736,9 +734,7 @@ def selection_overview(runsets: Sequence[RunSet], /,
     elif isinstance(labels, str) or len(labels) != len(runsets):
         raise InvalidInputError(
             f"labels must hold one label per RunSet ({len(runsets)}); got {labels!r}.")
-    if top is not None and (isinstance(top, bool) or not isinstance(top, int | np.integer)
-                            or top < 0):
-        raise InvalidInputError(f"top must be None or an integer >= 0; got {top!r}.")
+    TOP.check("top", top)
     matrices = [_selection(r, "selection_overview") for r in runsets]
     d = matrices[0].shape[1]
     if any(Z.shape[1] != d for Z in matrices):

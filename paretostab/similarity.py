@@ -28,6 +28,7 @@ import numpy as np
 from scipy import stats
 
 from paretostab.errors import InvalidInputError, UnknownNameError
+from paretostab.validation import Interval
 
 __all__ = ["METHODS", "SUM_BLOCK", "Blocks", "FeatureSimilarity", "OffdiagonalSum",
            "SimilarityMatrix", "SimilaritySource", "as_similarity", "nmi_similarity",
@@ -184,9 +185,7 @@ def nmi_similarity(X: object, features: object = None, *, n_bins: int | None = N
 def _check_bins(n_bins: int | None, n: int) -> int:
     if n_bins is None:
         return max(2, round(n ** (1 / 3)))
-    if isinstance(n_bins, bool) or not isinstance(n_bins, int | np.integer) or n_bins < 2:
-        raise InvalidInputError(f"n_bins must be an integer >= 2; got {n_bins!r}.")
-    return int(n_bins)
+    return Interval("integer", 2).integer("n_bins", n_bins)
 
 
 METHODS = {
@@ -452,9 +451,7 @@ def offdiagonal_sum(similarity: Blocks, threshold: float | None = None, *,
     random_state : int, numpy.random.Generator, numpy.random.SeedSequence or None
         Seed of the sampled features (anything :func:`numpy.random.default_rng` takes).
     """
-    if isinstance(n_samples, bool) or not isinstance(n_samples, int | np.integer) or n_samples < 1:
-        raise InvalidInputError(f"n_samples must be an integer >= 1 (random blocks of feature "
-                                f"pairs); got {n_samples!r}.")
+    Interval("integer", 1, why=" (random blocks of feature pairs)").check("n_samples", n_samples)
     d = similarity.n_features
     area = SUM_BLOCK * SUM_BLOCK
     if d * (d - 1) // 2 <= n_samples * area:

@@ -41,6 +41,7 @@ from paretostab.faults import (
 )
 from paretostab.optuna_internals import RetryingRDBStorage
 from paretostab.protocol import RunSet
+from paretostab.validation import Interval
 
 __all__ = ["DEFAULT_SERVER_ARTIFACTS", "DEFAULT_STORAGE", "STORAGE_FORMS", "PrefixedArtifactStore",
            "artifact_notice", "artifact_store", "default_artifact_dir", "display_url",
@@ -260,16 +261,10 @@ def open_storage(url: str, *, must_exist: bool = False, heartbeat_interval: int 
     lies on a network file system, where the log does not work:
     :class:`~paretostab.optuna_internals.RetryingRDBStorage`).
     """
-    if isinstance(storage_wait, bool) or not isinstance(storage_wait, int | float) or not (
-            0 <= storage_wait < float("inf")):
-        raise InvalidInputError(f"storage_wait must be a number of seconds >= 0; got "
-                                f"{storage_wait!r}.")
+    Interval("number", 0, why=" (seconds)").check("storage_wait", storage_wait)
     for name, value in (("heartbeat_interval", heartbeat_interval),
                         ("grace_period", grace_period)):
-        if value is not None and (isinstance(value, bool) or not isinstance(value, int)
-                                  or value < 1):
-            raise InvalidInputError(f"{name} must be a whole number of seconds >= 1; "
-                                    f"got {value!r}.")
+        Interval("integer", 1, none=True, why=" (seconds)").check(name, value)
     if (heartbeat_interval is not None and grace_period is not None
             and grace_period < heartbeat_interval):
         raise InvalidInputError(

@@ -50,7 +50,7 @@ def test_list_measures_is_the_registry_table():
         (lambda: stability("nogueira", np.eye(3, dtype=bool), n_features=4), "3 feature columns but n_features=4"),
         (lambda: stability("iw", [[1.0, 0.5, 0.0]]), "at least 2 runs"),
         (lambda: stability("nogueira", [[0, 0], [1]], n_features=5), "more than once"),
-        (lambda: stability("nogueira", [[0], [1]], n_features=0), "positive integer"),
+        (lambda: stability("nogueira", [[0], [1]], n_features=0), "n_features must be an integer >= 1"),
         (lambda: stability("nogueira", [[0.5], [1]], n_features=3), "integer feature indices"),
         (lambda: stability("nogueira", [[np.inf], [1]], n_features=3), "integer feature indices"),
         (lambda: stability("nogueira", np.array([[1, 0, 0.5], [0, 1, 1]])), r"only 0/1 .* found 0\.5"),
@@ -64,14 +64,14 @@ def test_list_measures_is_the_registry_table():
          r"Run 1 of R must hold each rank 1..2 exactly once .* it holds 1 ranks <= 2"),
         (lambda: stability("js", [[1, 2, 3, 4], [2, 3, 4, 4]], k=2),
          r"Run 1 of R must hold each rank 1..2 exactly once"),
-        (lambda: stability("js", [[1, 2, 3], [2, 1, 3]], k=0), r"k must be an integer in \[1, d=3\]"),
-        (lambda: stability("js", [[1, 2, 3], [2, 1, 3]], k=4), r"k must be an integer in \[1, d=3\]"),
+        (lambda: stability("js", [[1, 2, 3], [2, 1, 3]], k=0), r"k must be an integer in \[1, 3\] \(d = 3\)"),
+        (lambda: stability("js", [[1, 2, 3], [2, 1, 3]], k=4), r"k must be an integer in \[1, 3\] \(d = 3\)"),
         (lambda: stability("spearman", [[1, 2, 3], [1, 2.5, 3]]), "integer ranks >= 1"),
         (lambda: stability("spearman", [[1, 2, 3], [1, 2, np.nan]]), "integer ranks >= 1"),
         (lambda: stability("spearman", [[1, 2, 3], [0, 1, 2]]), "integer ranks >= 1"),
         (lambda: stability("nogueira", np.eye(3), impute_nan=np.inf), "impute_nan"),
         (lambda: stability("nogueira", np.eye(3), threshold=0.5), r"unknown option\(s\) threshold; its options are: none"),
-        (lambda: stability("davis", np.eye(3), penalty=-1), "penalty must be a number >= 0"),
+        (lambda: stability("davis", np.eye(3), penalty=-1), "penalty must be a finite number >= 0"),
         (lambda: stability("nogueira", np.eye(3), similarity=np.eye(3)), "does not use a similarity"),
     ],
 )
@@ -133,7 +133,7 @@ def test_a_boolean_selection_matrix_is_checked_without_a_float_copy():
 def test_a_top_k_size_outside_1_to_d_or_not_an_integer_is_refused(k):
     from paretostab.measures._inputs import check_top_k
 
-    with pytest.raises(InvalidInputError, match=r"k must be an integer in \[1, d=5\]; got"):
+    with pytest.raises(InvalidInputError, match=r"k must be an integer in \[1, 5\] \(d = 5\); got"):
         check_top_k(k, 5)
 
 
@@ -170,7 +170,7 @@ def test_index_collections_need_an_integer_n_features():
     """n_features of index collections is a positive integer: a float (3.0, 3.5) or a bool
     is refused with one error line, although 3.0 would make a matrix."""
     for bad in (3.0, 3.5, True):
-        with pytest.raises(InvalidInputError, match="n_features must be a positive integer"):
+        with pytest.raises(InvalidInputError, match="n_features must be an integer >= 1"):
             stability("jaccard", [[0], [1]], n_features=bad)
 
 

@@ -330,7 +330,7 @@ def test_gamma_factor_and_a_numeric_gamma():
         ({"gamma_factor": 0.0}, "gamma_factor must be a finite number > 0"),
         ({"degree": 0}, r"degree must be an integer in \[1, 100\]"),
         ({"coef0": math.nan}, "coef0 must be a finite number"),
-        ({"step": 1.0}, r"step must be a fraction in \(0, 1\)"),
+        ({"step": 1.0}, r"step must be a number in \(0, 1\) \(the fraction"),
         ({"criterion": "abs"}, "criterion must be 'absolute' .003 eq. 8. or 'signed'"),
         ({"tol": 0.0}, "tol must be a finite number > 0"),
     ],

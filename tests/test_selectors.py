@@ -274,11 +274,11 @@ def test_registry():
         ({"reg": 0}, "reg must be a finite number > 0"),
         ({"final_reg": -1}, "final_reg must be a finite number > 0"),
         ({"epsilon": 0.0}, "epsilon must be a finite number > 0"),
-        ({"step": 1.0}, r"step must be a fraction in \(0, 1\)"),
-        ({"step": 0}, r"step must be a fraction in \(0, 1\)"),
+        ({"step": 1.0}, r"step must be a number in \(0, 1\) \(the fraction"),
+        ({"step": 0}, r"step must be a number in \(0, 1\) \(the fraction"),
         ({"criterion": "anova"}, "criterion must be 'variance', 'welch_t' or a weight"),
         ({"loss": "squared"}, "loss must be one of 'logistic', 'hinge'"),
-        ({"alpha": -0.1}, "alpha must be a number >= 0"),
+        ({"alpha": -0.1}, "alpha must be a finite number >= 0"),
     ],
 )
 def test_bad_parameters_raise_specific_errors(params, message):
@@ -300,7 +300,7 @@ def test_bad_data_raise_specific_errors():
         BiasedRFE(n_features=5, beta=np.ones(29)).fit(X, y)
     with pytest.raises(InvalidInputError, match="prior must list distinct feature indices"):
         BiasedRFE(n_features=5, prior=[1, 1]).fit(X, y)
-    with pytest.raises(InvalidInputError, match="transfer must be a number >= 0"):
+    with pytest.raises(InvalidInputError, match="transfer must be a finite number >= 0"):
         transfer_learning_rfe([(X, y)], transfer=-1, n_features=5)
 
 

@@ -15,6 +15,7 @@ from typing import TypeGuard
 import numpy as np
 
 from paretostab.errors import InvalidInputError
+from paretostab.validation import Interval
 
 
 class UndefinedMeasure(Exception):
@@ -50,10 +51,7 @@ def _from_index_collections(data: Sequence, n_features: int | None) -> np.ndarra
             "A list of selected-feature index collections needs n_features= (the total "
             "number of features d); got n_features=None."
         )
-    if isinstance(n_features, bool) or not isinstance(n_features, int | np.integer):
-        raise InvalidInputError(f"n_features must be a positive integer; got {n_features!r}.")
-    if n_features < 1:
-        raise InvalidInputError(f"n_features must be a positive integer; got {n_features}.")
+    n_features = Interval("integer", 1).integer("n_features", n_features)
     Z = np.zeros((len(data), int(n_features)), dtype=bool)
     for i, item in enumerate(data):
         idx = np.asarray(list(item) if isinstance(item, set | frozenset) else item)
@@ -223,9 +221,7 @@ def as_rank_matrix(data: object, *, k: int | None = None) -> np.ndarray:
 
 def check_top_k(k: object, d: int) -> int:
     """Validate a top-k size against the number of features ``d``."""
-    if isinstance(k, bool) or not isinstance(k, int | np.integer) or not 1 <= k <= d:
-        raise InvalidInputError(f"k must be an integer in [1, d={d}]; got {k!r}.")
-    return int(k)
+    return Interval("integer", 1, d, why=f" (d = {d})").integer("k", k)
 
 
 def pair_index(n_runs: int) -> tuple[np.ndarray, np.ndarray]:

@@ -36,6 +36,7 @@ from paretostab.measures._inputs import (
 )
 from paretostab.papers import cite
 from paretostab.similarity import SimilaritySource, as_similarity
+from paretostab.validation import Interval
 
 InputKind = Literal["selection", "importance", "ranking"]
 
@@ -208,11 +209,7 @@ def _convert(info: MeasureInfo, data: object, n_features: int | None, options: d
 def _check_impute(impute_nan: object) -> float | None:
     if impute_nan is None:
         return None
-    if isinstance(impute_nan, bool) or not isinstance(impute_nan, int | float | np.number):
-        raise InvalidInputError(f"impute_nan must be None or a finite number; got {impute_nan!r}.")
-    if not math.isfinite(impute_nan):
-        raise InvalidInputError(f"impute_nan must be None or a finite number; got {impute_nan!r}.")
-    return float(impute_nan)
+    return Interval("number", none=True).number("impute_nan", impute_nan)
 
 
 def _undefined(name: str, cause: str, impute_nan: float | None) -> float:

@@ -22,6 +22,7 @@ from paretostab.measures._inputs import (
     pair_counts,
 )
 from paretostab.measures._registry import register
+from paretostab.validation import NON_NEGATIVE
 
 __all__ = ["NogueiraInterval", "davis", "dice", "hamming", "jaccard", "kappa", "kuncheva",
            "lustgarten", "nogueira", "nogueira_interval", "novovicova", "ochiai",
@@ -225,8 +226,7 @@ def _frequencies(Z: np.ndarray) -> np.ndarray:
           reference="Davis et al. 2006; stabm")
 def davis(Z: np.ndarray, *, penalty: float = 0.0) -> float:
     """max{0, Σ_f h_f / (M |∪F_i|) − penalty · median_i(k_i) / d} (stabm's definition)."""
-    if isinstance(penalty, bool) or not isinstance(penalty, int | float) or penalty < 0:
-        raise InvalidInputError(f"penalty must be a number >= 0; got {penalty!r}.")
+    NON_NEGATIVE.check("penalty", penalty)
     h = _frequencies(Z)
     M, d = Z.shape
     return max(0.0, h.sum() / (M * h.size) - penalty * np.median(Z.sum(axis=1)) / d)

@@ -35,6 +35,7 @@ import numpy as np
 
 from paretostab.errors import InvalidInputError
 from paretostab.front import dominance_area
+from paretostab.validation import Interval
 
 __all__ = ["DominanceAreaInterval", "Ellipse", "as_level", "confidence_regions",
            "dominance_area_interval"]
@@ -161,8 +162,7 @@ class Ellipse:
         float array (n, 2)
             (accuracy, stability) points.
         """
-        if isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 3:
-            raise InvalidInputError(f"boundary needs an integer n >= 3 points; got {n!r}.")
+        n = Interval("integer", 3, why=" (points on the boundary)").integer("n", n)
         t = 2.0 * np.pi * np.arange(n) / n
         unit = np.column_stack((self.semi_axes[0] * np.cos(t), self.semi_axes[1] * np.sin(t)))
         return self.center + unit @ self._frame().T
@@ -197,11 +197,7 @@ class DominanceAreaInterval:
 
 def as_level(level: object) -> float:
     """``level`` as a float strictly between 0 and 1 (a confidence level), else one error."""
-    if (isinstance(level, bool) or not isinstance(level, int | float | np.integer | np.floating)
-            or not 0.0 < level < 1.0):
-        raise InvalidInputError(f"level must be a number strictly between 0 and 1; got "
-                                f"{level!r}.")
-    return float(level)
+    return Interval("number", 0, 1, "neither").number("level", level)
 
 
 def _as_replicates(values: object, i: int) -> np.ndarray:

@@ -25,9 +25,8 @@ the trials of a study. Both paths run the same code on the same numbers.
 from __future__ import annotations
 
 import functools
-import math
 from collections.abc import Callable, Hashable
-from typing import TYPE_CHECKING, Protocol, TypeGuard, TypeVar, cast
+from typing import TYPE_CHECKING, Protocol, TypeVar, cast
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -40,6 +39,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import ThreadpoolController
 
 from paretostab.errors import InvalidInputError
+from paretostab.validation import POSITIVE, Interval
 
 if TYPE_CHECKING:
     from typing_extensions import Self  # typing.Self from Python 3.11
@@ -59,28 +59,15 @@ def single_threaded():
     return _threadpools().limit(limits=1)
 
 
-def is_number(value: object) -> TypeGuard[float]:
-    """A real number (Python or numpy), not a boolean; typed as a float, which numpy's
-    integer and floating scalars act as where a selector checks a parameter."""
-    return isinstance(value, int | float | np.integer | np.floating) and not isinstance(
-        value, bool
-    )
-
-
 def check_positive(name: str, value: object) -> float:
-    if not is_number(value) or not value > 0 or not math.isfinite(value):
-        raise InvalidInputError(f"{name} must be a finite number > 0; got {value!r}.")
-    return float(value)
+    """A finite number > 0, or one error line naming ``name``."""
+    return POSITIVE.number(name, value)
 
 
 def check_int(name: str, value: object, low: int, high: int, meaning: str) -> int:
-    if not isinstance(value, int | np.integer) or isinstance(value, bool) or not (
-        low <= value <= high
-    ):
-        raise InvalidInputError(
-            f"{name} must be an integer in [{low}, {high}] ({meaning}); got {value!r}."
-        )
-    return int(value)
+    """An integer in [``low``, ``high``], or one error line naming ``name`` and its
+    ``meaning``."""
+    return Interval("integer", low, high, why=f" ({meaning})").integer(name, value)
 
 
 def descending_order(score: np.ndarray) -> np.ndarray:
@@ -107,12 +94,9 @@ def check_n_features(value: object, d: int) -> int:
 
 
 def check_at_least(name: str, value: object, low: int, meaning: str) -> int:
-    """An integer ``value`` >= ``low``, or an error naming ``name`` and its ``meaning``."""
-    if not isinstance(value, int | np.integer) or isinstance(value, bool) or value < low:
-        raise InvalidInputError(
-            f"{name} must be an integer >= {low} ({meaning}); got {value!r}."
-        )
-    return int(value)
+    """An integer ``value`` >= ``low``, or one error line naming ``name`` and its
+    ``meaning``."""
+    return Interval("integer", low, why=f" ({meaning})").integer(name, value)
 
 
 def as_random_state(value: object) -> np.random.RandomState:

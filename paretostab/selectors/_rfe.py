@@ -27,9 +27,9 @@ from paretostab.selectors._base import (
     SelectorBase,
     check_int,
     check_positive,
-    is_number,
 )
 from paretostab.selectors._logistic import IncrementalL2Logistic, shrunk_gram, solves_in_dual
+from paretostab.validation import Interval
 
 LOSSES = ("logistic", "hinge")
 
@@ -162,11 +162,9 @@ class EliminationPath:
 
 def check_step(step: object) -> None:
     """``step``: the fraction of the remaining features an elimination step drops."""
-    if not is_number(step) or not 0 < step < 1:
-        raise InvalidInputError(
-            f"step must be a fraction in (0, 1) of the remaining features dropped per "
-            f"iteration; got {step!r}."
-        )
+    Interval("number", 0, 1, "neither",
+             why=" (the fraction of the remaining features dropped per iteration)"
+             ).check("step", step)
 
 
 def n_dropped(step: float, size: int, n_features: int) -> int:

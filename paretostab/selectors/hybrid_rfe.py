@@ -15,8 +15,9 @@ from scipy import stats
 from sklearn.utils import check_random_state
 
 from paretostab.errors import InvalidInputError
-from paretostab.selectors._base import check_int, check_positive, is_number
+from paretostab.selectors._base import check_int, check_positive
 from paretostab.selectors._rfe import BaseRFE, EliminationPath
+from paretostab.validation import NON_NEGATIVE, is_number
 
 __all__ = ["BETA_FLOOR", "CRITERIA", "BiasedRFE", "HybridRFE", "class_separation",
            "transfer_learning_rfe", "univariate_order", "welch_anova_f", "welch_t"]
@@ -227,8 +228,7 @@ class HybridRFE(BaseRFE):
         check_int("n_stable", self.n_stable, 0, min(self.n_features, d),
                   f"the stable set's size, at most n_features={self.n_features}")
         check_positive("epsilon", self.epsilon)
-        if not is_number(self.alpha) or self.alpha < 0:
-            raise InvalidInputError(f"alpha must be a number >= 0; got {self.alpha!r}.")
+        NON_NEGATIVE.check("alpha", self.alpha)
         _check_criterion(self.criterion)
         criterion = self.criterion
         stable = (sample.memo(("univariate_order", criterion),
@@ -346,8 +346,7 @@ def transfer_learning_rfe(tasks: Sequence[tuple[ArrayLike, ArrayLike]], *, trans
     ``params`` go to :class:`BiasedRFE` (``n_features``, ``reg``, ``final_reg`` …).
     Returns the fitted selectors, one per task, in order.
     """
-    if not is_number(transfer) or transfer < 0:
-        raise InvalidInputError(f"transfer must be a number >= 0; got {transfer!r}.")
+    NON_NEGATIVE.check("transfer", transfer)
     fitted: list[BiasedRFE] = []
     counts = None
     for X, y in tasks:

@@ -16,8 +16,9 @@ from sklearn.svm import SVC
 
 from paretostab.errors import InvalidInputError
 from paretostab.importance import KERNELS, kernel_svm_importance, linear_importance, svc_gamma
-from paretostab.selectors._base import SelectorBase, check_int, check_positive, is_number
+from paretostab.selectors._base import SelectorBase, check_int, check_positive
 from paretostab.selectors._rfe import check_step, elimination_ranks, n_dropped
+from paretostab.validation import is_number
 
 
 class KernelSVMRFE(SelectorBase):

@@ -76,7 +76,6 @@ from paretostab.selectors._base import (
     TrainingSample,
     check_int,
     check_positive,
-    is_number,
     single_threaded,
 )
 from paretostab.selectors._group_fista import (
@@ -94,6 +93,7 @@ from paretostab.selectors.sparse_problem import (
     sample_problem,
     solve,
 )
+from paretostab.validation import Interval
 
 #: Working-set solvers of :class:`ElasticNetSelector`.
 SOLVERS = ("fista", "saga")
@@ -607,11 +607,9 @@ class ElasticNetSelector(_SparseLogisticBase):
         return tags
 
     def _penalty(self, d: int, columns: np.ndarray | None = None) -> ElasticNetPenalty:
-        if not is_number(self.l1_ratio) or not 0 < self.l1_ratio <= 1:
-            raise InvalidInputError(
-                "l1_ratio must be a number in (0, 1] (λ₂, the L1 share; 1 = lasso, 0 would "
-                f"select every feature); got {self.l1_ratio!r}."
-            )
+        Interval("number", 0, 1, "right",
+                 why=" (λ₂, the L1 share; 1 = lasso, 0 would select every feature)"
+                 ).check("l1_ratio", self.l1_ratio)
         if self.solver not in SOLVERS:
             raise InvalidInputError(
                 f"solver must be one of {', '.join(map(repr, SOLVERS))}; got {self.solver!r}."

@@ -31,11 +31,11 @@ from paretostab.selectors._base import (
     check_at_least,
     check_n_features,
     descending_order,
-    is_number,
     rank_positions,
     ranked,
     single_threaded,
 )
+from paretostab.validation import is_number
 
 
 class _Probabilistic(Protocol):

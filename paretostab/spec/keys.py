@@ -10,30 +10,32 @@ dataclass's keys. The declarations themselves are in :mod:`paretostab.spec.schem
 
 Also here, as every part of the spec package uses them: :class:`FrozenMap` with
 :func:`freeze` / :func:`thaw`, :class:`SpecErrors` (the errors that name the source and
-the dotted key), :func:`is_int` / :func:`is_number`, :func:`check_table`.
+the dotted key), :func:`check_table`. A scalar key's values are an
+:class:`~paretostab.validation.Interval`, as the API's and the selectors' parameters are:
+one vocabulary, one error line.
 """
 
 from __future__ import annotations
 
 import difflib
 import json
-import math
 import os
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import MISSING, dataclass, field, fields
 from functools import cache
 from types import MappingProxyType
-from typing import Any, TypeGuard
+from typing import Any
 
 import numpy as np
 
 from paretostab.errors import InvalidInputError, ParetostabError, UnknownNameError
+from paretostab.validation import Interval, is_int, is_number
 
 __all__ = ["SCALAR", "Boolean", "Choice", "Fraction", "FrozenMap", "Integer", "Key", "Kind",
            "Names", "Number", "Registered", "SearchSpace", "SpecErrors", "Table", "Text",
-           "Values", "When", "check_table", "declare", "freeze", "is_int", "is_number",
-           "inline_code", "keys_of", "thaw"]
+           "Values", "When", "check_table", "declare", "freeze", "inline_code", "keys_of",
+           "thaw"]
 
 
 # --------------------------------------------------------------------------- plain values
@@ -86,21 +88,6 @@ def thaw(value: object) -> object:
     if isinstance(value, tuple | list):
         return [thaw(v) for v in value]
     return value
-
-
-def is_int(value: object) -> TypeGuard[int | np.integer]:
-    """An integer (Python or numpy), not a boolean."""
-    return isinstance(value, int | np.integer) and not isinstance(value, bool | np.bool_)
-
-
-def is_number(value: object) -> TypeGuard[float]:
-    """A real number (Python or numpy), not a boolean.
-
-    Typed as a float (an int is one to a type checker): numpy's integer and floating
-    scalars compare, take part in arithmetic and convert with ``int``/``float`` as the
-    spec uses a number."""
-    return (isinstance(value, int | float | np.integer | np.floating)
-            and not isinstance(value, bool | np.bool_))
 
 
 # --------------------------------------------------------------------------- errors
@@ -196,12 +183,17 @@ class Integer(Kind):
     why: str = ""
     nonzero: bool = False
 
+    @property
+    def interval(self) -> Interval:
+        """The values it takes, but for ``nonzero``'s hole at 0."""
+        return Interval("integer", self.minimum, why=self.why)
+
     def check(self, errors: SpecErrors, key: str, value: object) -> int:
         if self.nonzero:
             if not is_int(value) or value == 0:
                 raise errors.error(key, f"must be a non-zero integer{self.why}; got {value!r}.")
-        elif not is_int(value) or (self.minimum is not None and value < self.minimum):
-            raise errors.error(key, f"must be an integer >= {self.minimum}{self.why}; got "
+        elif not is_int(value) or not self.interval.accepts(value):
+            raise errors.error(key, f"must be {self.interval.describe()}{self.why}; got "
                                     f"{value!r}.")
         return int(value)
 
@@ -218,9 +210,11 @@ class Integer(Kind):
 class Fraction(Kind):
     """A number in the open interval (0, 1), kept as a float."""
 
+    interval = Interval("number", 0, 1, "neither")
+
     def check(self, errors: SpecErrors, key: str, value: object) -> float:
-        if not is_number(value) or not 0 < value < 1:
-            raise errors.error(key, f"must be a number in (0, 1); got {value!r}.")
+        if not is_number(value) or not self.interval.accepts(value):
+            raise errors.error(key, f"must be {self.interval.describe()}; got {value!r}.")
         return float(value)
 
     def describe(self) -> str:
@@ -234,9 +228,11 @@ class Fraction(Kind):
 class Number(Kind):
     """A finite number."""
 
+    interval = Interval("number")
+
     def check(self, errors: SpecErrors, key: str, value: object) -> float:
-        if not is_number(value) or not math.isfinite(value):
-            raise errors.error(key, f"must be a finite number; got {value!r}.")
+        if not is_number(value) or not self.interval.accepts(value):
+            raise errors.error(key, f"must be {self.interval.describe()}; got {value!r}.")
         return value
 
     def describe(self) -> str:

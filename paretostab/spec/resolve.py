@@ -42,11 +42,10 @@ from paretostab.spec.keys import (
     SpecErrors,
     check_table,
     freeze,
-    is_int,
-    is_number,
 )
 from paretostab.spec.schema import SIMILARITIES, ObjectiveSpec, Param, SelectorSpec, StudySpec
 from paretostab.spec.space import fixed_value, param_kind, parse_param
+from paretostab.validation import is_int, is_number
 
 __all__ = ["FEATURE_COUNTS", "SELECTOR_FEATURE_COUNTS", "fit_to_data", "resolve_objective",
            "resolve_selectors"]

@@ -60,11 +60,10 @@ from paretostab.spec.keys import (
     declare,
     freeze,
     inline_code,
-    is_int,
-    is_number,
     keys_of,
     thaw,
 )
+from paretostab.validation import is_int, is_number
 
 __all__ = [
     "BUILTIN_SOURCES", "DATA_GROUPS", "MEMORY_SOURCE", "RESAMPLES", "SAMPLERS", "SCHEMA_FILE",

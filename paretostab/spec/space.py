@@ -17,8 +17,9 @@ from dataclasses import replace
 import numpy as np
 
 from paretostab.errors import InvalidInputError
-from paretostab.spec.keys import SpecErrors, freeze, is_int, is_number, keys_of
+from paretostab.spec.keys import SpecErrors, freeze, keys_of
 from paretostab.spec.schema import Param, SearchEntry, SelectorSpec, StudySpec
+from paretostab.validation import is_int, is_number
 
 __all__ = ["SELECTOR_PARAM", "check_grid", "fixed_value", "grid", "grid_size",
            "param_kind", "param_name", "parse_param", "trial_selector"]

@@ -86,6 +86,7 @@ from paretostab.tuning.study import (
     front_points,
     resample_seed,
 )
+from paretostab.validation import Interval
 
 __all__ = ["MAX_STUDY_NAME", "TuneSettings", "run_study", "run_trials", "run_workers"]
 
@@ -147,10 +148,8 @@ def run_study(spec: StudySpec, *, storage: str | None = None, study_name: str | 
         study_name = outer_study_name(spec.name, protocol.outer_fold)
     url = storage or spec.storage or DEFAULT_STORAGE
     total = spec.trials if n_trials is None else n_trials
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise InvalidInputError(f"workers must be an integer >= 1; got {workers!r}.")
-    if isinstance(total, bool) or not isinstance(total, int) or total < 1:
-        raise InvalidInputError(f"n_trials must be an integer >= 1; got {total!r}.")
+    workers = Interval("integer", 1).integer("workers", workers)
+    total = Interval("integer", 1).integer("n_trials", total)
     if spec.sampler == "grid" and total > grid_size(spec):
         raise InvalidInputError(f"n_trials: the grid has {grid_size(spec)} points, each run "
                                 f"once; got {total}.")
@@ -159,10 +158,8 @@ def run_study(spec: StudySpec, *, storage: str | None = None, study_name: str | 
         raise InvalidInputError(
             f"study name: at most {MAX_STUDY_NAME} characters (what Optuna's database "
             f"storages hold); got {len(name)} ({name[:40]}…).")
-    if isinstance(cache_bytes, bool) or not isinstance(cache_bytes, int) or cache_bytes < 0:
-        raise InvalidInputError(
-            f"cache_bytes must be an integer >= 0 (the run cache's memory budget per "
-            f"process); got {cache_bytes!r}.")
+    cache_bytes = Interval("integer", 0, why=" (the run cache's memory budget per process)"
+                           ).integer("cache_bytes", cache_bytes)
     check_backend(backend, scheduler, n_jobs)
     settings = TuneSettings(storage=url, artifacts=artifacts, study_name=study_name,
                             n_trials=total, timeout=timeout,
