@@ -13,7 +13,6 @@ interval, the chosen trial with its features) that a Jupyter notebook shows inli
 
 from __future__ import annotations
 
-import html
 import os
 import tempfile
 from collections.abc import Mapping, Sequence
@@ -57,10 +56,14 @@ def as_spec(spec: object) -> StudySpec:
         f"built-in spec's name; got {type(spec).__name__}.")
 
 
-def _table_html(frame: pd.DataFrame, rows: int = 20) -> str:
+def _frame(frame: pd.DataFrame, rows: int = 20) -> dict[str, object]:
+    """The first ``rows`` rows of ``frame`` as HTML (pandas', which escapes the cells:
+    markup) and how many it leaves out: a ``frame`` of ``notebook.html``."""
+    from paretostab.report.templating import Markup
+
     shown = frame.head(rows).rename(columns={c: measure_label(c) for c in frame.columns})
-    more = (f"<p>… {len(frame) - rows} more rows</p>" if len(frame) > rows else "")
-    return shown.to_html(index=False, float_format="{:.4g}".format, border=0) + more
+    return {"table": Markup(shown.to_html(index=False, float_format="{:.4g}".format, border=0)),
+            "more": len(frame) - rows}
 
 
 # --------------------------------------------------------------------------- tune
@@ -124,11 +127,14 @@ class TunedStudy:
         return choose(self, gamma, **options)
 
     def to_html(self) -> str:
+        """The study as HTML (``notebook.html``): where it is, its counts and front."""
+        from paretostab.report.templating import render_macro
         from paretostab.storage import display_url
 
-        return (f"<div><strong>Study {html.escape(self.name)}</strong> in "
-                f"{html.escape(display_url(self.storage))}: {self.n_trials} counted trials, "
-                f"dominance area {self.dominance_area:.4f}.{_table_html(self.front)}</div>")
+        return str(render_macro(
+            "notebook.html", "study", name=self.name, storage=display_url(self.storage),
+            n_trials=self.n_trials, dominance_area=self.dominance_area,
+            front=_frame(self.front)))
 
     _repr_html_ = to_html
 
@@ -381,17 +387,19 @@ class Report:
             return page.read_text(encoding="utf-8")
 
     def _repr_html_(self) -> str:
+        """The report in a notebook (``notebook.html``): its counts, the front's figure,
+        the front and the choice."""
         import base64
 
         from paretostab.report.html import figure_to_png
+        from paretostab.report.templating import render_macro
 
         a = self.analysis
         png = base64.b64encode(figure_to_png(self.figures.front, dpi=90)).decode("ascii")
-        return (f"<div><strong>Report of {html.escape(a.study)}</strong>: "
-                f"{len(a.table)} trials, {len(a.front.trials)} on the front, dominance area "
-                f"{self.dominance_area:.4f}.<br>"
-                f'<img src="data:image/png;base64,{png}" style="max-width:100%">'
-                f"{_table_html(self.front)}{self.chosen.to_html()}</div>")
+        return str(render_macro(
+            "notebook.html", "report", study=a.study, n_trials=len(a.table),
+            n_front=len(a.front.trials), dominance_area=self.dominance_area, png=png,
+            front=_frame(self.front), chosen=self.chosen))
 
 
 def study_report(study: object, /, *, study_name: str | None = None,
@@ -448,7 +456,10 @@ class ComparisonResult:
         return (self.folder / "index.html").read_text(encoding="utf-8")
 
     def _repr_html_(self) -> str:
-        return f"<div>{_table_html(self.table, rows=40)}</div>"
+        """The comparison in a notebook (``notebook.html``): its table."""
+        from paretostab.report.templating import render_macro
+
+        return str(render_macro("notebook.html", "comparison", table=_frame(self.table, rows=40)))
 
 
 def compare(studies: Sequence[str], /, storages: Sequence[str] | None = None, *,

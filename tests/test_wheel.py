@@ -90,6 +90,9 @@ def test_the_wheel_holds_the_package_its_specs_and_schema_only(dist):
     specs = {Path(n).stem for n in names if re.fullmatch(r"paretostab/studies/\w+\.toml", n)}
     assert specs == set(builtin_spec_names()) and "quickstart" in specs
     assert "paretostab/spec/spec.schema.json" in names
+    templates = ROOT / "paretostab" / "report" / "templates"
+    assert {f"paretostab/report/templates/{t.name}" for t in templates.iterdir()} <= set(names)
+    assert "paretostab/report/templates/page.html" in names
     assert {"paretostab/__main__.py", "paretostab/cli.py"} <= set(names)
     with tarfile.open(the(dist, f"paretostab-{VERSION}.tar.gz")) as sdist:
         members = sdist.getnames()
@@ -142,3 +145,20 @@ def test_a_builtin_spec_whose_data_are_not_shipped_says_where_to_get_them(instal
                            "which is not part of the package")
     assert "paretostab studies singh_hybrid_rfe > singh_hybrid_rfe.toml" in line
     assert not list(tmp_path.iterdir())  # no storage opened
+
+
+def test_the_installed_wheel_renders_its_templates(installed, tmp_path):
+    """The templates are found in the installed package: a page and a choice rendered,
+    their text escaped."""
+    python, env = installed
+    code = (
+        "from paretostab.report.html import Section, write_report\n"
+        "from paretostab.report.choice import Choice\n"
+        "page = write_report('out', title='<t> & \"q\"', sections=[Section('S', text='a<b')],"
+        " figure_files=())\n"
+        "print(page.read_text(encoding='utf-8'))\n"
+        "print(Choice(1, 0.5, {'accuracy': 0.9}, {'k': '<k>'}, ('<f>',), None, {}).to_html())\n")
+    out = run(python, "-c", code, cwd=tmp_path, env=env).stdout
+    assert "<title>&lt;t&gt; &amp; &quot;q&quot;</title>" in out and "<p>a&lt;b</p>" in out
+    assert "k = &lt;k&gt;<br>features (1): &lt;f&gt;</div>" in out
+    assert "<style>\n:root { color-scheme: light; }" in out  # style.css, inlined

@@ -19,7 +19,9 @@ The modules, from the bottom up:
   :mod:`~paretostab.report.choice` the chosen trade-off (``Choice``);
 - :mod:`~paretostab.report.figures` (matplotlib, through :mod:`paretostab.plot`) and
   :mod:`~paretostab.report.pages` (the sections) made from them;
-- :mod:`~paretostab.report.html`: renders any sections as one self-contained page;
+- :mod:`~paretostab.report.html`: renders any sections as one self-contained page, with
+  the templates of :mod:`~paretostab.report.templating` (autoescaped; also the notebook
+  representations of :mod:`paretostab.api`'s objects and of ``Choice``);
 - :mod:`~paretostab.report.write`: the only writer — files, the study's dashboard note,
   the refits cached in the study;
 - :mod:`~paretostab.report.build`: the pipelines read → analyse → draw → write

@@ -4,11 +4,11 @@ line alike (:func:`paretostab.choose`, ``python -m paretostab choose``)."""
 
 from __future__ import annotations
 
-import html
 from collections.abc import Mapping
 from dataclasses import dataclass
 
 from paretostab.measures import measure_label
+from paretostab.report.templating import Markup, render_macro
 
 __all__ = ["Choice"]
 
@@ -42,23 +42,18 @@ class Choice:
     held_out: Mapping[str, object] | None
     flagged: Mapping[int, str]
 
+    def __html__(self) -> Markup:
+        """The choice as HTML (``notebook.html``), as markup: what a template inserts as it
+        is, and what :meth:`to_html` returns."""
+        return render_macro(
+            "notebook.html", "choice", gamma=self.gamma, trial=self.trial,
+            values=[(measure_label(k), v) for k, v in self.values.items()],
+            params=[(str(k), f"{v:.4g}" if isinstance(v, float) else str(v))
+                    for k, v in self.params.items()],
+            features=list(self.features), held_out=self.held_out, flagged=list(self.flagged))
+
     def to_html(self) -> str:
-        values = ", ".join(f"{html.escape(measure_label(k))} {v:.4f}"
-                           for k, v in self.values.items())
-        params = ", ".join(f"{html.escape(str(k))} = {v:.4g}" if isinstance(v, float)
-                           else f"{html.escape(str(k))} = {html.escape(str(v))}"
-                           for k, v in self.params.items())
-        lines = [f"<strong>γ = {self.gamma:g} chooses trial {self.trial}</strong>: {values}",
-                 f"parameters: {params}",
-                 f"features ({len(self.features)}): "
-                 + html.escape(", ".join(self.features))]
-        if self.held_out is not None:
-            h = self.held_out
-            lines.append(f"held out ({html.escape(str(h['data']))}, {h['n']} examples): "
-                         f"{h['value']:.4f} [{h['low']:.4f}, {h['high']:.4f}]")
-        if self.flagged:
-            lines.append(f"passed over as no better than chance: trials "
-                         f"{', '.join(str(n) for n in self.flagged)}")
-        return "<div>" + "<br>".join(lines) + "</div>"
+        """The choice as HTML: a notebook's representation (``_repr_html_``)."""
+        return str(self.__html__())
 
     _repr_html_ = to_html

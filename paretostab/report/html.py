@@ -4,12 +4,14 @@ figures, tables), written to a folder (SPEC §5; DESIGN: report/html.py).
 ``index.html`` needs nothing else to display — no external CSS, script, font or image:
 figures are embedded as base64 ``data:`` images (PNG, or SVG), the style sheet is inline
 — so it opens offline and can be mailed or archived as one file. Every figure is also
-written beside it (``figures/NN-<section>.png`` and ``.svg``) for reuse in papers. All text
-is escaped (tables too: their cells are formatted as :attr:`Section.fields` values). Section
+written beside it (``figures/NN-<section>.png`` and ``.svg``) for reuse in papers. Section
 ids and file names are ASCII (``γ`` → ``gamma``, ``φ`` → ``phi``); tables may link their
 cells and highlight rows, and a figure's points may link through an image map.
 
-This module renders what it is given; it computes nothing. Figures are matplotlib
+The page is the template ``page.html`` (:mod:`paretostab.report.templating`), which
+escapes all the text it inserts; this module lays the sections out for it — ids, heading
+levels, values formatted as text (table cells as :attr:`Section.fields` values), figures
+rendered — and renders what it is given; it computes nothing. Figures are matplotlib
 ``Figure`` objects (build them with ``matplotlib.figure.Figure`` and the drawers of
 :mod:`paretostab.plot` to keep pyplot's global state out); rendering them does not
 touch ``matplotlib.rcParams``.
@@ -18,7 +20,6 @@ touch ``matplotlib.rcParams``.
 from __future__ import annotations
 
 import base64
-import html
 import io
 import math
 import re
@@ -31,6 +32,7 @@ from pathlib import Path
 import numpy as np
 
 from paretostab.errors import InvalidInputError
+from paretostab.report.templating import render
 
 __all__ = ["FigureLink", "Section", "figure_to_png", "figure_to_svg", "references",
            "write_report"]
@@ -38,44 +40,6 @@ __all__ = ["FigureLink", "Section", "figure_to_png", "figure_to_svg", "reference
 _FORMATS = ("png", "svg")
 _ANCHOR = re.compile(r"[A-Za-z][\w-]*")
 _PAD_INCHES = 0.1  # savefig's pad around the tight bounding box
-
-_STYLE = """
-:root { color-scheme: light; }
-body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial,
-       sans-serif; line-height: 1.5; color: #1f2328; background: #fff;
-       max-width: 72rem; margin: 0 auto; padding: 1.5rem 1.5rem 3rem; }
-h1 { font-size: 1.7rem; margin: 0 0 .5rem; padding-bottom: .3rem;
-     border-bottom: 1px solid #d0d7de; }
-h2 { font-size: 1.3rem; margin: 2.2rem 0 .6rem; padding-bottom: .2rem;
-     border-bottom: 1px solid #eaeef2; }
-h3 { font-size: 1.1rem; margin: 1.6rem 0 .5rem; }
-h4 { font-size: 1rem; margin: 1.2rem 0 .4rem; }
-p { max-width: 52rem; }
-p.summary { font-size: 1.05rem; }
-nav { background: #f6f8fa; border: 1px solid #d0d7de; border-radius: 6px;
-      padding: .5rem 1rem; margin: 1rem 0; font-size: .95rem; }
-nav ol { margin: .3rem 0; padding-left: 1.4rem; }
-a { color: #0969da; text-decoration: none; }
-a:hover { text-decoration: underline; }
-figure { margin: 1rem 0 1.5rem; }
-figure img { display: block; max-width: 100%; height: auto; }
-figcaption, caption { font-size: .9rem; color: #57606a; max-width: 52rem; }
-figcaption { margin-top: .4rem; }
-caption { caption-side: bottom; text-align: left; padding-top: .4rem; }
-.table-wrap { overflow-x: auto; margin: 1rem 0 1.5rem; }
-table { border-collapse: collapse; font-size: .875rem; font-variant-numeric: tabular-nums; }
-th, td { padding: .25rem .65rem; border-bottom: 1px solid #d0d7de; text-align: right;
-         vertical-align: top; }
-thead th { background: #f6f8fa; border-bottom: 2px solid #d0d7de; }
-tbody tr:nth-child(even) { background: #fbfcfd; }
-table.fields th { text-align: left; font-weight: 600; background: none; }
-table.fields td { text-align: left; }
-tr.highlight td, tr.highlight th { background: #fff8c5; font-weight: 600; }
-:target { scroll-margin-top: 1rem; }
-footer { margin-top: 3rem; padding-top: .5rem; border-top: 1px solid #eaeef2;
-         font-size: .8rem; color: #57606a; }
-""".strip()
-
 
 @dataclass(frozen=True, eq=False)
 class Section:
@@ -304,44 +268,31 @@ def _paragraphs(text: str | Sequence[str] | None) -> list[str]:
     return [" ".join(item.split()) for item in items if item.strip()]
 
 
-def _table_html(table: object, caption: str | None, links: tuple[str, str] | None = None,
-                highlight: Sequence[int] = ()) -> str:
+def _table(table: object, caption: str | None, links: tuple[str, str] | None = None,
+           highlight: Sequence[int] = ()) -> dict:
+    """A table as ``table.html`` lays it out: its cells as text (:func:`format_value`), a
+    link target beside the cells of the ``links`` column that hold a value."""
     import pandas as pd
 
     index = table.index
     default_index = (isinstance(index, pd.RangeIndex) and index.name is None
                      and index.start == 0 and index.step == 1)
     columns = [str(c) for c in table.columns]
-    head = ([html.escape(str(index.name or ""))] if not default_index else []) + \
-        [html.escape(c) for c in columns]
     link_column = columns.index(links[0]) if links and links[0] in columns else None
     marked = set(highlight)
     rows = []
     for position, (label, values) in enumerate(zip(index, table.itertuples(index=False),
                                                    strict=True)):
-        cells = [] if default_index else [f"<th>{html.escape(format_value(label))}</th>"]
+        cells = []
         for k, value in enumerate(values):
-            text = html.escape(format_value(value))
-            if k == link_column and text != "–":
-                target = html.escape(links[1].format(value), quote=True)
-                text = f'<a href="{target}">{text}</a>'
-            cells.append(f"<td>{text}</td>")
-        attributes = ' class="highlight"' if position in marked else ""
-        rows.append(f"    <tr{attributes}>{''.join(cells)}</tr>")
-    caption_html = f"\n  <caption>{html.escape(caption)}</caption>" if caption else ""
-    header = "".join(f"<th>{h}</th>" for h in head)
-    return (f'<div class="table-wrap">\n<table class="data">{caption_html}\n'
-            f"  <thead><tr>{header}</tr></thead>\n  <tbody>\n" + "\n".join(rows) +
-            "\n  </tbody>\n</table>\n</div>")
-
-
-def _fields_html(fields: Mapping[str, object]) -> str:
-    rows = "\n".join(
-        f"    <tr><th scope=\"row\">{html.escape(str(key))}</th>"
-        f"<td>{html.escape(format_value(value))}</td></tr>"
-        for key, value in fields.items())
-    return (f'<div class="table-wrap">\n<table class="fields">\n  <tbody>\n{rows}\n'
-            f"  </tbody>\n</table>\n</div>")
+            text = format_value(value)
+            target = (links[1].format(value) if k == link_column and text != "–" else None)
+            cells.append((text, target))
+        rows.append({"highlight": position in marked,
+                     "label": None if default_index else format_value(label),
+                     "cells": cells})
+    head = ([] if default_index else [str(index.name or "")]) + columns
+    return {"caption": caption, "head": head, "rows": rows}
 
 
 # --------------------------------------------------------------------------- the page
@@ -372,7 +323,10 @@ def _slug(title: str, taken: set[str]) -> str:
     return slug
 
 
-class _Renderer:
+class _Layout:
+    """The page's sections laid out for ``section.html``, in page order: ids made unique,
+    headings' levels, text formatted, figures rendered (and written beside the page)."""
+
     def __init__(self, folder: Path, figure_format: str, figure_files: tuple[str, ...],
                  dpi: float) -> None:
         self.folder = folder
@@ -383,7 +337,7 @@ class _Renderer:
         self.count = 0
 
     def figure(self, figure: object, slug: str, alt: str, caption: str | None,
-               links: Sequence[FigureLink] = ()) -> str:
+               links: Sequence[FigureLink] = ()) -> dict:
         rendered: dict[str, bytes] = {}
         for fmt in {self.figure_format, *self.figure_files}:
             rendered[fmt] = (figure_to_png(figure, dpi=self.dpi) if fmt == "png"
@@ -399,56 +353,32 @@ class _Renderer:
             size, mime = _png_css_size(data, self.dpi), "image/png"
         else:
             size, mime = _svg_css_size(data.decode("utf-8")), "image/svg+xml"
-        dims = f' width="{size[0]}" height="{size[1]}"' if size else ""
-        source = base64.b64encode(data).decode("ascii")
         areas = _link_areas(figure, links)
-        usemap = f' usemap="#map-{slug}"' if areas else ""
-        lines = ["<figure>", f'  <img src="data:{mime};base64,{source}" '
-                 f'alt="{html.escape(alt)}"{dims}{usemap}>']
-        if areas:
-            lines.append(f'  <map name="map-{slug}">')
-            lines += [f'    <area shape="circle" coords="{x},{y},{r}" '
-                      f'href="{html.escape(href, quote=True)}" alt="{html.escape(title)}" '
-                      f'title="{html.escape(title)}">' for x, y, r, href, title in areas]
-            lines.append("  </map>")
-        if caption:
-            lines.append(f"  <figcaption>{html.escape(caption)}</figcaption>")
-        lines.append("</figure>")
-        return "\n".join(lines)
+        return {"src": f"data:{mime};base64,{base64.b64encode(data).decode('ascii')}",
+                "alt": alt, "size": size, "map": f"map-{slug}" if areas else None,
+                "areas": [{"coords": f"{x},{y},{r}", "href": href, "title": title}
+                          for x, y, r, href, title in areas],
+                "caption": caption}
 
-    def section(self, section: Section, depth: int, toc: list) -> str:
+    def section(self, section: Section, depth: int) -> dict:
         slug = _slug(section.title, self.slugs)
-        entry: list = [section.title, slug, []]
-        toc.append(entry)
-        level = min(depth + 2, 6)
         self.slugs.update(section.anchors)
-        parts = [f'<section id="{slug}">',
-                 *[f'<span id="{anchor}"></span>' for anchor in section.anchors],
-                 f"<h{level}>{html.escape(section.title)}</h{level}>"]
-        parts += [f"<p>{html.escape(p)}</p>" for p in _paragraphs(section.text)]
-        if section.fields:
-            parts.append(_fields_html(section.fields))
+        laid_out = {"slug": slug, "anchors": section.anchors, "level": min(depth + 2, 6),
+                    "title": section.title, "paragraphs": _paragraphs(section.text),
+                    "fields": [(str(key), format_value(value))
+                               for key, value in (section.fields or {}).items()],
+                    "figure": None, "table": None}
         if section.figure is not None:
-            parts.append(self.figure(section.figure, slug, section.caption or section.title,
-                                     section.caption, section.figure_links))
+            laid_out["figure"] = self.figure(section.figure, slug,
+                                             section.caption or section.title,
+                                             section.caption, section.figure_links)
         if section.table is not None:
-            parts.append(_table_html(section.table,
-                                     section.caption if section.figure is None else None,
-                                     section.links, section.highlight))
-        for sub in section.subsections:
-            parts.append(self.section(sub, depth + 1, entry[2]))
-        parts.append("</section>")
-        return "\n".join(parts)
-
-
-def _toc_html(entries: list, depth: int = 0) -> str:
-    if not entries:
-        return ""
-    items = []
-    for title, slug, children in entries:
-        inner = _toc_html(children, depth + 1) if depth < 1 else ""
-        items.append(f'<li><a href="#{slug}">{html.escape(title)}</a>{inner}</li>')
-    return "<ol>" + "".join(items) + "</ol>"
+            laid_out["table"] = _table(section.table,
+                                       section.caption if section.figure is None else None,
+                                       section.links, section.highlight)
+        laid_out["subsections"] = [self.section(sub, depth + 1)
+                                   for sub in section.subsections]
+        return laid_out
 
 
 def references(sections: Sequence[Section]) -> Section:
@@ -520,33 +450,12 @@ def write_report(folder: str | Path, *, title: str, sections: Sequence[Section],
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
 
-    renderer = _Renderer(folder, figure_format, figure_files, dpi)
-    toc: list = []
-    body = [renderer.section(section, 0, toc) for section in sections]
+    layout = _Layout(folder, figure_format, figure_files, dpi)
+    laid_out = [layout.section(section, 0) for section in sections]
     from paretostab.version import __version__
 
-    head = [
-        "<!DOCTYPE html>",
-        '<html lang="en">',
-        "<head>",
-        '<meta charset="utf-8">',
-        '<meta name="viewport" content="width=device-width, initial-scale=1">',
-        f'<meta name="generator" content="paretostab {html.escape(__version__)}">',
-        f"<title>{html.escape(title)}</title>",
-        f"<style>\n{_STYLE}\n</style>",
-        "</head>",
-        "<body>",
-        "<header>",
-        f"<h1>{html.escape(title)}</h1>",
-        *[f'<p class="summary">{html.escape(p)}</p>' for p in _paragraphs(summary)],
-        "</header>",
-    ]
-    if len(toc) >= 3:
-        head.append(f'<nav aria-label="Contents"><strong>Contents</strong>{_toc_html(toc)}'
-                    "</nav>")
-    page = [*head, "<main>", *body, "</main>",
-            f"<footer>Written by paretostab {html.escape(__version__)}.</footer>",
-            "</body>", "</html>", ""]
+    page = render("page.html", title=title, summary=_paragraphs(summary), sections=laid_out,
+                  version=__version__)
     path = folder / "index.html"
-    path.write_text("\n".join(page), encoding="utf-8")
+    path.write_text(page, encoding="utf-8")
     return path
