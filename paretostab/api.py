@@ -22,9 +22,9 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from paretostab.choice import Choice
 from paretostab.errors import InvalidInputError
 from paretostab.measures import measure_label
-from paretostab.report.choice import Choice
 
 if TYPE_CHECKING:
     import optuna

@@ -269,7 +269,7 @@ def test_ellipse_argument_checks():
     with pytest.raises(InvalidInputError, match="one .accuracy, stability. pair"):
         e.contains((0.5, 0.5, 0.5))
     for n in (2, 0, 3.5, True):
-        with pytest.raises(InvalidInputError, match="n >= 3"):
+        with pytest.raises(InvalidInputError, match="n must be an integer >= 3"):
             e.boundary(n)
     assert e.boundary(3).shape == (3, 2) and e.boundary(np.int64(4)).shape == (4, 2)
     assert e.boundary().shape == (128, 2)  # the default: smooth at a report's scale

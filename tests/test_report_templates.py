@@ -15,7 +15,7 @@ from jinja2 import UndefinedError
 from matplotlib.figure import Figure
 
 import paretostab
-from paretostab.report.choice import Choice
+from paretostab.choice import Choice
 from paretostab.report.html import FigureLink, Section, write_report
 from paretostab.report.templating import Markup, environment, render_macro
 

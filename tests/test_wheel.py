@@ -153,7 +153,7 @@ def test_the_installed_wheel_renders_its_templates(installed, tmp_path):
     python, env = installed
     code = (
         "from paretostab.report.html import Section, write_report\n"
-        "from paretostab.report.choice import Choice\n"
+        "from paretostab.choice import Choice\n"
         "page = write_report('out', title='<t> & \"q\"', sections=[Section('S', text='a<b')],"
         " figure_files=())\n"
         "print(page.read_text(encoding='utf-8'))\n"

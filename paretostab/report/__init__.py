@@ -15,8 +15,8 @@ The modules, from the bottom up:
 - :mod:`~paretostab.report.estimates` and :mod:`~paretostab.report.analysis`: pure
   functions of those, returning the frozen analysis objects of a page
   (:class:`~paretostab.report.analysis.StudyReport`,
-  :class:`~paretostab.report.analysis.StudiesComparison`), and
-  :mod:`~paretostab.report.choice` the chosen trade-off (``Choice``);
+  :class:`~paretostab.report.analysis.StudiesComparison`), and the chosen trade-off
+  (:class:`~paretostab.choice.Choice`, below the report and the API);
 - :mod:`~paretostab.report.figures` (matplotlib, through :mod:`paretostab.plot`) and
   :mod:`~paretostab.report.pages` (the sections) made from them;
 - :mod:`~paretostab.report.html`: renders any sections as one self-contained page, with

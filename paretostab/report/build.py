@@ -5,7 +5,7 @@
 - :func:`build_comparison`: studies compared (``index.html``, ``comparison.csv``,
   ``comparison.json``);
 - :func:`choose_trial`: the trial γ chooses, with its parameters and the features its
-  selector keeps on the whole data (:class:`~paretostab.report.choice.Choice`).
+  selector keeps on the whole data (:class:`~paretostab.choice.Choice`).
 
 :mod:`~paretostab.report.load` reads each study once (frozen
 :class:`~paretostab.report.study_data.StudyData`); :mod:`~paretostab.report.analysis` and
@@ -23,6 +23,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from paretostab.choice import Choice
 from paretostab.errors import InvalidInputError
 from paretostab.front import as_gamma
 from paretostab.measures import measure_name
@@ -35,7 +36,6 @@ from paretostab.report.analysis import (
     study_measures,
     with_maps,
 )
-from paretostab.report.choice import Choice
 from paretostab.report.compare import Comparison
 from paretostab.report.confidence import as_level
 from paretostab.report.estimates import chance_flags, eligible_choice
@@ -170,7 +170,7 @@ def choose_trial(storage_url: str, gamma: float, *, study_name: str | None = Non
     The front is that of the trials not flagged at chance level (a one-sided test at
     ``level`` against the no-information value, or a selection that ignores the labels:
     :func:`~paretostab.report.estimates.chance_flags`), of every trial with
-    ``allow_chance``; :attr:`~paretostab.report.choice.Choice.flagged` lists the flagged
+    ``allow_chance``; :attr:`~paretostab.choice.Choice.flagged` lists the flagged
     trials with the reason."""
     as_gamma(gamma)
     as_level(level)

@@ -28,11 +28,17 @@ import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from paretostab.errors import InvalidInputError
 from paretostab.report.templating import render
+
+if TYPE_CHECKING:  # drawn and tabled by matplotlib and pandas, loaded when used
+    import pandas as pd
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
 
 __all__ = ["FigureLink", "Section", "figure_to_png", "figure_to_svg", "references",
            "write_report"]
@@ -83,8 +89,8 @@ class Section:
     title: str
     text: str | Sequence[str] | None = None
     fields: Mapping[str, object] | None = None
-    table: object = None
-    figure: object = None
+    table: pd.DataFrame | None = None
+    figure: Figure | None = None
     caption: str | None = None
     subsections: Sequence[Section] = field(default=())
     anchors: Sequence[str] = ()
@@ -151,7 +157,7 @@ class FigureLink:
     pixels around the point in the page's image map, with ``title`` as its tooltip.
     """
 
-    ax: object
+    ax: Axes
     x: float
     y: float
     href: str
@@ -162,7 +168,7 @@ class FigureLink:
 # --------------------------------------------------------------------------- figures
 
 
-def figure_to_png(figure: object, *, dpi: float = 150) -> bytes:
+def figure_to_png(figure: Figure, *, dpi: float = 150) -> bytes:
     """The PNG bytes of a matplotlib figure (tight bounding box, so that legends outside
     the axes are kept); the figure and ``rcParams`` are left as they were."""
     buffer = io.BytesIO()
@@ -170,7 +176,7 @@ def figure_to_png(figure: object, *, dpi: float = 150) -> bytes:
     return buffer.getvalue()
 
 
-def figure_to_svg(figure: object) -> str:
+def figure_to_svg(figure: Figure) -> str:
     """The SVG text of a matplotlib figure (tight bounding box, text kept as text — so it
     can be searched, selected and edited — and no date in its metadata so that the same
     figure gives the same file); ``rcParams`` are left as they were."""
@@ -182,7 +188,7 @@ def figure_to_svg(figure: object) -> str:
     return buffer.getvalue().decode("utf-8")
 
 
-def _link_areas(figure: object, links: Sequence[FigureLink]) -> list[tuple]:
+def _link_areas(figure: Figure, links: Sequence[FigureLink]) -> list[tuple]:
     """Where each link's point lands in the figure saved with ``bbox_inches="tight"``, in
     CSS pixels of the page's image (96 per inch, from its top left corner): ``(x, y,
     radius, href, title)``, for the points inside their axes. Called once the figure is
@@ -268,7 +274,7 @@ def _paragraphs(text: str | Sequence[str] | None) -> list[str]:
     return [" ".join(item.split()) for item in items if item.strip()]
 
 
-def _table(table: object, caption: str | None, links: tuple[str, str] | None = None,
+def _table(table: pd.DataFrame, caption: str | None, links: tuple[str, str] | None = None,
            highlight: Sequence[int] = ()) -> dict:
     """A table as ``table.html`` lays it out: its cells as text (:func:`format_value`), a
     link target beside the cells of the ``links`` column that hold a value."""
@@ -286,7 +292,8 @@ def _table(table: object, caption: str | None, links: tuple[str, str] | None = N
         cells = []
         for k, value in enumerate(values):
             text = format_value(value)
-            target = (links[1].format(value) if k == link_column and text != "–" else None)
+            target = (links[1].format(value) if links is not None and k == link_column
+                      and text != "–" else None)
             cells.append((text, target))
         rows.append({"highlight": position in marked,
                      "label": None if default_index else format_value(label),
@@ -336,7 +343,7 @@ class _Layout:
         self.slugs: set[str] = set()
         self.count = 0
 
-    def figure(self, figure: object, slug: str, alt: str, caption: str | None,
+    def figure(self, figure: Figure, slug: str, alt: str, caption: str | None,
                links: Sequence[FigureLink] = ()) -> dict:
         rendered: dict[str, bytes] = {}
         for fmt in {self.figure_format, *self.figure_files}:

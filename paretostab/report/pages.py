@@ -101,8 +101,8 @@ def study_sections(report: StudyReport, figures: StudyFigures) -> list[Section]:
         _maps_section(report, figures),
         *_estimate_sections(report),
     ]
-    if report.selectors is not None:
-        sections.append(_selectors_section(report, figures.selectors))
+    if report.selectors is not None and figures.selectors is not None:
+        sections.append(_selectors_section(report, report.selectors, figures.selectors))
     return [*sections, references(sections)]
 
 
@@ -267,7 +267,8 @@ def _maps_section(report: StudyReport, figures: StudyFigures) -> Section:
                     "trials whose maps they stand for."),))
 
 
-def _selectors_section(report: StudyReport, figures: ComparisonFigures) -> Section:
+def _selectors_section(report: StudyReport, selectors: Comparison,
+                       figures: ComparisonFigures) -> Section:
     n_replicates, groups = report.replicates, report.selector_groups
     replicated = (f"each trial on a selector's front under some measure re-run B = "
                   f"{n_replicates} times on fresh resamples" if n_replicates else
@@ -277,7 +278,7 @@ def _selectors_section(report: StudyReport, figures: ComparisonFigures) -> Secti
         text=f"The study's trials grouped by their selector ({len(groups)} selectors; "
              f"{replicated}), compared as python -m paretostab compare compares studies "
              "(also in selectors.csv and summary.json's \"selectors\").",
-        subsections=tuple(comparison_sections(report.selectors, figures, noun="selector",
+        subsections=tuple(comparison_sections(selectors, figures, noun="selector",
                                               plural="selectors")))
 
 

@@ -1,14 +1,16 @@
 """The trade-off a user chooses: the trial γ chooses, its values, parameters and the
 features its selector keeps (003 §7.1), as ``choose`` returns it to Python and the command
-line alike (:func:`paretostab.choose`, ``python -m paretostab choose``)."""
+line alike (:func:`paretostab.choose`, ``python -m paretostab choose``). It stands below
+the report, which computes it, and the API, which returns it: importing it loads neither."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from markupsafe import Markup
+
 from paretostab.measures import measure_label
-from paretostab.report.templating import Markup, render_macro
 
 __all__ = ["Choice"]
 
@@ -45,6 +47,8 @@ class Choice:
     def __html__(self) -> Markup:
         """The choice as HTML (``notebook.html``), as markup: what a template inserts as it
         is, and what :meth:`to_html` returns."""
+        from paretostab.report.templating import render_macro  # the report, when drawn
+
         return render_macro(
             "notebook.html", "choice", gamma=self.gamma, trial=self.trial,
             values=[(measure_label(k), v) for k, v in self.values.items()],
