@@ -24,6 +24,7 @@ CHECKED = [
     "paretostab/selectors",
     "paretostab/measures",
     "paretostab/tuning",
+    "paretostab/plot",
     "paretostab/weight.py",
     "paretostab/similarity.py",
     "paretostab/maps.py",

@@ -16,7 +16,8 @@ zoom), with thin leader lines where points are dense. Imported from
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Protocol, TypeAlias, TypeVar
 
 import numpy as np
 from matplotlib.axes import Axes
@@ -32,6 +33,10 @@ from paretostab.maps import PALETTE
 from paretostab.plot._contract import new_axes, require
 from paretostab.point_labels import label_points
 
+if TYPE_CHECKING:  # annotations only: matplotlib.typing is new in matplotlib 3.8 (we take 3.7)
+    from matplotlib.typing import ColorType
+    from numpy.typing import ArrayLike, NDArray
+
 __all__ = ["GROUP_COLORS", "GROUP_MARKERS", "draw_combined_front", "draw_front", "draw_fronts",
            "draw_group_fronts", "draw_optimism", "group_style", "zoom_to_data"]
 
@@ -42,11 +47,42 @@ _POINT_SIZE, _POINT_COLOR = 14.0, "0.62"  # the trials off the front: small ligh
 _FRONT_SIZE, _EDGE_COLOR = 36.0, "0.1"    # the front's points: filled circles, dark edge
 _REGION_COLOR, _REGION_FILL = "0.2", 0.10  # confidence regions: dark outline, light fill
 
+_T = TypeVar("_T")
+
+
+class ConfidenceRegion(Protocol):
+    """What the drawers read from a confidence region (an ``Ellipse`` of
+    :func:`paretostab.report.confidence_regions`): its centre, its semi-axes and the angle
+    of its major axis from the accuracy axis, in radians; also its ``level`` (a float),
+    for the legend, when it has one."""
+
+    @property
+    def center(self) -> ArrayLike: ...
+
+    @property
+    def semi_axes(self) -> ArrayLike: ...
+
+    @property
+    def angle(self) -> float: ...
+
+
+class Indexed(Protocol):
+    """A chosen point given as an object holding the row ``index`` of its point (e.g.
+    :class:`paretostab.front.GammaChoice`)."""
+
+    @property
+    def index(self) -> int | np.integer: ...
+
+
+#: The chosen points of :func:`draw_front`: row indices or Indexed objects, or one of those.
+_Chosen: TypeAlias = "Indexed | Iterable[int | np.integer | Indexed]"
+
 
 # --------------------------------------------------------------------------- weights
 
 
-def _evaluate_density(density: Callable, a: np.ndarray, phi: np.ndarray) -> np.ndarray:
+def _evaluate_density(density: Callable[[ArrayLike, ArrayLike], np.ndarray],
+                      a: NDArray[np.float64], phi: NDArray[np.float64]) -> NDArray[np.float64]:
     """``density`` on the grid ``(a, φ)``, vectorised when it allows, else point by point;
     NaN and negative values read as 0 (they are only shaded)."""
     try:
@@ -56,8 +92,9 @@ def _evaluate_density(density: Callable, a: np.ndarray, phi: np.ndarray) -> np.n
     return np.where(np.isfinite(values) & (values > 0), values, 0.0)
 
 
-def _shade_by_density(ax: Axes, polygon: np.ndarray, clip: Patch, density: Callable,
-                      color: object) -> AxesImage:
+def _shade_by_density(ax: Axes, polygon: np.ndarray, clip: Patch,
+                      density: Callable[[ArrayLike, ArrayLike], np.ndarray],
+                      color: ColorType) -> AxesImage:
     """An image of ``density`` over the bounding box of ``polygon``, in ``color`` with
     alpha growing with the density, clipped to the patch ``clip``."""
     (x0, y0), (x1, y1) = polygon.min(axis=0), polygon.max(axis=0)
@@ -83,15 +120,22 @@ def _shade_by_density(ax: Axes, polygon: np.ndarray, clip: Patch, density: Calla
 # --------------------------------------------------------------------------- fronts
 
 
-def _indices(values: object, n: int, name: str) -> np.ndarray:
+def _indices(values: _Chosen | None, n: int, name: str) -> NDArray[np.intp]:
     """Row indices from ints or objects with an ``index`` (e.g. GammaChoice)."""
     if values is None:
         return np.empty(0, dtype=np.intp)
+    items: Iterable[object]
     if hasattr(values, "index") and not isinstance(values, Sequence | np.ndarray):
-        values = [values]
+        items = [values]  # one object with an index (a GammaChoice)
+    elif isinstance(values, Iterable):
+        items = values
+    else:
+        raise InvalidInputError(
+            f"{name} must hold row indices of points (integers in [0, {n})) or objects "
+            f"with an index (GammaChoice); got {values!r}.")
     out = []
-    for value in values:
-        value = getattr(value, "index", value)
+    for item in items:
+        value = getattr(item, "index", item)
         if isinstance(value, bool) or not isinstance(value, int | np.integer) \
                 or not 0 <= value < n:
             raise InvalidInputError(
@@ -101,11 +145,12 @@ def _indices(values: object, n: int, name: str) -> np.ndarray:
     return np.asarray(out, dtype=np.intp)
 
 
-def _draw_ellipses(ax: Axes, ellipses: Sequence[object], color: object, *,
-                   fill: float = 0.0, linewidth: float = 1.0, zorder: float = 3.5) -> list:
+def _draw_ellipses(ax: Axes, ellipses: Iterable[ConfidenceRegion], color: ColorType, *,
+                   fill: float = 0.0, linewidth: float = 1.0,
+                   zorder: float = 3.5) -> list[EllipsePatch]:
     """The confidence regions ``ellipses`` as outlines in ``color`` (``linewidth``), filled
     with ``color`` at alpha ``fill`` (0: not filled); the first carries the legend label."""
-    patches = []
+    patches: list[EllipsePatch] = []
     for k, region in enumerate(ellipses):
         try:
             center = np.asarray(region.center, dtype=float).reshape(2)
@@ -125,8 +170,8 @@ def _draw_ellipses(ax: Axes, ellipses: Sequence[object], color: object, *,
             label = (f"{level:.0%} confidence regions" if isinstance(level, float | int)
                      else "confidence regions")
         # the angle is that of the major axis: the width goes along it
-        patch = EllipsePatch(center, width=2 * semi.max(), height=2 * semi.min(),
-                             angle=math.degrees(angle), fill=fill > 0,
+        patch = EllipsePatch((float(center[0]), float(center[1])), width=2 * semi.max(),
+                             height=2 * semi.min(), angle=math.degrees(angle), fill=fill > 0,
                              facecolor=to_rgba(color, fill), edgecolor=color,
                              linewidth=linewidth, zorder=zorder, label=label)
         ax.add_patch(patch)
@@ -134,8 +179,8 @@ def _draw_ellipses(ax: Axes, ellipses: Sequence[object], color: object, *,
     return patches
 
 
-def _draw_staircase(ax: Axes, drawn: np.ndarray, color: object, label: str, *,
-                    marker: str | None = "o", face: object = "none", size: float = 30.0,
+def _draw_staircase(ax: Axes, drawn: np.ndarray, color: ColorType, label: str, *,
+                    marker: str | None = "o", face: ColorType = "none", size: float = 30.0,
                     linewidth: float = 1.5) -> None:
     """The front ``drawn`` (a ParetoFront's ``front_points``) as a staircase in ``color``,
     its points as ``marker`` (filled with ``face``, edged in black; None: not marked)."""
@@ -159,7 +204,7 @@ def _finish_front_axes(ax: Axes, legend: bool) -> Axes:
     return ax
 
 
-def _draw_front_line(ax: Axes, front: ParetoFront, color: object) -> None:
+def _draw_front_line(ax: Axes, front: ParetoFront, color: ColorType) -> None:
     """The front's staircase in ``color`` with its points (not the trivial point) marked
     by filled circles edged dark, above the other points: one line, whose legend entry
     shows both."""
@@ -176,10 +221,11 @@ def _draw_front_line(ax: Axes, front: ParetoFront, color: object) -> None:
 
 
 def draw_front(front: ParetoFront, *, ax: Axes | None = None, area: bool = True,
-               labels: Sequence[str] | None = None, ellipses: Sequence[object] | None = None,
-               chosen: object = None, chosen_label: str = "γ choice",
+               labels: Sequence[str] | None = None,
+               ellipses: Sequence[ConfidenceRegion] | None = None,
+               chosen: _Chosen | None = None, chosen_label: str = "γ choice",
                points_label: str = "trials", legend: bool = False,
-               color: object = "C0") -> Axes:
+               color: ColorType = "C0") -> Axes:
     """Draw (accuracy, stability) points, their Pareto front, dominance area, confidence
     regions and chosen points (002 §3 Fig. 2–3; 003 §7.1 Fig. 11).
 
@@ -231,11 +277,12 @@ def draw_front(front: ParetoFront, *, ax: Axes | None = None, area: bool = True,
             f"labels must hold one label per point ({n}); got {len(labels)}.")
     chosen_idx = _indices(chosen, n, "chosen")
     weight = front.weight
-    flat = weight is None or weight.kind == "uniform"
+    if weight is not None and weight.kind == "uniform":
+        weight = None  # shaded flat, as without a weight
     polygon = front.region if area and front.region.size else None
     if polygon is not None:
         area_label = f"dominance area = {front.dominance_area:.3f}"
-        if not flat:
+        if weight is not None:
             area_label += f" ({weight.label})"
     if ax is None:
         ax = new_axes((5.0, 4.0))
@@ -246,7 +293,7 @@ def draw_front(front: ParetoFront, *, ax: Axes | None = None, area: bool = True,
                    s=40, color=color, zorder=3, label="trivial point")
     _draw_front_line(ax, front, color)
     if polygon is not None:
-        if flat:
+        if weight is None:
             ax.fill(polygon[:, 0], polygon[:, 1], color=color, alpha=_SHADE_ALPHA,
                     linewidth=0, zorder=1, label=area_label)
         else:  # the patch carries the legend entry and clips the density image
@@ -266,8 +313,8 @@ def draw_front(front: ParetoFront, *, ax: Axes | None = None, area: bool = True,
     return _finish_front_axes(ax, legend)
 
 
-def draw_optimism(trial_points: object, means: ParetoFront, *, ax: Axes,
-                  color: object = "C2") -> Axes:
+def draw_optimism(trial_points: ArrayLike, means: ParetoFront, *, ax: Axes,
+                  color: ColorType = "C2") -> Axes:
     """Join each front trial's (accuracy, stability) to the mean of its replicates and draw
     the front of those means (dashed): how much of the trials' front was their own
     resamples' luck (002 §3; the trials were selected for being good on them).
@@ -294,7 +341,7 @@ def draw_optimism(trial_points: object, means: ParetoFront, *, ax: Axes,
     trials, centers = trials[keep], centers[keep]
     if not len(centers):
         return ax
-    segments = np.stack([trials, centers], axis=1)
+    segments = list(np.stack([trials, centers], axis=1))  # a list of (2, 2) lines
     ax.add_collection(LineCollection(segments, colors=[color], linewidths=0.8,
                                      linestyles="dotted", zorder=3.4))
     ax.scatter(centers[:, 0], centers[:, 1], s=14, marker="D", color=color, zorder=3.6,
@@ -305,7 +352,8 @@ def draw_optimism(trial_points: object, means: ParetoFront, *, ax: Axes,
     return ax
 
 
-def zoom_to_data(ax: Axes, *arrays: object, margin: float = 0.08) -> tuple[tuple, tuple]:
+def zoom_to_data(ax: Axes, *arrays: ArrayLike,
+                 margin: float = 0.08) -> tuple[tuple[float, float], tuple[float, float]]:
     """Limit ``ax`` to the finite points of ``arrays`` (each (n, 2)), with ``margin`` of
     the range on each side (a minimum range of 0.02 keeps a single point readable);
     returns the (x, y) limits. Confidence regions do not widen the view (with few
@@ -322,8 +370,9 @@ def zoom_to_data(ax: Axes, *arrays: object, margin: float = 0.08) -> tuple[tuple
     return (low[0], high[0]), (low[1], high[1])
 
 
-def _labelled_front(item: object, k: int, kind: str, label: str,
-                    extra: str) -> tuple[str, ParetoFront, object]:
+def _labelled_front(item: tuple[str, ParetoFront] | tuple[str, ParetoFront, _T],
+                    k: int, kind: str, label: str,
+                    extra: str) -> tuple[str, ParetoFront, _T | None]:
     """The ``k``-th ``kind`` ("panel", "group") of a drawer of several fronts, a
     (``label``, ParetoFront) or (``label``, ParetoFront, ``extra`` or None) tuple, as
     (str(label), front, extra or None); else one error saying so."""
@@ -336,7 +385,9 @@ def _labelled_front(item: object, k: int, kind: str, label: str,
     return str(name), front, more
 
 
-def draw_fronts(panels: Sequence[object], *, axes: Sequence[Axes] | None = None,
+def draw_fronts(panels: Sequence[tuple[str, ParetoFront]
+                                 | tuple[str, ParetoFront, _Chosen | None]], *,
+                axes: Sequence[Axes] | None = None,
                 area: bool = False, chosen_label: str = "γ choice", legend: bool = True,
                 sharey: bool = True) -> list[Axes]:
     """Draw fronts under several stability measures side by side (003 §7.1, Fig. 11).
@@ -410,16 +461,16 @@ GROUP_COLORS = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9"
 GROUP_MARKERS = ("o", "s", "^", "D", "v", "P", "X")
 
 
-def group_style(k: int, n: int = 1) -> tuple[object, str]:
+def group_style(k: int, n: int = 1) -> tuple[ColorType, str]:
     """The (colour, marker) of the ``k``-th group (0-based) of a comparison of ``n``
     groups: :data:`GROUP_COLORS` for up to six groups; for more (000 §6.2's nine methods)
     the 20 colours of :data:`paretostab.maps.PALETTE`, at least ΔE00 19 apart, so that no
     two of up to 20 groups share a colour."""
-    colors = GROUP_COLORS if n <= len(GROUP_COLORS) else PALETTE
+    colors: Sequence[ColorType] = GROUP_COLORS if n <= len(GROUP_COLORS) else PALETTE
     return colors[k % len(colors)], GROUP_MARKERS[k % len(GROUP_MARKERS)]
 
 
-def _legend_entry(ax: Axes, label: str, color: object, marker: str, *, line: bool = True,
+def _legend_entry(ax: Axes, label: str, color: ColorType, marker: str, *, line: bool = True,
                   **style) -> None:
     """A legend entry (``marker`` in ``color``, on a line of that colour when ``line``) as
     an empty line of ``ax``: ``ax.get_legend_handles_labels()`` finds it, and it draws
@@ -429,19 +480,23 @@ def _legend_entry(ax: Axes, label: str, color: object, marker: str, *, line: boo
             linewidth=1.5, label=label, **style)
 
 
-def _styles(styles: object, n: int, caller: str) -> list[tuple[object, str]]:
+def _styles(styles: Iterable[tuple[ColorType, str]] | None, n: int,
+            caller: str) -> list[tuple[ColorType, str]]:
     if styles is None:
         return [group_style(k, n) for k in range(n)]
-    styles = list(styles)
-    if len(styles) != n or not all(isinstance(s, Sequence) and len(s) == 2 for s in styles):
+    listed = list(styles)
+    if len(listed) != n or not all(isinstance(s, Sequence) and len(s) == 2 for s in listed):
         raise InvalidInputError(
             f"{caller}: styles must hold one (colour, marker) pair per group ({n}); got "
-            f"{styles!r:.80}.")
-    return styles
+            f"{listed!r:.80}.")
+    return listed
 
 
-def draw_group_fronts(groups: Sequence[object], *, ax: Axes | None = None,
-                      styles: Sequence[tuple[object, str]] | None = None,
+def draw_group_fronts(groups: Sequence[tuple[str, ParetoFront]
+                                      | tuple[str, ParetoFront,
+                                              Sequence[ConfidenceRegion] | None]], *,
+                      ax: Axes | None = None,
+                      styles: Sequence[tuple[ColorType, str]] | None = None,
                       legend: bool = False) -> Axes:
     """Draw several groups of (accuracy, stability) points — one per selection method or
     study — each with its own Pareto front and confidence regions, in its own colour and
@@ -477,11 +532,11 @@ def draw_group_fronts(groups: Sequence[object], *, ax: Axes | None = None,
             f"{type(groups).__name__}.")
     parsed = [_labelled_front(group, k, "group", "name", "confidence regions")
               for k, group in enumerate(groups)]
-    styles = _styles(styles, len(parsed), "draw_group_fronts")
+    group_styles = _styles(styles, len(parsed), "draw_group_fronts")
     if ax is None:
         ax = new_axes((5.5, 4.5))
-    drawn: list = []  # every region drawn
-    for (name, front, regions), (color, marker) in zip(parsed, styles, strict=True):
+    drawn: list[ConfidenceRegion] = []  # every region drawn
+    for (name, front, regions), (color, marker) in zip(parsed, group_styles, strict=True):
         arr = front.points
         ax.scatter(arr[:, 0], arr[:, 1], s=18, marker=marker, facecolors="none",
                    edgecolors=color, linewidths=0.9, zorder=3)
@@ -507,7 +562,7 @@ def draw_group_fronts(groups: Sequence[object], *, ax: Axes | None = None,
 
 def draw_combined_front(front: ParetoFront, groups: Sequence[str], *, ax: Axes | None = None,
                         labels: Sequence[str] | None = None,
-                        styles: dict[str, tuple[object, str]] | None = None,
+                        styles: Mapping[str, tuple[ColorType, str]] | None = None,
                         legend: bool = False) -> Axes:
     """Draw the Pareto front of the points of several groups together, each point in its
     group's colour and marker (000 §6.2 Fig. 6: the front across selection methods).

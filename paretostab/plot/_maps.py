@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import textwrap
 from collections.abc import Hashable, Sequence
+from typing import TYPE_CHECKING
 
 import matplotlib
 import numpy as np
@@ -29,6 +30,9 @@ from paretostab.errors import InvalidInputError
 from paretostab.maps import FeaturePalette, SelectionOverview, StabilityMap
 from paretostab.plot._contract import new_axes, require
 
+if TYPE_CHECKING:  # annotations only: matplotlib.typing is new in matplotlib 3.8 (we take 3.7)
+    from matplotlib.typing import ColorType
+
 __all__ = ["draw_selection_overview", "draw_stability_map", "round_ticks",
            "selection_overview_figure", "stability_map_figure", "stability_maps_figure"]
 
@@ -40,7 +44,7 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}" + ("" if n == 1 else "s")
 
 
-def _legend_handles(entries: Sequence[tuple[str, object]], omitted: int,
+def _legend_handles(entries: Sequence[tuple[str, ColorType]], omitted: int,
                     omitted_in_grey: int, palette: FeaturePalette) -> list[Patch]:
     """Legend entries (label, colour), then one entry for the features the legend leaves
     out: "+n more features", with the palette's grey and ", in grey" (all of them) or
@@ -113,8 +117,11 @@ def _draw_map(ax: Axes, m: StabilityMap, *, separated: bool) -> None:
     between rows and white edges between rectangles (for rows of a few pixels or more:
     thinner rows would be hidden by them, and stripe)."""
     if m.row.size:
-        ax.add_collection(PolyCollection(_rectangles(m.left, m.row, m.width,
-                                                     0.85 if separated else 1.0),
+        # PolyCollection takes a (K, 4, 2) array of polygons as it is (set_verts has a fast
+        # path for a 3-d array, the one a map of thousands of rectangles needs), but its
+        # stub asks for a Sequence, which an ndarray is not
+        rectangles = _rectangles(m.left, m.row, m.width, 0.85 if separated else 1.0)
+        ax.add_collection(PolyCollection(rectangles,  # type: ignore[arg-type]
                                          facecolors=m.rectangle_colors, edgecolors="white",
                                          linewidths=0.3 if separated else 0.0),
                           autolim=False)
@@ -234,11 +241,12 @@ def stability_maps_figure(maps: Sequence[StabilityMap], /,
             "The maps must be coloured by one palette (stability_map(..., palette=...), "
             "one paretostab.maps.feature_palette for all): with their own, one colour "
             "means different features in different panels.")
+    panel_titles = None
     if titles is not None:
         if isinstance(titles, str) or len(titles) != len(maps):
             raise InvalidInputError(
                 f"titles must hold one title per map ({len(maps)}); got {titles!r:.80}.")
-        titles = [_trials_title(t) for t in titles]
+        panel_titles = [_trials_title(t) for t in titles]
     if columns is None:
         columns = min(len(maps), 3)
     if isinstance(columns, bool) or not isinstance(columns, int | np.integer) or columns < 1:
@@ -263,8 +271,8 @@ def stability_maps_figure(maps: Sequence[StabilityMap], /,
         last_in_column = k + columns >= len(maps)
         ax.set_xlabel("cumulative importance" if last_in_column else "", fontsize="x-small")
         ax.set_ylabel("run" if k % columns == 0 else "", fontsize="x-small")
-        if titles is not None:
-            ax.set_title(textwrap.fill(titles[k], width=max(12, int(8 * panel_size[0]))),
+        if panel_titles is not None:
+            ax.set_title(textwrap.fill(panel_titles[k], width=max(12, int(8 * panel_size[0]))),
                          fontsize="small", loc="left")
     # the legend: the maps' features with a colour, in the palette's order
     names: dict[int, str] = {}
