@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 from matplotlib.figure import Figure
@@ -34,6 +35,9 @@ from paretostab.plot import (
 from paretostab.report.analysis import StudyReport
 from paretostab.report.compare import Comparison, Group
 from paretostab.report.html import FigureLink
+
+if TYPE_CHECKING:
+    from matplotlib.typing import ColorType
 
 __all__ = ["ComparisonFigures", "StudyFigures", "comparison_figures", "point_styles",
            "study_figures"]
@@ -243,7 +247,7 @@ def _group_fronts_figure(comparison: Comparison, groups: Sequence[Group], *,
     return figure
 
 
-def point_styles(groups: Sequence[Group]) -> dict[str, tuple[object, str]]:
+def point_styles(groups: Sequence[Group]) -> dict[str, tuple[ColorType, str]]:
     """Each point label's (colour, marker): its group's colour; the group's marker, or
     for the selectors of a multi-selector group, markers no group has (in turn)."""
     spare = GROUP_MARKERS[len(groups):] or GROUP_MARKERS
