@@ -39,7 +39,7 @@ from paretostab.faults import (
     transient_database_error,
 )
 from paretostab.optuna_internals import RetryingRDBStorage
-from paretostab.protocol import RunSet
+from paretostab.runset import RunSet
 
 __all__ = ["DEFAULT_SERVER_ARTIFACTS", "DEFAULT_STORAGE", "STORAGE_FORMS", "PrefixedArtifactStore",
            "artifact_notice", "artifact_store", "default_artifact_dir", "display_url",

@@ -26,8 +26,8 @@ from paretostab.evaluation import (
     score_interval,
     wilson_interval,
 )
+from paretostab.metrics import metric_value
 from paretostab.problem import Problem
-from paretostab.protocol import metric_value
 from paretostab.report.analysis import analyse_study
 from paretostab.report.build import build_report, choose_trial
 from paretostab.report.load import read_study

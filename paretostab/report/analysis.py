@@ -34,7 +34,7 @@ from paretostab.maps import (
     stability_map,
 )
 from paretostab.measures import get_measure, measure_name
-from paretostab.protocol import majority_rate
+from paretostab.metrics import majority_rate
 from paretostab.report.compare import (
     Comparison,
     Group,
@@ -54,8 +54,9 @@ from paretostab.report.estimates import (
     held_out_evaluation,
     nested_evaluation,
 )
-from paretostab.report.load import KBAR, StudyReader
+from paretostab.report.load import StudyReader
 from paretostab.spec import SELECTOR_PARAM
+from paretostab.vocabulary import KBAR
 from paretostab.weight import Weight, as_weight, weight_name
 
 __all__ = ["ChosenTradeOff", "FrontMaps", "StudiesComparison", "StudyReport",

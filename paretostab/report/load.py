@@ -28,12 +28,12 @@ from paretostab.maps import FeaturePalette
 from paretostab.optuna_internals import storage_of, study_id_of
 from paretostab.problem import Problem
 from paretostab.progress import progress_bar
-from paretostab.protocol import RunSet
+from paretostab.runset import RunSet
 from paretostab.spec import SELECTOR_PARAM, StudySpec, parse_spec
 from paretostab.storage import artifact_store, display_url, load_runset, open_storage
-from paretostab.tuning.study import KBAR
+from paretostab.vocabulary import KBAR
 
-__all__ = ["HELD_OUT_KEY", "KBAR", "LABELS_KEY", "REPLICATES_KEY", "StudyReader",
+__all__ = ["HELD_OUT_KEY", "LABELS_KEY", "REPLICATES_KEY", "StudyReader",
            "open_study", "read_study"]
 
 #: Prefix of the study system attributes that cache a front trial's replicates

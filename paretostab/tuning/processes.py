@@ -57,7 +57,7 @@ from paretostab.faults import (
 from paretostab.front import dominance_area, pareto_front
 from paretostab.problem import Problem
 from paretostab.progress import progress_bar
-from paretostab.protocol import DEFAULT_CACHE_BYTES
+from paretostab.run_cache import DEFAULT_CACHE_BYTES
 from paretostab.spec import StudySpec, grid_size
 from paretostab.storage import (
     DEFAULT_STORAGE,
@@ -157,7 +157,7 @@ def tune(spec: StudySpec, *, storage: str | None = None, study_name: str | None 
     map them from one file (one copy for all, not one each). For a database server
     without ``artifacts``, a line on stderr says where the artifacts go
     (:func:`~paretostab.storage.artifact_notice`). With shared resamples each process
-    keeps its prepared runs in a :class:`~paretostab.protocol.RunCache` of ``cache_bytes``. A trial
+    keeps its prepared runs in a :class:`~paretostab.run_cache.RunCache` of ``cache_bytes``. A trial
     that raises is recorded as failed with its reason (user attribute ``fail_reason``),
     counts, and the study goes on; a trial failed by its environment (a full or
     unwritable artifact store or database, :func:`~paretostab.faults.environment_error`)
