@@ -24,7 +24,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from paretostab.data import load_dataset  # noqa: E402
-from paretostab.protocol import RunCache, run_protocol  # noqa: E402
+from paretostab.protocol import run_protocol  # noqa: E402
+from paretostab.run_cache import RunCache  # noqa: E402
 from paretostab.selectors import HybridRFE  # noqa: E402
 
 

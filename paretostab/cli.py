@@ -35,7 +35,7 @@ import pandas as pd
 
 from paretostab.errors import InvalidInputError, ParetostabError
 from paretostab.faults import DEFAULT_STORAGE_WAIT, stop_signals
-from paretostab.protocol import DEFAULT_CACHE_BYTES
+from paretostab.run_cache import DEFAULT_CACHE_BYTES
 from paretostab.version import __version__
 
 __all__ = ["main"]
@@ -55,8 +55,8 @@ def _tune(args) -> int:
     from paretostab.storage import DEFAULT_STORAGE, display_url
     from paretostab.tuning import front_table
     from paretostab.tuning.coordination import counted_trials
-    from paretostab.tuning.study import KBAR
     from paretostab.validation import Interval
+    from paretostab.vocabulary import KBAR
 
     optuna.logging.set_verbosity(optuna.logging.ERROR)  # a failed trial: one line of tune's
     spec = load_spec(find_spec(args.spec or "quickstart"))

@@ -33,14 +33,10 @@ from paretostab.evaluation import (
     score_interval,
 )
 from paretostab.measures import get_measure
-from paretostab.protocol import (
-    RunCache,
-    RunSet,
-    metric_advice,
-    metric_output,
-    replicates,
-    run_protocol,
-)
+from paretostab.metrics import metric_advice, metric_output
+from paretostab.protocol import replicates, run_protocol
+from paretostab.run_cache import RunCache
+from paretostab.runset import RunSet
 from paretostab.selectors import get_selector
 from paretostab.similarity import FeatureSimilarity
 from paretostab.spec import (
@@ -255,7 +251,7 @@ class Problem:
         trial; a selector's default range or default value of a feature count beyond the
         data is clipped (the problem's ``spec`` is the clipped one; its ``notes`` say what
         was clipped, and when plain accuracy scores imbalanced classes,
-        :func:`~paretostab.protocol.metric_advice`). So does a stability objective that
+        :func:`~paretostab.metrics.metric_advice`). So does a stability objective that
         needs importances, for a selector whose runs have none: its class tells, or, for an
         external estimator that selects and predicts itself (``RFE``), one fit on the data
         at one setting shows it; the recorded measures that need them are left out of its
@@ -300,7 +296,7 @@ class Problem:
     def read_only(self) -> Problem:
         """The same problem with data no one can change (copied where they view other
         memory, unless that is a read-only memory map: the data ``tune``'s worker processes
-        share): a :class:`~paretostab.protocol.RunCache` then recognises them without
+        share): a :class:`~paretostab.run_cache.RunCache` then recognises them without
         hashing them at every trial."""
         def frozen(array: np.ndarray) -> np.ndarray:
             if isinstance(array, np.memmap) and not array.flags.writeable:

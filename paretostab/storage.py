@@ -40,7 +40,7 @@ from paretostab.faults import (
     transient_database_error,
 )
 from paretostab.optuna_internals import RetryingRDBStorage
-from paretostab.protocol import RunSet
+from paretostab.runset import RunSet
 from paretostab.validation import Interval
 
 __all__ = ["DEFAULT_SERVER_ARTIFACTS", "DEFAULT_STORAGE", "STORAGE_FORMS", "PrefixedArtifactStore",

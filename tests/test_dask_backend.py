@@ -16,7 +16,7 @@ import pytest
 from paretostab.cli import main
 from paretostab.errors import InvalidInputError
 from paretostab.problem import Problem
-from paretostab.protocol import RunCache
+from paretostab.run_cache import RunCache
 from paretostab.tuning import run_study
 from paretostab.tuning.cluster import runs_on
 from tests.test_tuning import storage_url, tiny, write_spec
@@ -33,9 +33,9 @@ def cluster():
 
 def cached_runs() -> dict[int, int]:
     """This process's id and the prepared runs it holds for other processes' caches."""
-    from paretostab import protocol
+    from paretostab import run_cache
 
-    return {os.getpid(): sum(len(cache) for cache in protocol._REMOTE_CACHES.values())}
+    return {os.getpid(): sum(len(cache) for cache in run_cache._REMOTE_CACHES.values())}
 
 
 def test_a_protocol_on_the_cluster_is_the_local_one_and_each_worker_keeps_its_runs(cluster):

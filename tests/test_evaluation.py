@@ -27,8 +27,8 @@ from paretostab.evaluation import (
     score_interval,
     wilson_interval,
 )
+from paretostab.metrics import metric_value
 from paretostab.problem import Problem
-from paretostab.protocol import metric_value
 from paretostab.report.build import build_report
 from paretostab.report.refits import Refits
 from paretostab.spec import parse_spec

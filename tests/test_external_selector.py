@@ -23,7 +23,8 @@ from sklearn.svm import LinearSVC
 from paretostab.data import simulate_correlated_groups
 from paretostab.errors import InvalidInputError, UnknownNameError
 from paretostab.problem import Problem, measure_values
-from paretostab.protocol import RunSet, run_protocol
+from paretostab.protocol import run_protocol
+from paretostab.runset import RunSet
 from paretostab.selectors import (
     ENTRY_POINT_GROUP,
     ExternalSelector,

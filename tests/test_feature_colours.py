@@ -30,7 +30,7 @@ from paretostab.spec import parse_spec
 from paretostab.storage import open_storage
 from paretostab.tuning import create_or_load_study, run_study
 from paretostab.tuning import objective as objective_module
-from paretostab.tuning.study import FEATURE_COLORS
+from paretostab.vocabulary import FEATURE_COLORS
 from tests.studies import analysed, read
 
 # --------------------------------------------------------------------------- the order

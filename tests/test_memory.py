@@ -18,11 +18,12 @@ import numpy as np
 import pytest
 from joblib import parallel_config
 
-from paretostab import importance, memory, protocol
+from paretostab import importance, memory, protocol, run_cache
 from paretostab.data import simulate_correlated_groups
 from paretostab.errors import MemoryLimitError
 from paretostab.importance import kernel_svm_importance
-from paretostab.protocol import RunCache, run_protocol
+from paretostab.protocol import run_protocol
+from paretostab.run_cache import RunCache
 from paretostab.selectors import ElasticNetSelector, GroupLassoSelector, HybridRFE, linear
 from paretostab.selectors.linear import calibrate_runs
 from tests.test_linear_selectors import problem
@@ -158,7 +159,7 @@ def no_work(monkeypatch):
     """A run's preparation fails the test: the refusal must come before any work."""
     def prepare(*args):
         pytest.fail("a run was prepared")
-    monkeypatch.setattr(protocol, "_prepare_run", prepare)
+    monkeypatch.setattr(run_cache, "_prepare_run", prepare)
 
 
 def test_a_trial_that_cannot_fit_is_refused_in_one_line_before_it_starts(monkeypatch,
@@ -207,7 +208,7 @@ def test_the_run_cache_takes_only_what_the_machine_can_spare(monkeypatch):
     roomy = RunCache()
     reference = run_protocol(HybridRFE(n_features=5), X, y, cache=roomy, **options)
     assert len(roomy) == 6
-    spare = protocol.CACHE_RESERVE_BYTES + 3 * roomy.nbytes // 6 + 1  # room for 3 runs
+    spare = run_cache.CACHE_RESERVE_BYTES + 3 * roomy.nbytes // 6 + 1  # room for 3 runs
     held = []
 
     def available():  # what the runs admitted so far took from the machine
@@ -227,7 +228,7 @@ def test_the_run_cache_takes_only_what_the_machine_can_spare(monkeypatch):
     assert run_protocol(HybridRFE(n_features=5), X, y, cache=tight, **options).same_runs(
         reference)
     assert 0 < len(tight) < 6
-    assert available() >= protocol.CACHE_RESERVE_BYTES
+    assert available() >= run_cache.CACHE_RESERVE_BYTES
 
 
 def test_a_trial_that_fits_or_an_unknown_room_is_not_refused(monkeypatch):

@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import f1_score, roc_auc_score
 
-from paretostab.protocol import METRICS, _score, majority_rate, metric_advice
+from paretostab.metrics import majority_rate, metric_advice, out_of_bag_score
+from paretostab.vocabulary import METRICS
 
 
 @pytest.fixture(scope="module")
@@ -26,8 +27,9 @@ def fitted():
 
 def test_k_class_metrics_equal_scikit_learns(fitted):
     model, X, y = fitted
-    assert _score(model, X, y, "accuracy") == pytest.approx(np.mean(model.predict(X) == y))
-    assert _score(model, X, y, "f1_macro") == pytest.approx(
+    assert out_of_bag_score(model, X, y, "accuracy") == pytest.approx(
+        np.mean(model.predict(X) == y))
+    assert out_of_bag_score(model, X, y, "f1_macro") == pytest.approx(
         f1_score(y, model.predict(X), average="macro"))
     # the one-vs-rest macro AUC of a model whose decision values are its probabilities:
     # scikit-learn's roc_auc_score(multi_class="ovr"), which takes probabilities only
@@ -38,7 +40,7 @@ def test_k_class_metrics_equal_scikit_learns(fitted):
             return model.predict_proba(X)
 
     expected = roc_auc_score(y, model.predict_proba(X), multi_class="ovr")
-    assert _score(Probabilities(), X, y, "roc_auc") == pytest.approx(expected)
+    assert out_of_bag_score(Probabilities(), X, y, "roc_auc") == pytest.approx(expected)
 
 
 def test_k_class_auc_over_the_classes_present_and_nan_with_one(fitted):
@@ -47,10 +49,10 @@ def test_k_class_auc_over_the_classes_present_and_nan_with_one(fitted):
     decision = model.decision_function(X[present])
     expected = np.mean([roc_auc_score(y[present] == c, decision[:, k])
                         for k, c in [(0, "a"), (2, "c")]])
-    assert _score(model, X[present], y[present], "roc_auc") == pytest.approx(expected)
+    assert out_of_bag_score(model, X[present], y[present], "roc_auc") == pytest.approx(expected)
     only = y == "b"
-    assert math.isnan(_score(model, X[only], y[only], "roc_auc"))
-    assert math.isnan(_score(model, X[:0], y[:0], "accuracy"))
+    assert math.isnan(out_of_bag_score(model, X[only], y[only], "roc_auc"))
+    assert math.isnan(out_of_bag_score(model, X[:0], y[:0], "accuracy"))
 
 
 def test_f1_macro_counts_a_class_absent_from_the_out_of_bag_examples_as_zero(fitted):
@@ -59,7 +61,7 @@ def test_f1_macro_counts_a_class_absent_from_the_out_of_bag_examples_as_zero(fit
     predicted = model.predict(X[part])
     expected = f1_score(y[part], predicted, labels=model.classes_, average="macro",
                         zero_division=0)
-    assert _score(model, X[part], y[part], "f1_macro") == pytest.approx(expected)
+    assert out_of_bag_score(model, X[part], y[part], "f1_macro") == pytest.approx(expected)
     assert "f1_macro" in METRICS
 
 

@@ -21,7 +21,7 @@ from sklearn.metrics import mutual_info_score
 
 from paretostab.errors import InvalidInputError
 from paretostab.importance import decision_flip_importance, flip_distances
-from paretostab.protocol import METRICS, run_protocol
+from paretostab.protocol import run_protocol
 from paretostab.selectors import TrainingSample, other
 from paretostab.selectors.filters import (
     MIMSelector,
@@ -39,6 +39,7 @@ from paretostab.selectors.other import (
     oob_permutation_importance,
     relief_weights,
 )
+from paretostab.vocabulary import METRICS
 from tests.test_other_selectors import oob_reference
 
 INFORMATIVE = (2, 5, 11, 17)

@@ -10,13 +10,9 @@ import pytest
 from paretostab import InvalidInputError, StabilityWarning, stability
 from paretostab.data import simulate_correlated_groups, variance_prefilter
 from paretostab.importance import linear_importance
-from paretostab.protocol import (
-    RunSet,
-    _resample,
-    replicates,
-    run_protocol,
-    run_transfer_protocol,
-)
+from paretostab.protocol import replicates, run_protocol, run_transfer_protocol
+from paretostab.run_cache import resample
+from paretostab.runset import RunSet
 from paretostab.selectors import SELECTORS, BiasedRFE, HybridRFE, get_selector
 from paretostab.selectors._base import SelectorBase
 from paretostab.selectors._logistic import fit_l2_logistic
@@ -77,7 +73,7 @@ def test_runset_contents(runset, data):
 def test_runs_are_the_selector_on_stratified_resamples(runset, data):
     X, y = data
     for i in (0, 5):
-        train, oob = _resample(y, int(runset.seeds[i]), "bootstrap", 0.9)
+        train, oob = resample(y, int(runset.seeds[i]), "bootstrap", 0.9)
         assert np.array_equal(np.bincount(y[train]), np.bincount(y))  # stratified
         assert np.intersect1d(train, oob).size == 0
         alone = HybridRFE(n_features=6, n_stable=2).fit(X[train], y[train])
@@ -146,7 +142,7 @@ def test_prefilter_is_computed_on_each_training_sample(data):
     X, y = data
     runs = run_protocol(HybridRFE(n_features=4), X, y, runs=4, prefilter=10, random_state=5)
     for i in range(4):
-        train, _ = _resample(y, int(runs.seeds[i]), "bootstrap", 0.9)
+        train, _ = resample(y, int(runs.seeds[i]), "bootstrap", 0.9)
         allowed = variance_prefilter(X[train], 10)
         assert set(np.flatnonzero(runs.selection_matrix[i])) <= set(allowed)
         assert set(np.flatnonzero(runs.rank_matrix[i] <= 10)) == set(allowed)
@@ -158,7 +154,7 @@ def test_metrics_and_subsampling(data, metric):
     runs = run_protocol(HybridRFE(n_features=4), X, y, runs=3, metric=metric,
                         resampling="subsample", sample_fraction=0.7, random_state=1)
     assert runs.metric == metric and 0.4 < runs.accuracy <= 1
-    train, oob = _resample(y, int(runs.seeds[0]), "subsample", 0.7)
+    train, oob = resample(y, int(runs.seeds[0]), "subsample", 0.7)
     assert train.size == 42 and oob.size == 18
 
 

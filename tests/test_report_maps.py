@@ -12,7 +12,7 @@ import pytest
 from paretostab import InvalidInputError
 from paretostab.maps import OTHER_COLOR, PALETTE, StabilityMap, feature_palette, stability_map
 from paretostab.measures._inputs import normalise_importances
-from paretostab.protocol import RunSet
+from paretostab.runset import RunSet
 
 matplotlib.use("Agg", force=True)
 from matplotlib.collections import PolyCollection  # noqa: E402

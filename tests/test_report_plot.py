@@ -510,7 +510,7 @@ def test_front_trials_differ_from_the_others_in_colour_and_marker(rc_unchanged):
 def test_the_overview_colour_bar_is_as_high_as_its_heatmap():
     from paretostab.maps import selection_overview
     from paretostab.plot import selection_overview_figure
-    from paretostab.protocol import RunSet
+    from paretostab.runset import RunSet
 
     rng = np.random.default_rng(0)
     runsets = [RunSet(selection_matrix=rng.random((10, 30)) < 0.3,

@@ -15,7 +15,8 @@ import pytest
 
 from paretostab import InvalidInputError
 from paretostab.data import simulate_correlated_groups, variance_prefilter
-from paretostab.protocol import RunCache, _process_cache, _resample, run_protocol
+from paretostab.protocol import run_protocol
+from paretostab.run_cache import RunCache, _process_cache, resample
 from paretostab.selectors import SELECTORS, HybridRFE, TrainingSample, get_selector
 from paretostab.selectors._logistic import IncrementalL2Logistic
 
@@ -139,7 +140,7 @@ def test_an_estimator_without_fit_sample_gets_the_runs_data(data):
             assert run_protocol(TopVarianceEstimator(), X, y, cache=cache,
                                 **protocol).same_runs(plain)
         for i, seed in enumerate(plain.seeds):
-            train, oob = _resample(y, int(seed), "bootstrap", 0.9)
+            train, oob = resample(y, int(seed), "bootstrap", 0.9)
             columns = (np.arange(X.shape[1]) if prefilter is None
                        else variance_prefilter(X[train], prefilter))
             alone = TopVarianceEstimator().fit(X[train][:, columns], y[train])
@@ -190,12 +191,12 @@ def test_the_cache_tells_data_and_settings_apart(data):
 
 
 def test_read_only_data_are_hashed_once_writeable_data_at_every_call(data, monkeypatch):
-    import paretostab.protocol as protocol
+    import paretostab.run_cache as run_cache
 
     X, y, _ = data
     hashed = []
-    original = protocol._fingerprint
-    monkeypatch.setattr(protocol, "_fingerprint",
+    original = run_cache._fingerprint
+    monkeypatch.setattr(run_cache, "_fingerprint",
                         lambda *a: hashed.append(1) or original(*a))
     frozen_X, frozen_y = X.copy(), y.copy()
     frozen_X.flags.writeable = frozen_y.flags.writeable = False

@@ -34,7 +34,7 @@ import paretostab.storage
 from paretostab.cli import main
 from paretostab.errors import InvalidInputError, ParetostabError
 from paretostab.optuna_internals import trial_id_of
-from paretostab.protocol import RunSet
+from paretostab.runset import RunSet
 from paretostab.storage import display_url, load_runset, open_storage
 from tests.test_storage import cli
 

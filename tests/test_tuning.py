@@ -17,7 +17,7 @@ from optuna.artifacts import get_all_artifact_meta
 from optuna.trial import TrialState
 
 from paretostab.errors import InvalidInputError
-from paretostab.protocol import RunSet
+from paretostab.runset import RunSet
 from paretostab.spec import parse_spec
 from paretostab.storage import artifact_store, load_runset, open_storage
 from paretostab.tuning import run_study

@@ -21,10 +21,10 @@ import numpy as np
 import pytest
 from joblib import Parallel, delayed
 
-from paretostab import protocol
+from paretostab import run_cache
 from paretostab.errors import StoreError
 from paretostab.problem import Problem
-from paretostab.protocol import RunCache
+from paretostab.run_cache import RunCache
 from paretostab.tuning import run_study
 from paretostab.tuning.coordination import _process_ended, counted_trials
 from paretostab.tuning.processes import _shared_data
@@ -50,8 +50,8 @@ def test_a_worker_maps_the_data_read_only_and_hashes_them_once(monkeypatch):
         assert np.shares_memory(trials.X, mapped.X)  # not copied into the worker
         assert np.asarray(trials.X, dtype=float) is trials.X  # what run_protocol hands on
         hashed = []
-        original = protocol._fingerprint
-        monkeypatch.setattr(protocol, "_fingerprint",
+        original = run_cache._fingerprint
+        monkeypatch.setattr(run_cache, "_fingerprint",
                             lambda *a: hashed.append(1) or original(*a))
         cache = RunCache()
         params = {"n_stable": 2, "epsilon": 0.1}

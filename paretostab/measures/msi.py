@@ -8,8 +8,9 @@ transport problem by POT's exact network simplex (see :func:`pairwise_shared_inf
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
-from ot.lp.emd_wrap import emd_c
 
 from paretostab.measures._inputs import PairScores, pair_index
 from paretostab.measures._registry import SimilarityView, register
@@ -21,6 +22,10 @@ _OPTIMAL = 1
 _MAX_ITER_REACHED = 3
 _MESSAGES: dict[object, str] = {0: "infeasible", 2: "unbounded", 3: "iteration limit reached"}
 _MIN_ITERATIONS = 100_000  # POT's default numItermax
+
+#: POT's network simplex (``ot.lp.emd_wrap.emd_c``), imported at the first solve: POT's
+#: package imports scikit-learn (``ot.lowrank``), which importing the measures need not.
+emd_c: Callable | None = None
 
 
 def _iteration_limits(n_edges: int) -> tuple[int, int]:
@@ -44,6 +49,9 @@ def _optimal_plan(a: np.ndarray, b: np.ndarray, cost: np.ndarray) -> tuple[np.nd
     RuntimeError
         If the network simplex does not reach an optimal solution.
     """
+    global emd_c
+    if emd_c is None:
+        from ot.lp.emd_wrap import emd_c
     code = None
     for limit in _iteration_limits(a.size * b.size):
         plan, value, _, _, code = emd_c(a, b, cost, limit, 1)

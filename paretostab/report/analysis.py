@@ -35,7 +35,7 @@ from paretostab.maps import (
     stability_map,
 )
 from paretostab.measures import get_measure, measure_name
-from paretostab.protocol import RunSet, majority_rate
+from paretostab.metrics import majority_rate
 from paretostab.report.compare import (
     Comparison,
     Group,
@@ -57,8 +57,9 @@ from paretostab.report.estimates import (
 )
 from paretostab.report.refits import Refits
 from paretostab.report.study_data import StudyData, no_completed_trial
+from paretostab.runset import RunSet
 from paretostab.spec import SELECTOR_PARAM
-from paretostab.tuning.study import KBAR
+from paretostab.vocabulary import KBAR
 from paretostab.weight import Weight, as_weight, weight_name
 
 __all__ = ["ChosenTradeOff", "FrontMaps", "StudiesComparison", "StudyReport",

@@ -26,16 +26,16 @@ from optuna.trial import TrialState
 from paretostab.errors import InvalidInputError, UnknownNameError
 from paretostab.evaluation import outer_study_name
 from paretostab.optuna_internals import storage_of, study_id_of
-from paretostab.protocol import RunSet
 from paretostab.report.study_data import (
     HELD_OUT_KEY,
     LABELS_KEY,
     REPLICATES_KEY,
     StudyData,
 )
+from paretostab.runset import RunSet
 from paretostab.spec import parse_spec
 from paretostab.storage import artifact_store, display_url, load_runset, open_storage
-from paretostab.tuning.study import FEATURE_COLORS, KBAR
+from paretostab.vocabulary import FEATURE_COLORS, KBAR
 
 __all__ = ["StudySource", "open_source", "open_study", "read_runsets", "read_study"]
 

@@ -17,7 +17,7 @@ from paretostab.report.compare import NO_INTERVAL, OVERLAP, Comparison, pair_lev
 from paretostab.report.confidence import DominanceAreaInterval
 from paretostab.report.figures import ComparisonFigures, StudyFigures
 from paretostab.report.html import Section, references
-from paretostab.tuning.study import KBAR
+from paretostab.vocabulary import KBAR
 from paretostab.weight import weight_name
 
 __all__ = ["comparison_sections", "shown", "studies_sections", "study_sections"]

@@ -29,9 +29,9 @@ use through a first line ``#:schema ../spec/spec.schema.json`` in the package's
 
     [protocol]
     runs = 100                   # M >= 2
-    resampling = "bootstrap"     # paretostab.protocol.RESAMPLINGS
+    resampling = "bootstrap"     # paretostab.vocabulary.RESAMPLINGS
     sample_fraction = 0.9        # only with resampling = "subsample"
-    metric = "accuracy"          # paretostab.protocol.METRICS
+    metric = "accuracy"          # paretostab.vocabulary.METRICS
     replicates = 10              # B >= 3, for the report's confidence regions
     n_jobs = 2                   # joblib processes per protocol (results do not depend on it)
     resamples = "shared"         # "shared": every trial on the same M resamples (default);
@@ -117,7 +117,7 @@ default): every trial of the study runs on the same resamples, seeded from the s
 seed, so that trials are compared on paired data, as the papers compare methods on the
 same bootstrap samples (and the selector's own randomness, e.g. a random forest's, is
 shared too: common random numbers); their preparation is then computed once per process
-(:class:`~paretostab.protocol.RunCache`). ``"per_trial"``: trial t draws its own from
+(:class:`~paretostab.run_cache.RunCache`). ``"per_trial"``: trial t draws its own from
 ``(seed, t)``. The report's replicates draw fresh resamples either way.
 
 :meth:`StudySpec.content_hash` identifies what the trials compute (data, protocol,

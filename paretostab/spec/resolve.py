@@ -16,6 +16,9 @@ Once the data are loaded, :func:`fit_to_data` clips the registry's default range
 the data and checks what else depends on their size:
 the pre-filter, the selectors' feature counts and per-feature arrays, a top-k measure's
 ``k`` (:class:`~paretostab.problem.Problem` calls it before a study is opened).
+
+The selector registry is imported by the functions that read it: it imports every
+selector's estimator (scikit-learn), which reading a spec's other keys does not need.
 """
 
 from __future__ import annotations
@@ -24,18 +27,12 @@ import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from paretostab.errors import ParetostabError, UnknownNameError
 from paretostab.measures import get_measure, list_measures, stability
-from paretostab.selectors import (
-    ExternalSelectorInfo,
-    Range,
-    SelectorInfo,
-    get_selector,
-    selector_reference,
-)
 from paretostab.spec.keys import (
     FrozenMap,
     Integer,
@@ -46,6 +43,9 @@ from paretostab.spec.keys import (
 from paretostab.spec.schema import SIMILARITIES, ObjectiveSpec, Param, SelectorSpec, StudySpec
 from paretostab.spec.space import fixed_value, param_kind, parse_param
 from paretostab.validation import is_int, is_number
+
+if TYPE_CHECKING:
+    from paretostab.selectors import Range, SelectorInfo
 
 __all__ = ["FEATURE_COUNTS", "SELECTOR_FEATURE_COUNTS", "fit_to_data", "resolve_objective",
            "resolve_selectors"]
@@ -94,6 +94,8 @@ def _named(errors: SpecErrors, key: str, name: object) -> tuple[SelectorInfo, di
     """The registry entry of a ``[selector] name`` and the fixed parameters it brings: a
     name brings none; a class given in Python is named ``"module:Class"``, an instance
     too, with the parameters set on it (:func:`~paretostab.selectors.selector_reference`)."""
+    from paretostab.selectors import get_selector, selector_reference
+
     try:
         if isinstance(name, str):
             return get_selector(name), {}
@@ -316,6 +318,8 @@ def _feature_counts(info) -> dict[str, tuple[int, str, bool]]:
     counts, whether only an integer value is a count): :data:`FEATURE_COUNTS`, and for a
     scikit-learn selector (``"module:Class"`` with ``get_support()``)
     :data:`SELECTOR_FEATURE_COUNTS`."""
+    from paretostab.selectors import ExternalSelectorInfo
+
     parameters = info.parameters()
     counts = {name: (*bounds, False) for name, bounds in FEATURE_COUNTS.items()
               if name in parameters}
@@ -340,6 +344,8 @@ def _clip_default_counts(errors: SpecErrors, spec: StudySpec, selector: Selector
     does not set (HybridRFE's ``n_features = 20``, SelectKBest's ``k = 10``) fixed to d;
     then HybridRFE's default ``n_stable`` range within ``n_features``
     (:func:`_clip_stable_set`)."""
+    from paretostab.selectors import Range, get_selector
+
     info = get_selector(selector.name)
     defaults = info.search_space
     d = size.seen
@@ -378,6 +384,8 @@ def _clip_stable_set(errors: SpecErrors, spec: StudySpec, selector: SelectorSpec
     within ``n_features`` — written so, or clipped to a fixed ``n_features`` when the spec
     was read, :func:`_check_stable_set` — is left as it is); a ``n_stable`` the spec sets
     beyond an ``n_features`` clipped to the data refused."""
+    from paretostab.selectors import Range, get_selector
+
     info = get_selector(selector.name)
     parameters = info.parameters()
     default = info.search_space.get("n_stable")
@@ -436,6 +444,8 @@ def _check_counts(errors: SpecErrors, spec: StudySpec, selector: SelectorSpec,
     """``selector``'s feature counts (:func:`_feature_counts`) within ``[low, d]``: a fixed
     value, the estimator's default, every value a range or choices can draw (of a count
     that may be other than an integer, its integer values)."""
+    from paretostab.selectors import get_selector
+
     info = get_selector(selector.name)
     defaults = info.parameters()
     searched = {param.name: param for param in selector.search}
@@ -471,6 +481,8 @@ def _check_count_param(errors: SpecErrors, key: str, param: Param, bounds: tuple
                        valid: str, default: Range | None) -> None:
     """Every value the searched count ``param`` can draw is an integer in ``bounds``
     (``default``: the selector's default range of it, named when ``param`` is that)."""
+    from paretostab.selectors import Range
+
     low, d = bounds
     if param.choices is not None:
         bad = [value for value in param.choices if not (is_int(value) and low <= value <= d)]

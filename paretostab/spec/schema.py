@@ -37,7 +37,6 @@ from typing import Any
 from paretostab.data import IMPUTE
 from paretostab.data_formats import FILE_TYPES, ORIENTATIONS
 from paretostab.errors import InvalidInputError
-from paretostab.protocol import METRICS, RESAMPLINGS
 from paretostab.similarity import METHODS as SIMILARITY_METHODS
 from paretostab.spec.keys import (
     SCALAR,
@@ -64,6 +63,7 @@ from paretostab.spec.keys import (
     thaw,
 )
 from paretostab.validation import is_int, is_number
+from paretostab.vocabulary import METRICS, RESAMPLINGS
 
 __all__ = [
     "BUILTIN_SOURCES", "DATA_GROUPS", "MEMORY_SOURCE", "RESAMPLES", "SAMPLERS", "SCHEMA_FILE",

@@ -6,7 +6,7 @@ backend to the workers of a Dask distributed cluster — for a trial too large f
 machine. Each process that runs trials (``tune`` itself, or each of its ``--workers``) is
 a client of the cluster's scheduler and sends the data to every Dask worker once, when it
 starts (``scatter``, broadcast), not at every trial. A run's preparation stays in the
-:class:`~paretostab.protocol.RunCache` of the Dask worker process that prepared it (the
+:class:`~paretostab.run_cache.RunCache` of the Dask worker process that prepared it (the
 cache travels as its token, which each process resolves to its own part): each Dask
 worker keeps its own. The results are the local backend's, bit for bit: every run is
 seeded by the trial, not by where it runs.

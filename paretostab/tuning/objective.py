@@ -13,7 +13,7 @@ has one colour in every trial's map and in the report's,
 
 With shared resamples (the spec's default) every trial runs on the same M resamples,
 seeded by the study's resample seed, and the objective keeps the prepared runs in one
-:class:`~paretostab.protocol.RunCache` per process: a trial then costs its fits, not their
+:class:`~paretostab.run_cache.RunCache` per process: a trial then costs its fits, not their
 preparation.
 """
 
@@ -45,7 +45,8 @@ from paretostab.optuna_internals import (
     trial_id_of,
 )
 from paretostab.problem import Problem
-from paretostab.protocol import DEFAULT_CACHE_BYTES, RunCache, RunSet
+from paretostab.run_cache import DEFAULT_CACHE_BYTES, RunCache
+from paretostab.runset import RunSet
 from paretostab.spec import SELECTOR_PARAM, Param, StudySpec, param_name, trial_selector
 from paretostab.tuning.coordination import Interrupts, TrialSlots, release
 from paretostab.tuning.notes import (
@@ -128,7 +129,7 @@ class TrialObjective:
     resamples_seed : int, optional
         With shared resamples (required then): the seed of every trial's resamples
         (:func:`~paretostab.tuning.study.resample_seed`); the prepared runs are kept in one
-        :class:`~paretostab.protocol.RunCache` of ``cache_bytes`` for all of this
+        :class:`~paretostab.run_cache.RunCache` of ``cache_bytes`` for all of this
         objective's trials. With per-trial resamples, trial t draws its own from
         ``(seed, t)``.
     palette : FeaturePalette

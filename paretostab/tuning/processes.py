@@ -62,7 +62,7 @@ from paretostab.front import dominance_area, pareto_front
 from paretostab.maps import study_palette
 from paretostab.problem import Problem
 from paretostab.progress import Progress, progress_bar
-from paretostab.protocol import DEFAULT_CACHE_BYTES
+from paretostab.run_cache import DEFAULT_CACHE_BYTES
 from paretostab.spec import StudySpec, grid_size
 from paretostab.storage import (
     DEFAULT_STORAGE,

@@ -26,21 +26,13 @@ from paretostab.spec import SAMPLERS, StudySpec, grid
 from paretostab.storage import display_url
 from paretostab.tuning.coordination import StreamSampler
 from paretostab.tuning.notes import has_note, study_note, write_note
+from paretostab.vocabulary import FEATURE_COLORS, KBAR
 
 if TYPE_CHECKING:
     from paretostab.problem import Problem
 
-__all__ = ["FEATURE_COLORS", "KBAR", "create_or_load_study", "front_points", "front_table",
+__all__ = ["create_or_load_study", "front_points", "front_table",
            "make_sampler", "objective_names", "resample_seed"]
-
-#: The column of k̄, the mean number of features a trial's runs selected, in the tables
-#: of trials (ASCII, as ``front.csv`` writes it; pages and the command line show k̄).
-KBAR = "kbar"
-
-#: The study user attribute holding the features that have a colour in its maps, in the
-#: palette's order (column indices, :func:`~paretostab.maps.feature_color_order`).
-FEATURE_COLORS = "feature_colors"
-
 
 def make_sampler(spec: StudySpec, seed: int | None) -> optuna.samplers.BaseSampler:
     """The spec's sampler seeded with ``seed``. A multi-selector study's search space is

@@ -1,0 +1,42 @@
+"""What importing a light part of the package loads.
+
+Reading a spec, naming the metrics or k̄'s column, loading a RunSet, the run cache's
+budget (the command line's default) and the command line itself need neither
+scikit-learn (whose estimators come with it), joblib nor the selectors, which import
+every estimator: each module is imported in a fresh interpreter and what it loaded is
+listed. (The selector registry, POT and scikit-learn's metrics are imported by the
+functions that use them.)
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+HEAVY = ("sklearn", "joblib", "paretostab.selectors", "paretostab.protocol")
+LIGHT = ("paretostab", "paretostab.spec", "paretostab.vocabulary", "paretostab.runset",
+         "paretostab.metrics", "paretostab.run_cache", "paretostab.cli")
+
+
+def loaded(module: str) -> list[str]:
+    """The modules of :data:`HEAVY` a fresh interpreter holds after ``import module``."""
+    code = (f"import json, sys; import {module}; print(json.dumps(sorted("
+            f"m for m in sys.modules if m.startswith({HEAVY!r}))))")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            check=False, cwd=ROOT)
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+@pytest.mark.parametrize("module", LIGHT)
+def test_a_light_module_loads_no_scikit_learn_joblib_or_selector(module):
+    assert loaded(module) == []
+
+
+def test_the_check_sees_what_the_protocol_loads():
+    assert set(HEAVY) <= set(loaded("paretostab.protocol"))
