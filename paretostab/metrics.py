@@ -17,6 +17,8 @@ import math
 
 import numpy as np
 
+from paretostab.errors import InvalidInputError
+
 __all__ = ["majority_rate", "metric_advice", "metric_output", "metric_value",
            "out_of_bag_score"]
 
@@ -73,6 +75,8 @@ def metric_value(y: np.ndarray, output: np.ndarray, metric: str,
         return float(balanced_accuracy_score(y, output))
     if metric == "f1_macro":
         return float(f1_score(y, output, labels=classes, average="macro", zero_division=0))
+    if classes is None:
+        raise InvalidInputError(f"{metric} needs the estimator's classes (its classes_).")
     present = np.unique(y)
     if present.size < 2:
         return math.nan

@@ -83,7 +83,8 @@ class _CalibrationRuns(Sequence):
     def __len__(self) -> int:
         return len(self._seeds)
 
-    def __getitem__(self, i: int) -> TrainingSample:
+    def __getitem__(self, i: int) -> TrainingSample:  # type: ignore[override]  # no slices:
+        # the selectors read the runs one index at a time
         timed = self._kept.get(i)
         if timed is None:
             timed = prepared_run(*self._args, self._seeds[i], self._settings, self._cache,
@@ -181,9 +182,10 @@ def _check_memory(name: str, X: np.ndarray, runs: int, settings: tuple, n_jobs: 
 def _mapped(array: np.ndarray) -> bool:
     """Whether ``array`` views memory mapped from a file (joblib hands it to worker
     processes by the file's name, not by a copy)."""
-    while isinstance(array, np.ndarray):
-        array = array.base
-    return isinstance(array, mmap.mmap)
+    owner: object = array
+    while isinstance(owner, np.ndarray):
+        owner = owner.base
+    return isinstance(owner, mmap.mmap)
 
 
 def _run_one(selector, X, y, seed: int, settings: tuple, metric: str,
@@ -340,7 +342,8 @@ def run_protocol(selector, X, y, *, runs: int = 100, resampling: str = "bootstra
                                            fingerprint, n_jobs)
     jobs = (delayed(_run_one)(selector, X, y, seed, settings, metric, cache, fingerprint,
                               timed_run) for seed, timed_run in zip(seeds, prepared, strict=True))
-    matrices, results = None, []
+    matrices: tuple[np.ndarray | None, ...] | None = None
+    results = []
     with progress_bar(runs, name, progress=progress, unit="runs", leave=False) as bar:
         for i, result in enumerate(Parallel(n_jobs=n_jobs, return_as="generator")(jobs)):
             # each run's rows go into the M × d matrices as they come: held once
@@ -354,9 +357,11 @@ def run_protocol(selector, X, y, *, runs: int = 100, resampling: str = "bootstra
             if cache is not None:
                 cache.record(result[-1])
             bar.update()
+    assert matrices is not None  # runs >= 2 (checked): a row came
     support, importance, ranks = matrices
-    scores, fit, prepare, score, _ = zip(*results, strict=True)
-    scores = np.array(scores, dtype=float)
+    assert support is not None  # every run has a support
+    raw_scores, fit, prepare, score, _ = zip(*results, strict=True)
+    scores = np.array(raw_scores, dtype=float)
     missing = int(np.isnan(scores).sum())
     if missing:
         warnings.warn(

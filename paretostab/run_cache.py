@@ -41,15 +41,15 @@ __all__ = ["CACHE_RESERVE_BYTES", "DEFAULT_CACHE_BYTES", "PreparedRun", "RunCach
 def resample(y: np.ndarray, seed: int, resampling: str, sample_fraction: float):
     """Stratified training indices and out-of-bag indices of one run."""
     rng = np.random.default_rng(seed)
-    train = []
+    parts = []
     for label in np.unique(y):
         members = np.flatnonzero(y == label)
         if resampling == "bootstrap":
-            train.append(rng.choice(members, size=members.size, replace=True))
+            parts.append(rng.choice(members, size=members.size, replace=True))
         else:
             size = min(members.size - 1, max(1, round(sample_fraction * members.size)))
-            train.append(rng.choice(members, size=size, replace=False))
-    train = np.concatenate(train)
+            parts.append(rng.choice(members, size=size, replace=False))
+    train = np.concatenate(parts)
     out_of_bag = np.setdiff1d(np.arange(y.size), train)
     return train, out_of_bag
 
@@ -250,21 +250,22 @@ def _unchanging(array: np.ndarray) -> bool:
     """Nothing writes into ``array`` unless an array is made writeable again: it and every
     array it views are read-only, and the memory is theirs, an immutable object's or a
     read-only memory map's (the data ``tune``'s worker processes share)."""
-    while isinstance(array, np.ndarray):
-        if array.flags.writeable:
+    owner: object = array
+    while isinstance(owner, np.ndarray):
+        if owner.flags.writeable:
             return False
-        array = array.base
-    if isinstance(array, mmap.mmap):
-        with memoryview(array) as view:
+        owner = owner.base
+    if isinstance(owner, mmap.mmap):
+        with memoryview(owner) as view:
             return view.readonly
-    return array is None or isinstance(array, bytes)
+    return owner is None or isinstance(owner, bytes)
 
 
 def _fingerprint(X: np.ndarray, y: np.ndarray) -> str:
     """What identifies the data of a cached run (shape, values, labels)."""
     digest = hashlib.blake2b(digest_size=16)
     digest.update(repr((X.shape, X.dtype.str, y.dtype.str)).encode())
-    digest.update(memoryview(np.ascontiguousarray(X)).cast("B"))
+    digest.update(np.ascontiguousarray(X).data.cast("B"))
     digest.update(np.unique(y, return_inverse=True)[1].astype(np.int64).tobytes())
     digest.update(repr(np.unique(y).tolist()).encode())
     return digest.hexdigest()

@@ -17,6 +17,7 @@ import math
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, cast
 
 import numpy as np
 
@@ -108,7 +109,7 @@ class RunSet:
         """k̄, the mean number of selected features per run."""
         return float(self.selection_matrix.sum(axis=1).mean())
 
-    def stability(self, name: str, *, similarity: object = None, **options) -> float:
+    def stability(self, name: str, *, similarity: object = None, **options: Any) -> float:
         """The stability measure ``name`` of these runs (``paretostab.measures``).
 
         The measure's input kind decides what it reads: Z, I or R.
@@ -122,7 +123,7 @@ class RunSet:
                 f"{self.selector} gives none: choose a subset measure such as nogueira.")
         data = {"selection": self.selection_matrix, "importance": self.importance_matrix,
                 "ranking": self.rank_matrix}[kind]
-        extra = {"similarity": similarity} if similarity is not None else {}
+        extra: dict[str, Any] = {"similarity": similarity} if similarity is not None else {}
         return stability(name, data, **extra, **options)
 
     def _check_ranks(self, name: str, k: int | None) -> None:
@@ -162,15 +163,16 @@ class RunSet:
         Z, I = self.selection_matrix, self.importance_matrix
         columns = np.flatnonzero(Z.any(axis=0) | (I != 0).any(axis=0))
         d = self.n_features
-        arrays = {
+        arrays: dict[str, np.ndarray] = {
             "columns": columns.astype(np.min_scalar_type(max(d - 1, 0))),
             "selection": Z[:, columns],
             "importance": I[:, columns],
             "scores": self.scores,
             "seeds": self.seeds,
             "fit_seconds": self.fit_seconds,
-            "prepare_seconds": self.prepare_seconds,
-            "score_seconds": self.score_seconds,
+            # set by __post_init__ (zeros when not given): arrays from then on
+            "prepare_seconds": cast(np.ndarray, self.prepare_seconds),
+            "score_seconds": cast(np.ndarray, self.score_seconds),
         }
         depth = self.rank_depth
         if self.rank_matrix is not None and ranks is not None:

@@ -9,6 +9,7 @@ transport problem by POT's exact network simplex (see :func:`pairwise_shared_inf
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import cast
 
 import numpy as np
 
@@ -52,9 +53,10 @@ def _optimal_plan(a: np.ndarray, b: np.ndarray, cost: np.ndarray) -> tuple[np.nd
     global emd_c
     if emd_c is None:
         from ot.lp.emd_wrap import emd_c
+    solve = cast(Callable, emd_c)  # set: imported just above if it was not yet
     code = None
     for limit in _iteration_limits(a.size * b.size):
-        plan, value, _, _, code = emd_c(a, b, cost, limit, 1)
+        plan, value, _, _, code = solve(a, b, cost, limit, 1)
         if code == _OPTIMAL:
             return plan, float(value)
         if code != _MAX_ITER_REACHED:
