@@ -36,6 +36,7 @@ from paretostab.progress import progress_bar
 from paretostab.run_cache import PreparedRun, RunCache, prepared_run, resample
 from paretostab.runset import RunSet, metadata_value
 from paretostab.selectors import TrainingSample, protocol_selector
+from paretostab.validation import Interval, is_int
 from paretostab.vocabulary import METRICS, RESAMPLINGS
 
 __all__ = ["CALIBRATION_BYTES", "replicates", "run_protocol", "run_transfer_protocol"]
@@ -243,19 +244,17 @@ def _check_protocol(X, y, runs, resampling, metric, prefilter, n_jobs, sample_fr
             "paretostab.data.load_dataset(..., impute=...) or clean it first."
         )
     check_classes(y, "y")
-    if isinstance(runs, bool) or not isinstance(runs, int | np.integer) or runs < 2:
-        raise InvalidInputError(f"runs must be an integer >= 2; got {runs!r}.")
+    Interval("integer", 2).check("runs", runs)
     if resampling not in RESAMPLINGS:
         raise InvalidInputError(f"resampling must be one of {RESAMPLINGS}; got {resampling!r}.")
     if metric not in METRICS:
         raise InvalidInputError(f"metric must be one of {METRICS}; got {metric!r}.")
     if prefilter is not None:
         check_prefilter(prefilter, X.shape[1])
-    if isinstance(n_jobs, bool) or not isinstance(n_jobs, int | np.integer) or n_jobs == 0:
+    if not is_int(n_jobs) or n_jobs == 0:
         raise InvalidInputError(
             f"n_jobs must be a non-zero integer (-1: all cores); got {n_jobs!r}.")
-    if not 0 < sample_fraction < 1:
-        raise InvalidInputError(f"sample_fraction must be in (0, 1); got {sample_fraction!r}.")
+    Interval("number", 0, 1, "neither").check("sample_fraction", sample_fraction)
     return X, y
 
 
@@ -393,9 +392,7 @@ def replicates(selector, X, y, n_replicates: int, *, random_state=None, **protoc
     """B independent repetitions of :func:`run_protocol` (fresh resamples and, for
     randomised selectors such as BiasedRFE, fresh draws) — the input of the confidence
     ellipses (002 §3). ``protocol`` takes the keyword arguments of ``run_protocol``."""
-    if isinstance(n_replicates, bool) or not isinstance(n_replicates, int | np.integer) or (
-            n_replicates < 1):
-        raise InvalidInputError(f"n_replicates must be an integer >= 1; got {n_replicates!r}.")
+    Interval("integer", 1).check("n_replicates", n_replicates)
     children = np.random.SeedSequence(random_state).spawn(n_replicates)
     return [run_protocol(selector, X, y, random_state=int(child.generate_state(1)[0]),
                          **protocol) for child in children]

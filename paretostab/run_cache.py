@@ -29,7 +29,7 @@ import numpy as np
 
 from paretostab import memory
 from paretostab.data import variance_order
-from paretostab.errors import InvalidInputError
+from paretostab.validation import Interval
 
 if TYPE_CHECKING:
     from paretostab.selectors import TrainingSample
@@ -159,12 +159,8 @@ class RunCache:
     """
 
     def __init__(self, max_bytes: int = DEFAULT_CACHE_BYTES, *, _token: str | None = None):
-        if isinstance(max_bytes, bool) or not isinstance(max_bytes, int | np.integer) or (
-                max_bytes < 0):
-            raise InvalidInputError(
-                f"max_bytes must be an integer >= 0 (the memory budget in bytes); got "
-                f"{max_bytes!r}.")
-        self.max_bytes = int(max_bytes)
+        self.max_bytes = Interval("integer", 0, why=" (the memory budget in bytes)"
+                                  ).integer("max_bytes", max_bytes)
         self._token = _token or uuid.uuid4().hex
         self._runs: dict[tuple, PreparedRun] = {}
         self._data_keys: dict[tuple[int, int], tuple] = {}

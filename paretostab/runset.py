@@ -23,6 +23,7 @@ import numpy as np
 
 from paretostab.errors import InvalidInputError
 from paretostab.measures import get_measure, stability
+from paretostab.validation import is_int
 
 __all__ = ["RunSet", "metadata_value"]
 
@@ -242,7 +243,7 @@ def _rank_depth(ranks: str | int, d: int, current: int | None) -> int | None:
     deeper than what the RunSet has."""
     if ranks == "full":
         return current
-    if isinstance(ranks, bool) or not isinstance(ranks, int | np.integer) or ranks < 1:
+    if not is_int(ranks) or ranks < 1:
         raise InvalidInputError(
             f"ranks must be 'full', a positive integer (the top positions kept) or None; "
             f"got {ranks!r}.")

@@ -215,7 +215,7 @@ def test_progress_bar_only_when_asked(data, capsys):
         ({"metric": "f1"}, "metric must be one of"),
         ({"prefilter": 1000}, r"prefilter must be an integer in \[1, 70\]"),
         ({"n_jobs": 0}, "n_jobs must be a non-zero integer"),
-        ({"resampling": "subsample", "sample_fraction": 1.5}, r"sample_fraction must be in \(0, 1\)"),
+        ({"resampling": "subsample", "sample_fraction": 1.5}, r"sample_fraction must be a number in \(0, 1\)"),
     ],
 )
 def test_bad_protocol_arguments(data, kwargs, message):

@@ -32,6 +32,7 @@ from paretostab.front import ParetoFront, as_points
 from paretostab.maps import PALETTE
 from paretostab.plot._contract import new_axes, require
 from paretostab.point_labels import label_points
+from paretostab.validation import is_int
 
 if TYPE_CHECKING:  # annotations only: matplotlib.typing is new in matplotlib 3.8 (we take 3.7)
     from matplotlib.typing import ColorType
@@ -136,8 +137,7 @@ def _indices(values: _Chosen | None, n: int, name: str) -> NDArray[np.intp]:
     out = []
     for item in items:
         value = getattr(item, "index", item)
-        if isinstance(value, bool) or not isinstance(value, int | np.integer) \
-                or not 0 <= value < n:
+        if not is_int(value) or not 0 <= value < n:
             raise InvalidInputError(
                 f"{name} must hold row indices of points (integers in [0, {n})) or objects "
                 f"with an index (GammaChoice); got {value!r}.")

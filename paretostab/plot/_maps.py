@@ -27,8 +27,9 @@ from matplotlib.transforms import blended_transform_factory
 from mpl_toolkits.axes_grid1 import make_axes_locatable
 
 from paretostab.errors import InvalidInputError
-from paretostab.maps import FeaturePalette, SelectionOverview, StabilityMap
+from paretostab.maps import TOP, FeaturePalette, SelectionOverview, StabilityMap
 from paretostab.plot._contract import new_axes, require
+from paretostab.validation import Interval
 
 if TYPE_CHECKING:  # annotations only: matplotlib.typing is new in matplotlib 3.8 (we take 3.7)
     from matplotlib.typing import ColorType
@@ -249,11 +250,8 @@ def stability_maps_figure(maps: Sequence[StabilityMap], /,
         panel_titles = [_trials_title(t) for t in titles]
     if columns is None:
         columns = min(len(maps), 3)
-    if isinstance(columns, bool) or not isinstance(columns, int | np.integer) or columns < 1:
-        raise InvalidInputError(f"columns must be an integer >= 1; got {columns!r}.")
-    if top is not None and (isinstance(top, bool) or not isinstance(top, int | np.integer)
-                            or top < 0):
-        raise InvalidInputError(f"top must be None or an integer >= 0; got {top!r}.")
+    Interval("integer", 1).check("columns", columns)
+    TOP.check("top", top)
     columns = min(int(columns), len(maps))
     rows = -(-len(maps) // columns)
     if figure is None:
