@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from anndata import AnnData
 
 __all__ = ["FILE_TYPES", "ORIENTATIONS", "anndata_table", "check_unique", "class_like_column",
-           "one_line", "read_data_file", "shown_names"]
+           "read_data_file", "reader_message", "shown_names"]
 
 #: How a table lies: one row per sample (the default) or one row per feature.
 ORIENTATIONS = ("samples_in_rows", "features_in_rows")
@@ -48,8 +48,11 @@ _NOT_TEXT = {b"\x1f\x8b": "gzip-compressed: name it .{kind}.gz", b"PK": "a zip a
 _SHOWN = 5
 
 
-def one_line(exc: BaseException) -> str:
-    """An exception's message on one short line (parsers' messages span lines)."""
+def reader_message(exc: BaseException) -> str:
+    """A file reader's exception as a short message on one line, without its type (a
+    parser's message may span lines; an OS error says its reason): what follows
+    "cannot be read" in an error line. :func:`~paretostab.faults.one_line` is the
+    ``Type: message`` line of a fault of the environment."""
     text = (exc.strerror if isinstance(exc, OSError) and exc.strerror else None) or str(exc)
     text = " ".join(text.split()) or type(exc).__name__
     return text if len(text) <= 160 else text[:157] + "..."
@@ -117,7 +120,7 @@ def _first_bytes(path: Path) -> bytes:
         with path.open("rb") as file:
             return file.read(4)
     except OSError as exc:  # permissions, a special file
-        raise InvalidInputError(f"{path.name} cannot be read ({one_line(exc)}).") from None
+        raise InvalidInputError(f"{path.name} cannot be read ({reader_message(exc)}).") from None
 
 
 def _header(path: Path, sep: str) -> list[str]:
@@ -141,7 +144,7 @@ def _read_frame(path: Path, kind: str, head: bytes, label: str, orientation: str
             looks = next((f"; it looks {what.format(kind=kind)}"
                           for magic, what in _NOT_TEXT.items()
                           if path.suffix.lower() != ".gz" and head.startswith(magic)), "")
-            raise _unreadable(path, kind, one_line(exc) + looks, label, orientation) from None
+            raise _unreadable(path, kind, reader_message(exc) + looks, label, orientation) from None
         check_unique(_header(path, _SEPARATORS[kind]), path.name)
         return frame
     if not head.startswith(b"PAR1"):
@@ -153,7 +156,7 @@ def _read_frame(path: Path, kind: str, head: bytes, label: str, orientation: str
             f"Reading {path.name} needs a parquet engine: pip install pyarrow (or "
             "'paretostab[parquet]').") from None
     except Exception as exc:  # a corrupt file: each engine has its own errors
-        raise _unreadable(path, kind, one_line(exc), label, orientation) from None
+        raise _unreadable(path, kind, reader_message(exc), label, orientation) from None
     check_unique(frame.columns, path.name)
     return frame
 
@@ -323,9 +326,9 @@ def _npz_array(archive, path: Path, key: str) -> np.ndarray:
                 f"{path.name} is not a readable .npz file (Object arrays load only through a "
                 f"pickle, which is unsafe and not done): its array {key} holds Python objects "
                 f"(dtype object); save it {_SAVED_AS[key]}.") from None
-        raise _unreadable(path, "npz", one_line(exc)) from None
+        raise _unreadable(path, "npz", reader_message(exc)) from None
     except (OSError, EOFError, zipfile.BadZipFile) as exc:  # a corrupt member
-        raise _unreadable(path, "npz", one_line(exc)) from None
+        raise _unreadable(path, "npz", reader_message(exc)) from None
 
 
 def _read_npz(path: Path, head: bytes, orientation: str) -> tuple[pd.DataFrame, pd.Series]:
@@ -334,7 +337,7 @@ def _read_npz(path: Path, head: bytes, orientation: str) -> tuple[pd.DataFrame, 
     try:
         archive = np.load(path, allow_pickle=False)
     except (ValueError, OSError, EOFError, zipfile.BadZipFile) as exc:
-        raise _unreadable(path, "npz", one_line(exc)) from None
+        raise _unreadable(path, "npz", reader_message(exc)) from None
     with archive:
         missing = {"X", "y"} - set(archive.files)
         if missing:
@@ -396,7 +399,7 @@ def _read_h5ad(path: Path, label: str, orientation: str, separate: bool
     try:
         adata = anndata.read_h5ad(path)
     except Exception as exc:  # h5py's and anndata's own errors
-        raise _unreadable(path, "h5ad", one_line(exc), label) from None
+        raise _unreadable(path, "h5ad", reader_message(exc), label) from None
     return anndata_table(adata, label, path.name, separate)
 
 
