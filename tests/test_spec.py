@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import paretostab.spec as spec_package
-from paretostab.errors import InvalidInputError, ParetostabError, UnknownNameError
+from paretostab._errors import InvalidInputError, ParetostabError, UnknownNameError
 from paretostab.measures import get_measure, list_measures
 from paretostab.selectors import SELECTORS
 from paretostab.spec import (
@@ -47,8 +47,8 @@ from paretostab.spec import (
     reference_table,
     trial_selector,
 )
-from paretostab.spec.reference import reference_page
-from paretostab.spec.schema import SCHEMA_FILE, declared_keys
+from paretostab.spec._reference import reference_page
+from paretostab.spec._schema import SCHEMA_FILE, declared_keys
 
 STUDIES = Path(__file__).resolve().parents[1] / "paretostab" / "studies"
 STUDY_FILES = sorted(STUDIES.glob("*.toml"))

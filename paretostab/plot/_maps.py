@@ -26,7 +26,7 @@ from matplotlib.ticker import MaxNLocator
 from matplotlib.transforms import blended_transform_factory
 from mpl_toolkits.axes_grid1 import make_axes_locatable
 
-from paretostab.errors import InvalidInputError
+from paretostab._errors import InvalidInputError
 from paretostab.maps import FeaturePalette, SelectionOverview, StabilityMap
 from paretostab.plot._contract import new_axes, require
 
