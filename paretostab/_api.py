@@ -276,7 +276,7 @@ def choose(study: object, gamma: float, /, *, study_name: str | None = None,
            measure: str | None = None, artifacts: str | None = None, data: object = None,
            level: float = 0.95, allow_chance: bool = False) -> Choice:
     """The front trial maximising γ·accuracy + (1 − γ)·stability among the trials not
-    flagged at chance level (:func:`paretostab.report._build.choose_trial`).
+    flagged at chance level (:func:`paretostab.report.choose_trial`).
 
     Parameters
     ----------
@@ -303,21 +303,21 @@ def choose(study: object, gamma: float, /, *, study_name: str | None = None,
 
 @dataclass(frozen=True, eq=False)
 class Report:
-    """A study's report: its analysis (:class:`~paretostab.report._analysis.StudyReport`)
+    """A study's report: its analysis (:class:`~paretostab.report.StudyReport`)
     and figures, shown inline in a notebook, written by :meth:`save`.
 
     Attributes
     ----------
     computed : StudyReportResult
         The study as read, its analysis and figures
-        (:func:`~paretostab.report._build.analysed_study`).
+        (:func:`~paretostab.report.analysed_study`).
     """
 
     computed: StudyReportResult
 
     @property
     def analysis(self) -> StudyReport:
-        """The report's numbers (:class:`~paretostab.report._analysis.StudyReport`)."""
+        """The report's numbers (:class:`~paretostab.report.StudyReport`)."""
         return self.computed.analysis
 
     @property
@@ -336,7 +336,7 @@ class Report:
     @property
     def interval(self):
         """The dominance area's interval from the replicates
-        (:class:`~paretostab.report._confidence.DominanceAreaInterval`; None without)."""
+        (:class:`~paretostab.report.DominanceAreaInterval`; None without)."""
         return self.analysis.front.interval
 
     @property
@@ -463,7 +463,7 @@ def compare(studies: Sequence[str], /, storages: Sequence[str] | None = None, *,
             weight: object = None, level: float = 0.95, out: str | Path = "comparison",
             artifacts: Sequence[str] | None = None,
             progress: bool | None = None) -> ComparisonResult:
-    """Compare studies (:func:`paretostab.report._build.build_comparison`), writing the
+    """Compare studies (:func:`paretostab.report.build_comparison`), writing the
     comparison to ``out``."""
     from paretostab.report import build_comparison
 

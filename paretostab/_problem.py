@@ -65,7 +65,7 @@ def measure_values(runs: RunSet, names: Iterable[str], *,
 
     Each measure gets the ``options`` that apply to it (those among its registry
     options) and, when it needs one, ``similarity``. An undefined value is NaN (its
-    :class:`~paretostab._errors.StabilityWarning` silenced: a trial records it as NaN); a
+    :class:`~paretostab.StabilityWarning` silenced: a trial records it as NaN); a
     ranking measure is left out when the RunSet kept no rankings, an importance measure
     when its selector gives no importances — unless it is ``required`` (a study's
     objective): its one-line error is then raised.

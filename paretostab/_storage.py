@@ -3,7 +3,7 @@
 The edge between paretostab and Optuna's persistence (``tuning`` runs studies on it, the
 report and ``choose`` read them back). Whatever cannot be opened — a mistyped URL, a
 missing database driver, a storage that does not exist, a read-only folder, an S3 bucket
-that cannot be reached — is an :class:`~paretostab._errors.InvalidInputError` whose
+that cannot be reached — is an :class:`~paretostab.InvalidInputError` whose
 message names the URL or path and what is wrong.
 
 A storage URL may hold a password: whatever shows or writes one (the command line, the

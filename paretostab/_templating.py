@@ -4,7 +4,7 @@
 The templates: ``page.html``, the report page, with its partials ``section.html``,
 ``fields.html``, ``table.html``, ``figure.html``, ``contents.html`` and its style sheet
 ``style.css``; ``notebook.html``, the notebook representations (``_repr_html_``) of
-:mod:`paretostab._api`'s objects and of :class:`~paretostab._choice.Choice`, one
+:mod:`paretostab._api`'s objects and of :class:`~paretostab.Choice`, one
 macro each. They place text the Python side has formatted; they compute nothing.
 
 Every value a template inserts (``{{ … }}``) is escaped: autoescaping is on for every

@@ -1149,7 +1149,7 @@ def test_json_schema_rejects_what_the_parser_rejects(dotted, value):
 
 def test_spec_modules_import_no_private_names():
     folder = Path(spec_package.__file__).parent
-    for path in [*folder.glob("*.py"), folder.parent / "similarity.py"]:
+    for path in [*folder.glob("*.py"), folder.parent / "_similarity.py"]:
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("paretostab"):
                 private = [a.name for a in node.names if a.name.startswith("_")]

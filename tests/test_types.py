@@ -23,7 +23,7 @@ CHECKED = [
     "paretostab/spec",
     "paretostab/selectors",
     "paretostab/measures",
-    "paretostab/tuning",
+    "paretostab/_tuning",
     "paretostab/plot",
     "paretostab/_weight.py",
     "paretostab/_similarity.py",

@@ -22,7 +22,7 @@ class UndefinedMeasure(Exception):
     """Raised inside a measure when its value is undefined; the message names the cause.
 
     :func:`paretostab.measures.stability` turns it into NaN (or ``impute_nan``) and a
-    :class:`~paretostab._errors.StabilityWarning`.
+    :class:`~paretostab.StabilityWarning`.
     """
 
 

@@ -5,7 +5,7 @@
 - :func:`build_comparison`: studies compared (``index.html``, ``comparison.csv``,
   ``comparison.json``);
 - :func:`choose_trial`: the trial γ chooses, with its parameters and the features its
-  selector keeps on the whole data (:class:`~paretostab._choice.Choice`).
+  selector keeps on the whole data (:class:`~paretostab.Choice`).
 
 :mod:`~paretostab.report._load` reads each study once (frozen
 :class:`~paretostab.report._study_data.StudyData`); :mod:`~paretostab.report._analysis` and
@@ -170,7 +170,7 @@ def choose_trial(storage_url: str, gamma: float, *, study_name: str | None = Non
     The front is that of the trials not flagged at chance level (a one-sided test at
     ``level`` against the no-information value, or a selection that ignores the labels:
     :func:`~paretostab.report._estimates.chance_flags`), of every trial with
-    ``allow_chance``; :attr:`~paretostab._choice.Choice.flagged` lists the flagged
+    ``allow_chance``; :attr:`~paretostab.Choice.flagged` lists the flagged
     trials with the reason."""
     as_gamma(gamma)
     as_level(level)
@@ -251,7 +251,7 @@ def build_comparison(studies: Sequence[str], storages: Sequence[str] | None = No
     """Compare tuned studies (000 §6.2 Fig. 6, Table 3; 002 §3) and write ``out``:
     ``index.html``, ``comparison.csv`` (one row per study × measure) and
     ``comparison.json`` (everything); returns the folder and the
-    :class:`~paretostab.report._compare.Comparison`.
+    :class:`~paretostab.report.Comparison`.
 
     ``storages`` (and ``artifacts``, the artifact stores): none (the default storage), one
     for every study, or one per study in the studies' order. ``measures``: default every

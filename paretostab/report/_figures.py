@@ -1,8 +1,8 @@
 """The report's figures, composed from its analysis objects (002 §3, 003 §3 and §7.1,
 000 §6.2 Fig. 6).
 
-Each function takes a frozen analysis (:class:`~paretostab.report._analysis.StudyReport`,
-:class:`~paretostab.report._compare.Comparison`) and lays out matplotlib ``Figure`` objects
+Each function takes a frozen analysis (:class:`~paretostab.report.StudyReport`,
+:class:`~paretostab.report.Comparison`) and lays out matplotlib ``Figure`` objects
 (no pyplot: no global state) with the drawers of :mod:`paretostab.plot`; what they show
 was computed before. Titles and legends say what a figure shows; the pages
 (:mod:`paretostab.report._pages`) give them their captions.

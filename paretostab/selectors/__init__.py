@@ -6,7 +6,7 @@ study searches by default (plain data: ``(low, high, log)`` ranges; the tuning m
 turns them into Optuna distributions). :func:`get_selector` also finds the selectors
 that installed packages register under the entry point group ``paretostab.selectors``,
 and any scikit-learn estimator class named ``"module:Class"``
-(:class:`~paretostab.selectors._external.ExternalSelector`).
+(:class:`~paretostab.selectors.ExternalSelector`).
 """
 
 from __future__ import annotations
@@ -71,7 +71,7 @@ class SelectorInfo:
 class ExternalSelectorInfo(SelectorInfo):
     """A scikit-learn estimator class ``estimator`` that is not a selector of the package
     (a spec's ``"module:Class"``, an entry point's class), wrapped in
-    :class:`~paretostab.selectors._external.ExternalSelector`. No default search space;
+    :class:`~paretostab.selectors.ExternalSelector`. No default search space;
     its parameters are the class's own ``get_params()`` names and the wrapper's
     ``n_features`` / ``final_reg`` where they apply (:func:`external_parameters`)."""
 

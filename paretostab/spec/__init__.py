@@ -4,7 +4,7 @@ A spec says which data, which resampling protocol, which selector with which fix
 parameters and which search space, and which stability measure to maximise next to the
 accuracy. It is validated entirely when it is read — before any data is loaded or any
 trial runs: an unknown key, a bad value or an unknown name raises
-:class:`~paretostab._errors.InvalidInputError` (or :class:`~paretostab._errors.UnknownNameError`
+:class:`~paretostab.InvalidInputError` (or :class:`~paretostab.UnknownNameError`
 for names, with the closest suggestion) naming the file, the key with its table
 (``selector.search.epsilon``), what is allowed and what was given.
 

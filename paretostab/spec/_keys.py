@@ -155,7 +155,7 @@ class Kind(ABC):
 
     @abstractmethod
     def describe(self) -> str:
-        """The type column of :func:`~paretostab.spec._schema.reference_table`."""
+        """The type column of :func:`~paretostab.spec.reference_table`."""
 
     @abstractmethod
     def json(self) -> dict:

@@ -347,7 +347,7 @@ class StudySpec:
     Its own keys are the ``[study]`` table's. ``selectors`` holds one
     :class:`SelectorSpec`, or with ``selector_choice`` (the spec's ``[selector] name`` is
     an array) the selectors a trial chooses among: the study's categorical parameter
-    ``selector`` (:data:`~paretostab.spec._space.SELECTOR_PARAM`), and each selector's own
+    ``selector`` (:data:`~paretostab.spec.SELECTOR_PARAM`), and each selector's own
     searched parameters named ``<selector>.<parameter>`` (a conditional search space:
     ``svm_rfe.reg`` is drawn only by the trials that run ``svm_rfe``).
     """
