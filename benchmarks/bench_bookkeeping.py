@@ -13,7 +13,7 @@ one RunSet computed beforehand, less the time its measures take (the ``timing`` 
 records); median milliseconds per trial at trial 10 and at trial
 1 000 (the stored trials dominate the new ones, so that no map is drawn, as for most
 trials of a long study), with SQLite's default journal and with the package's
-write-ahead log (:func:`paretostab.optuna_internals.RetryingRDBStorage`), and where the
+write-ahead log (:func:`paretostab._optuna_internals.RetryingRDBStorage`), and where the
 time goes (profiled, WAL, 1 000 trials).
 
 ``--part attrs``: recording a trial's user attributes, one storage call per attribute
@@ -42,21 +42,21 @@ import optuna
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from paretostab.optuna_internals import (  # noqa: E402
+from paretostab._optuna_internals import (  # noqa: E402
     set_trial_user_attrs,
     storage_of,
     trial_id_of,
 )
-from paretostab.problem import Problem  # noqa: E402
-from paretostab.spec import builtin_spec_path, load_spec  # noqa: E402
-from paretostab.storage import open_storage  # noqa: E402
-from paretostab.tuning.coordination import Interrupts, TrialSlots  # noqa: E402
-from paretostab.tuning.objective import TrialObjective  # noqa: E402
-from paretostab.tuning.study import (  # noqa: E402
+from paretostab._problem import Problem  # noqa: E402
+from paretostab._storage import open_storage  # noqa: E402
+from paretostab._tuning.coordination import Interrupts, TrialSlots  # noqa: E402
+from paretostab._tuning.objective import TrialObjective  # noqa: E402
+from paretostab._tuning.study import (  # noqa: E402
     create_or_load_study,
     resample_seed,
     study_palette,
 )
+from paretostab.spec import builtin_spec_path, load_spec  # noqa: E402
 
 ATTRS = {"measures": {"iw": 0.91, "nogueira": 0.83, "pearson": 0.88}, "mean_selected": 20.0,
          "runs": 30, "seconds": 1.2345,

@@ -10,7 +10,7 @@ is absent), standardised and reduced to the ``--features`` of highest variance, 
 ``SVC(C=0.5)`` is fitted for each kernel (rbf and poly of degree 3, γ = "scale"). Then, in
 the same run, BLAS on one thread:
 
-* ``kernel_svm_importance`` (:mod:`paretostab.importance`), best of ``--repeats``: every
+* ``kernel_svm_importance`` (:mod:`paretostab._importance`), best of ``--repeats``: every
   feature's ``W²(α) − W²_{−f}(α)`` in O(n_sv² d);
 * the brute force: ``W²_{−f}(α)`` with the kernel matrix recomputed by scikit-learn's
   ``pairwise_kernels`` without feature f, for the first ``--brute`` features (all by
@@ -36,10 +36,10 @@ from threadpoolctl import threadpool_limits
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from paretostab._importance import kernel_svm_importance, svc_gamma  # noqa: E402
 from paretostab.data import load_dataset  # noqa: E402
-from paretostab.importance import kernel_svm_importance, svc_gamma  # noqa: E402
 from paretostab.selectors import KernelSVMRFE  # noqa: E402
-from paretostab.selectors import kernel_svm as kernel_svm_module  # noqa: E402
+from paretostab.selectors import _kernel_svm as kernel_svm_module  # noqa: E402
 
 KERNELS = [("rbf", {}), ("poly", {"degree": 3, "coef0": 1.0})]
 

@@ -51,10 +51,10 @@ sys.path.insert(0, str(ROOT))
 import optuna  # noqa: E402
 from optuna.trial import TrialState  # noqa: E402
 
-from paretostab.errors import InvalidInputError  # noqa: E402
+from paretostab._errors import InvalidInputError  # noqa: E402
+from paretostab._storage import open_storage  # noqa: E402
+from paretostab._tuning.coordination import counted_trials, counts  # noqa: E402
 from paretostab.spec import builtin_spec_path, load_spec  # noqa: E402
-from paretostab.storage import open_storage  # noqa: E402
-from paretostab.tuning.coordination import counted_trials, counts  # noqa: E402
 from tests import servers  # noqa: E402
 
 QUICKSTART = builtin_spec_path("quickstart")

@@ -34,8 +34,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from paretostab import StabilityWarning, list_measures, stability  # noqa: E402
+from paretostab._similarity import FeatureSimilarity  # noqa: E402
 from paretostab.measures import get_measure  # noqa: E402
-from paretostab.similarity import FeatureSimilarity  # noqa: E402
 from tests.reference.msi import msi_linprog  # noqa: E402
 from tests.reference.weighted import iw_double_loop  # noqa: E402
 

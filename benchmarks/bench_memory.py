@@ -45,7 +45,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from paretostab.protocol import run_protocol  # noqa: E402
+from paretostab._protocol import run_protocol  # noqa: E402
 from paretostab.selectors import SELECTORS, get_selector  # noqa: E402
 
 SHAPES = ("100x200000", "10000x2000")

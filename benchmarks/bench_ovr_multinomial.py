@@ -33,7 +33,7 @@ from sklearn.linear_model import LogisticRegression
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from paretostab.importance import class_weight_norm  # noqa: E402
+from paretostab._importance import class_weight_norm  # noqa: E402
 from paretostab.selectors import HybridRFE  # noqa: E402
 from paretostab.selectors._rfe import n_dropped  # noqa: E402
 

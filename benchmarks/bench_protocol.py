@@ -23,9 +23,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from paretostab._protocol import run_protocol  # noqa: E402
+from paretostab._run_cache import RunCache  # noqa: E402
 from paretostab.data import load_dataset  # noqa: E402
-from paretostab.protocol import run_protocol  # noqa: E402
-from paretostab.run_cache import RunCache  # noqa: E402
 from paretostab.selectors import HybridRFE  # noqa: E402
 
 

@@ -48,7 +48,7 @@ random feature scales; k = 20.
   12 fits, stopping at the first fit with k ± 1 non-zero weights; the set kept is that of
   the fit closest to k. ρ = 1/3 is the package's
   λ₂ = 0.5: scikit-learn's ``l1_ratio`` ρ = λ₂/(2 − λ₂) gives the same objective up to
-  the factor C (``paretostab/selectors/linear.py``); ``penalty="elasticnet"`` is
+  the factor C (``paretostab/selectors/_linear.py``); ``penalty="elasticnet"`` is
   deprecated since scikit-learn 1.8 (``l1_ratio`` alone says it). The last column gives
   the number of fits, the count reached, and how many fits stopped at ``max_iter``.
 

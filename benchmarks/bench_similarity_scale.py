@@ -54,8 +54,8 @@ from threadpoolctl import threadpool_limits
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from paretostab import StabilityWarning, stability  # noqa: E402
+from paretostab._similarity import SUM_BLOCK, FeatureSimilarity, offdiagonal_sum  # noqa: E402
 from paretostab.measures import get_measure  # noqa: E402
-from paretostab.similarity import SUM_BLOCK, FeatureSimilarity, offdiagonal_sum  # noqa: E402
 
 N_EXAMPLES = 100
 #: Where the first call's time goes: a label, the profiled functions whose cumulative

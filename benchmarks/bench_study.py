@@ -81,8 +81,8 @@ def spec_mapping(name: str, trials: int, *, resamples: str = "shared",
 
 def run_study(mapping: dict, folder: Path, workers: int) -> dict:
     """Tune the spec into a fresh storage; the wall time and every trial's record."""
+    from paretostab._tuning import run_study
     from paretostab.spec import parse_spec
-    from paretostab.tuning import run_study
 
     url = f"sqlite:///{folder / (mapping['study']['name'] + '.db')}"
     start = time.perf_counter()
@@ -127,12 +127,12 @@ def startup_seconds() -> dict:
     """A worker's start-up: a fresh interpreter importing the tuning stack, and the
     data it receives from the parent (pickled once, unpickled there); the CSV parse the
     parent does once."""
-    code = ("import time; t = time.perf_counter(); import paretostab.tuning, optuna, sklearn;"
+    code = ("import time; t = time.perf_counter(); import paretostab._tuning, optuna, sklearn;"
             " print(time.perf_counter() - t)")
     imports = min(float(subprocess.run([sys.executable, "-c", code], capture_output=True,
                                        text=True, check=True, cwd=ROOT).stdout)
                   for _ in range(3))
-    from paretostab.problem import Problem
+    from paretostab._problem import Problem
     from paretostab.spec import parse_spec
 
     start = time.perf_counter()
@@ -217,9 +217,9 @@ def run_handwritten(folder: Path, trials: int = 3) -> list[dict]:
 def run_paired(folder: Path, parameter_sets: list[dict]) -> list[float]:
     """paretostab trials on the given parameter sets, in one process after a warm-up trial
     on the first of them (which prepares the runs): their durations in seconds."""
+    from paretostab._storage import open_storage
+    from paretostab._tuning import create_or_load_study, run_study
     from paretostab.spec import parse_spec
-    from paretostab.storage import open_storage
-    from paretostab.tuning import create_or_load_study, run_study
 
     mapping = spec_mapping("paired", len(parameter_sets) + 1)
     spec = parse_spec(mapping)

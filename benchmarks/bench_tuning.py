@@ -24,8 +24,8 @@ sys.path.insert(0, str(ROOT))
 
 import optuna  # noqa: E402
 
+from paretostab._tuning import run_study  # noqa: E402
 from paretostab.spec import builtin_spec_path, load_spec  # noqa: E402
-from paretostab.tuning import run_study  # noqa: E402
 
 
 def main() -> None:

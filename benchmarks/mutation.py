@@ -3,7 +3,7 @@
 Run from the repository root::
 
     python benchmarks/mutation.py                                   # every module, 40 each
-    python benchmarks/mutation.py --modules measures/weighted.py --sample 15 --seed 0
+    python benchmarks/mutation.py --modules measures/_weighted.py --sample 15 --seed 0
     python benchmarks/mutation.py --sample 0 --jobs 2 --out mutation.json   # all sites
 
 Issue 24, point 2. mutmut skips decorated functions, and every registered measure is one,
@@ -65,18 +65,18 @@ EQUIVALENTS = Path(__file__).with_name("mutation_equivalent.toml")
 
 # module under paretostab/ -> the pytest arguments of its own tests
 MODULES = {
-    "measures/subset.py": ["tests/test_subset.py", "tests/test_measure_table.py"],
-    "measures/weighted.py": ["tests/test_weighted.py", "tests/test_measure_table.py"],
-    "measures/ranking.py": ["tests/test_ranking.py", "tests/test_measure_table.py"],
-    "measures/msi.py": ["tests/test_msi.py", "tests/test_measure_table.py"],
-    "measures/adjusted.py": ["tests/test_adjusted.py", "tests/test_measure_table.py"],
+    "measures/_subset.py": ["tests/test_subset.py", "tests/test_measure_table.py"],
+    "measures/_weighted.py": ["tests/test_weighted.py", "tests/test_measure_table.py"],
+    "measures/_ranking.py": ["tests/test_ranking.py", "tests/test_measure_table.py"],
+    "measures/_msi.py": ["tests/test_msi.py", "tests/test_measure_table.py"],
+    "measures/_adjusted.py": ["tests/test_adjusted.py", "tests/test_measure_table.py"],
     "measures/_inputs.py": ["tests/test_inputs.py", "tests/test_contract.py"],
     "front.py": ["tests/test_report_front.py"],
-    "report/confidence.py": ["tests/test_report_confidence.py"],
+    "report/_confidence.py": ["tests/test_report_confidence.py"],
     # the kill -9, Ctrl-C and PostgreSQL tests take minutes or a server, and the failing
     # worker's and the artifact store's end before this module runs: the one-process tests
     # of tests/test_coordination_units.py send the signals and fake the clock instead
-    "tuning/coordination.py": ["tests/test_coordination.py", "tests/test_coordination_units.py",
+    "_tuning/coordination.py": ["tests/test_coordination.py", "tests/test_coordination_units.py",
                                "-k", "not kill and not ctrl_c and not postgres "
                                "and not failing_worker and not artifact_store"],
     "selectors/_logistic.py": ["tests/test_logistic_paths.py"],

@@ -26,9 +26,9 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC, LinearSVC, l1_min_c
 
 from benchmarks.bench_similarity_scale import make_problem
+from paretostab._similarity import FeatureSimilarity
 from paretostab.measures import stability
 from paretostab.selectors import SELECTORS
-from paretostab.similarity import FeatureSimilarity
 from tests.reference.msi import msi_linprog
 from tests.reference.rfe import reference_hybrid_rfe
 
@@ -40,7 +40,7 @@ C_HALF = 0.5
 MAX_FITS = 12
 C_SPAN = 1e3
 #: The elastic net of the grid: the package's λ₂ and scikit-learn's equivalent ρ =
-#: λ₂/(2 − λ₂) (``paretostab/selectors/linear.py``: same objective up to the factor C).
+#: λ₂/(2 − λ₂) (``paretostab/selectors/_linear.py``: same objective up to the factor C).
 EN_L1_RATIO = 0.5
 EN_SKLEARN_L1_RATIO = EN_L1_RATIO / (2 - EN_L1_RATIO)
 #: Group size of the group lasso case (consecutive features).

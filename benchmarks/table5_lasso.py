@@ -22,9 +22,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from paretostab._protocol import run_protocol  # noqa: E402
 from paretostab.data import load_dataset  # noqa: E402
-from paretostab.protocol import run_protocol  # noqa: E402
-from paretostab.selectors.linear import ElasticNetSelector  # noqa: E402
+from paretostab.selectors._linear import ElasticNetSelector  # noqa: E402
 
 SHARED = ROOT.parent / "shared" / "data"
 #: 003 Table 5: (A, φ, φ_pears, φ_iw)

@@ -11,13 +11,13 @@ stability map (003 §3).
 # %%
 # The runs: one selection per bootstrap sample
 # --------------------------------------------
-# :func:`~paretostab.protocol.run_protocol` fits the selector on each resample and keeps
+# :func:`~paretostab._protocol.run_protocol` fits the selector on each resample and keeps
 # the M × d selection matrix ``Z`` and the importances ``I`` of the features kept.
 import numpy as np
 
 import paretostab
+from paretostab._protocol import run_protocol
 from paretostab.data import load_dataset
-from paretostab.protocol import run_protocol
 from paretostab.selectors import TTestSelector
 
 data = load_dataset("breast_cancer")

@@ -1,11 +1,11 @@
 """paretostab: feature-selection stability as a first-class objective.
 
-The main jobs (:mod:`paretostab.api`): :func:`tune` a study, :func:`study_report` (or
+The main jobs (:mod:`paretostab._api`): :func:`tune` a study, :func:`study_report` (or
 ``TunedStudy.report()``), :func:`choose` a trade-off, :func:`compare` studies; the
 stability measures: :func:`stability`, :func:`list_measures`, :func:`nogueira_interval`.
 """
 
-from paretostab.api import (
+from paretostab._api import (
     Choice,
     ComparisonResult,
     Report,
@@ -15,15 +15,15 @@ from paretostab.api import (
     study_report,
     tune,
 )
-from paretostab.errors import (
+from paretostab._errors import (
     CalibrationWarning,
     InvalidInputError,
     ParetostabError,
     StabilityWarning,
     UnknownNameError,
 )
+from paretostab._version import __version__
 from paretostab.measures import list_measures, nogueira_interval, stability
-from paretostab.version import __version__
 
 __all__ = [
     "CalibrationWarning",

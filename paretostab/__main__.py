@@ -1,7 +1,7 @@
-"""``python -m paretostab`` → :func:`paretostab.cli.main`."""
+"""``python -m paretostab`` → :func:`paretostab._cli.main`."""
 
 import sys
 
-from paretostab.cli import main
+from paretostab._cli import main
 
 sys.exit(main())

@@ -16,8 +16,8 @@ import numpy as np
 import pandas as pd
 from sklearn.datasets import load_breast_cancer
 
+from paretostab._similarity import FeatureSimilarity
 from paretostab.measures import get_measure, list_measures, stability
-from paretostab.similarity import FeatureSimilarity
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,7 @@ the variance pre-filter.
 
 Users bring their own data: a file in the field's formats (CSV or TSV, also gzip-compressed,
 parquet, ``.npz``, AnnData's ``.h5ad``; samples or features in rows; the labels in the file
-or in a table of their own: :mod:`paretostab.data_formats` reads them), or data in memory
+or in a table of their own: :mod:`paretostab._data_formats` reads them), or data in memory
 (``(X, y)``, a pandas DataFrame with a label column, an ``anndata.AnnData``:
 :func:`as_dataset`). scikit-learn's bundled data sets and the simulation need no file at all.
 """
@@ -20,15 +20,15 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
 
-from paretostab.data_formats import (
+from paretostab._data_formats import (
     anndata_table,
     check_unique,
     class_like_column,
     read_data_file,
     shown_names,
 )
-from paretostab.errors import InvalidInputError, UnknownNameError
-from paretostab.validation import Interval
+from paretostab._errors import InvalidInputError, UnknownNameError
+from paretostab._validation import Interval
 
 IMPUTE = ("mean", "median", "drop")
 
@@ -203,7 +203,7 @@ def load_dataset(source: str | Path, *, label: str = "label", impute: str | None
     Parameters
     ----------
     source : str or Path
-        A data file (:func:`~paretostab.data_formats.read_data_file`): a ``.csv`` or
+        A data file (:func:`~paretostab._data_formats.read_data_file`): a ``.csv`` or
         ``.tsv`` (also ``.gz``) or ``.parquet`` table with one column of class labels
         (``label``) and numeric feature columns; an ``.npz`` file with arrays ``X``, ``y``
         (and optionally ``feature_names``); an AnnData ``.h5ad`` file (the labels in its

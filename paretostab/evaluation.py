@@ -26,8 +26,8 @@ import numpy as np
 from scipy import stats
 from sklearn.model_selection import StratifiedKFold, StratifiedShuffleSplit
 
-from paretostab.errors import InvalidInputError
-from paretostab.metrics import metric_value
+from paretostab._errors import InvalidInputError
+from paretostab._metrics import metric_value
 
 __all__ = ["BOOTSTRAP_DRAWS", "HeldOutScore", "Split", "chance_p_value", "evaluation_split",
            "ignores_labels", "no_information_value", "outer_study_name", "score_interval",
@@ -179,7 +179,7 @@ def wilson_interval(successes: int, n: int, level: float) -> tuple[float, float]
 
 def score_interval(y: np.ndarray, output: np.ndarray, metric: str, classes: np.ndarray, *,
                    level: float, seed: int = 0) -> HeldOutScore:
-    """``metric`` of a fitted estimator's ``output`` (:func:`~paretostab.metrics.
+    """``metric`` of a fitted estimator's ``output`` (:func:`~paretostab._metrics.
     metric_output`) on held-out examples labelled ``y``, with its ``level`` interval
     (:class:`HeldOutScore`). The bootstrap of a metric other than accuracy draws each
     class's examples with replacement within the class (the test part's class sizes are

@@ -17,7 +17,7 @@ vertical strip ``[x_lo, x_hi] × [r_φ, y_hi]`` under each front point. A separa
 ``w(a, φ) = w_a(a) w_φ(φ)`` (the weighted DA, SPEC §5) integrates exactly over each strip
 as ``(W_a(x_hi) − W_a(x_lo)) (W_φ(y_hi) − W_φ(r_φ))`` with ``W`` the primitives, which is
 where the ``weight=`` of :func:`dominance_area` plugs in (the primitives are
-:attr:`paretostab.weight.Weight.primitives`; a non-separable weight is integrated
+:attr:`paretostab._weight.Weight.primitives`; a non-separable weight is integrated
 numerically over each strip).
 
 :func:`gamma_table` and :func:`choose` are the trade-off by γ of 003 §7.1: the front
@@ -32,9 +32,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from paretostab.errors import InvalidInputError
-from paretostab.validation import Interval, is_number
-from paretostab.weight import Weight, as_weight
+from paretostab._errors import InvalidInputError
+from paretostab._validation import Interval, is_number
+from paretostab._weight import Weight, as_weight
 
 __all__ = ["GammaChoice", "ParetoFront", "as_gamma", "as_points", "choose", "dominance_area",
            "gamma_table", "pareto_front", "staircase"]
@@ -241,7 +241,7 @@ def dominance_area(points: object, /, *, weight: object = None,
         (accuracy, stability) pairs, both maximised. Rows with a NaN are ignored; a point
         that does not strictly dominate ``reference`` in both objectives adds nothing.
     weight : None, Weight, "uniform", "accuracy:A", ("accuracy", A), … or callable
-        Anything :func:`paretostab.weight.as_weight` reads. ``None`` (default): the plain
+        Anything :func:`paretostab._weight.as_weight` reads. ``None`` (default): the plain
         area dominated in ``[reference, ∞)²`` — the hypervolume with respect to
         ``reference``, not bounded by 1.
 
@@ -255,7 +255,7 @@ def dominance_area(points: object, /, *, weight: object = None,
         - ``"uniform"``: ``w = 1`` — the same as ``None`` for points in ``[0, 1]²``.
         - ``("accuracy", A)`` or ``"accuracy:A"``: ``w(a, φ) = A e^{A a}/(e^A − 1)``
           (SPEC §5; 002 prints ``e^{A+a}``, a typo: that does not integrate to 1; the
-          density and its primitive are :class:`paretostab.weight.Weight`'s). ``A > 0``
+          density and its primitive are :class:`paretostab._weight.Weight`'s). ``A > 0``
           favours high accuracy (002: the blue method of its Figure 2 wins for
           ``A > 2.5``); any finite ``A`` is accepted: ``A < 0`` favours low accuracy,
           ``A = 0`` is the uniform weight (the limit ``A → 0``).
@@ -399,7 +399,7 @@ class ParetoFront:
         :func:`dominance_area` of the points with the trivial point, weighted by
         ``weight`` — of the points' own front, whatever ``rows`` says.
     weight : Weight or None
-        The weight of the area (:func:`paretostab.weight.as_weight`); None: the plain
+        The weight of the area (:func:`paretostab._weight.as_weight`); None: the plain
         hypervolume.
     reference : float array (2,)
         The lower-left corner of the region.
@@ -430,7 +430,7 @@ class ParetoFront:
             together; the dominance area stays that of the points' own front.
         weight : None, Weight, "uniform", "accuracy:A", ("accuracy", A), … or callable
             The weight of the dominance area: anything
-            :func:`paretostab.weight.as_weight` reads (:func:`dominance_area`).
+            :func:`paretostab._weight.as_weight` reads (:func:`dominance_area`).
         reference : (float, float)
             The lower-left corner of the region; ``(0, 0)`` in the papers.
         trivial_point : (float, float) or float, optional

@@ -29,9 +29,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from paretostab.errors import InvalidInputError
+from paretostab._errors import InvalidInputError
+from paretostab._validation import Interval
 from paretostab.measures import normalise_importances
-from paretostab.validation import Interval
 
 __all__ = ["OTHER_COLOR", "PALETTE", "FeaturePalette", "SelectionOverview", "StabilityMap",
            "feature_color_order", "feature_palette", "group_identical_maps", "map_difference",
@@ -43,7 +43,7 @@ TOP = Interval("integer", 0, none=True)
 if TYPE_CHECKING:
     import pandas as pd
 
-    from paretostab.protocol import RunSet
+    from paretostab._protocol import RunSet
 
 RGB = tuple[float, float, float]
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from paretostab.report.analysis import StudyReport
-from paretostab.report.build import analysed_study
-from paretostab.report.load import open_source, read_study
-from paretostab.report.study_data import StudyData
+from paretostab.report._analysis import StudyReport
+from paretostab.report._build import analysed_study
+from paretostab.report._load import open_source, read_study
+from paretostab.report._study_data import StudyData
 
 
 def read(url: str, study_name: str | None = None, *, data: object = None,

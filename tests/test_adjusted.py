@@ -16,10 +16,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from paretostab import StabilityWarning, stability
-from paretostab.errors import InvalidInputError
+from paretostab._errors import InvalidInputError
+from paretostab._similarity import SimilarityMatrix
 from paretostab.measures import SimilarityView, get_measure
-from paretostab.measures.adjusted import EXACT_LIMIT
-from paretostab.similarity import SimilarityMatrix
+from paretostab.measures._adjusted import EXACT_LIMIT
 from tests.reference import adjusted as ref
 
 CORRECTED = ["yu", "sma_count", "sma_mean", "sma_greedy", "sma_mbm"]
@@ -490,7 +490,7 @@ def test_sechidis_estimated_normaliser_is_within_its_stated_error(threshold):
     """d = 2 000: φ_S with the normaliser's sum exact (n_samples = 2 000 blocks cover the
     1 999 000 pairs) and estimated (the default 1 024 blocks) differ by at most the
     docstring's propagation of 4 standard errors, SE(Σ) ≤ d²/(2√n_samples)."""
-    from paretostab.similarity import FeatureSimilarity, offdiagonal_sum
+    from paretostab._similarity import FeatureSimilarity, offdiagonal_sum
 
     d, rng = 2000, np.random.default_rng(8)
     X = rng.normal(size=(60, d))
@@ -666,7 +666,7 @@ def test_one_monte_carlo_replicate_is_enough_to_run():
 
 def test_overlaps_of_sets_that_share_no_feature_are_zero():
     """No replicate shares a feature (no entry of ``same``): every overlap is 0."""
-    from paretostab.measures import adjusted
+    from paretostab.measures import _adjusted as adjusted
 
     same = np.zeros((3, 2, 4), dtype=bool)
     sizes = np.array([[1, 1], [2, 4]])
@@ -694,7 +694,7 @@ def test_exact_expectation_refuses_large_enumerations():
 def excesses_each_scored_alone(f, g, sim, sizes, statistic):
     """_excesses of the replicates f, g (similarity block sim) at every size pair, checked
     against each size pair's sets (the first a of f, the first b of g) scored alone."""
-    from paretostab.measures import adjusted
+    from paretostab.measures import _adjusted as adjusted
 
     h = adjusted._excesses(f, g, sim, f[:, :, None] == g[:, None, :], sizes, statistic, 0.9)
     for s, (a, b) in enumerate(sizes):
@@ -713,7 +713,7 @@ def test_excesses_scored_by_classes_equal_each_size_pair_scored_alone(statistic,
     """_excesses scores each class of size pairs once; every size pair scored on its own
     sets (the first a of f, the first b of g, in every replicate) gives the same h. With
     d = 8, g holds every feature of f, so the class keys reach the top of their range."""
-    from paretostab.measures import adjusted
+    from paretostab.measures import _adjusted as adjusted
 
     statistic = getattr(adjusted, statistic)
     rng = np.random.default_rng(seed)
@@ -732,7 +732,7 @@ def test_one_similar_pair_in_a_batch_gives_its_excess(statistic):
     """A batch whose only similar, non-identical pair is S(1, 2) = 0.95 (f = (0, 1),
     g = (2, 3), one replicate) scores it: the sets that hold both features have a
     positive excess, and every size pair's excess is that of its sets scored alone."""
-    from paretostab.measures import adjusted
+    from paretostab.measures import _adjusted as adjusted
 
     statistic = getattr(adjusted, statistic)
     f, g = np.array([[0, 1]]), np.array([[2, 3]])
@@ -752,7 +752,7 @@ def test_size_pairs_on_either_side_of_a_similar_pair_are_told_apart(statistic):
     keys: (a's breakpoint count 1, b's 1) against (2, 0) in one replicate, and (1, 1) in
     the second replicate against (2, 1) in the first. Each radix must exceed its largest
     count (2), else the keys coincide and (2, 2) or (2, 3) takes the excess of (1, 3)."""
-    from paretostab.measures import adjusted
+    from paretostab.measures import _adjusted as adjusted
 
     statistic = getattr(adjusted, statistic)
     f, g = np.array([[0, 1, 2]] * 2), np.array([[3, 4, 1, 5]] * 2)
@@ -801,7 +801,7 @@ def test_values_do_not_depend_on_the_memory_batch(name, batch, monkeypatch):
     runs, subsets and replicates runs in many batches, and at 1 in batches of one item
     each (one pair of subsets, one replicate: a batch may hold a single similar pair),
     and the values stay the same."""
-    from paretostab.measures import adjusted
+    from paretostab.measures import _adjusted as adjusted
 
     rng = np.random.default_rng(7)
     Z, S = _runs(rng, 6, 7, 0.5), _discrete_similarity(rng, 7)
@@ -821,7 +821,7 @@ def test_greedy_ties_are_broken_by_feature_ids_not_by_position():
     S(3, 1) = 0.9. The edge (0, 1), smaller larger id, goes first and blocks (3, 1): one
     pair matched, whichever order the sets are held in or which set comes first (taking
     (0, 2) first would match two)."""
-    from paretostab.measures import adjusted
+    from paretostab.measures import _adjusted as adjusted
 
     f, g = np.array([[3, 0]]), np.array([[2, 1]])
     sim = np.array([[[0.0, 0.9], [0.95, 0.95]]])  # sim[0, x, y]: S(f[x], g[y])

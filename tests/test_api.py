@@ -10,9 +10,9 @@ import pandas as pd
 import pytest
 
 import paretostab
-from paretostab.api import as_spec
-from paretostab.errors import InvalidInputError
-from paretostab.report.build import build_report
+from paretostab._api import as_spec
+from paretostab._errors import InvalidInputError
+from paretostab.report._build import build_report
 from paretostab.spec import StudySpec
 
 SPEC = {

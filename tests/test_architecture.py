@@ -22,7 +22,7 @@ MAX_PRIVATE_PARAMETERS = 8
 
 @dataclass
 class Module:
-    name: str  # dotted: paretostab.report.load
+    name: str  # dotted: paretostab.report._load
     path: Path
     tree: ast.Module
     imports: list[tuple[str, str | None, int]] = field(default_factory=list)
@@ -68,8 +68,8 @@ def _private(part: str) -> bool:
 
 
 def test_the_package_is_read():
-    assert {"paretostab.problem", "paretostab.report.load", "paretostab.tuning.objective",
-            "paretostab.spec.schema", "paretostab.weight"} <= set(modules())
+    assert {"paretostab._problem", "paretostab.report._load", "paretostab._tuning.objective",
+            "paretostab.spec._schema", "paretostab._weight"} <= set(modules())
 
 
 def underscore_reaches(known: dict[str, Module]) -> list[str]:
@@ -197,8 +197,8 @@ def test_every_public_module_has_all():
     assert not missing, f"public modules without __all__: {missing}"
 
 
-OPTUNA_MODULES = {"paretostab.optuna_internals", "paretostab.storage", "paretostab.cli",
-                  "paretostab.report.load", "paretostab.report.write"}
+OPTUNA_MODULES = {"paretostab._optuna_internals", "paretostab._storage", "paretostab._cli",
+                  "paretostab.report._load", "paretostab.report._write"}
 #: Optuna's private attributes paretostab has needed; only optuna_internals reads them.
 OPTUNA_PRIVATE_ATTRIBUTES = {"_storage", "_study_id", "_trial_id", "_backend",
                              "_get_stale_trial_ids", "_cached_frozen_trial", "_thread_local"}
@@ -223,7 +223,7 @@ def test_optuna_is_imported_only_by_the_modules_that_talk_to_it():
                     if imported.split(".")[0] in ("optuna", "optuna_dashboard")
                     and line not in type_only_lines(module.tree)
                     and module.name not in OPTUNA_MODULES
-                    and not module.name.startswith("paretostab.tuning")})
+                    and not module.name.startswith("paretostab._tuning")})
     assert not found
 
 
@@ -236,7 +236,7 @@ def test_type_only_imports_are_told_apart():
 def test_optunas_private_interfaces_are_used_in_one_module():
     found = []
     for module in modules().values():
-        if module.name == "paretostab.optuna_internals":
+        if module.name == "paretostab._optuna_internals":
             continue
         for imported, name, line in module.imports:
             if imported.split(".")[0] == "optuna" and (
@@ -275,11 +275,11 @@ LOGGING_CALLS = {"set_verbosity", "basicConfig", "disable_default_handler",
 
 def test_the_library_configures_no_global_logging():
     """Only the command line sets Optuna's log level; a ``tune`` worker process mirrors
-    the level of the process that started it (``paretostab.tuning.processes._worker``)."""
-    allowed = {("paretostab.tuning.processes", "_worker")}
+    the level of the process that started it (``paretostab._tuning.processes._worker``)."""
+    allowed = {("paretostab._tuning.processes", "_worker")}
     found = []
     for module in modules().values():
-        if module.name == "paretostab.cli":
+        if module.name == "paretostab._cli":
             continue
         owner = _enclosing_functions(module.tree)
         for node in ast.walk(module.tree):
@@ -312,7 +312,7 @@ def _parameters(function: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[int, 
     return total, len(positional)
 
 
-@pytest.mark.parametrize("package", ["paretostab.report", "paretostab.tuning"])
+@pytest.mark.parametrize("package", ["paretostab.report", "paretostab._tuning"])
 def test_no_long_lists_of_loose_arguments(package):
     """No private function takes more than 8 parameters; public entry points may take
     more, but only as keyword-only options."""
@@ -331,12 +331,14 @@ def test_no_long_lists_of_loose_arguments(package):
 
 #: A module past this many lines usually holds two ideas (the project's guide).
 MAX_MODULE_LINES = 800
-#: The report's edges: its only reader of a storage, its only writer, and the pipelines
-#: that call them. Every other module of the report computes or draws from what they pass.
-REPORT_EDGES = {"paretostab.report.load", "paretostab.report.write", "paretostab.report.build"}
+#: The report's edges: its only reader of a storage, its only writer, the pipelines that
+#: call them, and the package, which exports the pipelines (imported when first used).
+#: Every other module of the report computes or draws from what they pass.
+REPORT_EDGES = {"paretostab.report._load", "paretostab.report._write", "paretostab.report._build",
+                "paretostab.report"}
 #: What only the edges may import: the storage, Optuna and its private interfaces.
-STORAGE_MODULES = ("optuna", "optuna_dashboard", "paretostab.storage",
-                   "paretostab.optuna_internals")
+STORAGE_MODULES = ("optuna", "optuna_dashboard", "paretostab._storage",
+                   "paretostab._optuna_internals")
 
 
 def test_no_module_of_the_package_is_longer_than_its_idea():
@@ -348,7 +350,7 @@ def test_no_module_of_the_package_is_longer_than_its_idea():
 
 def report_reaches(known: dict[str, Module]) -> list[str]:
     """Where a report module other than its edges imports an edge (the reader, the writer,
-    the pipelines) or a storage (Optuna, paretostab.storage, Optuna's internals)."""
+    the pipelines) or a storage (Optuna, paretostab._storage, Optuna's internals)."""
     found = []
     for module in known.values():
         if not module.name.startswith("paretostab.report") or module.name in REPORT_EDGES:
@@ -369,15 +371,32 @@ def test_the_reports_analyses_neither_read_nor_write():
 
 def test_the_report_rule_finds_each_kind_of_reach():
     known = {name: read_module(name, source) for name, source in {
-        "paretostab.report.load": "", "paretostab.report.write": "",
-        "paretostab.report.analysis": "from paretostab.report.load import read_study\n",
-        "paretostab.report.pages": "import optuna\n",
-        "paretostab.report.figures": "from paretostab import storage\n",
-        "paretostab.report.refits": "from paretostab.report import write\n",
-        "paretostab.report.build": "from paretostab.report.load import read_study\n",
-        "paretostab.storage": ""}.items()}
+        "paretostab.report._load": "", "paretostab.report._write": "",
+        "paretostab.report._analysis": "from paretostab.report._load import read_study\n",
+        "paretostab.report._pages": "import optuna\n",
+        "paretostab.report._figures": "from paretostab import _storage\n",
+        "paretostab.report._refits": "from paretostab.report import _write\n",
+        "paretostab.report._build": "from paretostab.report._load import read_study\n",
+        "paretostab._storage": ""}.items()}
     assert sorted(report_reaches(known)) == [
-        "paretostab.report.analysis:1 imports paretostab.report.load",
-        "paretostab.report.figures:1 imports paretostab.storage",
-        "paretostab.report.pages:1 imports optuna",
-        "paretostab.report.refits:1 imports paretostab.report.write"]
+        "paretostab.report._analysis:1 imports paretostab.report._load",
+        "paretostab.report._figures:1 imports paretostab._storage",
+        "paretostab.report._pages:1 imports optuna",
+        "paretostab.report._refits:1 imports paretostab.report._write"]
+
+
+#: The public modules: the package and the modules its API reference documents
+#: (docs/api/*.rst; tests/test_docs.py checks that every name of their ``__all__`` is
+#: there). Every other module is private (``_name.py``, or inside a private package).
+PUBLIC_MODULES = ("paretostab", "paretostab.measures", "paretostab.selectors",
+                  "paretostab.front", "paretostab.maps", "paretostab.plot", "paretostab.report",
+                  "paretostab.evaluation", "paretostab.data", "paretostab.spec")
+
+
+def test_every_public_module_is_one_the_api_reference_documents():
+    """A new module without an underscore is public API: add it to the reference (and
+    here) on purpose, or name it ``_name.py``."""
+    public = {module.name for module in modules().values()
+              if not any(_private(p) for p in module.name.split("."))
+              and module.name.rpartition(".")[2] != "__main__"}
+    assert public == set(PUBLIC_MODULES)

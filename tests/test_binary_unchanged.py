@@ -15,10 +15,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from paretostab._protocol import run_protocol
+from paretostab._vocabulary import METRICS
 from paretostab.data import simulate_correlated_groups
-from paretostab.protocol import run_protocol
 from paretostab.selectors import SELECTORS
-from paretostab.vocabulary import METRICS
 from tests.test_run_cache import make
 
 REFERENCE = Path(__file__).parent / "reference" / "binary_fingerprints.json"

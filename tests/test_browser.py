@@ -203,9 +203,9 @@ def dashboard(url, folder, timeout=60.0):
 def top_feature(url, trial):
     """The name and selection frequency of the trial's most frequently selected feature,
     from its RunSet artifact."""
+    from paretostab._storage import artifact_store, load_runset, open_storage
     from paretostab.data import load_dataset
     from paretostab.maps import stability_map
-    from paretostab.storage import artifact_store, load_runset, open_storage
 
     runs = load_runset(trial, storage=open_storage(url), store=artifact_store(url))
     names = load_dataset("simulated:n_other=30,n_per_class=20", random_state=0).feature_names
@@ -223,7 +223,7 @@ def test_the_dashboard_shows_the_study_and_a_trial_with_its_map(study, tmp_path)
 
     from PIL import Image
 
-    from paretostab.tuning.objective import MAP_DPI, MAP_SIZE
+    from paretostab._tuning.objective import MAP_DPI, MAP_SIZE
 
     folder, url, optuna_study = study
     assert optuna_study.metric_names == ["accuracy", "φ_iw"]

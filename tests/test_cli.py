@@ -6,7 +6,7 @@ import subprocess
 import sys
 
 from paretostab import list_measures
-from paretostab.cli import main
+from paretostab._cli import main
 
 
 def test_measures_command_prints_every_measure(capsys):
@@ -33,7 +33,7 @@ def test_bad_arguments_exit_with_a_usage_message():
 def test_tune_takes_the_run_cache_budget(capsys, tmp_path, monkeypatch):
     import pytest
 
-    import paretostab.tuning
+    import paretostab._tuning
 
     seen = {}
 
@@ -41,7 +41,7 @@ def test_tune_takes_the_run_cache_budget(capsys, tmp_path, monkeypatch):
         seen.update(kwargs)
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(paretostab.tuning, "run_study", fake_tune)
+    monkeypatch.setattr(paretostab._tuning, "run_study", fake_tune)
     assert main(["tune", "--cache-gib", "0.5", "--storage", f"sqlite:///{tmp_path / 'x.db'}"]) == 130
     assert seen["cache_bytes"] == 2**29
     for bad in ("-1", "inf", "nan"):
@@ -86,7 +86,7 @@ def test_studies_lists_the_builtin_specs_and_prints_one(capsys, tmp_path):
 
 
 def test_tune_takes_a_builtin_spec_by_name(tmp_path, monkeypatch):
-    import paretostab.tuning
+    import paretostab._tuning
 
     seen = []
 
@@ -95,7 +95,7 @@ def test_tune_takes_a_builtin_spec_by_name(tmp_path, monkeypatch):
         raise KeyboardInterrupt
 
     monkeypatch.chdir(tmp_path)  # no file of that name here: the built-in spec
-    monkeypatch.setattr(paretostab.tuning, "run_study", fake_tune)
+    monkeypatch.setattr(paretostab._tuning, "run_study", fake_tune)
     for argv in (["tune"], ["tune", "quickstart"], ["tune", "singh_methods"]):
         assert main(argv) == 130
     assert [s.name for s in seen] == ["quickstart", "quickstart", "singh_methods"]

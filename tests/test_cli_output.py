@@ -14,8 +14,8 @@ import time
 import pandas as pd
 import pytest
 
-from paretostab.cli import main
-from paretostab.progress import SECONDS_VARIABLE, ProgressLines, duration
+from paretostab._cli import main
+from paretostab._progress import SECONDS_VARIABLE, ProgressLines, duration
 
 SPEC = """\
 [study]

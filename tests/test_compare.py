@@ -16,14 +16,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from paretostab.cli import main
-from paretostab.errors import InvalidInputError
+from paretostab._cli import main
+from paretostab._errors import InvalidInputError
+from paretostab._tuning import run_study
 from paretostab.front import dominance_area, pareto_front
 from paretostab.report import Group, compare_groups, table3
-from paretostab.report.analysis import default_measures
-from paretostab.report.compare import NO_INTERVAL, OVERLAP
+from paretostab.report._analysis import default_measures
+from paretostab.report._compare import NO_INTERVAL, OVERLAP
 from paretostab.spec import parse_spec
-from paretostab.tuning import run_study
 
 # --------------------------------------------------------------------------- helpers
 
@@ -332,7 +332,7 @@ def test_draw_combined_front_colours_points_by_group_and_joins_labels_at_one_pla
 
 
 def test_point_styles_are_distinct_for_a_multi_selector_study_among_studies():
-    from paretostab.report.figures import point_styles
+    from paretostab.report._figures import point_styles
 
     multi = Group("multi", pd.DataFrame({"trial": [0, 1, 2], "accuracy": [0.9, 0.5, 0.4],
                                          "phi": [0.2, 0.9, 0.1],
@@ -443,16 +443,16 @@ def test_compare_writes_the_page_the_csv_and_the_json(storages, tmp_path, capsys
     assert "1 − α/2" in page and "[low_A − high_B, high_A − low_B]" in page
     # the replicates are the report's, cached in the studies: a second compare re-runs none
     # (and, the page checked above, skips drawing it again)
-    import paretostab.problem
-    import paretostab.report.write
+    import paretostab._problem
+    import paretostab.report._write
 
     study = optuna.load_study(study_name="t_test", storage=storages[0])
     cached = study._storage.get_study_system_attrs(study._study_id)
     fronts = {t for f in data["fronts"] if f["group"] == "t_test" for t in f["trials"]}
     assert {f"paretostab:replicates:{t}:3" for t in fronts} <= set(cached)
-    monkeypatch.setattr(paretostab.problem, "replicates",
+    monkeypatch.setattr(paretostab._problem, "replicates",
                         lambda *a, **k: pytest.fail("replicates were re-run"))
-    monkeypatch.setattr(paretostab.report.write, "write_report", lambda *a, **k: None)
+    monkeypatch.setattr(paretostab.report._write, "write_report", lambda *a, **k: None)
     assert compare(storages, tmp_path / "again") == 0
     again = json.loads((tmp_path / "again" / "comparison.json").read_text())
     assert again["differences"] == data["differences"]

@@ -138,7 +138,7 @@ def test_inputs_are_never_mutated(name):
 
 @pytest.mark.parametrize("name", [m for m in MEASURES if get_measure(m).needs_similarity])
 def test_lazy_similarity_gives_the_same_value_as_the_full_matrix(name):
-    from paretostab.similarity import FeatureSimilarity
+    from paretostab._similarity import FeatureSimilarity
 
     rng = np.random.default_rng(11)
     d = 7

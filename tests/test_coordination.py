@@ -16,10 +16,10 @@ import optuna
 import pytest
 from optuna.trial import TrialState, create_trial
 
-from paretostab.errors import InvalidInputError, WorkerError
-from paretostab.storage import open_storage
-from paretostab.tuning import create_or_load_study, run_study
-from paretostab.tuning.coordination import (
+from paretostab._errors import InvalidInputError, WorkerError
+from paretostab._storage import open_storage
+from paretostab._tuning import create_or_load_study, run_study
+from paretostab._tuning.coordination import (
     Interrupts,
     TrialSlots,
     _process_ended,
@@ -153,7 +153,7 @@ def test_a_stale_trial_that_had_written_its_note_gets_a_note_that_says_it_failed
     the study did not keep; a stale trial without a note gets none."""
     from optuna_dashboard import get_note
 
-    from paretostab.tuning.notes import write_note
+    from paretostab._tuning.notes import write_note
 
     study = create_or_load_study(tiny(), storage=open_storage(storage_url(tmp_path)))
     noted, silent = study.ask(), study.ask()
@@ -275,8 +275,8 @@ def test_a_failing_worker_fails_tune_with_its_error_once(tmp_path):
     """Before: `--workers 2` whose workers failed exited 0 and printed two tracebacks.
     (What tune can check, it checks before starting workers: here a worker's storage
     fails in the worker.)"""
-    from paretostab.problem import Problem
-    from paretostab.tuning.processes import TuneSettings, run_workers
+    from paretostab._problem import Problem
+    from paretostab._tuning.processes import TuneSettings, run_workers
 
     spec = tiny()
     study = create_or_load_study(spec, storage=open_storage(storage_url(tmp_path)))
@@ -358,7 +358,7 @@ def test_a_process_waiting_on_a_trial_killed_before_its_first_heartbeat_fails_it
     that window hung, here and in the reproduction."""
     run_study(tiny(), storage=postgres_url, n_trials=2, progress=False)
     orphan = load(postgres_url, "tiny").ask()  # as a kill -9 right after creating it leaves it
-    script = ("import sys; from tests.test_tuning import tiny; from paretostab.tuning import run_study;"
+    script = ("import sys; from tests.test_tuning import tiny; from paretostab._tuning import run_study;"
               " run_study(tiny(), storage=sys.argv[1], n_trials=4, heartbeat_interval=1,"
               " grace_period=2, progress=False)")
     waiting = subprocess.run([sys.executable, "-c", script, postgres_url], cwd=ROOT,

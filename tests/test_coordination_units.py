@@ -16,12 +16,12 @@ import optuna
 import pytest
 from optuna.trial import TrialState
 
-from paretostab.errors import Interrupted, InvalidInputError
-from paretostab.faults import STOP_SIGNALS
-from paretostab.optuna_internals import grace_seconds, storage_of, trial_id_of
-from paretostab.storage import open_storage
-from paretostab.tuning import coordination, create_or_load_study
-from paretostab.tuning.coordination import (
+from paretostab._errors import Interrupted, InvalidInputError
+from paretostab._faults import STOP_SIGNALS
+from paretostab._optuna_internals import grace_seconds, storage_of, trial_id_of
+from paretostab._storage import open_storage
+from paretostab._tuning import coordination, create_or_load_study
+from paretostab._tuning.coordination import (
     GRACE_SECONDS,
     HEARTBEAT_SECONDS,
     Interrupts,

@@ -13,12 +13,12 @@ import sys
 
 import pytest
 
-from paretostab.cli import main
-from paretostab.errors import InvalidInputError
-from paretostab.problem import Problem
-from paretostab.run_cache import RunCache
-from paretostab.tuning import run_study
-from paretostab.tuning.cluster import runs_on
+from paretostab._cli import main
+from paretostab._errors import InvalidInputError
+from paretostab._problem import Problem
+from paretostab._run_cache import RunCache
+from paretostab._tuning import run_study
+from paretostab._tuning.cluster import runs_on
 from tests.test_tuning import storage_url, tiny, write_spec
 
 
@@ -33,7 +33,7 @@ def cluster():
 
 def cached_runs() -> dict[int, int]:
     """This process's id and the prepared runs it holds for other processes' caches."""
-    from paretostab import run_cache
+    from paretostab import _run_cache as run_cache
 
     return {os.getpid(): sum(len(cache) for cache in run_cache._REMOTE_CACHES.values())}
 

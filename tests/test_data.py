@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from paretostab._errors import InvalidInputError, UnknownNameError
 from paretostab.data import (
     UNGROUPED,
     group_indices,
@@ -20,7 +21,6 @@ from paretostab.data import (
     simulate_correlated_groups,
     variance_prefilter,
 )
-from paretostab.errors import InvalidInputError, UnknownNameError
 
 SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 

@@ -13,12 +13,12 @@ import pandas as pd
 import pytest
 
 from paretostab import choose
+from paretostab._errors import InvalidInputError, UnknownNameError
+from paretostab._problem import Problem
+from paretostab._tuning import run_study
 from paretostab.data import as_dataset, load_dataset
-from paretostab.errors import InvalidInputError, UnknownNameError
-from paretostab.problem import Problem
-from paretostab.report.build import build_report
+from paretostab.report._build import build_report
 from paretostab.spec import load_spec, parse_spec
-from paretostab.tuning import run_study
 
 N, D = 12, 30
 SAMPLES = [f"GSM{100 + i}" for i in range(N)]

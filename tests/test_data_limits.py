@@ -28,9 +28,9 @@ from hypothesis import strategies as st
 from sklearn.feature_selection import RFE
 from sklearn.linear_model import LogisticRegression
 
+from paretostab._errors import InvalidInputError
+from paretostab._problem import Problem
 from paretostab.data import load_dataset
-from paretostab.errors import InvalidInputError
-from paretostab.problem import Problem
 from paretostab.spec import (
     BUILTIN_SOURCES,
     fit_to_data,

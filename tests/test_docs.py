@@ -74,3 +74,35 @@ def test_every_example_is_a_gallery_page_with_its_output(site):
         assert f"{name}.html" in index, name
     # the executed examples drew their figures (the report's front among them)
     assert (site / "_images" / "sphx_glr_plot_2_tiny_study_001.png").is_file()
+
+
+def documented_objects(site: Path) -> set[str]:
+    """The Python objects the built site documents, read from its ``objects.inv``."""
+    from sphinx.util.inventory import InventoryFile
+
+    content = (site / "objects.inv").read_bytes()
+    if hasattr(InventoryFile, "loads"):  # Sphinx >= 8.2
+        data = InventoryFile.loads(content, uri="").data
+    else:
+        import io
+        import posixpath
+
+        data = InventoryFile.load(io.BytesIO(content), "", posixpath.join)
+    return {name for kind, items in data.items() if kind.startswith("py:") for name in items}
+
+
+def test_every_public_name_is_in_the_api_reference(site):
+    """The public surface and its reference are one list: each public module (those of
+    tests/test_architecture.py, which checks that every other module is private) is
+    documented, and so is every name of its ``__all__``, under the module's own name
+    (re-exported from a private module or not)."""
+    import importlib
+
+    from tests.test_architecture import PUBLIC_MODULES
+
+    documented = documented_objects(site)
+    assert set(PUBLIC_MODULES) <= documented
+    public = {f"{module}.{name}" for module in PUBLIC_MODULES
+              for name in importlib.import_module(module).__all__}
+    missing = sorted(public - documented)
+    assert not missing, f"public names missing from docs/api: {missing}"

@@ -17,7 +17,10 @@ from hypothesis import strategies as st
 from scipy import stats
 
 from paretostab import choose
-from paretostab.errors import InvalidInputError
+from paretostab._errors import InvalidInputError
+from paretostab._metrics import metric_value
+from paretostab._problem import Problem
+from paretostab._tuning import run_study
 from paretostab.evaluation import (
     chance_p_value,
     evaluation_split,
@@ -27,12 +30,9 @@ from paretostab.evaluation import (
     score_interval,
     wilson_interval,
 )
-from paretostab.metrics import metric_value
-from paretostab.problem import Problem
-from paretostab.report.build import build_report
-from paretostab.report.refits import Refits
+from paretostab.report._build import build_report
+from paretostab.report._refits import Refits
 from paretostab.spec import parse_spec
-from paretostab.tuning import run_study
 from tests.studies import analysed, read
 
 

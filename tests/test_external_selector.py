@@ -20,11 +20,12 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.neighbors import NearestCentroid
 from sklearn.svm import LinearSVC
 
+from paretostab._errors import InvalidInputError, UnknownNameError
+from paretostab._problem import Problem, measure_values
+from paretostab._protocol import run_protocol
+from paretostab._runset import RunSet
+from paretostab._tuning import run_study
 from paretostab.data import simulate_correlated_groups
-from paretostab.errors import InvalidInputError, UnknownNameError
-from paretostab.problem import Problem, measure_values
-from paretostab.protocol import run_protocol
-from paretostab.runset import RunSet
 from paretostab.selectors import (
     ENTRY_POINT_GROUP,
     ExternalSelector,
@@ -34,7 +35,6 @@ from paretostab.selectors import (
     get_selector,
 )
 from paretostab.spec import json_schema, parse_spec
-from paretostab.tuning import run_study
 
 MY_SELECTOR = "tests.test_external_selector:MySelector"
 

@@ -27,17 +27,17 @@ from hypothesis import strategies as st
 from optuna.artifacts import FileSystemArtifactStore
 from optuna.trial import TrialState
 
-from paretostab.cli import main
-from paretostab.errors import StoreError
-from paretostab.faults import (
+from paretostab._cli import main
+from paretostab._errors import StoreError
+from paretostab._faults import (
     ENVIRONMENT_FAILURES_IN_A_ROW,
     Retrying,
     environment_error,
     transient_database_error,
 )
-from paretostab.storage import open_storage
-from paretostab.tuning import run_study
-from paretostab.tuning.coordination import counted_trials, counts
+from paretostab._storage import open_storage
+from paretostab._tuning import run_study
+from paretostab._tuning.coordination import counted_trials, counts
 from tests import servers
 from tests.clock import FakeClock
 from tests.test_tuning import storage_url, tiny, write_spec
@@ -234,7 +234,7 @@ def test_a_trial_whose_map_cannot_be_written_leaves_no_runset_behind(tmp_path, m
 
 
 def test_an_error_while_writing_the_note_fails_the_trial_with_its_reason(tmp_path, monkeypatch):
-    import paretostab.tuning.objective as objective
+    import paretostab._tuning.objective as objective
 
     def broken(*args, **kwargs):
         raise PermissionError(errno.EACCES, "the note's store refuses writes")
@@ -251,7 +251,7 @@ def test_an_error_while_writing_the_note_fails_the_trial_with_its_reason(tmp_pat
 @pytest.mark.parametrize("failing", ["write_note", "set_trial_user_attrs"])
 def test_a_trial_that_cannot_be_recorded_after_its_upload_leaves_no_artifact(
         tmp_path, monkeypatch, failing):
-    import paretostab.tuning.objective as objective
+    import paretostab._tuning.objective as objective
 
     original = getattr(objective, failing)
 
@@ -279,12 +279,12 @@ def test_a_trial_that_cannot_be_recorded_after_its_upload_leaves_no_artifact(
 
 
 def test_computation_errors_still_count_and_do_not_stop_the_study(tmp_path, monkeypatch):
-    import paretostab.problem
+    import paretostab._problem
 
     def broken(self, runs):
         raise ValueError("a measure failed")
 
-    monkeypatch.setattr(paretostab.problem.Problem, "measure_values", broken)
+    monkeypatch.setattr(paretostab._problem.Problem, "measure_values", broken)
     study = run_study(tiny(study={"trials": 5}), storage=storage_url(tmp_path), progress=False)
     assert counted_trials(study) == 5
     assert all(t.user_attrs["fail_reason"] == "ValueError: a measure failed"

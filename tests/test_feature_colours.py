@@ -14,7 +14,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.feature_selection import f_classif
 
-from paretostab.errors import InvalidInputError
+from paretostab._errors import InvalidInputError
+from paretostab._problem import Problem
+from paretostab._storage import open_storage
+from paretostab._tuning import create_or_load_study, run_study
+from paretostab._tuning import objective as objective_module
+from paretostab._vocabulary import FEATURE_COLORS
 from paretostab.maps import (
     OTHER_COLOR,
     PALETTE,
@@ -22,15 +27,10 @@ from paretostab.maps import (
     feature_palette,
     study_palette,
 )
-from paretostab.problem import Problem
-from paretostab.report.analysis import front_maps
-from paretostab.report.compare import front_trials
-from paretostab.report.load import open_source, read_runsets
+from paretostab.report._analysis import front_maps
+from paretostab.report._compare import front_trials
+from paretostab.report._load import open_source, read_runsets
 from paretostab.spec import parse_spec
-from paretostab.storage import open_storage
-from paretostab.tuning import create_or_load_study, run_study
-from paretostab.tuning import objective as objective_module
-from paretostab.vocabulary import FEATURE_COLORS
 from tests.studies import analysed, read
 
 # --------------------------------------------------------------------------- the order

@@ -18,9 +18,9 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-HEAVY = ("sklearn", "joblib", "paretostab.selectors", "paretostab.protocol")
-LIGHT = ("paretostab", "paretostab.spec", "paretostab.vocabulary", "paretostab.runset",
-         "paretostab.metrics", "paretostab.run_cache", "paretostab.cli")
+HEAVY = ("sklearn", "joblib", "paretostab.selectors", "paretostab._protocol")
+LIGHT = ("paretostab", "paretostab.spec", "paretostab._vocabulary", "paretostab._runset",
+         "paretostab._metrics", "paretostab._run_cache", "paretostab._cli")
 
 
 def loaded(module: str) -> list[str]:
@@ -39,4 +39,4 @@ def test_a_light_module_loads_no_scikit_learn_joblib_or_selector(module):
 
 
 def test_the_check_sees_what_the_protocol_loads():
-    assert set(HEAVY) <= set(loaded("paretostab.protocol"))
+    assert set(HEAVY) <= set(loaded("paretostab._protocol"))

@@ -10,7 +10,7 @@ from sklearn.neighbors import KNeighborsClassifier
 from threadpoolctl import threadpool_limits
 
 from paretostab import InvalidInputError
-from paretostab.importance import decision_flip_importance, flip_distances, linear_importance
+from paretostab._importance import decision_flip_importance, flip_distances, linear_importance
 
 
 def standardised(rng, n, k):

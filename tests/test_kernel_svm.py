@@ -15,9 +15,9 @@ from sklearn.utils import shuffle
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from paretostab import InvalidInputError
+from paretostab._importance import _BLOCK_ELEMENTS, kernel_svm_importance, svc_gamma
+from paretostab._protocol import run_protocol
 from paretostab.data import simulate_correlated_groups
-from paretostab.importance import _BLOCK_ELEMENTS, kernel_svm_importance, svc_gamma
-from paretostab.protocol import run_protocol
 from paretostab.selectors import SELECTORS, KernelSVMRFE, get_selector
 from paretostab.selectors._base import standardise
 from tests.test_selector_checks import one_feature_failures

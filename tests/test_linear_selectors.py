@@ -15,12 +15,12 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from paretostab import CalibrationWarning, InvalidInputError
 from paretostab.data import UNGROUPED, simulate_correlated_groups
-from paretostab.selectors._logistic import fit_l2_logistic
-from paretostab.selectors.linear import (
+from paretostab.selectors._linear import (
     ElasticNetSelector,
     GroupLassoSelector,
     calibrate_runs,
 )
+from paretostab.selectors._logistic import fit_l2_logistic
 from tests.test_selector_checks import one_feature_failures
 
 
@@ -451,7 +451,7 @@ ESTIMATORS = [
 
 # check_classifier_data_not_an_array's two features are symmetric: they enter together and
 # target_features=1 selects both, with a CalibrationWarning
-@pytest.mark.filterwarnings("ignore::paretostab.selectors.linear.CalibrationWarning")
+@pytest.mark.filterwarnings("ignore::paretostab.selectors._linear.CalibrationWarning")
 @parametrize_with_checks(ESTIMATORS, expected_failed_checks=one_feature_failures)
 def test_sklearn_compatible(estimator, check):
     check(estimator)

@@ -647,7 +647,7 @@ def test_fifteen_trials_by_twenty_five_features_read():
 def test_the_pure_modules_do_not_load_matplotlib_and_drawers_not_pyplot():
     code = ("import sys; import paretostab.maps, paretostab.report; "
             "assert 'matplotlib' not in sys.modules, 'maps loads matplotlib'; "
-            "import numpy as np; from paretostab.runset import RunSet; "
+            "import numpy as np; from paretostab._runset import RunSet; "
             "from paretostab.maps import stability_map, selection_overview, "
             "group_identical_maps; "
             "from paretostab.plot import stability_maps_figure, selection_overview_figure, "

@@ -18,14 +18,18 @@ import numpy as np
 import pytest
 from joblib import parallel_config
 
-from paretostab import importance, memory, protocol, run_cache
+from paretostab import _importance as importance
+from paretostab import _memory as memory
+from paretostab import _protocol as protocol
+from paretostab import _run_cache as run_cache
+from paretostab._errors import MemoryLimitError
+from paretostab._importance import kernel_svm_importance
+from paretostab._protocol import run_protocol
+from paretostab._run_cache import RunCache
 from paretostab.data import simulate_correlated_groups
-from paretostab.errors import MemoryLimitError
-from paretostab.importance import kernel_svm_importance
-from paretostab.protocol import run_protocol
-from paretostab.run_cache import RunCache
-from paretostab.selectors import ElasticNetSelector, GroupLassoSelector, HybridRFE, linear
-from paretostab.selectors.linear import calibrate_runs
+from paretostab.selectors import ElasticNetSelector, GroupLassoSelector, HybridRFE
+from paretostab.selectors import _linear as linear
+from paretostab.selectors._linear import calibrate_runs
 from tests.test_linear_selectors import problem
 
 
@@ -278,10 +282,10 @@ def test_tune_on_a_machine_without_the_memory_stops_with_one_line(tmp_path, monk
     a resume on a machine with room runs their slots."""
     from optuna.trial import TrialState
 
-    from paretostab.cli import main
-    from paretostab.faults import ENVIRONMENT_FAILURES_IN_A_ROW
-    from paretostab.storage import open_storage
-    from paretostab.tuning.coordination import counted_trials, counts
+    from paretostab._cli import main
+    from paretostab._faults import ENVIRONMENT_FAILURES_IN_A_ROW
+    from paretostab._storage import open_storage
+    from paretostab._tuning.coordination import counted_trials, counts
     from tests.test_tuning import storage_url, write_spec
 
     spec = write_spec(tmp_path, "tiny", trials=4)

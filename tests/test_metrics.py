@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import f1_score, roc_auc_score
 
-from paretostab.metrics import majority_rate, metric_advice, out_of_bag_score
-from paretostab.vocabulary import METRICS
+from paretostab._metrics import majority_rate, metric_advice, out_of_bag_score
+from paretostab._vocabulary import METRICS
 
 
 @pytest.fixture(scope="module")

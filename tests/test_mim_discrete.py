@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from paretostab import InvalidInputError
 from paretostab.selectors import TrainingSample
-from paretostab.selectors.filters import (
+from paretostab.selectors._filters import (
     MIMSelector,
     discrete_mutual_info,
     equal_frequency_bins,

@@ -10,9 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.optimize import linear_sum_assignment
 
+from paretostab._similarity import FeatureSimilarity, spearman_similarity
+from paretostab.measures import _msi as msi_module
 from paretostab.measures import get_measure, stability
-from paretostab.measures import msi as msi_module
-from paretostab.similarity import FeatureSimilarity, spearman_similarity
 from tests.reference.msi import msi_linprog, shared_information_linprog
 
 

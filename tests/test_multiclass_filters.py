@@ -19,11 +19,13 @@ from sklearn.datasets import load_iris, load_wine
 from sklearn.ensemble import RandomForestClassifier
 from sklearn.metrics import mutual_info_score
 
-from paretostab.errors import InvalidInputError
-from paretostab.importance import decision_flip_importance, flip_distances
-from paretostab.protocol import run_protocol
-from paretostab.selectors import TrainingSample, other
-from paretostab.selectors.filters import (
+from paretostab._errors import InvalidInputError
+from paretostab._importance import decision_flip_importance, flip_distances
+from paretostab._protocol import run_protocol
+from paretostab._vocabulary import METRICS
+from paretostab.selectors import TrainingSample
+from paretostab.selectors import _other as other
+from paretostab.selectors._filters import (
     MIMSelector,
     MRMRSelector,
     TTestSelector,
@@ -32,14 +34,13 @@ from paretostab.selectors.filters import (
     equal_frequency_bins,
     infotheo_mutual_info,
 )
-from paretostab.selectors.hybrid_rfe import welch_anova_f, welch_t
-from paretostab.selectors.other import (
+from paretostab.selectors._hybrid_rfe import welch_anova_f, welch_t
+from paretostab.selectors._other import (
     RandomForestSelector,
     ReliefSelector,
     oob_permutation_importance,
     relief_weights,
 )
-from paretostab.vocabulary import METRICS
 from tests.test_other_selectors import oob_reference
 
 INFORMATIVE = (2, 5, 11, 17)

@@ -19,10 +19,10 @@ from sklearn.datasets import load_iris, load_wine
 from sklearn.linear_model import LogisticRegression
 
 from paretostab import CalibrationWarning, InvalidInputError
-from paretostab.protocol import run_protocol
+from paretostab._protocol import run_protocol
+from paretostab._vocabulary import METRICS
 from paretostab.selectors import SELECTORS
-from paretostab.selectors.linear import ElasticNetSelector, GroupLassoSelector, group_fista
-from paretostab.vocabulary import METRICS
+from paretostab.selectors._linear import ElasticNetSelector, GroupLassoSelector, group_fista
 
 INFORMATIVE = 5
 

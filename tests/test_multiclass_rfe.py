@@ -14,7 +14,8 @@ from sklearn.datasets import load_iris, load_wine
 from sklearn.metrics.pairwise import pairwise_kernels
 from sklearn.svm import SVC, LinearSVC
 
-from paretostab.protocol import run_protocol
+from paretostab._protocol import run_protocol
+from paretostab._vocabulary import METRICS
 from paretostab.selectors import (
     SELECTORS,
     BiasedRFE,
@@ -24,10 +25,9 @@ from paretostab.selectors import (
     transfer_learning_rfe,
 )
 from paretostab.selectors._base import standardise
+from paretostab.selectors._hybrid_rfe import class_separation, welch_anova_f, welch_t
 from paretostab.selectors._logistic import fit_l2_logistic
 from paretostab.selectors._rfe import n_dropped
-from paretostab.selectors.hybrid_rfe import class_separation, welch_anova_f, welch_t
-from paretostab.vocabulary import METRICS
 from tests.test_multiclass_filters import welch_anova_loop
 
 RFES = ("hybrid_rfe", "logistic_rfe", "svm_rfe", "biased_rfe", "kernel_svm_rfe")

@@ -1,4 +1,4 @@
-"""Optuna's private interfaces that paretostab uses (paretostab/optuna_internals.py), each
+"""Optuna's private interfaces that paretostab uses (paretostab/_optuna_internals.py), each
 exercised on real storages: an Optuna release that changes one of them fails here, with a
 message naming it, before it breaks the dashboard notes, the report's cache or the
 detection of stale trials."""
@@ -14,8 +14,8 @@ import pytest
 from optuna.trial import TrialState
 from packaging.version import Version
 
-from paretostab.errors import StoreError
-from paretostab.optuna_internals import (
+from paretostab._errors import StoreError
+from paretostab._optuna_internals import (
     RETRIED_METHODS,
     RetryingRDBStorage,
     grace_seconds,
@@ -29,14 +29,14 @@ from paretostab.optuna_internals import (
     trial_id_of,
     trials_with_heartbeat,
 )
-from paretostab.storage import open_storage
+from paretostab._storage import open_storage
 
 pytestmark = pytest.mark.filterwarnings("ignore:Heartbeat of storage:UserWarning")
 
 
 def changed(interface: str) -> str:
     return (f"Optuna {optuna.__version__} changed its private interface {interface}: "
-            "update paretostab/optuna_internals.py (and the bound in pyproject.toml)")
+            "update paretostab/_optuna_internals.py (and the bound in pyproject.toml)")
 
 
 def test_the_installed_optuna_is_within_the_bound_pyproject_gives():
@@ -110,7 +110,7 @@ def test_a_retrying_storage_finishing_a_trial_again_after_a_lost_commit(storage_
                                                                         monkeypatch):
     """A commit whose answer was lost: the retried finish finds the trial finished as
     asked, and that is success."""
-    from paretostab.faults import Retrying
+    from paretostab._faults import Retrying
 
     storage = open_storage(storage_url)
     storage.retry = Retrying("db", 60, sleep=lambda s: None)
@@ -218,7 +218,7 @@ def test_a_heartbeat_through_an_outage_longer_than_the_wait_skips_the_beat(tmp_p
     ``error:`` line): it skips the beat, and the trial's own next call reports."""
     import sqlite3
 
-    from paretostab.faults import Retrying
+    from paretostab._faults import Retrying
 
     storage = open_storage(f"sqlite:///{tmp_path / 'beat.db'}", heartbeat_interval=1)
     storage.retry = Retrying("db", 0, sleep=lambda s: None)
@@ -275,7 +275,7 @@ def test_sqlite_on_a_network_file_system_keeps_its_journal(tmp_path, monkeypatch
     opened with write_ahead=False); elsewhere the log is used."""
     import sqlite3
 
-    import paretostab.optuna_internals as internals
+    import paretostab._optuna_internals as internals
 
     def journal(name, **options):
         path = tmp_path / f"{name}.db"

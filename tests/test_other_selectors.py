@@ -16,15 +16,15 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 from threadpoolctl import threadpool_limits
 
 from paretostab import InvalidInputError
-from paretostab.importance import decision_flip_importance, linear_importance
-from paretostab.selectors.filters import (
+from paretostab._importance import decision_flip_importance, linear_importance
+from paretostab.selectors._filters import (
     MIMSelector,
     MRMRSelector,
     TTestSelector,
     gaussian_mi,
     mutual_info_classif_fast,
 )
-from paretostab.selectors.other import (
+from paretostab.selectors._other import (
     RandomForestSelector,
     ReliefSelector,
     oob_permutation_importance,

@@ -7,8 +7,8 @@ import re
 
 import pytest
 
+from paretostab._papers import PAPERS, cite, cited
 from paretostab.measures import list_measures
-from paretostab.papers import PAPERS, cite, cited
 
 
 @pytest.mark.parametrize("text, named", [

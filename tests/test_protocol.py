@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 
 from paretostab import InvalidInputError, StabilityWarning, stability
+from paretostab._importance import linear_importance
+from paretostab._protocol import replicates, run_protocol, run_transfer_protocol
+from paretostab._run_cache import resample
+from paretostab._runset import RunSet
 from paretostab.data import simulate_correlated_groups, variance_prefilter
-from paretostab.importance import linear_importance
-from paretostab.protocol import replicates, run_protocol, run_transfer_protocol
-from paretostab.run_cache import resample
-from paretostab.runset import RunSet
 from paretostab.selectors import SELECTORS, BiasedRFE, HybridRFE, get_selector
 from paretostab.selectors._base import SelectorBase
 from paretostab.selectors._logistic import fit_l2_logistic

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from paretostab import InvalidInputError, StabilityWarning, stability
 from paretostab.measures import get_measure
-from paretostab.measures.ranking import (
+from paretostab.measures._ranking import (
     canberra_expected_distance,
     jurman_chi,
     rank_probabilities,

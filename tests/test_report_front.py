@@ -18,6 +18,7 @@ from hypothesis.extra.numpy import arrays
 from scipy.integrate import dblquad, nquad
 
 from paretostab import InvalidInputError
+from paretostab._weight import Weight
 from paretostab.front import (
     GammaChoice,
     ParetoFront,
@@ -28,7 +29,6 @@ from paretostab.front import (
     pareto_front,
     staircase,
 )
-from paretostab.weight import Weight
 
 matplotlib.use("Agg", force=True)
 from matplotlib.figure import Figure  # noqa: E402
@@ -893,7 +893,7 @@ def test_report_import_does_not_load_matplotlib():
 def test_tuning_does_not_import_the_report():
     """The package graph has no upward arrow: tuning (and the trials' artifacts) use the
     fronts, maps and drawers of paretostab.front/maps/plot, never the report package."""
-    code = ("import sys, paretostab.tuning, paretostab.cli; "
+    code = ("import sys, paretostab._tuning, paretostab._cli; "
             "loaded = [m for m in sys.modules if m.startswith('paretostab.report')]; "
             "assert not loaded, loaded")
     subprocess.run([sys.executable, "-c", code], check=True)

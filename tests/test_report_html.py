@@ -15,8 +15,8 @@ import pytest
 from matplotlib.figure import Figure
 from PIL import Image
 
-from paretostab.errors import InvalidInputError
-from paretostab.report.html import FigureLink, Section, figure_to_svg, write_report
+from paretostab._errors import InvalidInputError
+from paretostab.report._html import FigureLink, Section, figure_to_svg, write_report
 
 
 def red_points_figure(points):

@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 from paretostab import InvalidInputError
+from paretostab._runset import RunSet
 from paretostab.maps import OTHER_COLOR, PALETTE, StabilityMap, feature_palette, stability_map
 from paretostab.measures._inputs import normalise_importances
-from paretostab.runset import RunSet
 
 matplotlib.use("Agg", force=True)
 from matplotlib.collections import PolyCollection  # noqa: E402

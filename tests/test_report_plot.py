@@ -24,7 +24,7 @@ from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.patches import Ellipse as EllipsePatch  # noqa: E402
 
 from paretostab.plot import draw_front, draw_fronts  # noqa: E402
-from paretostab.report.html import (  # noqa: E402
+from paretostab.report._html import (  # noqa: E402
     Section,
     figure_to_png,
     figure_to_svg,
@@ -33,7 +33,7 @@ from paretostab.report.html import (  # noqa: E402
 )
 
 # --------------------------------------------------------------------------- stand-ins
-# The fields of paretostab.report.confidence.Ellipse / DominanceAreaInterval and of
+# The fields of paretostab.report._confidence.Ellipse / DominanceAreaInterval and of
 # paretostab.front.GammaChoice: the drawers and the page only read these.
 
 
@@ -368,7 +368,7 @@ def test_format_value():
 
 
 def test_html_module_does_not_load_matplotlib():
-    code = ("import sys; import paretostab.report.html; "
+    code = ("import sys; import paretostab.report._html; "
             "assert 'matplotlib' not in sys.modules, 'matplotlib imported'")
     subprocess.run([sys.executable, "-c", code], check=True)
 
@@ -397,7 +397,7 @@ def test_zoom_to_data_frames_the_points_and_regions_not_the_unit_square():
     from matplotlib.figure import Figure
 
     from paretostab.plot import draw_front, zoom_to_data
-    from paretostab.report.confidence import confidence_regions
+    from paretostab.report._confidence import confidence_regions
 
     rng = np.random.default_rng(0)
     points = np.column_stack([rng.uniform(0.7, 0.95, 20), rng.uniform(0.5, 0.9, 20)])
@@ -508,9 +508,9 @@ def test_front_trials_differ_from_the_others_in_colour_and_marker(rc_unchanged):
 
 
 def test_the_overview_colour_bar_is_as_high_as_its_heatmap():
+    from paretostab._runset import RunSet
     from paretostab.maps import selection_overview
     from paretostab.plot import selection_overview_figure
-    from paretostab.runset import RunSet
 
     rng = np.random.default_rng(0)
     runsets = [RunSet(selection_matrix=rng.random((10, 30)) < 0.3,
@@ -537,9 +537,9 @@ def test_the_report_front_figure_reads_at_a_glance(tmp_path, rc_unchanged):
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.patches import Rectangle
 
-    from paretostab.report.build import analysed_study
+    from paretostab._tuning import run_study
+    from paretostab.report._build import analysed_study
     from paretostab.spec import parse_spec
-    from paretostab.tuning import run_study
 
     spec = {"study": {"name": "glance", "trials": 8, "seed": 0, "sampler": "random"},
             "data": {"source": "simulated:n_other=30,n_per_class=20"},

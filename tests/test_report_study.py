@@ -13,12 +13,12 @@ import pytest
 from optuna.artifacts import get_all_artifact_meta
 
 from paretostab import choose
-from paretostab.errors import InvalidInputError, UnknownNameError
+from paretostab._errors import InvalidInputError, UnknownNameError
+from paretostab._tuning import run_study
+from paretostab._weight import as_weight
 from paretostab.front import pareto_front
-from paretostab.report.build import build_report
+from paretostab.report._build import build_report
 from paretostab.spec import parse_spec
-from paretostab.tuning import run_study
-from paretostab.weight import as_weight
 
 SPEC = {
     "study": {"name": "tiny", "trials": 5, "seed": 0, "sampler": "random"},
@@ -89,9 +89,9 @@ def test_report_writes_html_csv_and_json(study_url, tmp_path, monkeypatch):
     assert re.search(rf'<tr class="highlight"><td><a href="#trial-{chosen}">', page)
     assert "<th>φ_iw</th>" in page and "<th>φ</th>" in page and "<th>φ_pears</th>" in page
     # a second report reuses the replicates cached in the study (not as artifacts)
-    import paretostab.problem
+    import paretostab._problem
 
-    monkeypatch.setattr(paretostab.problem, "replicates",
+    monkeypatch.setattr(paretostab._problem, "replicates",
                         lambda *a, **k: pytest.fail("replicates were re-run"))
     again = build_report(study_url, out=tmp_path / "again", progress=False)  # γ = 0.5
     assert json.loads((again / "summary.json").read_text())["dominance_area_interval"] is not None
@@ -165,10 +165,10 @@ def test_a_measure_needing_a_similarity_the_study_has_none_of(study_url, tmp_pat
     """The study records no similarity measure: the report recomputes φ_msi from the trials'
     RunSets and from fresh replicates with |Spearman| on the data (the papers' choice), the
     same similarity for both."""
-    from paretostab.problem import Problem
-    from paretostab.report.load import open_source, read_runsets, read_study
-    from paretostab.report.refits import Refits
-    from paretostab.similarity import FeatureSimilarity
+    from paretostab._problem import Problem
+    from paretostab._similarity import FeatureSimilarity
+    from paretostab.report._load import open_source, read_runsets, read_study
+    from paretostab.report._refits import Refits
 
     out = build_report(study_url, out=tmp_path / "msi", measures=["msi"], progress=False)
     summary = json.loads((out / "summary.json").read_text())

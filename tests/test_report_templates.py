@@ -1,4 +1,4 @@
-"""The report's templates (paretostab.report.templating): every name a user gives — a
+"""The report's templates (paretostab._templating): every name a user gives — a
 study's, a feature's, a parameter's, a text of a page — comes out escaped on the page and
 in every notebook representation, spelled as the pages always spelled it (html.escape:
 ``&quot;``, ``&#x27;``); markup the code built (a pandas table, a rendered template) goes
@@ -15,9 +15,9 @@ from jinja2 import UndefinedError
 from matplotlib.figure import Figure
 
 import paretostab
-from paretostab.choice import Choice
-from paretostab.report.html import FigureLink, Section, write_report
-from paretostab.report.templating import Markup, environment, render_macro
+from paretostab._choice import Choice
+from paretostab._templating import Markup, environment, render_macro
+from paretostab.report._html import FigureLink, Section, write_report
 
 NASTY = '<script>alert(1)</script> & "x" \'y\''
 ESCAPED = "&lt;script&gt;alert(1)&lt;/script&gt; &amp; &quot;x&quot; &#x27;y&#x27;"

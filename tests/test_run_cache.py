@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 
 from paretostab import InvalidInputError
+from paretostab._protocol import run_protocol
+from paretostab._run_cache import RunCache, _process_cache, resample
 from paretostab.data import simulate_correlated_groups, variance_prefilter
-from paretostab.protocol import run_protocol
-from paretostab.run_cache import RunCache, _process_cache, resample
 from paretostab.selectors import SELECTORS, HybridRFE, TrainingSample, get_selector
 from paretostab.selectors._logistic import IncrementalL2Logistic
 
@@ -191,7 +191,7 @@ def test_the_cache_tells_data_and_settings_apart(data):
 
 
 def test_read_only_data_are_hashed_once_writeable_data_at_every_call(data, monkeypatch):
-    import paretostab.run_cache as run_cache
+    import paretostab._run_cache as run_cache
 
     X, y, _ = data
     hashed = []

@@ -1,7 +1,7 @@
 """No secret leaves the process; nothing read from a shared store chooses a local path
 (issue 19, points 4 and 5).
 
-A storage URL's password is shown masked (:func:`~paretostab.storage.display_url`)
+A storage URL's password is shown masked (:func:`~paretostab._storage.display_url`)
 wherever paretostab shows or writes the URL: the command line's output, the reports'
 files, the study's stored spec, error messages. The end-to-end test runs tune → report →
 compare → choose → dashboard on PostgreSQL as a role with a password and greps every file
@@ -30,12 +30,12 @@ from optuna.artifacts import FileSystemArtifactStore
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
 
-import paretostab.storage
-from paretostab.cli import main
-from paretostab.errors import InvalidInputError, ParetostabError
-from paretostab.optuna_internals import trial_id_of
-from paretostab.runset import RunSet
-from paretostab.storage import display_url, load_runset, open_storage
+import paretostab._storage
+from paretostab._cli import main
+from paretostab._errors import InvalidInputError, ParetostabError
+from paretostab._optuna_internals import trial_id_of
+from paretostab._runset import RunSet
+from paretostab._storage import display_url, load_runset, open_storage
 from tests.test_storage import cli
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -195,7 +195,7 @@ def test_a_bare_at_in_the_password_is_named():
 def test_the_dashboard_line_shows_no_password(monkeypatch, capsys, tmp_path):
     optuna_dashboard = pytest.importorskip("optuna_dashboard")
     served = []
-    monkeypatch.setattr(paretostab.storage, "open_storage", lambda url, **kwargs: "storage")
+    monkeypatch.setattr(paretostab._storage, "open_storage", lambda url, **kwargs: "storage")
     monkeypatch.setattr(optuna_dashboard, "run_server", lambda *args, **kwargs: served.append(1))
     url = f"postgresql://u:{quote(SECRET + '/@:', safe='')}@db.example:5432/studies"
     assert main(["dashboard", "--storage", url, "--artifacts", str(tmp_path)]) == 0

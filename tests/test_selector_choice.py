@@ -13,12 +13,12 @@ import optuna
 import pytest
 from optuna.trial import TrialState
 
-from paretostab.errors import InvalidInputError, UnknownNameError
-from paretostab.problem import Problem
+from paretostab._errors import InvalidInputError, UnknownNameError
+from paretostab._problem import Problem
+from paretostab._tuning import run_study
+from paretostab._tuning.notes import study_note
 from paretostab.selectors import ElasticNetSelector, GroupLassoSelector, HybridRFE, TTestSelector
 from paretostab.spec import SELECTOR_PARAM, grid, param_name, parse_spec, trial_selector
-from paretostab.tuning import run_study
-from paretostab.tuning.notes import study_note
 from tests.test_tuning import note_of
 
 DATA = {"source": "simulated:n_other=30,n_per_class=20"}
@@ -259,9 +259,9 @@ def test_a_fixed_settings_grid_study_runs_each_selector_once(tmp_path):
 
 
 def test_report_and_choose_refit_a_multi_selector_trial(tmp_path, monkeypatch):
-    import paretostab.problem
+    import paretostab._problem
     from paretostab import choose
-    from paretostab.report.build import build_report
+    from paretostab.report._build import build_report
 
     spec = parse_spec(fixed_settings())
     url = f"sqlite:///{tmp_path / 'grid.db'}"
@@ -270,8 +270,8 @@ def test_report_and_choose_refit_a_multi_selector_trial(tmp_path, monkeypatch):
     assert chosen.params[SELECTOR_PARAM] in {"t_test", "logistic_rfe", "lasso"}
     assert len(chosen.features) >= 1
     replicated = []  # trial numbers, from each replicate call's seed [spec seed, trial, 1]
-    run_replicates = paretostab.problem.replicates
-    monkeypatch.setattr(paretostab.problem, "replicates", lambda *args, **kwargs: (
+    run_replicates = paretostab._problem.replicates
+    monkeypatch.setattr(paretostab._problem, "replicates", lambda *args, **kwargs: (
         replicated.append(kwargs["random_state"][1]) or run_replicates(*args, **kwargs)))
     out = build_report(url, out=tmp_path / "report", progress=False)
     summary = json.loads((out / "summary.json").read_text())
@@ -310,7 +310,7 @@ def test_the_conditional_space_suggests_only_the_chosen_selectors_parameters():
     spec = parse_spec(multi())
     study = optuna.create_study(directions=["maximize", "maximize"],
                                 sampler=optuna.samplers.RandomSampler(seed=0))
-    from paretostab.tuning.objective import suggest_params
+    from paretostab._tuning.objective import suggest_params
 
     for _ in range(12):
         trial = study.ask()
@@ -324,7 +324,7 @@ def test_the_conditional_space_suggests_only_the_chosen_selectors_parameters():
 
 
 def test_tune_objective_tunes_the_spec_for_another_measure(tmp_path, capsys):
-    from paretostab.cli import main
+    from paretostab._cli import main
     from tests.test_tuning import write_spec
 
     path = write_spec(tmp_path, "space", trials=2)
@@ -376,10 +376,10 @@ def test_the_shipped_fig11_script_compares_the_studies_with_objective_names():
 
 
 def test_a_grid_point_whose_trial_was_interrupted_is_run_on_resume(tmp_path):
-    from paretostab.storage import open_storage
-    from paretostab.tuning import create_or_load_study
-    from paretostab.tuning.coordination import release
-    from paretostab.tuning.objective import suggest_params
+    from paretostab._storage import open_storage
+    from paretostab._tuning import create_or_load_study
+    from paretostab._tuning.coordination import release
+    from paretostab._tuning.objective import suggest_params
 
     spec = parse_spec(fixed_settings())
     url = f"sqlite:///{tmp_path / 'grid.db'}"
@@ -433,9 +433,9 @@ def test_tune_refuses_more_trials_than_grid_points(tmp_path):
 
 
 def test_the_later_of_two_trials_given_one_grid_point_does_not_run_it(tmp_path):
-    from paretostab.storage import open_storage
-    from paretostab.tuning import create_or_load_study
-    from paretostab.tuning.coordination import TrialSlots
+    from paretostab._storage import open_storage
+    from paretostab._tuning import create_or_load_study
+    from paretostab._tuning.coordination import TrialSlots
 
     spec = parse_spec(fixed_settings())
     study = create_or_load_study(spec, storage=open_storage(f"sqlite:///{tmp_path / 'g.db'}"))
@@ -454,9 +454,9 @@ def test_the_later_of_two_trials_given_one_grid_point_does_not_run_it(tmp_path):
     ("failed in its computation", False),  # its fail_reason: it counts, its point is done
 ])
 def test_a_grid_point_is_freed_when_its_trial_ends_without_counting(tmp_path, ending, frees):
-    from paretostab.storage import open_storage
-    from paretostab.tuning import create_or_load_study
-    from paretostab.tuning.objective import suggest_params
+    from paretostab._storage import open_storage
+    from paretostab._tuning import create_or_load_study
+    from paretostab._tuning.objective import suggest_params
 
     spec = parse_spec(fixed_settings())
     url = f"sqlite:///{tmp_path / 'grid.db'}"

@@ -21,8 +21,8 @@ from paretostab.selectors import (
     get_selector,
     transfer_learning_rfe,
 )
+from paretostab.selectors._hybrid_rfe import univariate_order, welch_t
 from paretostab.selectors._logistic import IncrementalL2Logistic, fit_l2_logistic
-from paretostab.selectors.hybrid_rfe import univariate_order, welch_t
 
 
 def problem(seed, n=60, d=300, informative=5):

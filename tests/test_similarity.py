@@ -9,8 +9,8 @@ from hypothesis import strategies as st
 from scipy import stats
 from sklearn.metrics import normalized_mutual_info_score
 
-from paretostab.errors import InvalidInputError, UnknownNameError
-from paretostab.similarity import (
+from paretostab._errors import InvalidInputError, UnknownNameError
+from paretostab._similarity import (
     SUM_BLOCK,
     FeatureSimilarity,
     SimilarityMatrix,

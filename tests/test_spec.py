@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import paretostab.spec as spec_package
-from paretostab.errors import InvalidInputError, ParetostabError, UnknownNameError
+from paretostab._errors import InvalidInputError, ParetostabError, UnknownNameError
 from paretostab.measures import get_measure, list_measures
 from paretostab.selectors import SELECTORS
 from paretostab.spec import (
@@ -47,8 +47,8 @@ from paretostab.spec import (
     reference_table,
     trial_selector,
 )
-from paretostab.spec.reference import reference_page
-from paretostab.spec.schema import SCHEMA_FILE, declared_keys
+from paretostab.spec._reference import reference_page
+from paretostab.spec._schema import SCHEMA_FILE, declared_keys
 
 STUDIES = Path(__file__).resolve().parents[1] / "paretostab" / "studies"
 STUDY_FILES = sorted(STUDIES.glob("*.toml"))
@@ -1149,7 +1149,7 @@ def test_json_schema_rejects_what_the_parser_rejects(dotted, value):
 
 def test_spec_modules_import_no_private_names():
     folder = Path(spec_package.__file__).parent
-    for path in [*folder.glob("*.py"), folder.parent / "similarity.py"]:
+    for path in [*folder.glob("*.py"), folder.parent / "_similarity.py"]:
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("paretostab"):
                 private = [a.name for a in node.names if a.name.startswith("_")]

@@ -17,9 +17,9 @@ import pytest
 from optuna.artifacts import get_all_artifact_meta
 from optuna.trial import TrialState
 
-from paretostab.cli import main
-from paretostab.errors import Interrupted, InvalidInputError
-from paretostab.storage import artifact_notice, artifact_store, open_storage
+from paretostab._cli import main
+from paretostab._errors import Interrupted, InvalidInputError
+from paretostab._storage import artifact_notice, artifact_store, open_storage
 from tests.test_tuning import write_spec
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -69,16 +69,16 @@ def test_other_bad_urls_are_input_errors(url):
 
 
 def test_a_missing_postgresql_driver_names_the_package_to_install(monkeypatch, capsys):
-    import paretostab.storage
+    import paretostab._storage
 
     monkeypatch.setitem(sys.modules, "psycopg", None)  # `import psycopg` raises ImportError
-    monkeypatch.setattr(paretostab.storage, "_importable", lambda module: False)
+    monkeypatch.setattr(paretostab._storage, "_importable", lambda module: False)
     line = cli_error(capsys, "report", "--storage", "postgresql://me@db.example/studies")
     assert "driver 'psycopg' is not installed" in line
     assert "pip install 'paretostab[postgres]'" in line
     assert "postgresql+psycopg2://" in line  # or another driver named in the URL
     # with psycopg2 installed, the message names the URL that uses it
-    monkeypatch.setattr(paretostab.storage, "_importable", lambda module: module == "psycopg2")
+    monkeypatch.setattr(paretostab._storage, "_importable", lambda module: module == "psycopg2")
     with pytest.raises(InvalidInputError, match=r"installed driver in the URL "
                                                 r"\(postgresql\+psycopg2://…\)"):
         open_storage("postgresql://me@db.example/studies")
@@ -223,7 +223,7 @@ OPEN_TOGETHER = textwrap.dedent("""
     import sys, time
     from pathlib import Path
     import optuna
-    from paretostab.storage import open_storage
+    from paretostab._storage import open_storage
     folder, index, urls = Path(sys.argv[1]), sys.argv[2], sys.argv[3:]
     for round, url in enumerate(urls):
         (folder / f"ready-{round}-{index}").touch()
@@ -384,12 +384,12 @@ def test_two_tune_processes_write_to_s3_and_the_report_reads_it_back(s3_bucket, 
     (["report"], "analysed_study"), (["choose", "--gamma", "0.5"], "choose_trial")])
 def test_ctrl_c_or_sigterm_during_report_or_choose_is_one_line_and_its_exit_code(
         monkeypatch, capsys, command, function, interrupt, code, name):
-    import paretostab.report.build
+    import paretostab.report._build
 
     def interrupted(*args, **kwargs):
         raise interrupt
 
-    monkeypatch.setattr(paretostab.report.build, function, interrupted)
+    monkeypatch.setattr(paretostab.report._build, function, interrupted)
     assert main(command) == code
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith(f"Interrupted ({name}): ")

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from paretostab import StabilityWarning, nogueira_interval, stability
-from paretostab.errors import InvalidInputError
+from paretostab._errors import InvalidInputError
 from tests.reference.subset import PAIRWISE, SET_LEVEL, nogueira_variance
 
 ALL = {**PAIRWISE, **SET_LEVEL}

@@ -16,11 +16,11 @@ import pytest
 from optuna.artifacts import get_all_artifact_meta
 from optuna.trial import TrialState
 
-from paretostab.errors import InvalidInputError
-from paretostab.runset import RunSet
+from paretostab._errors import InvalidInputError
+from paretostab._runset import RunSet
+from paretostab._storage import artifact_store, load_runset, open_storage
+from paretostab._tuning import run_study
 from paretostab.spec import parse_spec
-from paretostab.storage import artifact_store, load_runset, open_storage
-from paretostab.tuning import run_study
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -168,8 +168,8 @@ def test_cli_tune_prints_the_front_and_resumes(tmp_path):
 
 
 def test_front_points_are_the_completed_trials(tmp_path):
+    from paretostab._tuning.study import front_points, front_table
     from paretostab.front import pareto_front
-    from paretostab.tuning.study import front_points, front_table
 
     study = run_study(tiny(study={"trials": 4}), storage=storage_url(tmp_path), progress=False)
     trials, points = front_points(study)
@@ -181,7 +181,7 @@ def test_front_points_are_the_completed_trials(tmp_path):
                       optuna.Study)
     running = study.ask()
     seen = study.get_trials(deepcopy=False)
-    from paretostab.optuna_internals import storage_of
+    from paretostab._optuna_internals import storage_of
 
     reads = []
     storage = storage_of(study)
@@ -199,7 +199,7 @@ def test_a_trial_checks_the_front_on_the_trials_its_claim_read(tmp_path):
     """One read of the study for the claim and the front check: the trials the claim saw
     are kept (a trial finished since by another process can only put this one on the
     front in vain, never leave it off)."""
-    from paretostab.tuning.coordination import TrialSlots
+    from paretostab._tuning.coordination import TrialSlots
 
     study = run_study(tiny(study={"trials": 3}), storage=storage_url(tmp_path), progress=False)
     slots = TrialSlots(study, 4)
@@ -251,12 +251,12 @@ def test_ctrl_c_anywhere_in_a_trial_stops_the_study_with_nothing_left_running(
     import os
     import signal
 
-    import paretostab.problem
-    import paretostab.tuning.objective
-    from paretostab.optuna_internals import storage_of
-    from paretostab.problem import Problem
-    from paretostab.tuning import create_or_load_study
-    from paretostab.tuning.processes import TuneSettings, run_trials
+    import paretostab._problem
+    import paretostab._tuning.objective
+    from paretostab._optuna_internals import storage_of
+    from paretostab._problem import Problem
+    from paretostab._tuning import create_or_load_study
+    from paretostab._tuning.processes import TuneSettings, run_trials
 
     spec = tiny(study={"trials": 5})
     url = storage_url(tmp_path)
@@ -273,11 +273,11 @@ def test_ctrl_c_anywhere_in_a_trial_stops_the_study_with_nothing_left_running(
 
     sent = []
     if where == "sampling":
-        monkeypatch.setattr(paretostab.tuning.objective, "suggest",
-                            interrupting(paretostab.tuning.objective.suggest))
+        monkeypatch.setattr(paretostab._tuning.objective, "suggest",
+                            interrupting(paretostab._tuning.objective.suggest))
     elif where == "computation":
-        monkeypatch.setattr(paretostab.problem, "run_protocol",
-                            interrupting(paretostab.problem.run_protocol))
+        monkeypatch.setattr(paretostab._problem, "run_protocol",
+                            interrupting(paretostab._problem.run_protocol))
     else:
         storage = storage_of(study)  # Optuna's cache around the RDB storage
         write = storage.set_trial_state_values
@@ -305,7 +305,7 @@ def trial_runsets(url, study):
     """The RunSets of the study's counted trials. Two workers that see the last free slot
     together both create a trial; the later one is pruned without running (TrialSlots),
     so it has none."""
-    from paretostab.tuning.coordination import counts
+    from paretostab._tuning.coordination import counts
 
     storage = open_storage(url)
     return [load_runset(t, storage=storage, store=artifact_store(url))
@@ -344,22 +344,22 @@ def test_a_study_without_seed_draws_its_resample_seed_once(tmp_path):
 
 
 def test_the_report_replicates_draw_fresh_resamples(tmp_path, monkeypatch):
-    import paretostab.problem
-    from paretostab.report.build import build_report
+    import paretostab._problem
+    from paretostab.report._build import build_report
 
     url = storage_url(tmp_path)
     study = run_study(tiny(study={"trials": 3}, protocol={"replicates": 3}), storage=url,
                  progress=False)
     trial_seeds = {int(s) for r in trial_runsets(url, study) for s in r.seeds}
     drawn = []
-    original = paretostab.problem.replicates
+    original = paretostab._problem.replicates
 
     def spy(*args, **kwargs):
         runsets = original(*args, **kwargs)
         drawn.extend(runsets)
         return runsets
 
-    monkeypatch.setattr(paretostab.problem, "replicates", spy)
+    monkeypatch.setattr(paretostab._problem, "replicates", spy)
     build_report(url, out=tmp_path / "report", progress=False)
     assert drawn
     replicate_seeds = [tuple(r.seeds) for r in drawn]
@@ -373,7 +373,7 @@ def test_the_report_replicates_draw_fresh_resamples(tmp_path, monkeypatch):
     ({"record": ["spearman"]}, None),
 ])
 def test_the_runset_artifact_keeps_the_rankings_its_measures_read(tmp_path, objective, depth):
-    from paretostab.tuning.objective import kept_ranks
+    from paretostab._tuning.objective import kept_ranks
 
     spec = tiny(study={"trials": 1}, objective=objective)
     url = storage_url(tmp_path)
@@ -387,8 +387,8 @@ def test_the_runset_artifact_keeps_the_rankings_its_measures_read(tmp_path, obje
 
 
 def test_msi_is_a_tuning_objective(tmp_path):
+    from paretostab._similarity import FeatureSimilarity
     from paretostab.data import load_dataset
-    from paretostab.similarity import FeatureSimilarity
 
     spec = tiny(study={"trials": 3}, objective={"stability": "msi", "similarity": "spearman",
                                                 "record": ["nogueira"]})
@@ -491,7 +491,7 @@ def test_the_study_note_states_the_objectives_and_protocol_and_is_written_once(t
     pytest.importorskip("optuna_dashboard")
     from optuna_dashboard import save_note
 
-    from paretostab.tuning.notes import study_note
+    from paretostab._tuning.notes import study_note
 
     url = storage_url(tmp_path)
     spec = tiny(study={"trials": 2})
@@ -517,7 +517,7 @@ def test_the_study_note_states_the_objectives_and_protocol_and_is_written_once(t
 
 
 def _create(spec, url):
-    from paretostab.tuning import create_or_load_study
+    from paretostab._tuning import create_or_load_study
 
     create_or_load_study(spec, storage=open_storage(url))
 
@@ -527,7 +527,7 @@ def test_processes_creating_a_study_together_write_one_study_note(tmp_path, requ
     pytest.importorskip("optuna_dashboard")
     import multiprocessing
 
-    from paretostab.tuning.notes import study_note
+    from paretostab._tuning.notes import study_note
 
     url = {"sqlite": lambda: storage_url(tmp_path),
            "journal": lambda: f"journal:{tmp_path / 'study.log'}",
@@ -547,7 +547,7 @@ def test_processes_creating_a_study_together_write_one_study_note(tmp_path, requ
 
 def test_write_note_is_read_back_by_optuna_dashboard_however_long(tmp_path):
     pytest.importorskip("optuna_dashboard")
-    from paretostab.tuning.notes import has_note, write_note
+    from paretostab._tuning.notes import has_note, write_note
 
     study = optuna.create_study(storage=open_storage(storage_url(tmp_path)))
     trial = study.ask()
@@ -561,8 +561,8 @@ def test_write_note_is_read_back_by_optuna_dashboard_however_long(tmp_path):
 
 
 def test_a_trial_note_escapes_markdown_in_names_and_counts_the_features_left_out():
+    from paretostab._tuning.notes import trial_note
     from paretostab.maps import stability_map
-    from paretostab.tuning.notes import trial_note
 
     Z = np.zeros((4, 14), dtype=bool)
     Z[:, :3] = True
@@ -593,7 +593,7 @@ def test_worker_processes_log_as_the_process_that_started_them(tmp_path, level, 
     process that called tune (a notebook's, a script's), not a level of their own."""
     url = storage_url(tmp_path)
     code = ("import sys, optuna; from tests.test_tuning import tiny; "
-            "from paretostab.tuning import run_study; "
+            "from paretostab._tuning import run_study; "
             f"optuna.logging.set_verbosity(optuna.logging.{level}); "
             "run_study(tiny(), storage=sys.argv[1], n_trials=2, workers=2, progress=False)")
     run = subprocess.run([sys.executable, "-c", code, url], capture_output=True, text=True,
@@ -605,14 +605,14 @@ def test_worker_processes_log_as_the_process_that_started_them(tmp_path, level, 
 def test_a_trial_whose_stability_is_undefined_names_its_parameters(tmp_path, monkeypatch):
     """A value the spec allowed that leaves a measure undefined (NaN): the trial fails
     with the setting that gave it, so that the user sees which parameter to bound."""
-    import paretostab.problem
+    import paretostab._problem
 
-    original = paretostab.problem.Problem.measure_values
+    original = paretostab._problem.Problem.measure_values
 
     def undefined(self, runs, names=None):
         return {name: float("nan") for name in original(self, runs, names)}
 
-    monkeypatch.setattr(paretostab.problem.Problem, "measure_values", undefined)
+    monkeypatch.setattr(paretostab._problem.Problem, "measure_values", undefined)
     study = run_study(tiny(study={"trials": 2}), storage=storage_url(tmp_path), progress=False)
     for trial in study.trials:
         reason = trial.user_attrs["fail_reason"]

@@ -1,4 +1,4 @@
-"""One validation vocabulary (paretostab.validation): an Interval against a brute-force
+"""One validation vocabulary (paretostab._validation): an Interval against a brute-force
 reading of its definition, its words, and the same answer and error line for one value
 through the spec, the API, tuning and the selectors."""
 
@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from paretostab.errors import InvalidInputError
-from paretostab.validation import NON_NEGATIVE, POSITIVE, Interval, is_int, is_number
+from paretostab._errors import InvalidInputError
+from paretostab._validation import NON_NEGATIVE, POSITIVE, Interval, is_int, is_number
 
 CLOSED = ("both", "left", "right", "neither")
 SCALARS = st.one_of(
@@ -112,7 +112,7 @@ def test_the_spec_and_the_api_say_the_same_of_one_value(tmp_path):
         assert "must be an integer >= 2" in str(from_spec.value)
     assert parse_spec({**spec, "protocol": {"runs": np.int64(3)}}).protocol.runs == 3
     with pytest.raises(InvalidInputError, match=r"workers must be an integer >= 1; got True"):
-        from paretostab.tuning import run_study
+        from paretostab._tuning import run_study
 
         run_study(parse_spec(spec), storage=f"sqlite:///{tmp_path / 'v.db'}", workers=True)
     X = np.random.default_rng(0).normal(size=(20, 6))

@@ -11,9 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.integrate import dblquad, quad
 
-from paretostab.errors import InvalidInputError, ParetostabError
+from paretostab._errors import InvalidInputError, ParetostabError
+from paretostab._weight import Weight, as_weight
 from paretostab.front import dominance_area
-from paretostab.weight import Weight, as_weight
 
 
 def density_function(a, phi):

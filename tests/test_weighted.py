@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from paretostab import StabilityWarning, stability
-from paretostab.measures.weighted import chance_overlap
+from paretostab.measures._weighted import chance_overlap
 from tests.reference.weighted import (
     algorithm2_chance,
     chance_double_loop,
@@ -170,7 +170,7 @@ def test_pearson_is_undefined_for_a_constant_run_and_scale_free_otherwise(scale)
     """A run of equal importances has a variance of rounding only (4.4e-16 for 0.7 × 3):
     its pairs are undefined at any scale, while a varying run keeps its correlations when
     scaled (φ_pears is invariant to each run's scale)."""
-    from paretostab.measures.weighted import pearson
+    from paretostab.measures._weighted import pearson
 
     varying = np.array([[0.2, 0.5, 0.9], [0.9, 0.1, 0.3], [0.4, 0.4, 0.8]])
     constant = np.vstack([np.full(3, 0.7 * scale), varying[:2]])
@@ -186,7 +186,7 @@ def test_pearson_is_undefined_for_a_constant_run_of_small_importances():
     """Four importances of 1e-4 leave a variance of rounding of 6.6e-24: below 1e-12 of
     their sum of squares (4e-20), the scale-free tolerance, though above 1e-12 of a sum of
     cubes (4e-24), which shrinks faster than the rounding."""
-    from paretostab.measures.weighted import pearson
+    from paretostab.measures._weighted import pearson
 
     runs = np.vstack([np.full(4, 1e-4), [0.2, 0.5, 0.9, 0.1], [0.9, 0.1, 0.3, 0.4]])
     values = pearson(runs).values
@@ -197,7 +197,7 @@ def test_pearson_of_identical_and_reflected_runs_never_passes_its_bounds():
     """Rounding puts the correlation of a run with itself past 1 (1 + 2.2e-16) for about
     a quarter of these 200 runs, and with its reflection (max + min − run, correlation −1)
     past −1 for 85 of them: the values are clipped to the measure's bounds."""
-    from paretostab.measures.weighted import pearson
+    from paretostab.measures._weighted import pearson
 
     rng = np.random.default_rng(0)
     for _ in range(200):
@@ -225,7 +225,7 @@ def test_pearson_of_a_nearly_constant_run_is_still_defined():
     constant: the tolerance is relative to the run's sum of squares, so it correlates
     perfectly with a run that varies the same way (to the 1e-6 that the sums' cancellation
     leaves at this variance)."""
-    from paretostab.measures.weighted import pearson
+    from paretostab.measures._weighted import pearson
 
     near = 1e-3 * np.array([1.0, 1.0 + 1e-5, 1.0 + 2e-5])
     values = pearson(np.vstack([near, [1.0, 2.0, 3.0]])).values

@@ -93,7 +93,7 @@ def test_the_wheel_holds_the_package_its_specs_and_schema_only(dist):
     templates = ROOT / "paretostab" / "report" / "templates"
     assert {f"paretostab/report/templates/{t.name}" for t in templates.iterdir()} <= set(names)
     assert "paretostab/report/templates/page.html" in names
-    assert {"paretostab/__main__.py", "paretostab/cli.py"} <= set(names)
+    assert {"paretostab/__main__.py", "paretostab/_cli.py"} <= set(names)
     with tarfile.open(the(dist, f"paretostab-{VERSION}.tar.gz")) as sdist:
         members = sdist.getnames()
     assert f"paretostab-{VERSION}/paretostab/studies/quickstart.toml" in members
@@ -152,8 +152,8 @@ def test_the_installed_wheel_renders_its_templates(installed, tmp_path):
     their text escaped."""
     python, env = installed
     code = (
-        "from paretostab.report.html import Section, write_report\n"
-        "from paretostab.choice import Choice\n"
+        "from paretostab.report._html import Section, write_report\n"
+        "from paretostab._choice import Choice\n"
         "page = write_report('out', title='<t> & \"q\"', sections=[Section('S', text='a<b')],"
         " figure_files=())\n"
         "print(page.read_text(encoding='utf-8'))\n"

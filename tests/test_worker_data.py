@@ -21,13 +21,13 @@ import numpy as np
 import pytest
 from joblib import Parallel, delayed
 
-from paretostab import run_cache
-from paretostab.errors import StoreError
-from paretostab.problem import Problem
-from paretostab.run_cache import RunCache
-from paretostab.tuning import run_study
-from paretostab.tuning.coordination import _process_ended, counted_trials
-from paretostab.tuning.processes import _shared_data
+from paretostab import _run_cache as run_cache
+from paretostab._errors import StoreError
+from paretostab._problem import Problem
+from paretostab._run_cache import RunCache
+from paretostab._tuning import run_study
+from paretostab._tuning.coordination import _process_ended, counted_trials
+from paretostab._tuning.processes import _shared_data
 from tests.test_coordination import current, wait_for
 from tests.test_tuning import storage_url, tiny, write_spec
 

@@ -6,16 +6,16 @@
 
 Every measure is registered once with its metadata (input kind, whether it needs a
 similarity, bounds, correction for chance, paper and equation); ``list_measures()``
-returns that table. Modules by family: :mod:`.subset` (Z), :mod:`.weighted` (I),
-:mod:`.adjusted` (Z or I with a similarity), :mod:`.msi`, :mod:`.ranking` (R).
+returns that table. Private modules by family: ``_subset`` (Z), ``_weighted`` (I),
+``_adjusted`` (Z or I with a similarity), ``_msi``, ``_ranking`` (R).
 """
 
 from paretostab.measures import (  # noqa: F401  (importing registers the measures)
-    adjusted,
-    msi,
-    ranking,
-    subset,
-    weighted,
+    _adjusted,
+    _msi,
+    _ranking,
+    _subset,
+    _weighted,
 )
 from paretostab.measures._inputs import normalise_importances
 from paretostab.measures._registry import (
@@ -28,7 +28,7 @@ from paretostab.measures._registry import (
     measure_name,
     stability,
 )
-from paretostab.measures.subset import NogueiraInterval, nogueira_interval
+from paretostab.measures._subset import NogueiraInterval, nogueira_interval
 
 __all__ = [
     "ALIASES",

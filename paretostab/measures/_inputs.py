@@ -14,15 +14,15 @@ from typing import TypeGuard
 
 import numpy as np
 
-from paretostab.errors import InvalidInputError
-from paretostab.validation import Interval
+from paretostab._errors import InvalidInputError
+from paretostab._validation import Interval
 
 
 class UndefinedMeasure(Exception):
     """Raised inside a measure when its value is undefined; the message names the cause.
 
     :func:`paretostab.measures.stability` turns it into NaN (or ``impute_nan``) and a
-    :class:`~paretostab.errors.StabilityWarning`.
+    :class:`~paretostab.StabilityWarning`.
     """
 
 

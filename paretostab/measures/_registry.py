@@ -26,7 +26,10 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from paretostab.errors import InvalidInputError, StabilityWarning, UnknownNameError
+from paretostab._errors import InvalidInputError, StabilityWarning, UnknownNameError
+from paretostab._papers import cite
+from paretostab._similarity import SimilaritySource, as_similarity
+from paretostab._validation import Interval
 from paretostab.measures._inputs import (
     PairScores,
     UndefinedMeasure,
@@ -34,9 +37,6 @@ from paretostab.measures._inputs import (
     as_rank_matrix,
     as_selection_matrix,
 )
-from paretostab.papers import cite
-from paretostab.similarity import SimilaritySource, as_similarity
-from paretostab.validation import Interval
 
 InputKind = Literal["selection", "importance", "ranking"]
 
@@ -78,7 +78,7 @@ class MeasureInfo:
     corrected: bool
     reference: str
     """Where it comes from, the papers named (``register``'s ``"000 eq. 3"`` is shown as
-    ``"Hamer & Dupont 2021 (ECML), eq. 3"``: :func:`paretostab.papers.cite`)."""
+    ``"Hamer & Dupont 2021 (ECML), eq. 3"``: :func:`paretostab._papers.cite`)."""
     options: dict[str, object]
     identical_runs_maximal: bool = True
     symbol: str = ""
@@ -273,7 +273,7 @@ def stability(
         if similarity is None:
             raise InvalidInputError(
                 f"Measure {name!r} needs similarity=: a (d, d) matrix in [0, 1] or a "
-                "paretostab.similarity.FeatureSimilarity(X) built from the data."
+                "paretostab._similarity.FeatureSimilarity(X) built from the data."
             )
         source = as_similarity(similarity, array.shape[1])
         union = np.flatnonzero(array.any(axis=0))

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from matplotlib.axes import Axes
 
-from paretostab.errors import InvalidInputError
+from paretostab._errors import InvalidInputError
 from paretostab.front import ParetoFront
 from paretostab.maps import SelectionOverview, StabilityMap
 

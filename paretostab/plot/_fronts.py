@@ -27,12 +27,12 @@ from matplotlib.image import AxesImage
 from matplotlib.patches import Ellipse as EllipsePatch
 from matplotlib.patches import Patch
 
-from paretostab.errors import InvalidInputError
+from paretostab._errors import InvalidInputError
+from paretostab._point_labels import label_points
+from paretostab._validation import is_int
 from paretostab.front import ParetoFront, as_points
 from paretostab.maps import PALETTE
 from paretostab.plot._contract import new_axes, require
-from paretostab.point_labels import label_points
-from paretostab.validation import is_int
 
 if TYPE_CHECKING:  # annotations only: matplotlib.typing is new in matplotlib 3.8 (we take 3.7)
     from matplotlib.typing import ColorType
@@ -158,7 +158,7 @@ def _draw_ellipses(ax: Axes, ellipses: Iterable[ConfidenceRegion], color: ColorT
             angle = float(region.angle)
         except (AttributeError, TypeError, ValueError):
             raise InvalidInputError(
-                "ellipses must hold Ellipse objects (paretostab.report.confidence) with "
+                "ellipses must hold Ellipse objects (paretostab.report._confidence) with "
                 f"center, semi_axes and angle; item {k} is {type(region).__name__}."
             ) from None
         if not (np.all(np.isfinite(center)) and np.all(np.isfinite(semi))

@@ -26,10 +26,10 @@ from matplotlib.ticker import MaxNLocator
 from matplotlib.transforms import blended_transform_factory
 from mpl_toolkits.axes_grid1 import make_axes_locatable
 
-from paretostab.errors import InvalidInputError
+from paretostab._errors import InvalidInputError
+from paretostab._validation import Interval
 from paretostab.maps import TOP, FeaturePalette, SelectionOverview, StabilityMap
 from paretostab.plot._contract import new_axes, require
-from paretostab.validation import Interval
 
 if TYPE_CHECKING:  # annotations only: matplotlib.typing is new in matplotlib 3.8 (we take 3.7)
     from matplotlib.typing import ColorType

@@ -4,28 +4,36 @@ trials (SPEC §5; 002 §3, 003 §3, §7.1, 000 §6.2).
 
 The modules, from the bottom up:
 
-- :mod:`~paretostab.report.confidence` and :mod:`~paretostab.report.compare`: pure numpy,
+- ``_confidence`` and ``_compare``: pure numpy,
   scipy and pandas — Hotelling regions and the DA interval; groups of trials compared by
   their fronts (a one-study report is the comparison of one group);
-- :mod:`~paretostab.report.study_data`: a study as read (frozen, no Optuna object);
-  :mod:`~paretostab.report.load`, the only reader of a storage, reads it in one pass;
-- :mod:`~paretostab.report.refits`: the refits of trial settings the report needs
+- ``_study_data``: a study as read (frozen, no Optuna object);
+  ``_load``, the only reader of a storage, reads it in one pass;
+- ``_refits``: the refits of trial settings the report needs
   (replicates, held-out scores, label probes, whole-data selections), looked up in the
   study's cache or computed;
-- :mod:`~paretostab.report.estimates` and :mod:`~paretostab.report.analysis`: pure
+- ``_estimates`` and ``_analysis``: pure
   functions of those, returning the frozen analysis objects of a page
-  (:class:`~paretostab.report.analysis.StudyReport`,
-  :class:`~paretostab.report.analysis.StudiesComparison`), and the chosen trade-off
-  (:class:`~paretostab.choice.Choice`, below the report and the API);
-- :mod:`~paretostab.report.figures` (matplotlib, through :mod:`paretostab.plot`) and
-  :mod:`~paretostab.report.pages` (the sections) made from them;
-- :mod:`~paretostab.report.html`: renders any sections as one self-contained page, with
-  the templates of :mod:`~paretostab.report.templating` (autoescaped; also the notebook
-  representations of :mod:`paretostab.api`'s objects and of ``Choice``);
-- :mod:`~paretostab.report.write`: the only writer — files, the study's dashboard note,
+  (:class:`StudyReport`,
+  ``StudiesComparison``), and the chosen trade-off
+  (:class:`paretostab.Choice`, below the report and the API);
+- ``_figures`` (matplotlib, through :mod:`paretostab.plot`) and
+  ``_pages`` (the sections) made from them;
+- ``_html``: renders any sections as one self-contained page, with
+  the templates of ``paretostab._templating`` (autoescaped; also the notebook
+  representations of :mod:`paretostab`'s objects and of ``Choice``);
+- ``_write``: the only writer — files, the study's dashboard note,
   the refits cached in the study;
-- :mod:`~paretostab.report.build`: the pipelines read → analyse → draw → write
+- ``_build``: the pipelines read → analyse → draw → write
   (``build_report``, ``build_comparison``, ``choose_trial``).
+
+The modules are private; this package exports what the package's main jobs
+(:func:`paretostab.study_report`, :func:`paretostab.choose`, :func:`paretostab.compare`)
+are built from: the pipelines (:func:`analysed_study`, :func:`save_study_report`,
+:func:`choose_trial`, :func:`build_comparison`), their results (:class:`StudyReportResult`,
+:class:`StudyReport`, :class:`StudyFigures`), the sections of a study's page
+(:func:`study_sections`) and the page itself (:func:`write_report`, :func:`figure_to_png`).
+Those load Optuna and matplotlib, and are imported when first used.
 
 The fronts, dominance areas and the γ choice are :mod:`paretostab.front`; the maps
 :mod:`paretostab.maps`; the drawers :mod:`paretostab.plot`. Importing this package loads
@@ -34,7 +42,10 @@ neither Optuna nor matplotlib.
 
 from __future__ import annotations
 
-from paretostab.report.compare import (
+import importlib
+from typing import TYPE_CHECKING
+
+from paretostab.report._compare import (
     CombinedFront,
     Comparison,
     Difference,
@@ -44,12 +55,44 @@ from paretostab.report.compare import (
     front_trials,
     table3,
 )
-from paretostab.report.confidence import (
+from paretostab.report._confidence import (
     DominanceAreaInterval,
     Ellipse,
     confidence_regions,
     dominance_area_interval,
 )
+
+if TYPE_CHECKING:  # the pipelines load Optuna and matplotlib: imported when first used
+    from paretostab.report._analysis import StudyReport
+    from paretostab.report._build import (
+        StudyReportResult,
+        analysed_study,
+        build_comparison,
+        choose_trial,
+        save_study_report,
+    )
+    from paretostab.report._figures import StudyFigures
+    from paretostab.report._html import figure_to_png, write_report
+    from paretostab.report._pages import study_sections
+
+#: The exports imported when first used: name → its private module.
+_LAZY = {"StudyReport": "_analysis", "StudyReportResult": "_build", "analysed_study": "_build",
+         "build_comparison": "_build", "choose_trial": "_build", "save_study_report": "_build",
+         "StudyFigures": "_figures", "figure_to_png": "_html", "write_report": "_html",
+         "study_sections": "_pages"}
+
+
+def __getattr__(name: str) -> object:
+    """The exports that load Optuna or matplotlib (:data:`_LAZY`), imported on first use;
+    the ``TYPE_CHECKING`` imports above name the same modules."""
+    if name not in _LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})
+
 
 __all__ = [
     "CombinedFront",
@@ -59,9 +102,19 @@ __all__ = [
     "Ellipse",
     "Group",
     "GroupFront",
+    "StudyFigures",
+    "StudyReport",
+    "StudyReportResult",
+    "analysed_study",
+    "build_comparison",
+    "choose_trial",
     "compare_groups",
     "confidence_regions",
     "dominance_area_interval",
+    "figure_to_png",
     "front_trials",
+    "save_study_report",
+    "study_sections",
     "table3",
+    "write_report",
 ]

@@ -6,7 +6,7 @@ study searches by default (plain data: ``(low, high, log)`` ranges; the tuning m
 turns them into Optuna distributions). :func:`get_selector` also finds the selectors
 that installed packages register under the entry point group ``paretostab.selectors``,
 and any scikit-learn estimator class named ``"module:Class"``
-(:class:`~paretostab.selectors.external.ExternalSelector`).
+(:class:`~paretostab.selectors.ExternalSelector`).
 """
 
 from __future__ import annotations
@@ -20,19 +20,19 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from paretostab.errors import InvalidInputError, UnknownNameError
+from paretostab._errors import InvalidInputError, UnknownNameError
 from paretostab.selectors._base import SelectorBase, TrainingSample
-from paretostab.selectors.external import (
+from paretostab.selectors._external import (
     ExternalSelector,
     external_parameters,
     external_selector,
     gives_importances,
 )
-from paretostab.selectors.filters import MIMSelector, MRMRSelector, TTestSelector
-from paretostab.selectors.hybrid_rfe import BiasedRFE, HybridRFE, transfer_learning_rfe
-from paretostab.selectors.kernel_svm import KernelSVMRFE
-from paretostab.selectors.linear import ElasticNetSelector, GroupLassoSelector
-from paretostab.selectors.other import RandomForestSelector, ReliefSelector
+from paretostab.selectors._filters import MIMSelector, MRMRSelector, TTestSelector
+from paretostab.selectors._hybrid_rfe import BiasedRFE, HybridRFE, transfer_learning_rfe
+from paretostab.selectors._kernel_svm import KernelSVMRFE
+from paretostab.selectors._linear import ElasticNetSelector, GroupLassoSelector
+from paretostab.selectors._other import RandomForestSelector, ReliefSelector
 
 
 @dataclass(frozen=True)
@@ -71,7 +71,7 @@ class SelectorInfo:
 class ExternalSelectorInfo(SelectorInfo):
     """A scikit-learn estimator class ``estimator`` that is not a selector of the package
     (a spec's ``"module:Class"``, an entry point's class), wrapped in
-    :class:`~paretostab.selectors.external.ExternalSelector`. No default search space;
+    :class:`~paretostab.selectors.ExternalSelector`. No default search space;
     its parameters are the class's own ``get_params()`` names and the wrapper's
     ``n_features`` / ``final_reg`` where they apply (:func:`external_parameters`)."""
 
@@ -83,7 +83,7 @@ class ExternalSelectorInfo(SelectorInfo):
 
     def gives_importances(self) -> bool | None:
         """Whether its runs have importances, as far as the class tells (None: its fitted
-        model decides; :func:`~paretostab.selectors.external.gives_importances`)."""
+        model decides; :func:`~paretostab.selectors._external.gives_importances`)."""
         return gives_importances(self.estimator)
 
 
@@ -260,7 +260,7 @@ def selector_reference(selector: object) -> tuple[str, dict]:
 
 
 def protocol_selector(selector: object) -> object:
-    """The selector :func:`~paretostab.protocol.run_protocol` runs for ``selector``: a
+    """The selector :func:`~paretostab._protocol.run_protocol` runs for ``selector``: a
     selector of the package as it is; a scikit-learn selector (one with ``get_support()``,
     ``SelectKBest``, ``RFE``, ...) wrapped in :class:`ExternalSelector`, as a spec's
     ``"module:Class"`` is; any other estimator as it is (it sets ``support_`` when fitted).

@@ -38,8 +38,8 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import ThreadpoolController
 
-from paretostab.errors import InvalidInputError
-from paretostab.validation import POSITIVE, Interval
+from paretostab._errors import InvalidInputError
+from paretostab._validation import POSITIVE, Interval
 
 if TYPE_CHECKING:
     from typing_extensions import Self  # typing.Self from Python 3.11

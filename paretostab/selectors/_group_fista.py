@@ -1,6 +1,6 @@
 """The logistic and multinomial group lasso (elastic net), solved by FISTA.
 
-The solver behind :mod:`paretostab.selectors.linear`. It minimises, with an unpenalised
+The solver behind :mod:`paretostab.selectors._linear`. It minimises, with an unpenalised
 intercept, a weighted loss plus ``ridge ‖W‖² + Σ_g t_g ‖W_g‖`` where ``W_g`` holds the rows
 of group g's features:
 

@@ -20,8 +20,9 @@ from numpy.typing import ArrayLike
 from sklearn.svm import LinearSVC
 from sklearn.utils.metaestimators import available_if
 
-from paretostab.errors import InvalidInputError
-from paretostab.importance import class_weight_norm, linear_importance
+from paretostab._errors import InvalidInputError
+from paretostab._importance import class_weight_norm, linear_importance
+from paretostab._validation import Interval
 from paretostab.selectors._base import (
     LinearModelMixin,
     SelectorBase,
@@ -29,7 +30,6 @@ from paretostab.selectors._base import (
     check_positive,
 )
 from paretostab.selectors._logistic import IncrementalL2Logistic, shrunk_gram, solves_in_dual
-from paretostab.validation import Interval
 
 LOSSES = ("logistic", "hinge")
 
@@ -205,7 +205,7 @@ def eliminate(X: np.ndarray, y: np.ndarray, *, n_features: int, protected: np.nd
     :class:`~paretostab.selectors._logistic.IncrementalL2Logistic`).
 
     ``y``: ±1 signs, or an n × K matrix of them (K > 2 classes): then K one-vs-rest models
-    per step, and |w_f| is their weights' norm :func:`~paretostab.importance.class_weight_norm`
+    per step, and |w_f| is their weights' norm :func:`~paretostab._importance.class_weight_norm`
     (Guyon et al. 2002's multi-class criterion Σ_k w_kf², as its square root).
     """
     d = X.shape[1]

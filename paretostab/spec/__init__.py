@@ -4,7 +4,7 @@ A spec says which data, which resampling protocol, which selector with which fix
 parameters and which search space, and which stability measure to maximise next to the
 accuracy. It is validated entirely when it is read — before any data is loaded or any
 trial runs: an unknown key, a bad value or an unknown name raises
-:class:`~paretostab.errors.InvalidInputError` (or :class:`~paretostab.errors.UnknownNameError`
+:class:`~paretostab.InvalidInputError` (or :class:`~paretostab.UnknownNameError`
 for names, with the closest suggestion) naming the file, the key with its table
 (``selector.search.epsilon``), what is allowed and what was given.
 
@@ -29,9 +29,9 @@ use through a first line ``#:schema ../spec/spec.schema.json`` in the package's
 
     [protocol]
     runs = 100                   # M >= 2
-    resampling = "bootstrap"     # paretostab.vocabulary.RESAMPLINGS
+    resampling = "bootstrap"     # paretostab._vocabulary.RESAMPLINGS
     sample_fraction = 0.9        # only with resampling = "subsample"
-    metric = "accuracy"          # paretostab.vocabulary.METRICS
+    metric = "accuracy"          # paretostab._vocabulary.METRICS
     replicates = 10              # B >= 3, for the report's confidence regions
     n_jobs = 2                   # joblib processes per protocol (results do not depend on it)
     resamples = "shared"         # "shared": every trial on the same M resamples (default);
@@ -117,7 +117,7 @@ default): every trial of the study runs on the same resamples, seeded from the s
 seed, so that trials are compared on paired data, as the papers compare methods on the
 same bootstrap samples (and the selector's own randomness, e.g. a random forest's, is
 shared too: common random numbers); their preparation is then computed once per process
-(:class:`~paretostab.run_cache.RunCache`). ``"per_trial"``: trial t draws its own from
+(:class:`~paretostab._run_cache.RunCache`). ``"per_trial"``: trial t draws its own from
 ``(seed, t)``. The report's replicates draw fresh resamples either way.
 
 :meth:`StudySpec.content_hash` identifies what the trials compute (data, protocol,
@@ -125,17 +125,17 @@ selector, objective, and the seed when the resamples are shared; not the study n
 trial count, sampler, storage, nor ``n_jobs``, which does not change any result), so that
 a stored study can be matched with the spec that made it.
 
-The modules: :mod:`~paretostab.spec.keys` (how a key is declared: its kind, default, one
-line of documentation and rules, as data), :mod:`~paretostab.spec.schema` (each key
+The modules: :mod:`~paretostab.spec._keys` (how a key is declared: its kind, default, one
+line of documentation and rules, as data), :mod:`~paretostab.spec._schema` (each key
 declared once, and what is derived
 from the declarations: parsing of the tables, ``to_dict``, the content hash, the JSON
-Schema, the reference table), :mod:`~paretostab.spec.resolve` (the checks that need the
-selector and measure registries), :mod:`~paretostab.spec.space` (the trial space:
-searched parameters, the selector of a trial, the grid), :mod:`~paretostab.spec.files`
+Schema, the reference table), :mod:`~paretostab.spec._resolve` (the checks that need the
+selector and measure registries), :mod:`~paretostab.spec._space` (the trial space:
+searched parameters, the selector of a trial, the grid), :mod:`~paretostab.spec._files`
 (the entry points: :func:`parse_spec`, :func:`load_spec`, the built-in specs).
 """
 
-from paretostab.spec.files import (
+from paretostab.spec._files import (
     builtin_spec_names,
     builtin_spec_path,
     builtin_spec_summaries,
@@ -146,10 +146,11 @@ from paretostab.spec.files import (
     parse_spec,
     with_objective,
 )
-from paretostab.spec.resolve import fit_to_data
-from paretostab.spec.schema import (
+from paretostab.spec._resolve import fit_to_data
+from paretostab.spec._schema import (
     BUILTIN_SOURCES,
     DATA_GROUPS,
+    MEMORY_SOURCE,
     RESAMPLES,
     SAMPLERS,
     SIMILARITIES,
@@ -163,7 +164,7 @@ from paretostab.spec.schema import (
     json_schema,
     reference_table,
 )
-from paretostab.spec.space import (
+from paretostab.spec._space import (
     SELECTOR_PARAM,
     grid,
     grid_size,
@@ -171,8 +172,9 @@ from paretostab.spec.space import (
     trial_selector,
 )
 
-__all__ = ["BUILTIN_SOURCES", "DATA_GROUPS", "RESAMPLES", "SAMPLERS", "SELECTOR_PARAM",
-           "SIMILARITIES", "DataSpec", "FrozenMap", "ObjectiveSpec", "Param", "ProtocolSpec",
+__all__ = ["BUILTIN_SOURCES", "DATA_GROUPS", "MEMORY_SOURCE", "RESAMPLES", "SAMPLERS",
+           "SELECTOR_PARAM", "SIMILARITIES", "DataSpec", "FrozenMap", "ObjectiveSpec", "Param",
+           "ProtocolSpec",
            "SelectorSpec", "StudySpec", "builtin_spec_names", "builtin_spec_path",
            "builtin_spec_summaries", "builtin_spec_text", "check_builtin_data", "find_spec",
            "fit_to_data", "grid",

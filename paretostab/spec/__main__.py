@@ -1,14 +1,14 @@
 """``python -m paretostab.spec [--check] [--reference FILE]``: write the package's
 ``spec.schema.json`` from the declarations (with ``--check``, fail when the committed file
 differs from them); with ``--reference FILE``, write the spec reference page
-(:func:`~paretostab.spec.reference.reference_page`) to ``FILE`` instead."""
+(:func:`~paretostab.spec._reference.reference_page`) to ``FILE`` instead."""
 
 import json
 import sys
 from pathlib import Path
 
-from paretostab.spec.reference import reference_page
-from paretostab.spec.schema import SCHEMA_FILE, json_schema, write_json_schema
+from paretostab.spec._reference import reference_page
+from paretostab.spec._schema import SCHEMA_FILE, json_schema, write_json_schema
 
 USAGE = "usage: python -m paretostab.spec [--check] [--reference FILE]"
 

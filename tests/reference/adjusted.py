@@ -1,7 +1,7 @@
 """Plain definitions of the similarity-adjusted measures (000 eq. 3–4; 001; SPEC §2a; stabm).
 
 Written from the definitions with Python sets and explicit loops, independently of
-``paretostab.measures.adjusted``: every pair of runs is visited, and the expectations of
+``paretostab.measures._adjusted``: every pair of runs is visited, and the expectations of
 the corrected measures average over *all* pairs of subsets of the two sizes (stabm's
 ``correction.for.chance = "exact"``). ``S`` is a full d×d nested sequence or array;
 "similar" means ``S[x][y] >= threshold``. A measure is NaN as soon as one pair is.

@@ -1,0 +1,367 @@
+"""Command line: ``python -m paretostab <command>``.
+
+A thin layer over the library:
+
+``tune [SPEC]``
+    Run or resume an Optuna study maximising accuracy and stability (default: the
+    quickstart spec, into a local SQLite file); print the Pareto front.
+``report``
+    The report of a tuned study: fronts, dominance area with confidence interval, γ
+    choice, stability maps (index.html, front.csv, summary.json).
+``compare STUDY STUDY…``
+    Compare studies (in one storage or several) by their fronts under each measure:
+    dominance areas with intervals, pairwise differences with verdicts, the combined front,
+    Table 3 of Hamer & Dupont, ECML 2021 (index.html, comparison.csv, comparison.json).
+``choose --gamma G``
+    The front trial chosen by γ, its parameters and selected features.
+``dashboard``
+    Serve optuna-dashboard on a study storage with its artifact store.
+``studies [NAME]``
+    List the built-in study specs, or print one's TOML (to start a spec of one's own).
+``measures``
+    Compute every registered stability measure on a bundled example (bootstrap runs
+    of a top-k Welch-t filter on scikit-learn's breast-cancer data) and print a table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import signal
+import sys
+import time
+
+import pandas as pd
+
+from paretostab._errors import InvalidInputError, ParetostabError
+from paretostab._faults import DEFAULT_STORAGE_WAIT, stop_signals
+from paretostab._run_cache import DEFAULT_CACHE_BYTES
+from paretostab._version import __version__
+
+__all__ = ["main"]
+
+QUIET_HELP = ("no progress on stderr (by default a bar on a terminal, else a plain line "
+              "every 10 steps or 30 s); errors still print")
+ARTIFACTS_HELP = ("artifact store: a folder (one shared folder for processes on several "
+                  "machines) or s3://bucket/prefix (default: a folder beside the storage)")
+
+
+def _tune(args) -> int:
+    import optuna
+
+    from paretostab._api import tune
+    from paretostab._storage import DEFAULT_STORAGE, display_url
+    from paretostab._tuning import counted_trials, front_table
+    from paretostab._validation import Interval
+    from paretostab._vocabulary import KBAR
+    from paretostab.measures import measure_name
+    from paretostab.spec import find_spec, load_spec, with_objective
+
+    optuna.logging.set_verbosity(optuna.logging.ERROR)  # a failed trial: one line of tune's
+    spec = load_spec(find_spec(args.spec or "quickstart"))
+    if args.objective:
+        spec = with_objective(spec, measure_name(args.objective))
+    storage = args.storage or spec.storage or DEFAULT_STORAGE
+    Interval("number", 0, why=" (GiB of prepared runs per process; 0 keeps none)"
+             ).check("--cache-gib", args.cache_gib)
+    start = time.perf_counter()
+    try:
+        study = tune(spec, storage=storage, study_name=args.study_name, n_trials=args.n_trials,
+                     timeout=args.timeout, n_jobs=args.n_jobs, workers=args.workers,
+                     artifacts=args.artifacts, cache_bytes=int(args.cache_gib * 2**30),
+                     storage_wait=args.storage_wait, backend=args.backend,
+                     scheduler=args.scheduler, progress=_progress(args)).study
+    except KeyboardInterrupt as interrupt:
+        return _interrupted("completed trials are kept; run the same command to resume.",
+                            interrupt)
+    seconds = time.perf_counter() - start
+    trials = study.get_trials(deepcopy=False)
+    states = pd.Series([t.state.name for t in trials]).value_counts().to_dict()
+    cache = max((t.user_attrs.get("timing", {}).get("run_cache_mib", 0.0) for t in trials),
+                default=0.0)
+    shown = display_url(storage)
+    print(f"Study {study.study_name!r} in {shown}: {counted_trials(study)} counted trials "
+          f"of {len(trials)} ({', '.join(f'{n} {s.lower()}' for s, n in states.items())}; "
+          "an interrupted, stale or unrun trial does not count); this run took "
+          f"{seconds:.1f} s" + (f"; prepared runs kept: {cache:.0f} MiB per process."
+                                if cache else "."))
+    table = front_table(study)
+    with pd.option_context("display.max_columns", None, "display.width", 120,
+                           "display.float_format", "{:.4g}".format):
+        print(f"\nPareto front ({len(table)} trials):")
+        print(table.rename(columns={KBAR: "k̄"}).to_string(index=False))
+    extra = f" --study-name {shlex.quote(args.study_name)}" if args.study_name else ""
+    artifacts = f" --artifacts {shlex.quote(args.artifacts)}" if args.artifacts else ""
+    url = shlex.quote(shown)
+    print(f"\nNext:\n  python -m paretostab report --storage {url}{extra}{artifacts}"
+          "   (fronts, confidence, γ choice, maps → report/index.html)\n"
+          f"  python -m paretostab choose --gamma 0.5 --storage {url}{extra}{artifacts}\n"
+          f"  python -m paretostab dashboard --storage {url}{artifacts}"
+          "   (the stability map of each front trial)"
+          + ("\n  (the password is shown as ***: type yours in its place)"
+             if shown != storage else ""))
+    return 0
+
+
+def _dashboard(args) -> int:
+    from paretostab._storage import DEFAULT_STORAGE, artifact_store, display_url, open_storage
+
+    try:
+        import optuna_dashboard
+    except ImportError:
+        raise InvalidInputError("the dashboard needs optuna-dashboard: "
+                                "pip install 'paretostab[dashboard]'.") from None
+    storage = args.storage or DEFAULT_STORAGE
+    opened = open_storage(storage, must_exist=True)
+    store = artifact_store(storage, args.artifacts, must_exist=True)
+    print(f"Serving {display_url(storage)} at http://{args.host}:{args.port}/ (Ctrl-C stops).")
+    optuna_dashboard.run_server(opened, host=args.host, port=args.port, artifact_store=store)
+    return 0
+
+
+def _progress(args) -> bool | None:
+    """A command's ``progress``: none with ``--quiet``, else a bar on a terminal and plain
+    lines on stderr otherwise (:func:`paretostab._progress.progress_bar`)."""
+    return False if args.quiet else None
+
+
+def _interrupted(what: str, interrupt: KeyboardInterrupt) -> int:
+    """Ctrl-C, SIGTERM or SIGHUP: one line on stderr naming the signal, and the shell's
+    exit code for it (130, 143, 129)."""
+    name = getattr(interrupt, "signum", signal.SIGINT)
+    name = "Ctrl-C" if name == signal.SIGINT else signal.Signals(name).name
+    print(f"\nInterrupted ({name}): {what}", file=sys.stderr)
+    return getattr(interrupt, "exit_code", 130)
+
+
+def _report(args) -> int:
+    from paretostab._api import study_report
+    from paretostab._storage import DEFAULT_STORAGE
+    from paretostab._weight import as_weight
+
+    measures = [m.strip() for m in args.measures.split(",")] if args.measures else None
+    try:
+        report = study_report(args.storage or DEFAULT_STORAGE, study_name=args.study_name,
+                              measures=measures, replicates=args.replicates,
+                              weight=as_weight(args.weight), gamma=args.gamma, level=args.level,
+                              artifacts=args.artifacts, allow_chance=args.allow_chance,
+                              progress=_progress(args))
+        folder = report.save(args.out)
+    except KeyboardInterrupt as interrupt:
+        return _interrupted("no report written; the replicates computed so far are kept in "
+                            "the study and reused by the next report.", interrupt)
+    extra = ", selectors.csv" if (folder / "selectors.csv").is_file() else ""
+    print(f"Report written to {folder / 'index.html'} (with front.csv{extra} and "
+          "summary.json).")
+    return 0
+
+
+def _compare(args) -> int:
+    from paretostab._api import compare
+    from paretostab._weight import as_weight
+    from paretostab.measures import measure_label as label
+
+    measures = [m.strip() for m in args.measures.split(",")] if args.measures else None
+    try:
+        compared = compare(
+            args.studies, args.storage, measures=measures, replicates=args.replicates,
+            weight=as_weight(args.weight), level=args.level, out=args.out, artifacts=args.artifacts,
+            progress=_progress(args))
+        folder, comparison = compared.folder, compared.comparison
+    except KeyboardInterrupt as interrupt:
+        return _interrupted("no comparison written; the replicates computed so far are "
+                            "kept in the studies and reused by the next compare or report.",
+                            interrupt)
+    print(f"Comparison written to {folder / 'index.html'} (with comparison.csv and "
+          "comparison.json).")
+    for d in comparison.differences:
+        first = comparison.front(d.measure, d.first).dominance_area
+        second = comparison.front(d.measure, d.second).dominance_area
+        interval = ("" if d.low is None else
+                    f", replicate means {d.estimate:+.4f}, {d.level:.0%} interval "
+                    f"[{d.low:+.4f}, {d.high:+.4f}]")
+        print(f"{label(d.measure)}: {d.first} vs {d.second}: dominance area {first:.4f} vs "
+              f"{second:.4f} (difference {d.dominance_area:+.4f}{interval}): {d.verdict}")
+    return 0
+
+
+def _choose(args) -> int:
+    from paretostab._api import choose
+    from paretostab._storage import DEFAULT_STORAGE
+    from paretostab.measures import measure_label as label
+
+    try:
+        chosen = choose(args.storage or DEFAULT_STORAGE, args.gamma,
+                        study_name=args.study_name, measure=args.measure,
+                        artifacts=args.artifacts, level=args.level,
+                        allow_chance=args.allow_chance)
+    except KeyboardInterrupt as interrupt:
+        return _interrupted("nothing chosen; the study is unchanged.", interrupt)
+    values = {"trial": chosen.trial, "gamma": chosen.gamma, **chosen.values}
+    print(", ".join(f"{label(k)} = {v:.4g}" if isinstance(v, float) else f"{label(k)} = {v}"
+                    for k, v in values.items()))
+    print("parameters: " + ", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}"
+                                     for k, v in chosen.params.items()))
+    held_out = chosen.held_out
+    if held_out is not None:
+        print(f"held out ({held_out['data']}, {held_out['n']} examples never seen by the "
+              f"search): {held_out['value']:.4g}, {held_out['level']:.0%} interval "
+              f"[{held_out['low']:.4g}, {held_out['high']:.4g}]")
+    if chosen.flagged:
+        what = ("flagged as no better than chance (chosen from by --allow-chance)"
+                if args.allow_chance else "passed over as no better than chance")
+        print(f"{what}: " + "; ".join(f"trial {n}: {why}" for n, why in chosen.flagged.items()))
+    if chosen.features:
+        print(f"selected features ({len(chosen.features)}, by decreasing importance on the "
+              f"whole {'development ' if held_out is not None else ''}data): "
+              + ", ".join(chosen.features))
+    else:
+        print("selected features: unavailable (the study holds no spec to refit the selector)")
+    return 0
+
+
+def _studies(args) -> int:
+    from paretostab.spec import builtin_spec_summaries, builtin_spec_text
+
+    if args.name:
+        sys.stdout.write(builtin_spec_text(args.name))
+        return 0
+    summaries = builtin_spec_summaries()
+    width = max(map(len, summaries))
+    for name, summary in summaries.items():
+        print(f"{name:<{width}}  {summary}")
+    print("\npython -m paretostab tune NAME runs one; python -m paretostab studies NAME > "
+          "my.toml writes it out to edit.")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m paretostab", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action="version", version=f"paretostab {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True)
+    tune = commands.add_parser("tune", help="run or resume a study (default: quickstart)")
+    tune.add_argument("spec", nargs="?", help="study spec: a TOML file or a built-in spec's "
+                      "name (paretostab studies lists them); default quickstart")
+    tune.add_argument("--storage", help="Optuna storage URL (default sqlite:///paretostab.db; "
+                      "journal:PATH for a journal file)")
+    tune.add_argument("--study-name", help="default: the spec's name (with --objective: "
+                                           "<name>_<measure>)")
+    tune.add_argument("--objective", help="tune the spec's space for this stability measure "
+                                          "instead of its own (e.g. phi, phi_pears; Fig. 11 "
+                                          "of Hamer & Dupont, JMLR 2021)")
+    tune.add_argument("--n-trials", type=int, help="finished trials wanted in total")
+    tune.add_argument("--timeout", type=float, help="seconds; stops starting new trials")
+    tune.add_argument("--n-jobs", type=int, help="processes for the runs inside a trial")
+    tune.add_argument("--workers", type=int, default=1, help="processes running trials")
+    tune.add_argument("--backend", default="local",
+                      help="where a trial's runs go: local (this machine's processes, the "
+                      "default) or dask (the workers of a Dask cluster, with --scheduler; "
+                      "pip install 'paretostab[dask]')")
+    tune.add_argument("--scheduler", metavar="ADDRESS",
+                      help="the Dask scheduler of --backend dask, e.g. tcp://host:8786")
+    tune.add_argument("--artifacts", help=ARTIFACTS_HELP)
+    tune.add_argument("--quiet", action="store_true", help=QUIET_HELP)
+    tune.add_argument("--storage-wait", type=float, default=DEFAULT_STORAGE_WAIT,
+                      metavar="SECONDS", help="how long to wait for a database server that "
+                      "cannot be reached (a restart, a failover) before stopping "
+                      "(default %(default)g)")
+    tune.add_argument("--cache-gib", type=float, default=DEFAULT_CACHE_BYTES / 2**30,
+                      help="memory for the prepared runs each process keeps between trials "
+                      "with shared resamples, in GiB (default %(default)g; 0: none)")
+    dashboard = commands.add_parser("dashboard", help="optuna-dashboard on a study storage")
+    dashboard.add_argument("--storage", help="Optuna storage URL (default sqlite:///paretostab.db)")
+    dashboard.add_argument("--artifacts", help=ARTIFACTS_HELP)
+    dashboard.add_argument("--host", default="127.0.0.1")
+    dashboard.add_argument("--port", type=int, default=8080)
+    report = commands.add_parser("report", help="the report of a tuned study (HTML, CSV, JSON)")
+    report.add_argument("--storage", help="Optuna storage URL (default sqlite:///paretostab.db)")
+    report.add_argument("--study-name", help="default: the storage's only study")
+    report.add_argument("--measures", help="comma-separated stability measures to show "
+                        "(default: the objective and the recorded ones; aliases phi, pears)")
+    report.add_argument("--replicates", type=int,
+                        help="B re-runs of each front trial (default: the spec's; 0: none)")
+    report.add_argument("--weight", help="uniform (default), accuracy:A or stability:A")
+    report.add_argument("--gamma", type=float, default=0.5,
+                        help="the trade-off γ in [0, 1]: the report marks and details the "
+                             "trial maximising γA+(1−γ)φ (default 0.5)")
+    report.add_argument("--level", type=float, default=0.95, help="confidence level")
+    report.add_argument("--allow-chance", action="store_true",
+                        help="let γ choose trials flagged as no better than chance")
+    report.add_argument("--out", default="report", help="output folder (default: report)")
+    report.add_argument("--artifacts", help=ARTIFACTS_HELP)
+    report.add_argument("--quiet", action="store_true", help=QUIET_HELP)
+    compare = commands.add_parser(
+        "compare", help="compare studies by their fronts (HTML, CSV, JSON)",
+        description="Compare studies by their (accuracy, stability) Pareto fronts under each "
+        "measure: dominance areas with confidence intervals from replicates of the front "
+        "trials, pairwise differences with verdicts, the front of all studies together and "
+        "Table 3 of Hamer & Dupont, ECML 2021.")
+    compare.add_argument("studies", nargs="+", metavar="STUDY", help="study names (two or more)")
+    compare.add_argument("--storage", action="append",
+                         help="Optuna storage URL: once for every study, or once per study in "
+                              "their order (default sqlite:///paretostab.db)")
+    compare.add_argument("--measures", help="comma-separated stability measures (default: the "
+                         "studies' objectives and the measures every study records)")
+    compare.add_argument("--replicates", type=int, help="B re-runs of each front trial "
+                         "(default: each study's spec; 0: none)")
+    compare.add_argument("--weight", help="uniform (default), accuracy:A or stability:A")
+    compare.add_argument("--level", type=float, default=0.95, help="confidence level")
+    compare.add_argument("--out", default="comparison",
+                         help="output folder (default: comparison)")
+    compare.add_argument("--artifacts", action="append",
+                         help=ARTIFACTS_HELP + "; once for every study, or once per study")
+    compare.add_argument("--quiet", action="store_true", help=QUIET_HELP)
+    choose = commands.add_parser("choose", help="the front trial chosen by γ, and its features")
+    choose.add_argument("--gamma", type=float, required=True, help="γ in [0, 1]")
+    choose.add_argument("--storage", help="Optuna storage URL (default sqlite:///paretostab.db)")
+    choose.add_argument("--study-name", help="default: the storage's only study")
+    choose.add_argument("--measure", help="stability measure (default: the objective)")
+    choose.add_argument("--level", type=float, default=0.95,
+                        help="level of the chance test and the held-out interval")
+    choose.add_argument("--allow-chance", action="store_true",
+                        help="let γ choose trials flagged as no better than chance")
+    choose.add_argument("--artifacts", help=ARTIFACTS_HELP)
+    choose.add_argument("--quiet", action="store_true", help=QUIET_HELP)
+    studies = commands.add_parser(
+        "studies", help="list the built-in study specs, or print one",
+        description="The built-in study specs, each with the first line of its comment; "
+        "with a NAME, that spec's TOML on stdout, to start a spec of one's own: "
+        "paretostab studies quickstart > my.toml")
+    studies.add_argument("name", nargs="?", help="a built-in spec (default: list them all)")
+    measures = commands.add_parser(
+        "measures",
+        help="every stability measure on the bundled example, as a table",
+        description="Bootstrap runs of a top-k Welch-t filter on scikit-learn's breast-cancer "
+        "data (569 × 30); every registered measure of the selections, importances (|t|) and "
+        "rankings, with |Spearman| similarity where a measure needs one.",
+    )
+    measures.add_argument("--runs", type=int, default=30, help="bootstrap runs M (default 30)")
+    measures.add_argument("--k", type=int, default=5, help="features selected per run")
+    measures.add_argument("--seed", type=int, default=0, help="random seed")
+    measures.add_argument("--threshold", type=float, default=0.9,
+                          help="similarity threshold of the adjusted measures (default 0.9)")
+    args = parser.parse_args(argv)
+    handlers = {"tune": _tune, "dashboard": _dashboard, "report": _report, "choose": _choose,
+                "compare": _compare, "studies": _studies}
+    if args.command in handlers:
+        try:
+            with stop_signals():  # SIGTERM and SIGHUP stop a command as Ctrl-C does
+                return handlers[args.command](args)
+        except ParetostabError as exc:
+            parser.exit(2, f"error: {exc}\n")
+    if args.runs < 2 or not 1 <= args.k <= 30:
+        parser.error("--runs must be >= 2 and --k in [1, 30]")
+    from paretostab._example import measures_table
+
+    table = measures_table(args.runs, args.k, args.seed, args.threshold)
+    with pd.option_context("display.max_rows", None, "display.width", 120,
+                           "display.max_colwidth", 60, "display.float_format", "{:.4f}".format):
+        print(f"Stability of a top-{args.k} Welch-t filter over {args.runs} bootstrap runs "
+              "of breast_cancer (569 × 30):")
+        print(table)
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

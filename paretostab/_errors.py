@@ -1,0 +1,76 @@
+"""Exceptions and warnings raised by paretostab.
+
+Every error the library raises on bad input derives from :class:`ParetostabError`, so
+callers can catch one class. The subclasses also derive from the built-in exception a
+Python user would expect (``ValueError`` for a bad value, ``TypeError`` for a bad type).
+"""
+
+from __future__ import annotations
+
+import difflib
+import signal
+from collections.abc import Iterable
+
+__all__ = ["CalibrationWarning", "Interrupted", "InvalidInputError", "MemoryLimitError",
+           "ParetostabError", "StabilityWarning", "StoreError", "UnknownNameError",
+           "WorkerError"]
+
+
+class ParetostabError(Exception):
+    """Root of every error raised by paretostab on bad input or configuration."""
+
+
+class InvalidInputError(ParetostabError, ValueError):
+    """An array, parameter or option does not have the expected shape, type or values."""
+
+
+class MemoryLimitError(ParetostabError, MemoryError):
+    """Work would need more memory than this process can still take (the machine's, or its
+    container's or job's limit): refused before it starts, the message giving the estimate
+    and the remedy (:func:`~paretostab._memory.check_room`)."""
+
+
+class StoreError(ParetostabError, OSError):
+    """A store a study writes to — its database, its artifact store, a report's folder —
+    cannot be written or reached: full, read-only, forbidden, or unreachable for longer
+    than ``tune`` waits. The message names the store and the cause."""
+
+
+class WorkerError(ParetostabError, RuntimeError):
+    """A ``tune --workers`` process failed; the message is its error (printed once)."""
+
+
+class UnknownNameError(ParetostabError, ValueError):
+    """A name (measure, selector, similarity method, option) is not known."""
+
+    @classmethod
+    def for_name(cls, kind: str, name: object, known: Iterable[str]) -> UnknownNameError:
+        """Build the error for ``name`` with the closest known names as a suggestion."""
+        known = sorted(known)
+        close = difflib.get_close_matches(str(name), known, n=1, cutoff=0.6)
+        hint = f" Did you mean {close[0]!r}?" if close else ""
+        return cls(f"Unknown {kind} {name!r}.{hint} Known: {', '.join(known)}.")
+
+
+class Interrupted(KeyboardInterrupt):
+    """A stop asked by a signal: Ctrl-C (SIGINT), SIGTERM (what SLURM, Kubernetes and
+    systemd send) or SIGHUP (a closed terminal or session). A ``KeyboardInterrupt``, so
+    that whatever handles Ctrl-C handles it; ``signum`` is the signal, ``exit_code`` the
+    shell's code for it (128 + its number: 130, 143, 129)."""
+
+    def __init__(self, signum: int = signal.SIGINT) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = int(signum)
+
+    @property
+    def exit_code(self) -> int:
+        return 128 + self.signum
+
+
+class StabilityWarning(UserWarning):
+    """A stability value is undefined (NaN) or was imputed; the message names the cause."""
+
+
+class CalibrationWarning(UserWarning):
+    """A regularisation could not be set to select the requested number of features
+    exactly; the closest count is used (the message says which)."""

@@ -1,0 +1,391 @@
+"""The processes that run a study's trials: this one, or ``workers`` processes beside it.
+
+:func:`run_study` is the entry point (of :func:`paretostab.tune`): it checks its options,
+loads the data once, opens the artifact store and the storage, creates or resumes the
+study, then runs trials here (:func:`run_trials`) or starts ``workers`` processes
+(:func:`run_workers`), each running trials the same way with its own storage connection,
+sampler stream and run cache, and follows the study until they end. Every process takes
+its trial slots from the study's ``n_trials``
+(:class:`~paretostab._tuning.coordination.TrialSlots`).
+
+The workers share the data instead of holding a copy each: the parent writes the problem
+once (``joblib.dump``) to a file in a folder of its own in the temporary folder
+(``TMPDIR``), and every worker maps it read-only (``joblib.load(..., mmap_mode="r")``),
+the similarity's data included; joblib hands the mapped arrays on to a trial's own worker
+processes (``n_jobs``) by their file, without writing them again at every trial. The
+pages of the file are the machine's page cache, shared by every process that maps it
+and, on disk, given back under memory pressure. A file rather than named shared memory
+(``/dev/shm``, which nothing frees but its removal or a reboot): the parent removes the
+folder when it ends, also by Ctrl-C, SIGTERM or SIGHUP; when it is killed (kill -9), its
+workers remove it as they end.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import multiprocessing
+import multiprocessing.connection
+import os
+import shutil
+import signal
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from multiprocessing.process import BaseProcess
+from pathlib import Path
+from typing import cast
+
+import joblib
+import optuna
+from optuna.trial import FrozenTrial, TrialState
+
+from paretostab._errors import (
+    InvalidInputError,
+    MemoryLimitError,
+    ParetostabError,
+    StoreError,
+    WorkerError,
+)
+from paretostab._faults import (
+    DEFAULT_STORAGE_WAIT,
+    ENVIRONMENT_FAILURES_IN_A_ROW,
+    causes,
+    one_line,
+    raise_if_stopped,
+    stop_signals,
+)
+from paretostab._problem import Problem
+from paretostab._progress import Progress, progress_bar
+from paretostab._run_cache import DEFAULT_CACHE_BYTES
+from paretostab._storage import (
+    DEFAULT_STORAGE,
+    artifact_notice,
+    artifact_store,
+    default_artifact_dir,
+    open_storage,
+)
+from paretostab._tuning.cluster import check_backend, runs_on
+from paretostab._tuning.coordination import (
+    GRACE_SECONDS,
+    HEARTBEAT_SECONDS,
+    Interrupts,
+    TrialSlots,
+    counted_trials,
+)
+from paretostab._tuning.objective import TrialObjective
+from paretostab._tuning.study import (
+    FEATURE_COLORS,
+    create_or_load_study,
+    front_points,
+    resample_seed,
+)
+from paretostab._validation import Interval
+from paretostab.evaluation import outer_study_name
+from paretostab.front import dominance_area, pareto_front
+from paretostab.maps import study_palette
+from paretostab.spec import StudySpec, grid_size
+
+__all__ = ["MAX_STUDY_NAME", "TuneSettings", "run_study", "run_trials", "run_workers"]
+
+MAX_STUDY_NAME = 512
+"""The longest study name Optuna's RDB storages hold (their ``study_name`` column)."""
+
+
+@dataclass(frozen=True)
+class TuneSettings:
+    """What every process of one :func:`run_study` call needs besides the problem.
+
+    ``verbosity`` is Optuna's log level in the process that called :func:`run_study`: its
+    workers log as it does (the library sets no log level; the command line does).
+    ``scheduler``: the address of the Dask scheduler whose cluster runs the trials' runs
+    (:mod:`~paretostab._tuning.cluster`); None: this machine's processes.
+    """
+
+    storage: str
+    artifacts: str | None
+    study_name: str | None
+    n_trials: int
+    timeout: float | None = None
+    n_jobs: int | None = None
+    cache_bytes: int = DEFAULT_CACHE_BYTES
+    heartbeat_interval: int = HEARTBEAT_SECONDS
+    grace_period: int = GRACE_SECONDS
+    storage_wait: float = DEFAULT_STORAGE_WAIT
+    verbosity: int = optuna.logging.INFO
+    scheduler: str | None = None
+
+    def open_study(self, problem: Problem, *, wait_to_open: bool = False) -> optuna.Study:
+        """The study of the problem's spec in the storage (created — with the colour
+        order of the problem's features — or resumed), with these heartbeats and this
+        wait for a database outage (also to open it with ``wait_to_open``: a worker opens
+        a storage its parent has reached)."""
+        return create_or_load_study(problem.spec, storage=open_storage(
+            self.storage, heartbeat_interval=self.heartbeat_interval,
+            grace_period=self.grace_period, storage_wait=self.storage_wait,
+            wait_to_open=wait_to_open), study_name=self.study_name, problem=problem)
+
+    @property
+    def artifact_location(self) -> str:
+        """The artifact store as a person names it: the folder or ``s3://`` address."""
+        return str(self.artifacts or default_artifact_dir(self.storage))
+
+
+def run_study(spec: StudySpec, *, storage: str | None = None, study_name: str | None = None,
+         n_trials: int | None = None, timeout: float | None = None, n_jobs: int | None = None,
+         workers: int = 1, artifacts: str | None = None,
+         cache_bytes: int = DEFAULT_CACHE_BYTES, progress: bool | None = None,
+         heartbeat_interval: int = HEARTBEAT_SECONDS, grace_period: int = GRACE_SECONDS,
+         storage_wait: float = DEFAULT_STORAGE_WAIT, data: object = None,
+         backend: str = "local", scheduler: str | None = None) -> optuna.Study:
+    """Run (or resume) the spec's study until it has ``n_trials`` counted trials: the
+    engine of :func:`paretostab.tune`, whose docstring says what each option does;
+    returns the Optuna study (on the whole data; one fold's study for one fold)."""
+    protocol = spec.protocol
+    if protocol.outer_fold is not None and study_name is None:  # one fold's study alone
+        study_name = outer_study_name(spec.name, protocol.outer_fold)
+    url = storage or spec.storage or DEFAULT_STORAGE
+    total = spec.trials if n_trials is None else n_trials
+    workers = Interval("integer", 1).integer("workers", workers)
+    total = Interval("integer", 1).integer("n_trials", total)
+    if spec.sampler == "grid" and total > grid_size(spec):
+        raise InvalidInputError(f"n_trials: the grid has {grid_size(spec)} points, each run "
+                                f"once; got {total}.")
+    name = study_name or spec.name
+    if len(name) > MAX_STUDY_NAME:
+        raise InvalidInputError(
+            f"study name: at most {MAX_STUDY_NAME} characters (what Optuna's database "
+            f"storages hold); got {len(name)} ({name[:40]}…).")
+    cache_bytes = Interval("integer", 0, why=" (the run cache's memory budget per process)"
+                           ).integer("cache_bytes", cache_bytes)
+    check_backend(backend, scheduler, n_jobs)
+    settings = TuneSettings(storage=url, artifacts=artifacts, study_name=study_name,
+                            n_trials=total, timeout=timeout,
+                            n_jobs=-1 if backend == "dask" else n_jobs,
+                            cache_bytes=cache_bytes, heartbeat_interval=heartbeat_interval,
+                            grace_period=grace_period, storage_wait=storage_wait,
+                            verbosity=optuna.logging.get_verbosity(), scheduler=scheduler)
+    problem = Problem.from_spec(spec, data)
+    artifact_store(url, artifacts, create=False)  # all checked before anything is made
+    study = settings.open_study(problem)
+    store = artifact_store(url, artifacts)
+    for note in (*problem.notes, artifact_notice(url, artifacts)):  # once it is all open
+        if note:
+            print(note, file=sys.stderr)
+    start = counted_trials(study)
+    if start < total:
+        with progress_bar(total - start, f"study {study.study_name}", progress=progress,
+                          unit="trials") as bar:
+            if workers == 1:
+                run_trials(study, problem, settings, store,
+                           callbacks=[lambda s, t: _advance(bar, s, start)])
+            else:
+                run_workers(min(workers, total - start), problem, settings,
+                            follow=lambda: _advance(bar, study, start))
+    folds = protocol.outer_folds if protocol.outer_fold is None else None
+    for fold in range(1, (folds or 0) + 1):  # nested evaluation: then each fold's study
+        run_study(replace(spec, protocol=replace(protocol, outer_fold=fold)),
+             storage=storage, study_name=outer_study_name(study.study_name, fold),
+             n_trials=n_trials, timeout=timeout, n_jobs=n_jobs, workers=workers,
+             artifacts=artifacts, cache_bytes=cache_bytes, progress=progress,
+             heartbeat_interval=heartbeat_interval, grace_period=grace_period,
+             storage_wait=storage_wait, data=data, backend=backend, scheduler=scheduler)
+    return study
+
+
+def run_trials(study: optuna.Study, problem: Problem, settings: TuneSettings, store, *,
+               callbacks: Sequence[Callable[[optuna.Study, FrozenTrial], None]] = (),
+               in_worker: bool = False) -> None:
+    """Run the study's trials in this process while it has free slots.
+
+    Each trial claims its slot, then runs the :class:`TrialObjective`; Ctrl-C is taken
+    where it is safe (:class:`Interrupts`): an interrupted trial is failed by Optuna,
+    with its reason and ``counted`` = False, and the interrupt is re-raised. A failed
+    trial is one line on stderr. ``in_worker``: this process is a worker of a ``tune``
+    process, and is interrupted when that process ends."""
+    slots = TrialSlots(study, settings.n_trials)
+    objective = TrialObjective(problem, store=store, resamples_seed=resample_seed(study),
+                               palette=study_palette(study.user_attrs.get(FEATURE_COLORS),
+                                                     problem.X, problem.y),
+                               n_jobs=settings.n_jobs,
+                               cache_bytes=settings.cache_bytes, slots=slots)
+    interrupts = objective.interrupts
+    if in_worker:
+        _end_with_parent(interrupts)
+    deadline = None if settings.timeout is None else time.monotonic() + settings.timeout
+
+    def next_slot(study: optuna.Study, trial: FrozenTrial) -> None:
+        _say_failed(trial)
+        if objective.environment_failures >= ENVIRONMENT_FAILURES_IN_A_ROW:
+            last = objective.last_failure.rstrip(".")
+            memory = any(isinstance(cause, MemoryLimitError)
+                         for cause in causes(objective.last_error))
+            named = memory or "storage " in last or settings.artifact_location in last
+            raise (MemoryLimitError if memory else StoreError)(
+                f"{objective.environment_failures} trials in a row could not be run or "
+                "recorded" + ("" if named else
+                              f" (artifact store {settings.artifact_location})")
+                + f", the last one: {last}. "
+                + (_RESUME.replace("fix the store", "free memory or follow that advice")
+                   if memory else _RESUME))
+        if not slots.wait(interrupts, deadline):
+            study.stop()
+
+    with interrupts.handling(study), _store_failures(), runs_on(settings.scheduler,
+                                                                  objective.problem):
+        if slots.wait(interrupts, deadline):
+            study.optimize(objective, catch=(Exception,), timeout=settings.timeout,
+                           callbacks=[*callbacks, next_slot])
+
+
+_RESUME = "Completed trials are kept: fix the store, then run the same command to resume."
+
+
+@contextlib.contextmanager
+def _store_failures():
+    """Raise a :class:`~paretostab._errors.StoreError` that ends the block — from under
+    whatever Optuna raised while it failed to write the trial (an ``UnboundLocalError``
+    in its trial loop when the storage fails twice) — as itself, saying that a resume
+    goes on."""
+    try:
+        yield
+    except Exception as exc:
+        error = next((c for c in causes(exc) if isinstance(c, StoreError)), None)
+        if error is None:
+            raise
+        if "resume" in str(error):
+            raise error from None
+        raise StoreError(f"{str(error).rstrip('.')}. {_RESUME}") from None
+
+
+def _say_failed(trial: optuna.trial.FrozenTrial) -> None:
+    """One line on stderr for a failed trial, with its reason (also the trial's
+    ``fail_reason``)."""
+    if trial.state == TrialState.FAIL:
+        from tqdm.auto import tqdm
+
+        reason = trial.user_attrs.get("fail_reason", "no reason recorded")
+        tqdm.write(f"trial {trial.number} failed: {reason}", file=sys.stderr)
+
+
+def _advance(bar: Progress, study: optuna.Study, start: int) -> None:
+    """Move the progress bar (or lines) to the counted trials; show the front's size and
+    dominance area."""
+    bar.n = min(bar.total, counted_trials(study) - start)
+    points = front_points(study)[1]
+    if len(points):
+        bar.set_postfix(front=len(pareto_front(points)), area=f"{dominance_area(points):.3f}")
+    bar.refresh()
+
+
+# --------------------------------------------------------------------------- workers
+
+
+def run_workers(workers: int, problem: Problem, settings: TuneSettings, *,
+                follow: Callable[[], None]) -> None:
+    """Start ``workers`` processes running trials (:func:`run_trials`) on the problem's
+    data mapped from one file (:func:`_shared_data`), and call ``follow`` every second
+    until they end. Ctrl-C, SIGTERM or SIGHUP is passed on to each of them once (they stop
+    after their trial's computation is interrupted), then awaited for 30 s. A worker's
+    error is raised as a :class:`~paretostab._errors.WorkerError`."""
+    context = multiprocessing.get_context("spawn")
+    errors = context.SimpleQueue()
+    with _shared_data(problem) as path:
+        processes = [context.Process(target=_worker, args=(path, settings, errors),
+                                     name=f"worker-{i}") for i in range(workers)]
+        for process in processes:
+            process.start()
+        try:
+            while any(p.is_alive() for p in processes):
+                time.sleep(1.0)
+                raise_if_stopped()  # a stop whose exception a clean-up callback swallowed
+                follow()
+        except KeyboardInterrupt as interrupt:
+            signum = getattr(interrupt, "signum", signal.SIGINT)
+            for process in processes:
+                if process.is_alive():
+                    os.kill(cast(int, process.pid), signum)  # started: it has a pid
+            for process in processes:
+                process.join(30.0)
+                if process.is_alive():
+                    process.kill()
+            raise
+    follow()
+    messages = []
+    while not errors.empty():
+        message = errors.get()
+        if message not in messages:
+            messages.append(message)
+    failed = [p for p in processes if p.exitcode != 0]
+    if failed:
+        raise WorkerError(messages[0] if messages else (
+            f"{failed[0].name} ended with exit code {failed[0].exitcode} "
+            "(killed?) without an error message"))
+
+
+@contextlib.contextmanager
+def _shared_data(problem: Problem):
+    """The file that the workers map the problem from (``joblib.dump``: every array in it
+    stored raw, mapped by ``joblib.load(path, mmap_mode="r")``), in a folder of its own in
+    the temporary folder, removed when the block ends. A temporary folder that cannot take
+    it (full, missing, forbidden) is a :class:`~paretostab._errors.StoreError`."""
+    folder = None
+    try:
+        try:
+            folder = Path(tempfile.mkdtemp(prefix="paretostab-data-"))
+            joblib.dump(problem, folder / "problem.joblib")
+        except OSError as exc:
+            raise StoreError(
+                f"the data for the worker processes could not be written to the temporary "
+                f"folder {tempfile.gettempdir()} ({one_line(exc)}); set TMPDIR to a folder "
+                f"with {problem.X.nbytes / 2**20:.0f} MiB free.") from None
+        yield folder / "problem.joblib"
+    finally:
+        if folder is not None:
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+def _worker(path: Path, settings: TuneSettings, errors) -> None:
+    """One tuning process (``--workers``): its own storage connection, sampler stream and
+    run cache; the problem's data mapped read-only from the file ``path`` its parent
+    wrote (loaded once, in the parent), which it removes when it ends after its parent was
+    killed. Its error goes to the parent through ``errors`` (the parent prints it) and it
+    exits with code 1. In a process group of its own, it gets Ctrl-C from the parent
+    (once), not from the terminal; SIGTERM and SIGHUP stop it as Ctrl-C does, whoever
+    sends them."""
+    os.setpgrp()
+    try:
+        with stop_signals():
+            optuna.logging.set_verbosity(settings.verbosity)  # as its parent logs
+            problem = joblib.load(path, mmap_mode="r")
+            study = settings.open_study(problem, wait_to_open=True)
+            run_trials(study, problem, settings, artifact_store(settings.storage,
+                                                                settings.artifacts),
+                       in_worker=True)
+    except KeyboardInterrupt:  # the parent reports
+        return
+    except BaseException as exc:
+        errors.put(str(exc) if isinstance(exc, ParetostabError) else
+                   f"a worker failed: {type(exc).__name__}: {exc}")
+        sys.exit(1)
+    finally:
+        parent = cast(BaseProcess, multiprocessing.parent_process())  # a worker has one
+        if not parent.is_alive():  # killed: no one else will
+            shutil.rmtree(path.parent, ignore_errors=True)
+
+
+def _end_with_parent(interrupts: Interrupts) -> None:
+    """Interrupt this worker process when the ``tune`` process that started it ends (even
+    by kill -9), and end it 10 s later if the interrupt has not."""
+    parent = cast(BaseProcess, multiprocessing.parent_process())  # a worker has one
+
+    def watch() -> None:
+        multiprocessing.connection.wait([parent.sentinel])
+        interrupts.reason = "interrupted: the tune process that started its worker ended"
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(10.0)
+        os._exit(1)
+
+    threading.Thread(target=watch, daemon=True, name="end-with-parent").start()

@@ -1,0 +1,292 @@
+"""The report's entry points, each a one-way pipeline: read → analyse → draw → write.
+
+- :func:`build_report`: a study's report (``index.html``, ``front.csv``,
+  ``summary.json``, and ``selectors.csv`` for a multi-selector study);
+- :func:`build_comparison`: studies compared (``index.html``, ``comparison.csv``,
+  ``comparison.json``);
+- :func:`choose_trial`: the trial γ chooses, with its parameters and the features its
+  selector keeps on the whole data (:class:`~paretostab.Choice`).
+
+:mod:`~paretostab.report._load` reads each study once (frozen
+:class:`~paretostab.report._study_data.StudyData`); :mod:`~paretostab.report._analysis` and
+:mod:`~paretostab.report._estimates` compute from it (the refits through
+:class:`~paretostab.report._refits.Refits`); :mod:`~paretostab.report._figures` and
+:mod:`~paretostab.report._pages` draw what they return; :mod:`~paretostab.report._write`
+writes the files, the study's dashboard note and the refits — the refits also when the
+analysis is interrupted, so that the next report reuses them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from paretostab._choice import Choice
+from paretostab._errors import InvalidInputError
+from paretostab._storage import DEFAULT_STORAGE, display_url, open_storage
+from paretostab._weight import as_weight
+from paretostab.front import as_gamma
+from paretostab.measures import measure_name
+from paretostab.report._analysis import (
+    StudyReport,
+    analyse_studies,
+    analyse_study,
+    check_replicates,
+    default_measures,
+    study_measures,
+    with_maps,
+)
+from paretostab.report._compare import Comparison
+from paretostab.report._confidence import as_level
+from paretostab.report._estimates import chance_flags, eligible_choice
+from paretostab.report._figures import StudyFigures, comparison_figures, study_figures
+from paretostab.report._load import StudySource, open_source, read_runsets, read_study
+from paretostab.report._refits import Refits
+from paretostab.report._study_data import StudyData, no_completed_trial
+from paretostab.report._write import (
+    note_front,
+    write_comparison,
+    write_refits,
+    write_study_report,
+)
+
+__all__ = ["StudyReportResult", "analysed_study", "build_comparison", "build_report",
+           "choose_trial", "save_study_report"]
+
+
+@contextlib.contextmanager
+def _kept(source: StudySource, refits: Refits) -> Iterator[None]:
+    """Write the ``refits`` into the studies of ``source``'s storage when the block ends,
+    however it ends: the next report reuses what an interrupted one computed."""
+    try:
+        yield
+    finally:
+        write_refits(source.storage, refits)
+
+
+def build_report(storage_url: str, *, study_name: str | None = None,
+                 measures: Sequence[str] | None = None, replicates: int | None = None,
+                 weight: object = None, gamma: float = 0.5, level: float = 0.95,
+                 out: str | Path = "report", artifacts: str | None = None,
+                 progress: bool | None = None, data: object = None,
+                 allow_chance: bool = False) -> Path:
+    """Write the report of a study to ``out``: ``index.html``, ``front.csv``,
+    ``summary.json`` (and ``selectors.csv`` for a multi-selector study); returns the
+    folder.
+
+    ``measures``: the stability measures whose fronts are shown (default: the objective
+    and every recorded measure); the front, the dominance area and its confidence interval
+    are those of the study's objective. ``replicates``: B re-runs of each front trial for
+    the Hotelling regions (default: the spec's ``protocol.replicates``; 0 skips them).
+    ``weight``: ``"uniform"``, ``"accuracy:A"``, ``"stability:A"`` or any form of
+    :func:`paretostab._weight.as_weight`. ``gamma``: the trade-off γ ∈ [0, 1] (003 §7.1)
+    whose choice every figure and table marks and the "chosen trade-off" section details
+    (its parameters, values, replicate means with intervals and the features its selector
+    selects on the whole data). ``data``: the data of a study tuned on data given in
+    memory (``tune(spec, data=…)``), as ``tune`` took them (checked against the hash the
+    study stored).
+
+    Trials whose metric does not exceed the no-information value (a one-sided test at
+    ``level``) or whose selection ignores the labels are flagged, and γ passes them over
+    unless ``allow_chance``; the dominance area is given with and without them. A study
+    that holds examples out (``[protocol] holdout``) has each front trial refitted on the
+    development part and scored on them; one with ``outer_folds`` gets its outer folds'
+    metric and the stability of their chosen selections.
+    """
+    result = analysed_study(
+        storage_url, study_name=study_name, measures=measures, replicates=replicates,
+        weight=weight, gamma=gamma, level=level, artifacts=artifacts, progress=progress,
+        data=data, allow_chance=allow_chance)
+    return save_study_report(result, out)
+
+
+@dataclass(frozen=True, eq=False)
+class StudyReportResult:
+    """A study's report computed and drawn (:func:`analysed_study`), not yet written.
+
+    Attributes
+    ----------
+    source : StudySource
+        Where the study was read from (where :func:`save_study_report` writes its
+        dashboard note).
+    study : StudyData
+        The study as read.
+    analysis : StudyReport
+    figures : StudyFigures
+    """
+
+    source: StudySource
+    study: StudyData
+    analysis: StudyReport
+    figures: StudyFigures
+
+
+def analysed_study(storage_url: str, *, study_name: str | None = None,
+                   measures: Sequence[str] | None = None, replicates: int | None = None,
+                   weight: object = None, gamma: float = 0.5, level: float = 0.95,
+                   artifacts: str | None = None, progress: bool | None = None,
+                   data: object = None, allow_chance: bool = False) -> StudyReportResult:
+    """What :func:`build_report` writes, computed and drawn (the arguments are
+    :func:`build_report`'s); the refits it computed are written into the study."""
+    as_gamma(gamma)
+    as_level(level)
+    weight = as_weight(weight)
+    source = open_source(storage_url, study_name, artifacts=artifacts, data=data)
+    source.store  # noqa: B018 - a wrong artifact store fails now, not after the replicates
+    names = study_measures(source.objective, source.recorded, measures)
+    study = read_study(source, names)
+    refits = Refits(study)
+    with _kept(source, refits):
+        report = analyse_study(study, refits, measures=names, replicates=replicates,
+                               weight=weight, gamma=gamma, level=level, progress=progress,
+                               allow_chance=allow_chance)
+    report = with_maps(report, read_runsets(source, report.mapped_trials), study)
+    return StudyReportResult(source, study, report, study_figures(report))
+
+
+def save_study_report(result: StudyReportResult, out: str | Path) -> Path:
+    """Write a computed report to ``out`` (:func:`~paretostab.report._write.
+    write_study_report`) and give the study's dashboard note the front as of now; returns
+    ``out``."""
+    analysis = result.analysis
+    folder = write_study_report(analysis, result.figures, out)
+    note_front(result.source.storage, analysis.study, result.study.spec,
+               analysis.front_table)
+    return folder
+
+
+def choose_trial(storage_url: str, gamma: float, *, study_name: str | None = None,
+                 measure: str | None = None, artifacts: str | None = None,
+                 data: object = None, level: float = 0.95,
+                 allow_chance: bool = False) -> Choice:
+    """The front trial maximising γA + (1−γ)φ (003 §7.1) under the study's objective (or
+    ``measure``), its parameters, and the features its selector selects when fitted on the
+    whole data set (``data``: those of a study tuned on data given in memory; the
+    development part of a study that holds examples out, whose held-out score is then
+    given with its ``level`` interval). The study is read once.
+
+    The front is that of the trials not flagged at chance level (a one-sided test at
+    ``level`` against the no-information value, or a selection that ignores the labels:
+    :func:`~paretostab.report._estimates.chance_flags`), of every trial with
+    ``allow_chance``; :attr:`~paretostab.Choice.flagged` lists the flagged
+    trials with the reason."""
+    as_gamma(gamma)
+    as_level(level)
+    source = open_source(storage_url, study_name, artifacts=artifacts, data=data)
+    objective = measure_name(measure) if measure else source.objective
+    study = read_study(source, [objective])
+    table = study.table
+    if table.empty:
+        raise no_completed_trial(study.name)
+    refits = Refits(study)
+    with _kept(source, refits):
+        flags = (chance_flags(study, refits, table, objective, level=level)
+                 if study.has_spec else None)
+        row = table.iloc[eligible_choice(table, objective, gamma,
+                                         None if allow_chance else flags)]
+        number = int(row["trial"])
+        features: tuple[str, ...] = ()
+        held_out = None
+        if study.has_spec:
+            features = tuple(refits.whole_data_selection(number)["feature"])
+            split = study.problem.split
+            if split is not None:
+                held_out = {"data": split.description,
+                            **refits.held_out_score(number, level).to_dict()}
+    return Choice(trial=number, gamma=gamma,
+                  values={"accuracy": float(row["accuracy"]),
+                          objective: float(row[objective])},
+                  params=dict(study.params[number]), features=features, held_out=held_out,
+                  flagged=({} if flags is None else
+                           {int(n): flags.reason(n) for n in flags.flagged_trials}))
+
+
+# --------------------------------------------------------------------------- studies
+
+
+def _per_study(values: Sequence[str] | None, n: int, option: str, default) -> list:
+    """One value per study: none given → ``default`` for all; one → for all; ``n`` → in
+    the studies' order."""
+    values = list(values or [])
+    if not values:
+        return [default] * n
+    if len(values) == 1:
+        return values * n
+    if len(values) != n:
+        raise InvalidInputError(
+            f"{option} is given {len(values)} times for {n} studies; give it once (for every "
+            "study) or once per study, in the studies' order.")
+    return values
+
+
+def _storage_key(url: str) -> str:
+    """One key for the spellings of one SQLite or journal file's path."""
+    for prefix in ("sqlite:///", "journal:"):
+        if url.startswith(prefix):
+            return prefix + str(Path(url.removeprefix(prefix)).resolve())
+    return url
+
+
+def _group_names(studies: Sequence[str]) -> list[str]:
+    """The studies' names; a name given for studies of several storages gets its position
+    on the command line: ``tiny [1]``, ``tiny [2]``."""
+    return [f"{name} [{k}]" if studies.count(name) > 1 else name
+            for k, name in enumerate(studies, start=1)]
+
+
+def _sources(studies: list[str], urls: list[str], stores: list) -> list[StudySource]:
+    """The studies, each storage opened once."""
+    opened = {url: open_storage(url, must_exist=True) for url in dict.fromkeys(urls)}
+    return [open_source(url, name, artifacts=store, storage=opened[url])
+            for name, url, store in zip(studies, urls, stores, strict=True)]
+
+
+def build_comparison(studies: Sequence[str], storages: Sequence[str] | None = None, *,
+                     measures: Sequence[str] | None = None, replicates: int | None = None,
+                     weight: object = None, level: float = 0.95,
+                     out: str | Path = "comparison", artifacts: Sequence[str] | None = None,
+                     progress: bool | None = None) -> tuple[Path, Comparison]:
+    """Compare tuned studies (000 §6.2 Fig. 6, Table 3; 002 §3) and write ``out``:
+    ``index.html``, ``comparison.csv`` (one row per study × measure) and
+    ``comparison.json`` (everything); returns the folder and the
+    :class:`~paretostab.report.Comparison`.
+
+    ``storages`` (and ``artifacts``, the artifact stores): none (the default storage), one
+    for every study, or one per study in the studies' order. ``measures``: default every
+    study's objective and the measures every study records (a measure a study did not
+    record is recomputed from its trials' RunSets). ``replicates``: ``B`` re-runs of each
+    trial on a study's front under some measure (default: each study's spec
+    ``protocol.replicates``; 0: none), cached in the study as ``report`` caches them.
+    ``weight``: ``"uniform"``, ``"accuracy:A"`` or ``"stability:A"``. ``level``: of every
+    region, interval and verdict.
+    """
+    studies = list(studies)
+    if len(studies) < 2:
+        raise InvalidInputError(f"compare needs at least two studies; got {len(studies)}"
+                                f"{': ' + studies[0] if studies else ''}.")
+    urls = _per_study(storages, len(studies), "--storage", DEFAULT_STORAGE)
+    stores = _per_study(artifacts, len(studies), "--artifacts", None)
+    keys = [(_storage_key(url), name) for name, url in zip(studies, urls, strict=True)]
+    for k, key in enumerate(keys):
+        if key in keys[:k]:
+            raise InvalidInputError(f"study {studies[k]!r} of {display_url(urls[k])} is given "
+                                    "twice; compare distinct studies.")
+    as_level(level)
+    weight = as_weight(weight)
+    check_replicates(replicates)
+    sources = _sources(studies, urls, stores)
+    names = list(dict.fromkeys(measure_name(m) for m in (measures or default_measures(
+        [(s.objective, list(s.recorded)) for s in sources]))))
+    read = [read_study(source, names) for source in sources]
+    refits = [Refits(study) for study in read]
+    with contextlib.ExitStack() as stack:
+        for source, each in zip(sources, refits, strict=True):
+            stack.enter_context(_kept(source, each))
+        compared = analyse_studies(list(zip(_group_names(studies), read, refits, strict=True)),
+                                   measures=names, replicates=replicates, weight=weight,
+                                   level=level, progress=progress)
+    figures = comparison_figures(compared.comparison, compared.groups, noun="study",
+                                 plural="studies")
+    return write_comparison(compared, figures, out), compared.comparison

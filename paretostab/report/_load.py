@@ -1,0 +1,194 @@
+"""Reading tuned studies for the report: the report package's only reader of a storage.
+
+:func:`open_source` finds a study in a storage (:class:`StudySource`: the study, where it
+is stored, its artifact store and the data it was tuned on); :func:`read_study` reads it
+in one pass as a frozen :class:`~paretostab.report._study_data.StudyData` — the completed
+trials as a table (accuracy, every measure asked for, recomputed from the trials' RunSets
+where the study did not record it, k̄ and parameters), its spec, objective and recorded
+measures, the colours of its features, the refits cached in the study's system attributes
+(:mod:`~paretostab.report._refits`) and the studies of its outer folds — and
+:func:`read_runsets` the RunSets of the trials a report maps. The analyses take the
+:class:`~paretostab.report._study_data.StudyData`; what they compute is written back by
+:mod:`~paretostab.report._write` alone.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import optuna
+import pandas as pd
+from optuna.trial import TrialState
+
+from paretostab._errors import InvalidInputError, UnknownNameError
+from paretostab._optuna_internals import storage_of, study_id_of
+from paretostab._runset import RunSet
+from paretostab._storage import artifact_store, display_url, load_runset, open_storage
+from paretostab._vocabulary import FEATURE_COLORS, KBAR
+from paretostab.evaluation import outer_study_name
+from paretostab.report._study_data import (
+    HELD_OUT_KEY,
+    LABELS_KEY,
+    REPLICATES_KEY,
+    StudyData,
+)
+from paretostab.spec import parse_spec
+
+__all__ = ["StudySource", "open_source", "open_study", "read_runsets", "read_study"]
+
+
+def open_study(storage: optuna.storages.BaseStorage, study_name: str | None) -> optuna.Study:
+    """The study ``study_name`` of ``storage``, or its only study when no name is given
+    (the studies of a nested evaluation's outer folds, ``<name>/outer-<k>``, belong to
+    their study)."""
+    names = [s.study_name for s in optuna.get_all_study_summaries(storage)]
+    if study_name is None:
+        own = [n for n in names  # a nested evaluation's outer folds belong to their study
+               if not any(n.startswith(outer_study_name(m, 1)[:-1]) for m in names)]
+        if len(own) == 1:
+            study_name = own[0]
+        elif len(names) != 1:
+            raise InvalidInputError(
+                f"The storage holds {len(names)} studies ({', '.join(names) or 'none'}); "
+                "choose one with --study-name."
+            )
+        study_name = names[0]
+    if study_name not in names:
+        raise UnknownNameError.for_name("study", study_name, names)
+    return optuna.load_study(study_name=study_name, storage=storage)
+
+
+@dataclass(frozen=True, eq=False)
+class StudySource:
+    """Where a study is read from and what the report writes goes to.
+
+    Attributes
+    ----------
+    study : optuna.Study
+    storage_url : str
+        The URL it is stored at (its password too; the report shows
+        :func:`~paretostab._storage.display_url` of it).
+    artifacts : str or None
+        Its artifact store (None: the storage's default), opened on first use
+        (:attr:`store`).
+    data : object
+        The data of a study tuned on data in memory (``tune(spec, data=…)``), in any form
+        :func:`~paretostab.data.as_dataset` takes; checked against the content hash the
+        study stored. None: the spec's ``[data]`` source.
+    """
+
+    study: optuna.Study
+    storage_url: str
+    artifacts: str | None = None
+    data: object = None
+
+    @property
+    def name(self) -> str:
+        return self.study.study_name
+
+    @property
+    def storage(self) -> optuna.storages.BaseStorage:
+        return storage_of(self.study)
+
+    @functools.cached_property
+    def store(self) -> object:
+        """The study's artifact store (opened on first use: a wrong folder is one error
+        line)."""
+        return artifact_store(self.storage_url, self.artifacts, must_exist=True)
+
+    @functools.cached_property
+    def objective(self) -> str:
+        """The registry name of the study's stability objective."""
+        return (self.study.user_attrs.get("objective")
+                or (self.study.metric_names or ["", "stability"])[1])
+
+    @functools.cached_property
+    def recorded(self) -> tuple[str, ...]:
+        """The measures the study's spec records on every trial."""
+        return tuple(self.study.user_attrs.get("spec", {}).get("objective", {})
+                     .get("record", []))
+
+    def outer(self, fold: int) -> StudySource | None:
+        """The study of outer fold ``fold`` of a nested evaluation
+        (:func:`~paretostab.evaluation.outer_study_name`) in the same storage, with the
+        same artifact store and data; None when it has not been created yet."""
+        name = outer_study_name(self.name, fold)
+        names = {s.study_name for s in optuna.get_all_study_summaries(self.storage)}
+        if name not in names:
+            return None
+        return StudySource(optuna.load_study(study_name=name, storage=self.storage),
+                           self.storage_url, self.artifacts, self.data)
+
+
+def open_source(storage_url: str, study_name: str | None = None, *,
+                artifacts: str | None = None,
+                storage: optuna.storages.BaseStorage | None = None,
+                data: object = None) -> StudySource:
+    """The study ``study_name`` (default: the storage's only one) of the storage at
+    ``storage_url`` (or the already opened ``storage``), which must exist."""
+    storage = open_storage(storage_url, must_exist=True) if storage is None else storage
+    return StudySource(open_study(storage, study_name), storage_url, artifacts, data)
+
+
+def read_study(source: StudySource, measures: Sequence[str] | None = None) -> StudyData:
+    """The study of ``source``, read once: its completed trials with the values of
+    ``measures`` (default: the objective and the recorded measures; a measure no trial
+    recorded is recomputed from the trials' RunSets), its spec, cached refits, feature
+    colours, and — with a nested evaluation — its outer folds' studies (with the
+    objective)."""
+    study = source.study
+    names = list(measures) if measures is not None else [source.objective,
+                                                          *source.recorded]
+    rows, params = [], {}
+    for trial in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)):
+        recorded = trial.user_attrs.get("measures", {})
+        rows.append({"trial": trial.number, "accuracy": trial.values[0],
+                     **{m: recorded.get(m, math.nan) for m in names},
+                     KBAR: trial.user_attrs.get("mean_selected"), **trial.params})
+        params[trial.number] = dict(trial.params)
+    attrs = study.user_attrs
+    spec = parse_spec(attrs["spec"]) if "spec" in attrs else None
+    cache = {key: value for key, value in
+             source.storage.get_study_system_attrs(study_id_of(study)).items()
+             if key.startswith((REPLICATES_KEY, HELD_OUT_KEY, LABELS_KEY))}
+    order = attrs.get(FEATURE_COLORS)
+    selector = attrs.get("spec", {}).get("selector", {}).get("name", [])
+    outer: tuple[StudyData | None, ...] = ()
+    if spec is not None and spec.protocol.outer_folds:
+        folds = [source.outer(k) for k in range(1, spec.protocol.outer_folds + 1)]
+        outer = tuple(None if fold is None else read_study(fold, [source.objective])
+                      for fold in folds)
+    data = StudyData(
+        name=source.name, location=display_url(source.storage_url),
+        objective=source.objective, recorded=source.recorded, spec=spec,
+        table=pd.DataFrame(rows), params=params, cache=cache,
+        feature_colors=None if order is None else tuple(int(f) for f in order),
+        selector_names=(selector,) if isinstance(selector, str) else tuple(selector),
+        outer=outer, data_given=source.data)
+    _recompute_missing(data, source, names)
+    return data
+
+
+def _recompute_missing(data: StudyData, source: StudySource, names: Sequence[str]) -> None:
+    """Fill the measures of ``names`` that no trial of ``data`` recorded from the trials'
+    RunSets (a step of reading: the table is complete before anyone sees it)."""
+    table = data.table
+    missing = [m for m in names if not table.empty and table[m].isna().all()]
+    if not missing:
+        return
+    runsets = read_runsets(source, table["trial"])
+    for index, number in enumerate(table["trial"]):
+        values = data.problem.measure_values(runsets[int(number)], missing)
+        for name in missing:
+            table.loc[index, name] = values.get(name, math.nan)
+
+
+def read_runsets(source: StudySource, numbers: Sequence[int] | pd.Series
+                 ) -> Mapping[int, RunSet]:
+    """The RunSets the trials ``numbers`` uploaded, by trial number."""
+    trials = source.study.get_trials(deepcopy=False)
+    return {int(n): load_runset(trials[int(n)], storage=source.storage, store=source.store)
+            for n in numbers}

@@ -1,0 +1,138 @@
+"""Writing what the report computed: the report's only writer.
+
+- :func:`write_refits`: the refits the report computed
+  (:class:`~paretostab.report._refits.Refits`) into the studies' system attributes, where
+  the next report, ``choose`` or comparison finds them;
+- :func:`note_front`: the study's optuna-dashboard note, with the front as of the report;
+- :func:`write_study_report` and :func:`write_comparison`: the files of a report and of a
+  comparison, each folder written whole or not at all (:func:`written_folder`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, cast
+
+import optuna
+import pandas as pd
+
+from paretostab._errors import InvalidInputError, StoreError
+from paretostab._tuning import rewrite_note, study_note
+from paretostab.measures import get_measure
+from paretostab.report._analysis import StudiesComparison, StudyReport
+from paretostab.report._compare import jsonable
+from paretostab.report._figures import ComparisonFigures, StudyFigures
+from paretostab.report._html import write_report
+from paretostab.report._pages import studies_sections, study_sections
+from paretostab.report._refits import Refits
+from paretostab.spec import StudySpec
+
+__all__ = ["note_front", "write_comparison", "write_refits", "write_study_report",
+           "written_folder"]
+
+
+def write_refits(storage: optuna.storages.BaseStorage, refits: Refits) -> None:
+    """Store the refits computed for a report (of its study and of its outer folds'
+    studies) in the studies' system attributes."""
+    for name, entries in refits.studies():
+        if entries:
+            study_id = storage.get_study_id_from_name(name)
+            for key, value in entries.items():  # plain JSON: dicts, lists, floats, bools
+                storage.set_study_system_attr(study_id, key, cast(Any, value))
+
+
+def note_front(storage: optuna.storages.BaseStorage, study_name: str, spec: StudySpec | None,
+               front: pd.DataFrame) -> None:
+    """Give the study's optuna-dashboard note the front as of now: the study note
+    (:func:`~paretostab._tuning.notes.study_note`) and a section listing the ``front`` rows
+    (trial, metric in the column ``accuracy``, objective). Trial notes say nothing of the
+    front (later trials change it); this note says when it was current. Nothing for a
+    study without its spec (made by hand)."""
+    if spec is None:
+        return
+    when = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    metric, objective = spec.protocol.metric, spec.objective.stability
+    label = get_measure(objective).label
+    lines = ["", f"## The Pareto front, as of the report of {when}", "",
+             f"{len(front)} trials, by increasing {metric} (later trials may change it: "
+             "run `python -m paretostab report` again):", ""]
+    lines += [f"- trial {int(row['trial'])}: {metric} {row['accuracy']:.4f} · {label} "
+              f"{row[objective]:.4f}" for _, row in front.iterrows()]
+    rewrite_note(storage, storage.get_study_id_from_name(study_name), None,
+                 study_note(spec) + "\n".join(lines) + "\n")
+
+
+def write_study_report(report: StudyReport, figures: StudyFigures, out: str | Path) -> Path:
+    """Write ``report`` with its ``figures`` to ``out`` (``index.html``, ``front.csv``,
+    ``summary.json``, ``selectors.csv`` for a multi-selector study), each file replaced
+    whole or not at all (:func:`written_folder`); returns ``out``."""
+    out = Path(out)
+    with written_folder(out, "report") as folder:
+        report.front_table.to_csv(folder / "front.csv", index=False)
+        if report.selectors is not None:
+            report.selectors.to_frame().to_csv(folder / "selectors.csv", index=False)
+        _write_json(folder / "summary.json", report.to_dict())
+        write_report(folder, title=f"paretostab report: {report.study}",
+                     sections=study_sections(report, figures))
+    return out
+
+
+def write_comparison(compared: StudiesComparison, figures: ComparisonFigures,
+                     out: str | Path) -> Path:
+    """Write a comparison to ``out``: ``index.html``, ``comparison.csv`` (one row per study
+    × measure) and ``comparison.json`` (everything); returns ``out``."""
+    comparison = compared.comparison
+    out = Path(out)
+    with written_folder(out, "comparison") as folder:
+        comparison.to_frame().to_csv(folder / "comparison.csv", index=False)
+        _write_json(folder / "comparison.json", compared.to_dict())
+        write_report(folder, title=f"paretostab comparison: {', '.join(comparison.groups)}",
+                     sections=studies_sections(compared, figures))
+    return out
+
+
+def _write_json(path: Path, value: object) -> None:
+    """``value`` as strict JSON: NaN and ±∞ as null (:func:`~paretostab.report._compare.
+    jsonable`), never ``NaN`` or ``Infinity``, which R and spreadsheets do not read."""
+    path.write_text(json.dumps(jsonable(value), indent=2, allow_nan=False, default=float)
+                    + "\n", encoding="utf-8")
+
+
+@contextlib.contextmanager
+def written_folder(out: Path, what: str) -> Iterator[Path]:
+    """A new folder in ``out`` (in its nearest existing ancestor if it does not exist: on
+    the same file system) for the block to write ``what`` into; at the block's end its
+    files are moved into ``out`` (created),
+    each by a rename, replacing files of the same names. When writing fails (a full disk,
+    a read-only folder) nothing is moved — a previous report in ``out`` is left whole —
+    and the error is a :class:`~paretostab._errors.StoreError` naming ``out``; the new
+    folder is removed either way."""
+    if out.exists() and not out.is_dir():
+        raise InvalidInputError(f"{what} folder {out}: it is a file, not a folder.")
+    ancestor = out if out.is_dir() else out.parent
+    while not ancestor.exists():
+        ancestor = ancestor.parent
+    try:
+        staging = Path(tempfile.mkdtemp(prefix=f".{out.name or what}-", dir=ancestor))
+    except OSError as exc:
+        raise StoreError(f"{what} folder {out}: cannot write in {ancestor}: "
+                         f"{exc.strerror or exc}.") from None
+    try:
+        yield staging
+        files = sorted(p for p in staging.rglob("*") if p.is_file())
+        for file in files:
+            target = out / file.relative_to(staging)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(file, target)
+    except OSError as exc:
+        raise StoreError(f"{what} folder {out}: cannot write it: {exc.strerror or exc}; "
+                         f"no {what} written (a previous one there is unchanged).") from None
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
