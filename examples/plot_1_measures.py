@@ -11,12 +11,12 @@ stability map (003 §3).
 # %%
 # The runs: one selection per bootstrap sample
 # --------------------------------------------
-# :func:`~paretostab._protocol.run_protocol` fits the selector on each resample and keeps
+# :func:`~paretostab.run_protocol` fits the selector on each resample and keeps
 # the M × d selection matrix ``Z`` and the importances ``I`` of the features kept.
 import numpy as np
 
 import paretostab
-from paretostab._protocol import run_protocol
+from paretostab import run_protocol
 from paretostab.data import load_dataset
 from paretostab.selectors import TTestSelector
 

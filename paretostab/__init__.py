@@ -1,9 +1,15 @@
 """paretostab: feature-selection stability as a first-class objective.
 
-The main jobs (:mod:`paretostab._api`): :func:`tune` a study, :func:`study_report` (or
-``TunedStudy.report()``), :func:`choose` a trade-off, :func:`compare` studies; the
-stability measures: :func:`stability`, :func:`list_measures`, :func:`nogueira_interval`.
+The main jobs: :func:`tune` a study, :func:`study_report` (or ``TunedStudy.report()``),
+:func:`choose` a trade-off, :func:`compare` studies; the stability measures:
+:func:`stability`, :func:`list_measures`, :func:`nogueira_interval`; the resampling
+protocol a trial runs, for a selector of one's own: :func:`run_protocol`,
+:func:`replicates`, their :class:`RunSet` and the :class:`RunCache` of prepared runs,
+and the :class:`FeatureSimilarity` the similarity-adjusted measures take. The protocol's
+names are imported on first use: ``import paretostab`` loads no scikit-learn estimator.
 """
+
+from typing import TYPE_CHECKING
 
 from paretostab._api import (
     Choice,
@@ -25,13 +31,39 @@ from paretostab._errors import (
 from paretostab._version import __version__
 from paretostab.measures import list_measures, nogueira_interval, stability
 
+if TYPE_CHECKING:
+    from paretostab._protocol import replicates, run_protocol
+    from paretostab._run_cache import RunCache
+    from paretostab._runset import RunSet
+    from paretostab._similarity import FeatureSimilarity
+
+#: The names imported on first use, and the private module that defines each.
+_LAZY = {"run_protocol": "paretostab._protocol", "replicates": "paretostab._protocol",
+         "RunCache": "paretostab._run_cache", "RunSet": "paretostab._runset",
+         "FeatureSimilarity": "paretostab._similarity"}
+
+
+def __getattr__(name: str) -> object:
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'paretostab' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)
+
 __all__ = [
     "CalibrationWarning",
     "Choice",
     "ComparisonResult",
+    "FeatureSimilarity",
     "InvalidInputError",
     "ParetostabError",
     "Report",
+    "RunCache",
+    "RunSet",
     "StabilityWarning",
     "TunedStudy",
     "UnknownNameError",
@@ -40,6 +72,8 @@ __all__ = [
     "compare",
     "list_measures",
     "nogueira_interval",
+    "replicates",
+    "run_protocol",
     "stability",
     "study_report",
     "tune",
