@@ -203,7 +203,7 @@ class FeatureSimilarity:
     X : array of shape (n, d)
         The (training) data on which the similarity is estimated once.
     method : {"spearman", "pearson", "nmi"}
-        |Spearman| (the papers' choice, 000 §6.1), |Pearson| or normalised mutual
+        ``|Spearman|`` (the papers' choice, 000 §6.1), ``|Pearson|`` or normalised mutual
         information.
     n_bins : int, optional
         Bins per feature for ``method="nmi"``.
@@ -233,7 +233,7 @@ class FeatureSimilarity:
         return f"FeatureSimilarity(<{n}×{d} data>, method={self.method!r})"
 
     def submatrix(self, features: object) -> np.ndarray:
-        """The |features|×|features| block of the similarity matrix."""
+        """The ``|features| × |features|`` block of the similarity matrix."""
         idx = _features(features, self.n_features)
         return self.block(idx[None], idx[None])[0]
 
@@ -242,7 +242,7 @@ class FeatureSimilarity:
 
         ``rows`` (B, a) and ``cols`` (B, b) are integer feature indices; a feature is fully
         similar to itself. Computed from the prepared data in steps of about 2²² held
-        entries besides the output: |Pearson| and |Spearman| as batched products of
+        entries besides the output: ``|Pearson|`` and ``|Spearman|`` as batched products of
         standardised columns, O(B·a·b·n); NMI from the joint bin counts of every pair.
         """
         r, c = _batch_indices(rows, cols, self.n_features)
