@@ -28,6 +28,7 @@ from paretostab._errors import (
     StabilityWarning,
     UnknownNameError,
 )
+from paretostab._lazy import lazy_exports
 from paretostab._version import __version__
 from paretostab.measures import list_measures, nogueira_interval, stability
 
@@ -43,16 +44,6 @@ _LAZY = {"run_protocol": "paretostab._protocol", "replicates": "paretostab._prot
          "FeatureSimilarity": "paretostab._similarity"}
 
 
-def __getattr__(name: str) -> object:
-    if name in _LAZY:
-        import importlib
-
-        return getattr(importlib.import_module(_LAZY[name]), name)
-    raise AttributeError(f"module 'paretostab' has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
 
 __all__ = [
     "CalibrationWarning",
@@ -78,3 +69,5 @@ __all__ = [
     "study_report",
     "tune",
 ]
+
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY, __all__)

@@ -42,9 +42,9 @@ neither Optuna nor matplotlib.
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING
 
+from paretostab._lazy import lazy_exports
 from paretostab.report._compare import (
     CombinedFront,
     Comparison,
@@ -75,23 +75,13 @@ if TYPE_CHECKING:  # the pipelines load Optuna and matplotlib: imported when fir
     from paretostab.report._html import figure_to_png, write_report
     from paretostab.report._pages import study_sections
 
-#: The exports imported when first used: name → its private module.
-_LAZY = {"StudyReport": "_analysis", "StudyReportResult": "_build", "analysed_study": "_build",
-         "build_comparison": "_build", "choose_trial": "_build", "save_study_report": "_build",
-         "StudyFigures": "_figures", "figure_to_png": "_html", "write_report": "_html",
-         "study_sections": "_pages"}
-
-
-def __getattr__(name: str) -> object:
-    """The exports that load Optuna or matplotlib (:data:`_LAZY`), imported on first use;
-    the ``TYPE_CHECKING`` imports above name the same modules."""
-    if name not in _LAZY:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_LAZY})
+#: The exports that load Optuna or matplotlib, imported when first used: name → module
+#: (the ``TYPE_CHECKING`` imports above name the same).
+_LAZY = {name: f"{__name__}.{module}" for name, module in {
+    "StudyReport": "_analysis", "StudyReportResult": "_build", "analysed_study": "_build",
+    "build_comparison": "_build", "choose_trial": "_build", "save_study_report": "_build",
+    "StudyFigures": "_figures", "figure_to_png": "_html", "write_report": "_html",
+    "study_sections": "_pages"}.items()}
 
 
 __all__ = [
@@ -118,3 +108,5 @@ __all__ = [
     "table3",
     "write_report",
 ]
+
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY, __all__)
