@@ -247,7 +247,7 @@ def test_csv_rows_and_json_of_a_comparison():
 @pytest.mark.parametrize(("call", "match"), [
     (lambda a: compare_groups([a, a], ["phi"]), "group names must be distinct; 'A' is given 2"),
     (lambda a: compare_groups([a], ["msi"]), "group 'A' has no column 'msi'"),
-    (lambda a: compare_groups([a], ["phi"], level=1.5), "level must be a number strictly"),
+    (lambda a: compare_groups([a], ["phi"], level=1.5), r"level must be a number in \(0, 1\)"),
     (lambda a: compare_groups([], ["phi"]), "groups must be a non-empty sequence"),
     (lambda a: compare_groups([a.table], ["phi"]), "item 0 is a DataFrame"),
     (lambda a: Group("B", a.table.drop(columns="accuracy")), "no 'accuracy' column"),
