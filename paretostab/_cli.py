@@ -34,8 +34,9 @@ import time
 import pandas as pd
 
 from paretostab._errors import InvalidInputError, ParetostabError
-from paretostab._faults import DEFAULT_STORAGE_WAIT, stop_signals
+from paretostab._faults import DEFAULT_STORAGE_WAIT
 from paretostab._run_cache import DEFAULT_CACHE_BYTES
+from paretostab._signals import stop_signals
 from paretostab._version import __version__
 
 __all__ = ["main"]

@@ -17,25 +17,21 @@ kinds of error come from them, and ``tune`` treats each its own way:
   a limited time (:data:`DEFAULT_STORAGE_WAIT`), saying once when it starts waiting and
   once when the database is back.
 
-And a process may be asked to stop: :func:`stop_signals` makes SIGTERM and SIGHUP stop
-it as Ctrl-C does, with an :class:`~paretostab._errors.Interrupted` naming the signal.
+A process asked to stop (a signal) is :mod:`paretostab._signals`' concern.
 """
 
 from __future__ import annotations
 
-import contextlib
 import errno
-import signal
 import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
 
-from paretostab._errors import Interrupted, MemoryLimitError, StoreError
+from paretostab._errors import MemoryLimitError, StoreError
 
-__all__ = ["DEFAULT_STORAGE_WAIT", "ENVIRONMENT_FAILURES_IN_A_ROW", "STOP_SIGNALS", "Retrying",
-           "causes", "environment_error", "one_line", "raise_if_stopped",
-           "server_unavailable", "stop_signals", "transient_database_error"]
+__all__ = ["DEFAULT_STORAGE_WAIT", "ENVIRONMENT_FAILURES_IN_A_ROW", "Retrying", "causes",
+           "environment_error", "one_line", "server_unavailable", "transient_database_error"]
 
 DEFAULT_STORAGE_WAIT = 300.0
 """Seconds a process waits for an unreachable database (a restart, a failover) before it
@@ -63,51 +59,6 @@ _UNAVAILABLE_SQLSTATES = ("57P01", "57P02", "57P03", "53300")
 # MySQL client and server error codes of the same kinds: cannot connect (2002, 2003),
 # server gone or connection lost (2006, 2013), deadlock or lock wait (1213, 1205)
 _TRANSIENT_MYSQL = frozenset({2002, 2003, 2006, 2013, 1205, 1213})
-
-
-STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP")
-                     if hasattr(signal, name))
-"""The signals that ask a process to stop: Ctrl-C, SIGTERM, SIGHUP (where the platform
-has them)."""
-
-
-#: The stop signals received during the current :func:`stop_signals` block.
-_received: list[int] = []
-
-
-def _raise_interrupted(signum, frame) -> None:
-    _received.append(signum)
-    raise Interrupted(signum)
-
-
-def raise_if_stopped() -> None:
-    """Raise the :class:`~paretostab._errors.Interrupted` of a stop signal received during
-    :func:`stop_signals` whose exception was swallowed: a signal handler's exception is
-    raised in whatever the main thread runs, and Python ignores exceptions in a weakref
-    callback or a ``__del__`` (a database driver's clean-up). A loop that waits calls it
-    after each wait."""
-    if _received:
-        raise Interrupted(_received[-1])
-
-
-@contextlib.contextmanager
-def stop_signals() -> Iterator[None]:
-    """During the block, each of :data:`STOP_SIGNALS` raises an
-    :class:`~paretostab._errors.Interrupted` (a ``KeyboardInterrupt``) naming it, as Ctrl-C
-    raises a ``KeyboardInterrupt`` by default: a command cleans up the same way whatever
-    asked it to stop, and exits with the signal's code. Only in the main thread (where
-    Python delivers signals); the previous handlers come back at the end."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    _received.clear()
-    previous = {signum: signal.signal(signum, _raise_interrupted) for signum in STOP_SIGNALS}
-    try:
-        yield
-    finally:
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
-        _received.clear()
 
 
 def causes(exc: BaseException | None) -> Iterator[BaseException]:

@@ -45,14 +45,15 @@ from optuna.exceptions import UpdateFinishedTrialError
 
 from paretostab._errors import StoreError
 from paretostab._faults import Retrying
+from paretostab._sqlite import network_file_system, write_ahead_log
 
 if TYPE_CHECKING:
     from optuna.distributions import BaseDistribution
     from optuna.storages._heartbeat import BaseHeartbeat
     from optuna.trial import TrialState
 
-__all__ = ["NETWORK_FILE_SYSTEMS", "RETRIED_METHODS", "RetryingRDBStorage", "grace_seconds",
-           "heartbeat_enabled", "network_file_system", "one_transaction",
+__all__ = ["RETRIED_METHODS", "RetryingRDBStorage", "grace_seconds",
+           "heartbeat_enabled", "one_transaction",
            "set_trial_user_attrs", "stale_trial_ids", "storage_of", "study_id_of",
            "trial_id_of", "trials_with_heartbeat"]
 
@@ -191,9 +192,11 @@ class RetryingRDBStorage(optuna.storages.RDBStorage):
     retry : Retrying
         The outage policy: how long to wait, the database's name in messages.
     write_ahead : bool, optional
-        For a SQLite file: write-ahead-log mode (:func:`_write_ahead`) or SQLite's
-        default journal; by default the log, unless the file lies on a network file
-        system (:func:`network_file_system`), where the log's shared memory does not work.
+        For a SQLite file: write-ahead-log mode
+        (:func:`~paretostab._sqlite.write_ahead_log`) or SQLite's default journal; by
+        default the log, unless the file lies on a network file system
+        (:func:`~paretostab._sqlite.network_file_system`), where the log's shared memory
+        does not work.
     """
 
     def __init__(self, url: str, *, retry: Retrying, write_ahead: bool | None = None,
@@ -206,7 +209,7 @@ class RetryingRDBStorage(optuna.storages.RDBStorage):
             if write_ahead is None:
                 write_ahead = network_file_system(Path(database).resolve().parent) is None
             if write_ahead:
-                _write_ahead(self.engine)
+                write_ahead_log(self.engine)
 
     def set_trial_state_values(self, trial_id: int, state: TrialState,
                                values: Sequence[float] | None = None) -> bool:
@@ -271,59 +274,6 @@ class RetryingRDBStorage(optuna.storages.RDBStorage):
             self.retry(super().record_heartbeat, trial_id)
         except StoreError:
             pass
-
-
-#: File systems of other machines (``/proc/self/mounts`` types): SQLite's locks are
-#: unreliable there, and its write-ahead log, whose index is shared memory, does not work.
-NETWORK_FILE_SYSTEMS = ("nfs", "nfs4", "cifs", "smb3", "smbfs", "afs", "9p", "lustre",
-                        "gpfs", "beegfs", "ceph", "glusterfs", "panfs", "wekafs",
-                        "fuse.sshfs", "fuse.glusterfs", "fuse.ceph", "fuse.s3fs")
-
-
-def network_file_system(folder: Path, mounts: str | None = None) -> str | None:
-    """The type of the network file system that holds ``folder`` (an absolute path), or
-    None (a local one, or where ``/proc/self/mounts`` cannot be read). ``mounts``: that
-    file's text (read when None)."""
-    if mounts is None:
-        try:
-            mounts = Path("/proc/self/mounts").read_text()
-        except OSError:
-            return None
-    best, kind = -1, None
-    for line in mounts.splitlines():
-        fields = line.split()
-        if len(fields) < 3:
-            continue
-        point = fields[1].replace("\\040", " ").replace("\\011", "\t")
-        inside = folder == Path(point) or Path(point) in folder.parents
-        if inside and len(point) > best:
-            best, kind = len(point), fields[2]
-    return kind if kind in NETWORK_FILE_SYSTEMS else None
-
-
-def _write_ahead(engine) -> None:
-    """Put the SQLite file of ``engine`` (``RDBStorage.engine``) in write-ahead-log mode,
-    and every connection of it at ``synchronous = NORMAL``.
-
-    In SQLite's default mode every commit syncs the file to disk twice: 10.9 ms a commit
-    on this project's test machine against 0.014 ms in WAL mode at NORMAL (a trial makes
-    about a dozen commits). WAL at NORMAL never corrupts the file; a power cut (not a
-    killed process) may undo the last commits before it, whose trials are then run
-    again. Readers no longer block the writer, which the processes of ``--workers``
-    welcome. As SQLite's own locking already needs, every process must run on the
-    machine that holds the file (WAL does not work over a network file system): studies
-    shared between machines belong in a database server."""
-    from sqlalchemy import event
-
-    def synchronous_normal(connection, record) -> None:
-        cursor = connection.cursor()
-        cursor.execute("PRAGMA synchronous = NORMAL")
-        cursor.close()
-
-    event.listen(engine, "connect", synchronous_normal)
-    engine.dispose()  # the connections Optuna opened go; new ones get the pragma
-    with engine.connect() as connection:
-        connection.exec_driver_sql("PRAGMA journal_mode = WAL")  # kept in the file
 
 
 def _retried(name: str):

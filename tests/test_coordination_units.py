@@ -17,8 +17,8 @@ import pytest
 from optuna.trial import TrialState
 
 from paretostab._errors import Interrupted, InvalidInputError
-from paretostab._faults import STOP_SIGNALS
 from paretostab._optuna_internals import grace_seconds, storage_of, trial_id_of
+from paretostab._signals import STOP_SIGNALS
 from paretostab._storage import open_storage
 from paretostab._tuning import coordination, create_or_load_study
 from paretostab._tuning.coordination import (

@@ -20,7 +20,6 @@ from paretostab._optuna_internals import (
     RetryingRDBStorage,
     grace_seconds,
     heartbeat_enabled,
-    network_file_system,
     one_transaction,
     set_trial_user_attrs,
     stale_trial_ids,
@@ -29,6 +28,7 @@ from paretostab._optuna_internals import (
     trial_id_of,
     trials_with_heartbeat,
 )
+from paretostab._sqlite import network_file_system
 from paretostab._storage import open_storage
 
 pytestmark = pytest.mark.filterwarnings("ignore:Heartbeat of storage:UserWarning")

@@ -35,7 +35,6 @@ from optuna.exceptions import UpdateFinishedTrialError
 from optuna.trial import FrozenTrial, TrialState
 
 from paretostab._errors import Interrupted, InvalidInputError
-from paretostab._faults import STOP_SIGNALS
 from paretostab._optuna_internals import (
     grace_seconds,
     heartbeat_enabled,
@@ -46,6 +45,7 @@ from paretostab._optuna_internals import (
     trial_id_of,
     trials_with_heartbeat,
 )
+from paretostab._signals import STOP_SIGNALS
 from paretostab._tuning.notes import note_failures
 
 __all__ = ["GRACE_SECONDS", "HEARTBEAT_SECONDS", "POLL_SECONDS", "Interrupts", "StreamSampler",
@@ -329,7 +329,7 @@ class Interrupts:
     Optuna's trial loop is not safe against an interrupt that lands while it samples a
     trial or writes it to the storage: Optuna 5's ``_run_trial`` then fails with an
     ``UnboundLocalError`` in place of the ``KeyboardInterrupt``. While :meth:`handling` a
-    study, a stop signal (:data:`~paretostab._faults.STOP_SIGNALS`) that lands in a
+    study, a stop signal (:data:`~paretostab._signals.STOP_SIGNALS`) that lands in a
     :meth:`computation` (a trial's protocol and measures, a wait for a slot) raises an
     :class:`~paretostab._errors.Interrupted` there (a trial is recorded as failed, with
     ``reason``); one that lands anywhere else stops the study after the trial in progress

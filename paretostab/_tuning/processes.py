@@ -54,12 +54,11 @@ from paretostab._faults import (
     ENVIRONMENT_FAILURES_IN_A_ROW,
     causes,
     one_line,
-    raise_if_stopped,
-    stop_signals,
 )
 from paretostab._problem import Problem
 from paretostab._progress import Progress, progress_bar
 from paretostab._run_cache import DEFAULT_CACHE_BYTES
+from paretostab._signals import raise_if_stopped, stop_signals
 from paretostab._storage import (
     DEFAULT_STORAGE,
     artifact_notice,

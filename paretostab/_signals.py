@@ -1,0 +1,62 @@
+"""Stop signals: a process asked to stop by Ctrl-C, SIGTERM or SIGHUP stops alike.
+
+:func:`stop_signals` makes SIGTERM and SIGHUP stop a process as Ctrl-C does, with an
+:class:`~paretostab._errors.Interrupted` naming the signal (a ``KeyboardInterrupt``), so
+that a command cleans up the same way whatever asked it to stop and exits with the
+signal's code; :func:`raise_if_stopped` raises one whose exception a clean-up swallowed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import signal
+import threading
+from collections.abc import Iterator
+
+from paretostab._errors import Interrupted
+
+__all__ = ["STOP_SIGNALS", "raise_if_stopped", "stop_signals"]
+
+STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP")
+                     if hasattr(signal, name))
+"""The signals that ask a process to stop: Ctrl-C, SIGTERM, SIGHUP (where the platform
+has them)."""
+
+
+#: The stop signals received during the current :func:`stop_signals` block.
+_received: list[int] = []
+
+
+def _raise_interrupted(signum, frame) -> None:
+    _received.append(signum)
+    raise Interrupted(signum)
+
+
+def raise_if_stopped() -> None:
+    """Raise the :class:`~paretostab._errors.Interrupted` of a stop signal received during
+    :func:`stop_signals` whose exception was swallowed: a signal handler's exception is
+    raised in whatever the main thread runs, and Python ignores exceptions in a weakref
+    callback or a ``__del__`` (a database driver's clean-up). A loop that waits calls it
+    after each wait."""
+    if _received:
+        raise Interrupted(_received[-1])
+
+
+@contextlib.contextmanager
+def stop_signals() -> Iterator[None]:
+    """During the block, each of :data:`STOP_SIGNALS` raises an
+    :class:`~paretostab._errors.Interrupted` (a ``KeyboardInterrupt``) naming it, as Ctrl-C
+    raises a ``KeyboardInterrupt`` by default: a command cleans up the same way whatever
+    asked it to stop, and exits with the signal's code. Only in the main thread (where
+    Python delivers signals); the previous handlers come back at the end."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    _received.clear()
+    previous = {signum: signal.signal(signum, _raise_interrupted) for signum in STOP_SIGNALS}
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+        _received.clear()
