@@ -73,10 +73,10 @@ def metric_value(y: np.ndarray, output: np.ndarray, metric: str,
 
     if metric == "balanced_accuracy":
         return float(balanced_accuracy_score(y, output))
-    if metric == "f1_macro":
-        return float(f1_score(y, output, labels=classes, average="macro", zero_division=0))
     if classes is None:
         raise InvalidInputError(f"{metric} needs the estimator's classes (its classes_).")
+    if metric == "f1_macro":
+        return float(f1_score(y, output, labels=classes, average="macro", zero_division=0))
     present = np.unique(y)
     if present.size < 2:
         return math.nan

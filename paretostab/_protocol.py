@@ -34,12 +34,15 @@ from paretostab._metrics import out_of_bag_score
 from paretostab._progress import progress_bar
 from paretostab._run_cache import PreparedRun, RunCache, prepared_run, resample
 from paretostab._runset import RunSet, metadata_value
-from paretostab._validation import Interval, is_int
+from paretostab._validation import COUNT, FRACTION, Interval, is_int
 from paretostab._vocabulary import METRICS, RESAMPLINGS
 from paretostab.data import check_classes, check_prefilter
 from paretostab.selectors import TrainingSample, protocol_selector
 
 __all__ = ["CALIBRATION_BYTES", "replicates", "run_protocol", "run_transfer_protocol"]
+
+#: The runs of a protocol: two at least, for a stability to compare.
+RUNS = Interval("integer", 2)
 
 
 def _needs_calibration(selector) -> bool:
@@ -244,7 +247,7 @@ def _check_protocol(X, y, runs, resampling, metric, prefilter, n_jobs, sample_fr
             "paretostab.data.load_dataset(..., impute=...) or clean it first."
         )
     check_classes(y, "y")
-    Interval("integer", 2).check("runs", runs)
+    RUNS.check("runs", runs)
     if resampling not in RESAMPLINGS:
         raise InvalidInputError(f"resampling must be one of {RESAMPLINGS}; got {resampling!r}.")
     if metric not in METRICS:
@@ -254,7 +257,7 @@ def _check_protocol(X, y, runs, resampling, metric, prefilter, n_jobs, sample_fr
     if not is_int(n_jobs) or n_jobs == 0:
         raise InvalidInputError(
             f"n_jobs must be a non-zero integer (-1: all cores); got {n_jobs!r}.")
-    Interval("number", 0, 1, "neither").check("sample_fraction", sample_fraction)
+    FRACTION.check("sample_fraction", sample_fraction)
     return X, y
 
 
@@ -392,7 +395,7 @@ def replicates(selector, X, y, n_replicates: int, *, random_state=None, **protoc
     """B independent repetitions of :func:`run_protocol` (fresh resamples and, for
     randomised selectors such as BiasedRFE, fresh draws) — the input of the confidence
     ellipses (002 §3). ``protocol`` takes the keyword arguments of ``run_protocol``."""
-    Interval("integer", 1).check("n_replicates", n_replicates)
+    COUNT.check("n_replicates", n_replicates)
     children = np.random.SeedSequence(random_state).spawn(n_replicates)
     return [run_protocol(selector, X, y, random_state=int(child.generate_state(1)[0]),
                          **protocol) for child in children]

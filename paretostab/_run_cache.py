@@ -37,6 +37,9 @@ if TYPE_CHECKING:
 __all__ = ["CACHE_RESERVE_BYTES", "DEFAULT_CACHE_BYTES", "PreparedRun", "RunCache",
            "prepared_run", "resample"]
 
+#: A cache's memory budget.
+MAX_BYTES = Interval("integer", 0, why=" (the memory budget in bytes)")
+
 
 def resample(y: np.ndarray, seed: int, resampling: str, sample_fraction: float):
     """Stratified training indices and out-of-bag indices of one run."""
@@ -159,8 +162,7 @@ class RunCache:
     """
 
     def __init__(self, max_bytes: int = DEFAULT_CACHE_BYTES, *, _token: str | None = None):
-        self.max_bytes = Interval("integer", 0, why=" (the memory budget in bytes)"
-                                  ).integer("max_bytes", max_bytes)
+        self.max_bytes = MAX_BYTES.integer("max_bytes", max_bytes)
         self._token = _token or uuid.uuid4().hex
         self._runs: dict[tuple, PreparedRun] = {}
         self._data_keys: dict[tuple[int, int], tuple] = {}

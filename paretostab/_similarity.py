@@ -34,6 +34,11 @@ __all__ = ["METHODS", "SUM_BLOCK", "Blocks", "FeatureSimilarity", "OffdiagonalSu
            "SimilarityMatrix", "SimilaritySource", "as_similarity", "nmi_similarity",
            "offdiagonal_sum", "pearson_similarity", "spearman_similarity"]
 
+#: The bins of a feature's values for normalised mutual information.
+N_BINS = Interval("integer", 2)
+#: The random blocks of feature pairs a Monte-Carlo sum draws.
+N_SAMPLES = Interval("integer", 1, why=" (random blocks of feature pairs)")
+
 _BLOCK = 1024
 #: Side of the random blocks of feature pairs :func:`offdiagonal_sum` samples.
 SUM_BLOCK = 32
@@ -185,7 +190,7 @@ def nmi_similarity(X: object, features: object = None, *, n_bins: int | None = N
 def _check_bins(n_bins: int | None, n: int) -> int:
     if n_bins is None:
         return max(2, round(n ** (1 / 3)))
-    return Interval("integer", 2).integer("n_bins", n_bins)
+    return N_BINS.integer("n_bins", n_bins)
 
 
 METHODS = {
@@ -451,7 +456,7 @@ def offdiagonal_sum(similarity: Blocks, threshold: float | None = None, *,
     random_state : int, numpy.random.Generator, numpy.random.SeedSequence or None
         Seed of the sampled features (anything :func:`numpy.random.default_rng` takes).
     """
-    Interval("integer", 1, why=" (random blocks of feature pairs)").check("n_samples", n_samples)
+    N_SAMPLES.check("n_samples", n_samples)
     d = similarity.n_features
     area = SUM_BLOCK * SUM_BLOCK
     if d * (d - 1) // 2 <= n_samples * area:

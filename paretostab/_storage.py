@@ -47,6 +47,11 @@ __all__ = ["DEFAULT_SERVER_ARTIFACTS", "DEFAULT_STORAGE", "STORAGE_FORMS", "Pref
            "artifact_notice", "artifact_store", "default_artifact_dir", "display_url",
            "load_runset", "open_storage"]
 
+#: Seconds an outage is waited out.
+STORAGE_WAIT = Interval("number", 0, why=" (seconds)")
+#: Seconds between heartbeats, or without one before a trial is stale.
+HEARTBEAT = Interval("integer", 1, none=True, why=" (seconds)")
+
 DEFAULT_STORAGE = "sqlite:///paretostab.db"
 DEFAULT_SERVER_ARTIFACTS = "paretostab-artifacts"
 STORAGE_FORMS = ("sqlite:///FILE, postgresql://user@host/db, mysql://user@host/db "
@@ -261,10 +266,10 @@ def open_storage(url: str, *, must_exist: bool = False, heartbeat_interval: int 
     lies on a network file system, where the log does not work:
     :class:`~paretostab._optuna_internals.RetryingRDBStorage`).
     """
-    Interval("number", 0, why=" (seconds)").check("storage_wait", storage_wait)
+    STORAGE_WAIT.check("storage_wait", storage_wait)
     for name, value in (("heartbeat_interval", heartbeat_interval),
                         ("grace_period", grace_period)):
-        Interval("integer", 1, none=True, why=" (seconds)").check(name, value)
+        HEARTBEAT.check(name, value)
     if (heartbeat_interval is not None and grace_period is not None
             and grace_period < heartbeat_interval):
         raise InvalidInputError(

@@ -20,7 +20,7 @@ import numpy as np
 
 from paretostab._errors import InvalidInputError
 
-__all__ = ["NON_NEGATIVE", "POSITIVE", "Interval", "is_int", "is_number"]
+__all__ = ["COUNT", "FRACTION", "NON_NEGATIVE", "POSITIVE", "Interval", "is_int", "is_number"]
 
 T = TypeVar("T")
 
@@ -140,3 +140,7 @@ class Interval:
 NON_NEGATIVE = Interval("number", 0)
 #: A finite number > 0 (a regularisation strength, a tolerance).
 POSITIVE = Interval("number", 0, closed="neither")
+#: An integer >= 1 (a count of runs, trials, workers, features).
+COUNT = Interval("integer", 1)
+#: A number in (0, 1) (a share of the examples, a confidence level).
+FRACTION = Interval("number", 0, 1, "neither")

@@ -37,6 +37,11 @@ __all__ = ["OTHER_COLOR", "PALETTE", "FeaturePalette", "SelectionOverview", "Sta
            "feature_color_order", "feature_palette", "group_identical_maps", "map_difference",
            "selection_overview", "stability_map", "study_palette"]
 
+#: A count that may be 0 (the features to order).
+NON_NEGATIVE_INT = Interval("integer", 0)
+#: How far apart two maps may be and count as one picture.
+TOLERANCE = Interval("number", 0, 1, "left")
+
 #: How many features a map or an overview names (None: every one).
 TOP = Interval("integer", 0, none=True)
 
@@ -227,7 +232,7 @@ def feature_color_order(X: np.ndarray, y: np.ndarray, /, n: int = len(PALETTE)) 
         raise InvalidInputError(
             f"feature_color_order needs X (n_samples, d) and y (n_samples,) with "
             f"n_samples >= 1; got {X.shape} and {y.shape}.")
-    Interval("integer", 0).check("n", n)
+    NON_NEGATIVE_INT.check("n", n)
     d = X.shape[1]
     F = np.empty(d)
     with warnings.catch_warnings():  # constant features, one class: F is NaN, ranked last
@@ -621,7 +626,7 @@ def group_identical_maps(maps: Sequence[StabilityMap], /,
     elif len(labels) != len(maps):
         raise InvalidInputError(
             f"labels must hold one label per map ({len(maps)}); got {len(labels)}.")
-    Interval("number", 0, 1, "left").check("tolerance", tolerance)
+    TOLERANCE.check("tolerance", tolerance)
     drawn: list[StabilityMap] = []
     groups: list[list] = []
     for m, label in zip(maps, labels, strict=True):

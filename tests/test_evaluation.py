@@ -358,7 +358,7 @@ def tiny_nested(outer_folds: int):
                        "selector": {"name": "t_test", "search": {"n_features": [1, 10]}}})
 
 
-def test_a_nested_report_names_missing_folds_and_the_chosen_features(tmp_path):
+def test_a_nested_report_names_missing_folds_and_the_chosen_features(tmp_path, monkeypatch):
     rng = np.random.default_rng(0)
     X, y = simulate(60, rng, d=40)
     spec = tiny_nested(3)
@@ -374,6 +374,15 @@ def test_a_nested_report_names_missing_folds_and_the_chosen_features(tmp_path):
     assert list(nested.folds["fold"]) == [1, 2, 3]
     fold_reader = read(url, "sim/outer-2", data=(X, y))
     assert fold_reader.problem.y.size == 40 and fold_reader.problem.test_y.size == 20
+    # each fold's refit of its chosen trial is kept in the fold's own study
+    chosen = int(nested.folds.loc[nested.folds["fold"] == 2, "chosen"].item())
+    assert f"paretostab:held-out:{chosen}:0.95" in fold_reader.cache
+    # choose reads the study alone, not its outer folds
+    from paretostab.report._load import StudySource
+
+    monkeypatch.setattr(StudySource, "outer", lambda *a: pytest.fail("outer folds read"))
+    assert choose(url, 0.5, study_name="sim", data=(X, y)).trial in set(report.table["trial"])
+    monkeypatch.undo()
     assert nested.frequencies["folds"].max() <= 3
     assert set(nested.stability) == {"nogueira", "iw"}
     summary = report.to_dict()

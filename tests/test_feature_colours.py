@@ -133,6 +133,8 @@ def test_special_values_and_edges():
     assert feature_color_order(X, np.array(["b", "b", "a", "a"])).tolist() == [1, 3, 2, 0]
     assert feature_color_order(X, np.zeros(4)).tolist() == [0, 1, 2, 3]  # one class
     assert feature_color_order(X, y, 0).size == 0
+    with pytest.raises(InvalidInputError, match=r"^n must be an integer >= 0; got None"):
+        feature_color_order(X, y, None)
     assert feature_color_order(X, y, 2).tolist() == [1, 3]
     assert feature_color_order(X, y).dtype == np.intp
     for bad in ({"X": X[0], "y": y}, {"X": X, "y": y[:3]}, {"X": X, "y": y, "n": -1},

@@ -88,3 +88,14 @@ def test_advice_iff_the_smallest_class_is_below_eight_tenths_of_an_even_share(co
     imbalanced = min(counts) < 0.8 * sum(counts) / len(counts)
     assert (metric_advice(y, "accuracy") is not None) == imbalanced
     assert majority_rate(y) == pytest.approx(max(counts) / sum(counts))
+
+
+@pytest.mark.parametrize("metric", ["f1_macro", "roc_auc"])
+def test_a_metric_that_reads_the_classes_refuses_to_go_without_them(metric):
+    from paretostab._errors import InvalidInputError
+    from paretostab._metrics import metric_value
+
+    y = np.array([0, 1, 0, 1])
+    with pytest.raises(InvalidInputError, match=rf"^{metric} needs the estimator's classes"):
+        metric_value(y, np.array([0.2, 0.8, 0.4, 0.6]) if metric == "roc_auc" else y,
+                     metric, None)

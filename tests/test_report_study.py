@@ -224,3 +224,55 @@ def test_the_report_gives_the_study_note_the_front_as_of_its_run(study_url, tmp_
     build_report(study_url, out=tmp_path / "again", replicates=0, progress=False)
     again = get_note(optuna.load_study(study_name="tiny", storage=study_url))
     assert again.count("## The Pareto front") == 1  # replaced, not appended
+
+
+def test_an_interrupted_report_keeps_the_replicates_it_computed(tmp_path, monkeypatch):
+    """Ctrl-C during the replicates: the front trials replicated so far are stored in the
+    study (the writer runs however the analysis ends), and the next report reuses them."""
+    import paretostab._problem
+
+    url = f"sqlite:///{tmp_path / 'study.db'}"
+    run_study(parse_spec(SPEC), storage=url, progress=False)
+    replicate = paretostab._problem.Problem.replicates
+    done: list[int] = []
+
+    def stop_at_the_second(self, params, n, *, random_state):
+        if done:
+            raise KeyboardInterrupt
+        done.append(random_state[1])
+        return replicate(self, params, n, random_state=random_state)
+
+    monkeypatch.setattr(paretostab._problem.Problem, "replicates", stop_at_the_second)
+    with pytest.raises(KeyboardInterrupt):
+        build_report(url, out=tmp_path / "report", progress=False)
+    from tests.studies import read
+
+    kept = [k for k in read(url).cache if k.startswith("paretostab:replicates:")]
+    assert kept == [f"paretostab:replicates:{done[0]}:3"]
+    monkeypatch.setattr(paretostab._problem.Problem, "replicates", replicate)
+    calls: list[int] = []
+    monkeypatch.setattr(paretostab._problem.Problem, "replicates",
+                        lambda self, params, n, *, random_state: (
+                            calls.append(random_state[1])
+                            or replicate(self, params, n, random_state=random_state)))
+    summary = json.loads((build_report(url, out=tmp_path / "again", progress=False)
+                          / "summary.json").read_text())
+    assert done[0] not in calls and sorted(calls) == sorted(set(summary["front"]) - {done[0]})
+
+
+def test_an_analysis_is_drawn_with_its_maps_and_scored_on_a_held_out_part_it_has(study_url):
+    """analyse_study leaves the maps to with_maps (they need the RunSets read after it):
+    drawing without them, or scoring a study that held nothing out, is one error line."""
+    from paretostab._errors import InvalidInputError
+    from paretostab.report._analysis import analyse_study
+    from paretostab.report._estimates import held_out_evaluation
+    from paretostab.report._refits import Refits
+    from tests.studies import read
+
+    data = read(study_url)
+    report = analyse_study(data, Refits(data), replicates=0, progress=False)
+    with pytest.raises(InvalidInputError, match="has no maps yet: add them with with_maps"):
+        report.stability_maps  # noqa: B018
+    with pytest.raises(InvalidInputError, match=r"holds no examples out \(\[protocol\] holdout"):
+        held_out_evaluation(data, Refits(data), data.table, list(report.front.trials), {},
+                            level=0.95)

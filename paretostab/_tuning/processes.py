@@ -81,13 +81,16 @@ from paretostab._tuning.study import (
     front_points,
     resample_seed,
 )
-from paretostab._validation import Interval
+from paretostab._validation import COUNT, Interval
 from paretostab.evaluation import outer_study_name
 from paretostab.front import dominance_area, pareto_front
 from paretostab.maps import study_palette
 from paretostab.spec import StudySpec, grid_size
 
 __all__ = ["MAX_STUDY_NAME", "TuneSettings", "run_study", "run_trials", "run_workers"]
+
+#: The run cache's memory budget of a process, in bytes.
+CACHE_BYTES = Interval("integer", 0, why=" (the run cache's memory budget per process)")
 
 MAX_STUDY_NAME = 512
 """The longest study name Optuna's RDB storages hold (their ``study_name`` column)."""
@@ -147,8 +150,8 @@ def run_study(spec: StudySpec, *, storage: str | None = None, study_name: str | 
         study_name = outer_study_name(spec.name, protocol.outer_fold)
     url = storage or spec.storage or DEFAULT_STORAGE
     total = spec.trials if n_trials is None else n_trials
-    workers = Interval("integer", 1).integer("workers", workers)
-    total = Interval("integer", 1).integer("n_trials", total)
+    workers = COUNT.integer("workers", workers)
+    total = COUNT.integer("n_trials", total)
     if spec.sampler == "grid" and total > grid_size(spec):
         raise InvalidInputError(f"n_trials: the grid has {grid_size(spec)} points, each run "
                                 f"once; got {total}.")
@@ -157,8 +160,7 @@ def run_study(spec: StudySpec, *, storage: str | None = None, study_name: str | 
         raise InvalidInputError(
             f"study name: at most {MAX_STUDY_NAME} characters (what Optuna's database "
             f"storages hold); got {len(name)} ({name[:40]}…).")
-    cache_bytes = Interval("integer", 0, why=" (the run cache's memory budget per process)"
-                           ).integer("cache_bytes", cache_bytes)
+    cache_bytes = CACHE_BYTES.integer("cache_bytes", cache_bytes)
     check_backend(backend, scheduler, n_jobs)
     settings = TuneSettings(storage=url, artifacts=artifacts, study_name=study_name,
                             n_trials=total, timeout=timeout,

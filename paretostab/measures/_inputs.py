@@ -15,7 +15,7 @@ from typing import TypeGuard
 import numpy as np
 
 from paretostab._errors import InvalidInputError
-from paretostab._validation import Interval
+from paretostab._validation import COUNT, Interval
 
 
 class UndefinedMeasure(Exception):
@@ -51,7 +51,7 @@ def _from_index_collections(data: Sequence, n_features: int | None) -> np.ndarra
             "A list of selected-feature index collections needs n_features= (the total "
             "number of features d); got n_features=None."
         )
-    n_features = Interval("integer", 1).integer("n_features", n_features)
+    n_features = COUNT.integer("n_features", n_features)
     Z = np.zeros((len(data), int(n_features)), dtype=bool)
     for i, item in enumerate(data):
         idx = np.asarray(list(item) if isinstance(item, set | frozenset) else item)

@@ -96,6 +96,9 @@ class MeasureInfo:
 
 
 _REGISTRY: dict[str, MeasureInfo] = {}
+#: The value an undefined measure takes instead of NaN, when one is given.
+IMPUTE_NAN = Interval("number", none=True)
+
 _CONVERTERS = {
     "selection": as_selection_matrix,
     "importance": as_importance_matrix,
@@ -209,7 +212,7 @@ def _convert(info: MeasureInfo, data: object, n_features: int | None, options: d
 def _check_impute(impute_nan: object) -> float | None:
     if impute_nan is None:
         return None
-    return Interval("number", none=True).number("impute_nan", impute_nan)
+    return IMPUTE_NAN.number("impute_nan", impute_nan)
 
 
 def _undefined(name: str, cause: str, impute_nan: float | None) -> float:

@@ -27,7 +27,7 @@ from matplotlib.transforms import blended_transform_factory
 from mpl_toolkits.axes_grid1 import make_axes_locatable
 
 from paretostab._errors import InvalidInputError
-from paretostab._validation import Interval
+from paretostab._validation import COUNT
 from paretostab.maps import TOP, FeaturePalette, SelectionOverview, StabilityMap
 from paretostab.plot._contract import new_axes, require
 
@@ -250,7 +250,7 @@ def stability_maps_figure(maps: Sequence[StabilityMap], /,
         panel_titles = [_trials_title(t) for t in titles]
     if columns is None:
         columns = min(len(maps), 3)
-    Interval("integer", 1).check("columns", columns)
+    COUNT.check("columns", columns)
     TOP.check("top", top)
     columns = min(int(columns), len(maps))
     rows = -(-len(maps) // columns)

@@ -136,7 +136,7 @@ def analysed_study(storage_url: str, *, study_name: str | None = None,
     source = open_source(storage_url, study_name, artifacts=artifacts, data=data)
     source.store  # noqa: B018 - a wrong artifact store fails now, not after the replicates
     names = study_measures(source.objective, source.recorded, measures)
-    study = read_study(source, names)
+    study = read_study(source, names, outer_folds=True)
     refits = Refits(study)
     with _kept(source, refits):
         report = analyse_study(study, refits, measures=names, replicates=replicates,

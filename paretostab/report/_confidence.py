@@ -34,11 +34,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from paretostab._errors import InvalidInputError
-from paretostab._validation import Interval
+from paretostab._validation import FRACTION, Interval
 from paretostab.front import dominance_area
 
 __all__ = ["DominanceAreaInterval", "Ellipse", "as_level", "confidence_regions",
            "dominance_area_interval"]
+
+#: The points a region's boundary is drawn with.
+BOUNDARY_POINTS = Interval("integer", 3, why=" (points on the boundary)")
 
 # An eigen-direction whose standard deviation is below this fraction of the largest one
 # (or of the scale of the values) carries no variance: rounding noise of constant data.
@@ -162,7 +165,7 @@ class Ellipse:
         float array (n, 2)
             (accuracy, stability) points.
         """
-        n = Interval("integer", 3, why=" (points on the boundary)").integer("n", n)
+        n = BOUNDARY_POINTS.integer("n", n)
         t = 2.0 * np.pi * np.arange(n) / n
         unit = np.column_stack((self.semi_axes[0] * np.cos(t), self.semi_axes[1] * np.sin(t)))
         return self.center + unit @ self._frame().T
@@ -197,7 +200,7 @@ class DominanceAreaInterval:
 
 def as_level(level: object) -> float:
     """``level`` as a float strictly between 0 and 1 (a confidence level), else one error."""
-    return Interval("number", 0, 1, "neither").number("level", level)
+    return FRACTION.number("level", level)
 
 
 def _as_replicates(values: object, i: int) -> np.ndarray:

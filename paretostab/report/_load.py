@@ -111,16 +111,18 @@ class StudySource:
         return tuple(self.study.user_attrs.get("spec", {}).get("objective", {})
                      .get("record", []))
 
-    def outer(self, fold: int) -> StudySource | None:
-        """The study of outer fold ``fold`` of a nested evaluation
+    def outer(self, folds: int) -> list[StudySource | None]:
+        """The studies of outer folds 1..``folds`` of a nested evaluation
         (:func:`~paretostab.evaluation.outer_study_name`) in the same storage, with the
-        same artifact store and data; None when it has not been created yet."""
-        name = outer_study_name(self.name, fold)
+        same artifact store and data; None for a fold not created yet."""
         names = {s.study_name for s in optuna.get_all_study_summaries(self.storage)}
-        if name not in names:
-            return None
-        return StudySource(optuna.load_study(study_name=name, storage=self.storage),
-                           self.storage_url, self.artifacts, self.data)
+        found: list[StudySource | None] = []
+        for fold in range(1, folds + 1):
+            name = outer_study_name(self.name, fold)
+            found.append(None if name not in names else StudySource(
+                optuna.load_study(study_name=name, storage=self.storage), self.storage_url,
+                self.artifacts, self.data))
+        return found
 
 
 def open_source(storage_url: str, study_name: str | None = None, *,
@@ -133,12 +135,13 @@ def open_source(storage_url: str, study_name: str | None = None, *,
     return StudySource(open_study(storage, study_name), storage_url, artifacts, data)
 
 
-def read_study(source: StudySource, measures: Sequence[str] | None = None) -> StudyData:
+def read_study(source: StudySource, measures: Sequence[str] | None = None, *,
+               outer_folds: bool = False) -> StudyData:
     """The study of ``source``, read once: its completed trials with the values of
     ``measures`` (default: the objective and the recorded measures; a measure no trial
     recorded is recomputed from the trials' RunSets), its spec, cached refits, feature
-    colours, and — with a nested evaluation — its outer folds' studies (with the
-    objective)."""
+    colours, and — with ``outer_folds``, for a nested evaluation — its outer folds'
+    studies (with the objective)."""
     study = source.study
     names = list(measures) if measures is not None else [source.objective,
                                                           *source.recorded]
@@ -157,10 +160,9 @@ def read_study(source: StudySource, measures: Sequence[str] | None = None) -> St
     order = attrs.get(FEATURE_COLORS)
     selector = attrs.get("spec", {}).get("selector", {}).get("name", [])
     outer: tuple[StudyData | None, ...] = ()
-    if spec is not None and spec.protocol.outer_folds:
-        folds = [source.outer(k) for k in range(1, spec.protocol.outer_folds + 1)]
+    if outer_folds and spec is not None and spec.protocol.outer_folds:
         outer = tuple(None if fold is None else read_study(fold, [source.objective])
-                      for fold in folds)
+                      for fold in source.outer(spec.protocol.outer_folds))
     data = StudyData(
         name=source.name, location=display_url(source.storage_url),
         objective=source.objective, recorded=source.recorded, spec=spec,
@@ -179,9 +181,10 @@ def _recompute_missing(data: StudyData, source: StudySource, names: Sequence[str
     missing = [m for m in names if not table.empty and table[m].isna().all()]
     if not missing:
         return
-    runsets = read_runsets(source, table["trial"])
-    for index, number in enumerate(table["trial"]):
-        values = data.problem.measure_values(runsets[int(number)], missing)
+    trials = source.study.get_trials(deepcopy=False)
+    for index, number in enumerate(table["trial"]):  # one RunSet in memory at a time
+        runs = load_runset(trials[int(number)], storage=source.storage, store=source.store)
+        values = data.problem.measure_values(runs, missing)
         for name in missing:
             table.loc[index, name] = values.get(name, math.nan)
 

@@ -71,7 +71,8 @@ class StudyData:
     selector_names : tuple of str
         The selectors its spec names.
     outer : tuple of (StudyData or None)
-        The studies of its outer folds (``[protocol] outer_folds``) in fold order, None
+        The studies of its outer folds (``[protocol] outer_folds``; read for a report) in
+        fold order, None
         for a fold not created yet; empty without a nested evaluation.
     data_given : object
         The data of a study tuned on data in memory (None: the spec's source), from which

@@ -96,6 +96,10 @@ from paretostab.selectors._sparse_problem import (
 )
 
 #: Working-set solvers of :class:`ElasticNetSelector`.
+#: The elastic net's L1 share.
+L1_RATIO = Interval("number", 0, 1, "right",
+                    why=" (λ₂, the L1 share; 1 = lasso, 0 would select every feature)")
+
 SOLVERS = ("fista", "saga")
 #: Relative width in λ below which a calibration bracket counts as collapsed: the target
 #: count lies between two counts that one λ cannot separate (features entering together).
@@ -607,9 +611,7 @@ class ElasticNetSelector(_SparseLogisticBase):
         return tags
 
     def _penalty(self, d: int, columns: np.ndarray | None = None) -> ElasticNetPenalty:
-        Interval("number", 0, 1, "right",
-                 why=" (λ₂, the L1 share; 1 = lasso, 0 would select every feature)"
-                 ).check("l1_ratio", self.l1_ratio)
+        L1_RATIO.check("l1_ratio", self.l1_ratio)
         if self.solver not in SOLVERS:
             raise InvalidInputError(
                 f"solver must be one of {', '.join(map(repr, SOLVERS))}; got {self.solver!r}."

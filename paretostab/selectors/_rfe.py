@@ -31,6 +31,10 @@ from paretostab.selectors._base import (
 )
 from paretostab.selectors._logistic import IncrementalL2Logistic, shrunk_gram, solves_in_dual
 
+#: The share of the remaining features an elimination step drops.
+STEP = Interval("number", 0, 1, "neither",
+                why=" (the fraction of the remaining features dropped per iteration)")
+
 LOSSES = ("logistic", "hinge")
 
 #: The solver tolerance ``tol=None`` means, per loss (the measurements behind each value
@@ -162,9 +166,7 @@ class EliminationPath:
 
 def check_step(step: object) -> None:
     """``step``: the fraction of the remaining features an elimination step drops."""
-    Interval("number", 0, 1, "neither",
-             why=" (the fraction of the remaining features dropped per iteration)"
-             ).check("step", step)
+    STEP.check("step", step)
 
 
 def n_dropped(step: float, size: int, n_features: int) -> int:
