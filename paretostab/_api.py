@@ -256,14 +256,20 @@ def tune(spec: object, /, *, data: object = None, storage: str | None = None,
 
 
 def _located(study: object, study_name: str | None, artifacts: str | None,
-             data: object) -> tuple[str, str | None, str | None, object]:
+             data: object) -> dict[str, Any]:
     """The storage URL, study name, artifact store and data of a :class:`TunedStudy` or a
-    storage URL."""
+    storage URL, as the report's entries take them (a tuned study's storage, open, too:
+    not opened again)."""
     if isinstance(study, TunedStudy):
-        return (study.storage, study_name or study.name, artifacts or study.artifacts,
-                study.data if data is None else data)
+        from paretostab._optuna_internals import storage_of
+
+        return {"storage_url": study.storage, "study_name": study_name or study.name,
+                "artifacts": artifacts or study.artifacts,
+                "data": study.data if data is None else data,
+                "storage": storage_of(study.study)}
     if isinstance(study, str):
-        return study, study_name, artifacts, data
+        return {"storage_url": study, "study_name": study_name, "artifacts": artifacts,
+                "data": data}
     raise InvalidInputError(
         f"study must be a TunedStudy (what tune returns) or a storage URL; got "
         f"{type(study).__name__}.")
@@ -293,9 +299,8 @@ def choose(study: object, gamma: float, /, *, study_name: str | None = None,
     """
     from paretostab.report import choose_trial
 
-    url, name, artifacts, data = _located(study, study_name, artifacts, data)
-    return choose_trial(url, gamma, study_name=name, measure=measure, artifacts=artifacts,
-                        data=data, level=level, allow_chance=allow_chance)
+    return choose_trial(gamma=gamma, measure=measure, level=level, allow_chance=allow_chance,
+                        **_located(study, study_name, artifacts, data))
 
 
 # --------------------------------------------------------------------------- report
@@ -417,11 +422,10 @@ def study_report(study: object, /, *, study_name: str | None = None,
     """
     from paretostab.report import analysed_study
 
-    url, name, artifacts, data = _located(study, study_name, artifacts, data)
     return Report(analysed_study(
-        url, study_name=name, measures=measures, replicates=replicates, weight=weight,
-        gamma=gamma, level=level, artifacts=artifacts, progress=progress, data=data,
-        allow_chance=allow_chance))
+        measures=measures, replicates=replicates, weight=weight, gamma=gamma, level=level,
+        progress=progress, allow_chance=allow_chance,
+        **_located(study, study_name, artifacts, data)))
 
 
 # --------------------------------------------------------------------------- compare

@@ -22,6 +22,7 @@ import contextlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from paretostab._choice import Choice
 from paretostab._errors import InvalidInputError
@@ -51,6 +52,9 @@ from paretostab.report._write import (
     write_refits,
     write_study_report,
 )
+
+if TYPE_CHECKING:
+    import optuna
 
 __all__ = ["StudyReportResult", "analysed_study", "build_comparison", "build_report",
            "choose_trial", "save_study_report"]
@@ -127,13 +131,16 @@ def analysed_study(storage_url: str, *, study_name: str | None = None,
                    measures: Sequence[str] | None = None, replicates: int | None = None,
                    weight: object = None, gamma: float = 0.5, level: float = 0.95,
                    artifacts: str | None = None, progress: bool | None = None,
-                   data: object = None, allow_chance: bool = False) -> StudyReportResult:
+                   data: object = None, allow_chance: bool = False,
+                   storage: optuna.storages.BaseStorage | None = None) -> StudyReportResult:
     """What :func:`build_report` writes, computed and drawn (the arguments are
-    :func:`build_report`'s); the refits it computed are written into the study."""
+    :func:`build_report`'s; ``storage``: the storage at ``storage_url`` already opened, as
+    a tuned study holds it); the refits it computed are written into the study."""
     as_gamma(gamma)
     as_level(level)
     weight = as_weight(weight)
-    source = open_source(storage_url, study_name, artifacts=artifacts, data=data)
+    source = open_source(storage_url, study_name, artifacts=artifacts, data=data,
+                         storage=storage)
     source.store  # noqa: B018 - a wrong artifact store fails now, not after the replicates
     names = study_measures(source.objective, source.recorded, measures)
     study = read_study(source, names, outer_folds=True)
@@ -159,8 +166,8 @@ def save_study_report(result: StudyReportResult, out: str | Path) -> Path:
 
 def choose_trial(storage_url: str, gamma: float, *, study_name: str | None = None,
                  measure: str | None = None, artifacts: str | None = None,
-                 data: object = None, level: float = 0.95,
-                 allow_chance: bool = False) -> Choice:
+                 data: object = None, level: float = 0.95, allow_chance: bool = False,
+                 storage: optuna.storages.BaseStorage | None = None) -> Choice:
     """The front trial maximising γA + (1−γ)φ (003 §7.1) under the study's objective (or
     ``measure``), its parameters, and the features its selector selects when fitted on the
     whole data set (``data``: those of a study tuned on data given in memory; the
@@ -171,10 +178,11 @@ def choose_trial(storage_url: str, gamma: float, *, study_name: str | None = Non
     ``level`` against the no-information value, or a selection that ignores the labels:
     :func:`~paretostab.report._estimates.chance_flags`), of every trial with
     ``allow_chance``; :attr:`~paretostab.Choice.flagged` lists the flagged
-    trials with the reason."""
+    trials with the reason. ``storage``: the storage at ``storage_url`` already opened."""
     as_gamma(gamma)
     as_level(level)
-    source = open_source(storage_url, study_name, artifacts=artifacts, data=data)
+    source = open_source(storage_url, study_name, artifacts=artifacts, data=data,
+                         storage=storage)
     objective = measure_name(measure) if measure else source.objective
     study = read_study(source, [objective])
     table = study.table
