@@ -228,7 +228,7 @@ def test_the_report_gives_the_study_note_the_front_as_of_its_run(study_url, tmp_
 
 def test_an_interrupted_report_keeps_the_replicates_it_computed(tmp_path, monkeypatch):
     """Ctrl-C during the replicates: the front trials replicated so far are stored in the
-    study (the writer runs however the analysis ends), and the next report reuses them."""
+    study (each refit is written as it is computed), and the next report reuses them."""
     import paretostab._problem
 
     url = f"sqlite:///{tmp_path / 'study.db'}"
@@ -276,3 +276,30 @@ def test_an_analysis_is_drawn_with_its_maps_and_scored_on_a_held_out_part_it_has
     with pytest.raises(InvalidInputError, match=r"holds no examples out \(\[protocol\] holdout"):
         held_out_evaluation(data, Refits(data), data.table, list(report.front.trials), {},
                             level=0.95)
+
+
+def test_a_report_killed_mid_way_keeps_the_replicates_it_computed(tmp_path):
+    """kill -9 (no clean-up runs: the out-of-memory killer, a lost node) on the second
+    front trial's replicates: the first trial's were written as they were computed."""
+    import signal
+    import subprocess
+    import sys
+
+    from tests.studies import read
+
+    url = f"sqlite:///{tmp_path / 'study.db'}"
+    run_study(parse_spec(SPEC), storage=url, progress=False)
+    code = (
+        "import os, signal, paretostab._problem as p\n"
+        "from paretostab.report import analysed_study\n"
+        "replicate, done = p.Problem.replicates, []\n"
+        "def killed(self, *args, **kwargs):\n"
+        "    if done: os.kill(os.getpid(), signal.SIGKILL)\n"
+        "    done.append(1)\n"
+        "    return replicate(self, *args, **kwargs)\n"
+        "p.Problem.replicates = killed\n"
+        f"analysed_study({url!r}, progress=False)\n")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert run.returncode == -signal.SIGKILL, run.stderr
+    kept = [k for k in read(url).cache if k.startswith("paretostab:replicates:")]
+    assert len(kept) == 1 and kept[0].endswith(":3")

@@ -12,14 +12,14 @@
 :mod:`~paretostab.report._estimates` compute from it (the refits through
 :class:`~paretostab.report._refits.Refits`); :mod:`~paretostab.report._figures` and
 :mod:`~paretostab.report._pages` draw what they return; :mod:`~paretostab.report._write`
-writes the files, the study's dashboard note and the refits — the refits also when the
-analysis is interrupted, so that the next report reuses them.
+writes the files, the study's dashboard note and the refits — each refit as soon as it is
+computed, so that the next report reuses what an interrupted or killed one computed.
 """
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Iterator, Sequence
+import functools
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -49,7 +49,7 @@ from paretostab.report._study_data import StudyData, no_completed_trial
 from paretostab.report._write import (
     note_front,
     write_comparison,
-    write_refits,
+    write_refit,
     write_study_report,
 )
 
@@ -60,14 +60,11 @@ __all__ = ["StudyReportResult", "analysed_study", "build_comparison", "build_rep
            "choose_trial", "save_study_report"]
 
 
-@contextlib.contextmanager
-def _kept(source: StudySource, refits: Refits) -> Iterator[None]:
-    """Write the ``refits`` into the studies of ``source``'s storage when the block ends,
-    however it ends: the next report reuses what an interrupted one computed."""
-    try:
-        yield
-    finally:
-        write_refits(source.storage, refits)
+def _refits(study: StudyData, source: StudySource) -> Refits:
+    """The refits of ``study``, each stored in its study of ``source``'s storage by the
+    writer as soon as it is computed: the next report reuses what an interrupted or killed
+    one computed."""
+    return Refits(study, functools.partial(write_refit, source.storage))
 
 
 def build_report(storage_url: str, *, study_name: str | None = None,
@@ -144,11 +141,9 @@ def analysed_study(storage_url: str, *, study_name: str | None = None,
     source.store  # noqa: B018 - a wrong artifact store fails now, not after the replicates
     names = study_measures(source.objective, source.recorded, measures)
     study = read_study(source, names, outer_folds=True)
-    refits = Refits(study)
-    with _kept(source, refits):
-        report = analyse_study(study, refits, measures=names, replicates=replicates,
-                               weight=weight, gamma=gamma, level=level, progress=progress,
-                               allow_chance=allow_chance)
+    report = analyse_study(study, _refits(study, source), measures=names,
+                           replicates=replicates, weight=weight, gamma=gamma, level=level,
+                           progress=progress, allow_chance=allow_chance)
     report = with_maps(report, read_runsets(source, report.mapped_trials), study)
     return StudyReportResult(source, study, report, study_figures(report))
 
@@ -188,21 +183,20 @@ def choose_trial(storage_url: str, gamma: float, *, study_name: str | None = Non
     table = study.table
     if table.empty:
         raise no_completed_trial(study.name)
-    refits = Refits(study)
-    with _kept(source, refits):
-        flags = (chance_flags(study, refits, table, objective, level=level)
-                 if study.has_spec else None)
-        row = table.iloc[eligible_choice(table, objective, gamma,
-                                         None if allow_chance else flags)]
-        number = int(row["trial"])
-        features: tuple[str, ...] = ()
-        held_out = None
-        if study.has_spec:
-            features = tuple(refits.whole_data_selection(number)["feature"])
-            split = study.problem.split
-            if split is not None:
-                held_out = {"data": split.description,
-                            **refits.held_out_score(number, level).to_dict()}
+    refits = _refits(study, source)
+    flags = (chance_flags(study, refits, table, objective, level=level)
+             if study.has_spec else None)
+    row = table.iloc[eligible_choice(table, objective, gamma,
+                                     None if allow_chance else flags)]
+    number = int(row["trial"])
+    features: tuple[str, ...] = ()
+    held_out = None
+    if study.has_spec:
+        features = tuple(refits.whole_data_selection(number)["feature"])
+        split = study.problem.split
+        if split is not None:
+            held_out = {"data": split.description,
+                        **refits.held_out_score(number, level).to_dict()}
     return Choice(trial=number, gamma=gamma,
                   values={"accuracy": float(row["accuracy"]),
                           objective: float(row[objective])},
@@ -288,13 +282,10 @@ def build_comparison(studies: Sequence[str], storages: Sequence[str] | None = No
     names = list(dict.fromkeys(measure_name(m) for m in (measures or default_measures(
         [(s.objective, list(s.recorded)) for s in sources]))))
     read = [read_study(source, names) for source in sources]
-    refits = [Refits(study) for study in read]
-    with contextlib.ExitStack() as stack:
-        for source, each in zip(sources, refits, strict=True):
-            stack.enter_context(_kept(source, each))
-        compared = analyse_studies(list(zip(_group_names(studies), read, refits, strict=True)),
-                                   measures=names, replicates=replicates, weight=weight,
-                                   level=level, progress=progress)
+    refits = [_refits(study, source) for study, source in zip(read, sources, strict=True)]
+    compared = analyse_studies(list(zip(_group_names(studies), read, refits, strict=True)),
+                               measures=names, replicates=replicates, weight=weight,
+                               level=level, progress=progress)
     figures = comparison_figures(compared.comparison, compared.groups, noun="study",
                                  plural="studies")
     return write_comparison(compared, figures, out), compared.comparison

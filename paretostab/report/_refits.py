@@ -3,16 +3,17 @@ probes and whole-data selections.
 
 These are computations on the study's data (:class:`~paretostab._problem.Problem`), not
 reads: :class:`Refits` looks each up in the refits cached in the study (read with it,
-:attr:`~paretostab.report._study_data.StudyData.cache`), computes what is missing, and keeps
-the new values in :attr:`Refits.entries` for :func:`~paretostab.report._write.write_refits`
-to store in the study once the report has been computed — so a second report, ``choose``
-or a comparison re-runs nothing. It neither reads nor writes a storage.
+:attr:`~paretostab.report._study_data.StudyData.cache`), computes what is missing, and
+hands each new value to ``keep`` as soon as it is computed — the report's writer
+(:func:`~paretostab.report._write.write_refit`), so that a second report, ``choose`` or a
+comparison re-runs nothing, even after this one was interrupted or killed. It neither
+reads nor writes a storage itself.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 import pandas as pd
 
@@ -25,7 +26,10 @@ from paretostab.report._study_data import (
     StudyData,
 )
 
-__all__ = ["Refits"]
+__all__ = ["Keep", "Refits"]
+
+#: Where a refit goes once computed: ``keep(study name, key, value)``.
+Keep = Callable[[str, str, object], None]
 
 
 class Refits:
@@ -34,39 +38,38 @@ class Refits:
     Parameters
     ----------
     data : StudyData
+    keep : callable, optional
+        ``keep(study name, key, value)``, called with each value computed here that the
+        study's cache did not hold (None: kept in memory only).
     """
 
-    def __init__(self, data: StudyData) -> None:
+    def __init__(self, data: StudyData, keep: Keep | None = None) -> None:
         self.data = data
+        self._keep = keep
         self._new: dict[str, object] = {}
         self._outer: dict[int, Refits] = {}
 
-    @property
-    def entries(self) -> Mapping[str, object]:
-        """The values computed here that the study's cache did not hold (key → value)."""
-        return dict(self._new)
-
-    def studies(self) -> Iterator[tuple[str, Mapping[str, object]]]:
-        """(study name, :attr:`entries`) of this study and of each outer fold's study
-        refitted."""
-        yield self.data.name, self.entries
-        for outer in self._outer.values():
-            yield from outer.studies()
-
     def outer(self, fold: int) -> Refits | None:
-        """The refits of the study of outer fold ``fold`` (None: not created yet)."""
+        """The refits of the study of outer fold ``fold`` (None: not created yet), kept
+        in that study."""
         data = self.data.outer[fold - 1]
         if data is None:
             return None
-        return self._outer.setdefault(fold, Refits(data))
+        return self._outer.setdefault(fold, Refits(data, self._keep))
 
     def _lookup(self, key: str) -> object | None:
         return self._new[key] if key in self._new else self.data.cache.get(key)
 
+    def _store(self, key: str, value: object) -> None:
+        self._new[key] = value
+        if self._keep is not None:
+            self._keep(self.data.name, key, value)
+
     def _cached(self, key: str, compute: Callable[[], object]) -> object:
         found = self._lookup(key)
         if found is None:
-            found = self._new[key] = compute()
+            found = compute()
+            self._store(key, found)
         return found
 
     def held_out_score(self, number: int, level: float) -> HeldOutScore:
@@ -109,7 +112,7 @@ class Refits:
             found = problem.measure_values(runs, measures)
             for name in measures:
                 values.setdefault(name, []).append(found.get(name, math.nan))
-        self._new[key] = {**(cached if isinstance(cached, dict) else {}), **values}
+        self._store(key, {**(cached if isinstance(cached, dict) else {}), **values})
         return values
 
     def replicate_trials(self, numbers: Sequence[int], n_replicates: int,

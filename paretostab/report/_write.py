@@ -1,8 +1,8 @@
 """Writing what the report computed: the report's only writer.
 
-- :func:`write_refits`: the refits the report computed
-  (:class:`~paretostab.report._refits.Refits`) into the studies' system attributes, where
-  the next report, ``choose`` or comparison finds them;
+- :func:`write_refit`: a refit the report computed
+  (:class:`~paretostab.report._refits.Refits`) into its study's system attributes, as soon
+  as it is computed, where the next report, ``choose`` or comparison finds it;
 - :func:`note_front`: the study's optuna-dashboard note, with the front as of the report;
 - :func:`write_study_report` and :func:`write_comparison`: the files of a report and of a
   comparison, each folder written whole or not at all (:func:`written_folder`).
@@ -31,21 +31,19 @@ from paretostab.report._compare import jsonable
 from paretostab.report._figures import ComparisonFigures, StudyFigures
 from paretostab.report._html import write_report
 from paretostab.report._pages import studies_sections, study_sections
-from paretostab.report._refits import Refits
 from paretostab.spec import StudySpec
 
-__all__ = ["note_front", "write_comparison", "write_refits", "write_study_report",
+__all__ = ["note_front", "write_comparison", "write_refit", "write_study_report",
            "written_folder"]
 
 
-def write_refits(storage: optuna.storages.BaseStorage, refits: Refits) -> None:
-    """Store the refits computed for a report (of its study and of its outer folds'
-    studies) in the studies' system attributes."""
-    for name, entries in refits.studies():
-        if entries:
-            study_id = storage.get_study_id_from_name(name)
-            for key, value in entries.items():  # plain JSON: dicts, lists, floats, bools
-                storage.set_study_system_attr(study_id, key, cast(Any, value))
+def write_refit(storage: optuna.storages.BaseStorage, study_name: str, key: str,
+                value: object) -> None:
+    """Store a refit (``key`` → ``value``, plain JSON: dicts, lists, floats, bools) in the
+    system attributes of the study ``study_name`` (a report's, or one of its outer
+    folds')."""
+    storage.set_study_system_attr(storage.get_study_id_from_name(study_name), key,
+                                  cast(Any, value))
 
 
 def note_front(storage: optuna.storages.BaseStorage, study_name: str, spec: StudySpec | None,
