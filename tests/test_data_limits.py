@@ -134,10 +134,16 @@ def test_hybrid_rfe_on_13_features_clips_its_default_n_features_and_n_stable():
     (selector,) = fitted.selectors
     assert selector.fixed["n_features"] == 13
     (n_stable,) = [p for p in selector.search if p.name == "n_stable"]
-    assert (n_stable.low, n_stable.high) == (0, 13)
+    assert (n_stable.low, n_stable.high) == (0, 12)  # N = k: a variance filter, left out
     assert notes[1] == ("selector.search.n_stable: the selector's default range [0, 20] "
-                        "clipped to [0, 13] (n_stable <= n_features = 13 (its default clipped "
-                        "to the data): the stable set lies within the selected features)")
+                        "clipped to [0, 12] (n_stable < n_features = 13 (its default clipped "
+                        "to the data): with a stable set ranked by variance, N = k is a "
+                        "variance filter, which selects the same features whatever the "
+                        "labels; write n_stable in [selector.search] to search it)")
+    welch = fit_to_data(spec_of(selector={"name": "hybrid_rfe",
+                                          "fixed": {"criterion": "welch_t"}}), 178, 13)[0]
+    assert [(p.low, p.high) for p in welch.selectors[0].search if p.name == "n_stable"] == [
+        (0, 13)]
     message = refusal(spec_of(selector={"name": "hybrid_rfe", "fixed": {"n_stable": 15}}),
                       178, 13)
     assert message.startswith("<spec>: selector.fixed.n_stable: must be <= n_features = 13 "
@@ -151,7 +157,7 @@ def test_an_n_stable_range_within_n_features_is_left_as_it_is():
     spec was read (indistinguishable afterwards) — gets no note."""
     spec = spec_of(selector={"name": "hybrid_rfe", "fixed": {"n_features": 5}})
     assert [(p.low, p.high) for p in spec.selectors[0].search if p.name == "n_stable"] == [
-        (0, 5)]
+        (0, 4)]  # N = k, a variance filter blind to the labels, is not in the default space
     assert fit_to_data(spec, 40, 30) == (spec, ())
     assert fit_to_data(spec_of(selector={"name": "hybrid_rfe", "fixed": {"n_features": 5},
                                          "search": {"n_stable": [1, 4]}}), 40, 30)[1] == ()

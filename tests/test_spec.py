@@ -146,7 +146,7 @@ def test_quickstart_is_small_hybrid_rfe_on_breast_cancer():
     assert spec.data == DataSpec("breast_cancer")
     assert spec.selectors[0].name == "hybrid_rfe" and spec.selectors[0].fixed["n_features"] == 5
     assert set(search(spec)) == {"n_stable", "epsilon", "reg", "final_reg", "alpha"}
-    assert (search(spec)["n_stable"].low, search(spec)["n_stable"].high) == (0, 5)
+    assert (search(spec)["n_stable"].low, search(spec)["n_stable"].high) == (0, 4)  # N = k = 5 ignores the labels
     assert spec.objective.stability == "iw"
     assert set(spec.objective.record) == {"nogueira", "pearson", "iw"}
     assert spec.protocol.runs <= 30 and spec.trials <= 60 and spec.protocol.n_jobs == 1
@@ -311,13 +311,34 @@ def test_registry_ranges_with_integer_bounds_are_integer():
 
 
 def test_registry_n_stable_range_is_clipped_to_n_features():
-    spec = parse_spec(minimal())  # the registry's n_stable range is [0, 20]; k = 5
-    assert search(spec)["n_stable"] == Param("n_stable", 0, 5, integer=True)
+    # the registry's n_stable range is [0, 20]; k = 5; the default criterion ranks the
+    # stable set by variance, so N = k (a variance filter, blind to the labels) is left out
+    spec = parse_spec(minimal())
+    assert search(spec)["n_stable"] == Param("n_stable", 0, 4, integer=True)
     searched_k = with_value(without(minimal(), "selector.fixed.n_features"),
                             "selector.search.n_features", [8, 12])
-    assert search(parse_spec(searched_k))["n_stable"].high == 8
+    assert search(parse_spec(searched_k))["n_stable"].high == 7
     default_k = parse_spec({**minimal(), "selector": {"name": "hybrid_rfe"}})  # k = 20
-    assert search(default_k)["n_stable"].high == 20
+    assert search(default_k)["n_stable"].high == 19
+
+
+@pytest.mark.parametrize(("criterion", "top"), [
+    ("welch_t", 5), (0.5, 5), ("variance", 4), (0.0, 4), ({"choices": ["variance", "welch_t"]}, 4),
+    ({"low": 0.0, "high": 1.0}, 4), ({"low": 0.2, "high": 1.0}, 5)])
+def test_registry_n_stable_reaches_k_only_with_a_stable_set_that_uses_the_labels(criterion, top):
+    table = "selector.search.criterion" if isinstance(criterion, dict) else (
+        "selector.fixed.criterion")
+    spec = parse_spec(with_value(minimal(), table, criterion))
+    assert search(spec)["n_stable"].high == top  # k = 5
+
+
+def test_a_written_n_stable_range_is_searched_as_written_up_to_k():
+    # the papers' reproductions search N up to k, the variance filter included (003 §7.2)
+    spec = parse_spec(with_value(minimal(), "selector.search.n_stable", [0, 5]))
+    assert search(spec)["n_stable"] == Param("n_stable", 0, 5, integer=True)
+    assert parse_spec(spec.to_dict()).content_hash() == spec.content_hash()
+    with pytest.raises(InvalidInputError, match="n_stable must be <= n_features = 5"):
+        parse_spec(with_value(minimal(), "selector.search.n_stable", [0, 6]))
 
 
 # ----------------------------------------------------------------------- errors
@@ -757,6 +778,9 @@ def test_with_objective_tunes_the_same_space_for_another_measure():
 # Spec mappings (None: the built-in quickstart) and, for each, the content hash, to_dict()
 # and trials computed by the code before spec.py became the spec package: the declarations
 # must reproduce them exactly (a deliberate change of the hashed form bumps _HASH_VERSION).
+# quickstart and plain moved deliberately when the default spaces stopped offering N = k
+# with a stable set ranked by variance (a filter that ignores the labels): n_stable [0, 4]
+# and [0, 19].
 PINNED_SPECS = {
     "quickstart_file": None,
     "plain": {
@@ -825,7 +849,7 @@ PINNED_SPECS = {
 }
 PINNED = {
     "quickstart_file": (
-        "88427328bb3036ba686d2009ce91b7d51134d36fed699f44a7d648247c9cd655",
+        "0aae8f412d3485b14436f80f7a03ed5aedc464a1cd19f8a43f2eb62381dffed6",
         {
             "study": {"name": "quickstart", "trials": 60, "seed": 0, "sampler": "tpe"},
             "data": {"source": "breast_cancer", "label": "label"},
@@ -844,7 +868,7 @@ PINNED = {
                     "alpha": [0.0, 1.0],
                     "epsilon": {"low": 0.001, "high": 1.0, "log": True},
                     "final_reg": {"low": 0.001, "high": 1000.0, "log": True},
-                    "n_stable": [0, 5],
+                    "n_stable": [0, 4],
                     "reg": {"low": 0.001, "high": 1000.0, "log": True},
                 },
             },
@@ -857,7 +881,7 @@ PINNED = {
         60,
     ),
     "plain": (
-        "24edc59192256b96f58e7a9e353c328c51f7ca82d0d249fa4d4e4f93b5f75a5e",
+        "1a9707eed0ee039fa532a765d9c6be32ba37372dce5b50fb9edf08a661f367ae",
         {
             "study": {"name": "s", "trials": 50, "seed": 0, "sampler": "tpe"},
             "data": {"source": "/data/x.csv", "label": "label"},
@@ -876,7 +900,7 @@ PINNED = {
                     "alpha": [0.0, 1.0],
                     "epsilon": {"low": 0.001, "high": 1.0, "log": True},
                     "final_reg": {"low": 0.001, "high": 1000.0, "log": True},
-                    "n_stable": [0, 20],
+                    "n_stable": [0, 19],
                     "reg": {"low": 0.001, "high": 1000.0, "log": True},
                 },
             },

@@ -223,6 +223,13 @@ class HybridRFE(BaseRFE):
         self.loss = loss
         self.tol = tol
 
+    @staticmethod
+    def stable_set_uses_labels(criterion: str | float) -> bool:
+        """Whether the stable set S_N of ``criterion`` depends on the labels: not when it is
+        ranked by variance alone (``"variance"``, or the mix weight 0), so that N = k — the
+        univariate filter — selects the same features whatever the labels."""
+        return not (criterion == "variance" or (is_number(criterion) and criterion == 0))
+
     def _shrinkage(self, sample):
         d = sample.n_features
         check_int("n_stable", self.n_stable, 0, min(self.n_features, d),

@@ -48,6 +48,7 @@ if TYPE_CHECKING:
     from paretostab.selectors import Range, SelectorInfo
 
 __all__ = ["FEATURE_COUNTS", "SELECTOR_FEATURE_COUNTS", "fit_to_data", "resolve_objective",
+           "stable_set_limit",
            "resolve_selectors"]
 
 _TOP_K = Integer(1, " (the top-k features compared)")
@@ -139,15 +140,14 @@ def _selector(errors: SpecErrors, info, fixed_table: object, search_table: objec
         fixed[name] = value
 
     search: dict[str, Param] = {}
-    registry_names: set[str] = set()
     for name, rng in info.search_space.items():
         if name in fixed:
             continue
         kind = param_kind(defaults.get(name))
         integer = kind == "int" or (kind is None and is_int(rng.low) and is_int(rng.high))
         cast = int if integer else float
-        search[name] = Param(name, cast(rng.low), cast(rng.high), log=rng.log, integer=integer)
-        registry_names.add(name)
+        search[name] = Param(name, cast(rng.low), cast(rng.high), log=rng.log, integer=integer,
+                             registry=True)
     for name, value in search_table.items():
         key = f"{search_key}.{name}"
         if name in fixed_table:
@@ -158,16 +158,16 @@ def _selector(errors: SpecErrors, info, fixed_table: object, search_table: objec
                                     f"what makes it {info.name}); it cannot be searched. "
                                     "Choose a selector with it free (e.g. hybrid_rfe).")
         search[name] = parse_param(errors, key, name, value, param_kind(defaults[name]))
-        registry_names.discard(name)
-    _check_stable_set(errors, defaults, fixed, search, registry_names, fixed_key, search_key)
+    _check_stable_set(errors, info.estimator, defaults, fixed, search, fixed_key, search_key)
     return SelectorSpec(info.name, FrozenMap(fixed),
                         tuple(sorted(search.values(), key=lambda p: p.name)))
 
 
-def _check_stable_set(errors: SpecErrors, defaults: dict, fixed: dict,
-                      search: dict[str, Param], registry_names: set[str], fixed_key: str,
-                      search_key: str) -> None:
-    """n_stable <= n_features (HybridRFE's S_N lies within the k selected features)."""
+def _check_stable_set(errors: SpecErrors, estimator: type, defaults: dict, fixed: dict,
+                      search: dict[str, Param], fixed_key: str, search_key: str) -> None:
+    """n_stable <= n_features (HybridRFE's S_N lies within the k selected features): a
+    value or range the spec writes beyond k refused; the registry's default range clipped
+    to k, or to k − 1 where N = k ignores the labels (:func:`stable_set_limit`)."""
     if "n_stable" not in defaults or "n_features" not in defaults:
         return
     if "n_features" in search:
@@ -192,15 +192,36 @@ def _check_stable_set(errors: SpecErrors, defaults: dict, fixed: dict,
         return
     top = stable.high if stable.choices is None else max(
         (v for v in stable.choices if is_number(v)), default=None)
-    if top is None or top <= k:
+    if stable.registry:
+        limit = stable_set_limit(estimator, k, fixed, search, defaults)
+        if top is not None and top > limit:
+            search["n_stable"] = replace(stable, low=min(stable.bounds()[0], limit),
+                                         high=int(limit) if stable.integer else limit)
         return
-    if "n_stable" in registry_names and stable.bounds()[0] < k:  # a registry range
-        search["n_stable"] = Param("n_stable", stable.low, int(k) if stable.integer else k,
-                                   log=stable.log, integer=stable.integer)
-        return
-    raise errors.error(f"{search_key}.n_stable",
-                       f"n_stable must be <= {k_text} (the stable set lies within the "
-                       f"selected features); the range reaches {top!r}.")
+    if top is not None and top > k:
+        raise errors.error(f"{search_key}.n_stable",
+                           f"n_stable must be <= {k_text} (the stable set lies within the "
+                           f"selected features); the range reaches {top!r}.")
+
+
+def stable_set_limit(estimator: type, k: float, fixed: Mapping[str, object],
+                     search: Mapping[str, Param], defaults: Mapping[str, object]) -> float:
+    """The top of the registry's default ``n_stable`` range for ``k`` selected features:
+    k, or k − 1 when a stable set as large as the selection can select the same features
+    whatever the labels — its criterion, fixed or searched, ranks by a label-free score
+    (:meth:`~paretostab.selectors.HybridRFE.stable_set_uses_labels`): N = k is then a
+    variance filter, a setting no default space should offer (a spec may search it by
+    writing the range, as the papers' reproductions do: 003 §7.2 searches N up to k)."""
+    uses_labels = getattr(estimator, "stable_set_uses_labels", None)
+    if uses_labels is None:
+        return k
+    criterion = search.get("criterion")
+    if criterion is None:
+        values = [fixed.get("criterion", defaults.get("criterion"))]
+    else:  # every criterion searched; a mix weight's range: its lowest weight
+        values = (list(criterion.categories()) if criterion.choices is not None
+                  else [criterion.bounds()[0]])
+    return k if all(uses_labels(value) for value in values) else k - 1
 
 
 # --------------------------------------------------------------------------- the data
@@ -380,11 +401,12 @@ def _clip_default_counts(errors: SpecErrors, spec: StudySpec, selector: Selector
 def _clip_stable_set(errors: SpecErrors, spec: StudySpec, selector: SelectorSpec,
                      notes: list[str]) -> tuple[SelectorSpec, list[str]]:
     """HybridRFE's ``n_stable <= n_features`` once ``n_features`` is fitted to the data:
-    the registry's default ``n_stable`` range clipped to it, and said (a range already
-    within ``n_features`` — written so, or clipped to a fixed ``n_features`` when the spec
-    was read, :func:`_check_stable_set` — is left as it is); a ``n_stable`` the spec sets
-    beyond an ``n_features`` clipped to the data refused."""
-    from paretostab.selectors import Range, get_selector
+    the registry's default ``n_stable`` range clipped to it — to ``n_features − 1`` when
+    its stable set is ranked by a label-free criterion, as N = k is then a variance filter
+    that selects the same features whatever the labels, a setting no default space should
+    offer — and said; a ``n_stable`` the spec sets or searches beyond an ``n_features``
+    clipped to the data refused (a range the spec wrote is searched as written)."""
+    from paretostab.selectors import get_selector
 
     info = get_selector(selector.name)
     parameters = info.parameters()
@@ -414,22 +436,27 @@ def _clip_stable_set(errors: SpecErrors, spec: StudySpec, selector: SelectorSpec
     param = searched.get("n_stable")
     if param is None or param.choices is not None or default is None:
         return selector, notes
-    top = Range(default.low, default.high, default.log)
     low, high = param.bounds()
-    if high > k:
-        if top != Range(low, high, param.log) or low > k:
+    if not param.registry:  # a range the spec wrote: searched as written, within k
+        if high > k:
             raise errors.error(f"{search_key}.n_stable",
                                f"n_stable must be <= {k_text}, as the stable set lies "
                                f"within the selected features; the range reaches "
                                f"{high!r}.")
-        clipped = replace(param, high=int(k) if param.integer else k)
-        selector = replace(selector, search=tuple(clipped if p.name == "n_stable" else p
-                                                  for p in selector.search))
-        param = clipped
-    else:  # within n_features already (a range the spec wrote, or clipped as it was read)
         return selector, notes
-    notes.append(f"{search_key}.n_stable: the selector's default range [{top.low}, "
-                 f"{top.high}] clipped to [{param.low}, {param.high}] ({why})")
+    limit = stable_set_limit(info.estimator, k, selector.fixed, searched, parameters)
+    if high <= limit:
+        return selector, notes
+    clipped = replace(param, low=min(low, limit), high=int(limit) if param.integer else limit)
+    selector = replace(selector, search=tuple(clipped if p.name == "n_stable" else p
+                                              for p in selector.search))
+    why = f"n_stable <= {k_text}: the stable set lies within the selected features"
+    if limit < k:
+        why = (f"n_stable < {k_text}: with a stable set ranked by variance, N = k is a "
+               "variance filter, which selects the same features whatever the labels; "
+               f"write n_stable in [{search_key}] to search it")
+    notes.append(f"{search_key}.n_stable: the selector's default range [{default.low}, "
+                 f"{default.high}] clipped to [{clipped.low}, {clipped.high}] ({why})")
     return selector, notes
 
 

@@ -30,7 +30,7 @@ import hashlib
 import json
 import os
 from collections.abc import Mapping
-from dataclasses import MISSING, dataclass, replace
+from dataclasses import MISSING, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -215,7 +215,9 @@ class ProtocolSpec:
 @dataclass(frozen=True)
 class Param:
     """One hyperparameter of the search space: a range ``[low, high]`` (``log`` scale,
-    ``integer`` values) or, with ``choices``, a categorical parameter."""
+    ``integer`` values) or, with ``choices``, a categorical parameter; ``registry``: the
+    selector registry's default range, which the spec did not write (fitted to the data
+    before a study opens, where a range the spec wrote is kept as written)."""
 
     name: str
     low: float | None = None
@@ -223,6 +225,7 @@ class Param:
     log: bool = False
     integer: bool = False
     choices: tuple | None = None
+    registry: bool = field(default=False, compare=False)
 
     def __post_init__(self):
         if self.choices is not None and not isinstance(self.choices, tuple):
