@@ -209,8 +209,8 @@ def _choose(args) -> int:
               f"search): {held_out['value']:.4g}, {held_out['level']:.0%} interval "
               f"[{held_out['low']:.4g}, {held_out['high']:.4g}]")
     if chosen.flagged:
-        what = ("flagged as no better than chance (chosen from by --allow-chance)"
-                if args.allow_chance else "passed over as no better than chance")
+        what = ("flagged, chosen from by --allow-chance" if args.allow_chance
+                else "flagged, passed over by γ")
         print(f"{what}: " + "; ".join(f"trial {n}: {why}" for n, why in chosen.flagged.items()))
     if chosen.features:
         print(f"selected features ({len(chosen.features)}, by decreasing importance on the "

@@ -277,16 +277,37 @@ def test_trials_that_ignore_the_labels_are_flagged_and_never_chosen_unless_allow
     assert choose(held_study, 0.0, allow_chance=True).trial in label_free
 
 
+def test_a_choice_off_the_front_says_what_it_chose_from_and_has_its_replicates(
+        held_study, monkeypatch):
+    # every front trial flagged as label-free (N = k, and trial 1 by fiat): γ chooses among
+    # the others, whose front lies below the study's
+    front = set(analysed(held_study, replicates=0, progress=False).front.trials)
+    monkeypatch.setattr(Refits, "ignores_labels", lambda self, number: number in front)
+    report = analysed(held_study, replicates=3, gamma=0.0, progress=False)
+    assert report.chosen_trial not in report.front.trials
+    assert report.chosen_trial in report.choice_trials
+    flagged = sum(report.flags.flagged(n) for n in report.front.trials)
+    assert report.chosen_from.startswith("the front of the ") and (
+        f"({flagged} of the {len(report.front.trials)} trials of the study's front" in
+        report.chosen_from)
+    assert report.trade_off.replicates == 3  # replicated although off the front
+    assert all(math.isfinite(v["replicate mean"]) for v in report.trade_off.values)
+    summary = report.to_dict()
+    assert summary["chosen_from"] == {"description": report.chosen_from,
+                                      "trials": list(report.choice_trials)}
+    assert set(summary["front"]) == set(report.front.trials)  # the regions: the front's
+
+
 def test_cli_choose_says_what_was_held_out_and_passed_over(held_study):
     run = subprocess.run([sys.executable, "-m", "paretostab", "choose", "--gamma", "0",
                           "--storage", held_study], capture_output=True, text=True, check=True)
     assert "held out (held-out 25%, 143 examples never seen by the search)" in run.stdout
-    assert "passed over as no better than chance: trial" in run.stdout
+    assert "flagged, passed over by γ: trial" in run.stdout
     assert "ignores the labels" in run.stdout
     allowed = subprocess.run([sys.executable, "-m", "paretostab", "choose", "--gamma", "0",
                               "--allow-chance", "--storage", held_study],
                              capture_output=True, text=True, check=True)
-    assert "chosen from by --allow-chance" in allowed.stdout
+    assert "flagged, chosen from by --allow-chance: trial" in allowed.stdout
 
 
 def test_the_report_page_says_what_data_each_estimate_is_on(held_study, tmp_path):

@@ -338,6 +338,21 @@ class StudyReport:
         return tuple(dict.fromkeys([*self.front.trials, self.chosen_trial]))
 
     @property
+    def chosen_from(self) -> str:
+        """What γ chose among, as the page and ``summary.json`` say it: the study's front,
+        or — when front trials are flagged at chance level — the front of the trials not
+        flagged, which γ chooses from unless :attr:`allow_chance` (a choice said to be "of
+        the front" is on it)."""
+        front = [int(n) for n in self.front.trials]
+        if self.flags is None or set(self.choice_trials) == set(front):
+            return "the front"  # no front trial flagged, allow_chance, or every trial flagged
+        flagged = sum(self.flags.flagged(n) for n in front)
+        eligible = sum(not self.flags.flagged(int(n)) for n in self.table["trial"])
+        return (f"the front of the {eligible} trials not flagged ({flagged} of the "
+                f"{len(front)} trials of the study's front {'is' if flagged == 1 else 'are'} "
+                "flagged)")
+
+    @property
     def means(self) -> np.ndarray | None:
         """The means of the front trials' replicates (the regions' centres), or None."""
         regions = self.front.regions
@@ -382,6 +397,8 @@ class StudyReport:
             "optimism": self.optimism,
             "gamma": self.gamma,
             "chosen": [self.chosen_trial],
+            "chosen_from": {"description": self.chosen_from,
+                            "trials": [int(n) for n in self.choice_trials]},
             "gamma_table": self.gamma_frame().to_dict(orient="records"),
             "chosen_trade_off": self.trade_off.to_dict(),
             "data": self.data,
@@ -424,14 +441,6 @@ def analyse_study(data: StudyData, refits: Refits, *, measures: Sequence[str] | 
     if table.empty:
         raise no_completed_trial(data.name)
     n_replicates = data.replicates if replicates is None else replicates
-    # the trials on the front of the objective, replicated: the report's regions
-    found = (refits.replicate_trials(front_trials(table, [objective]), n_replicates, names,
-                                     progress=progress) if n_replicates else {})
-    own = {number: {"accuracy": values["accuracy"], objective: values[objective]}
-           for number, values in found.items()}
-    comparison = compare_groups([Group(data.name, table, own)], names, weight=weight,
-                                level=level)
-    front = comparison.front(objective, data.name)
     flags = chance_flags(data, refits, table, objective, level=level) if data.has_spec else None
     rows = eligible_front(table, objective, None if allow_chance else flags)
     if not rows.size:  # every trial flagged: γ chooses among them all, and the page says so
@@ -440,6 +449,17 @@ def analyse_study(data: StudyData, refits: Refits, *, measures: Sequence[str] | 
     choices = gamma_table(points)
     chosen = int(rows[choose(points, gamma)])
     number = int(table["trial"].iloc[chosen])
+    # the trials on the front of the objective, replicated (the report's regions), and the
+    # trial γ chooses, which is off that front when front trials are flagged: its replicates
+    # give the interval of what to expect of the setting the report recommends
+    fronts = front_trials(table, [objective])
+    found = (refits.replicate_trials(list(dict.fromkeys([*fronts, number])), n_replicates,
+                                     names, progress=progress) if n_replicates else {})
+    own = {n: {"accuracy": found[n]["accuracy"], objective: found[n][objective]}
+           for n in fronts if n in found}
+    comparison = compare_groups([Group(data.name, table, own)], names, weight=weight,
+                                level=level)
+    front = comparison.front(objective, data.name)
     selection = refits.whole_data_selection(number) if data.has_spec else None
     trade_off = chosen_trade_off(table.iloc[chosen], data.params[number], names, gamma=gamma,
                                  level=level, replicates=found.get(number),

@@ -206,7 +206,8 @@ def _chosen_sections(report: StudyReport) -> list[Section]:
         "objective": "", "trial": f"trial {number}",
         "replicate mean": f"mean of {trade_off.replicates} replicates",
         "interval low": f"{level:.0%} interval from", "interval high": "to"})
-    text = (f"γ = {trade_off.gamma:g} chooses trial {number}: of the front, it maximises "
+    text = (f"γ = {trade_off.gamma:g} chooses trial {number}: of {report.chosen_from}, it "
+            "maximises "
             f"{trade_off.gamma:g} · accuracy + {1 - trade_off.gamma:g} · "
             f"{measure_label(objective)} (Hamer & Dupont, JMLR 2021, §7.1).")
     if trade_off.replicates:
