@@ -87,6 +87,8 @@ def _tune(args) -> int:
           f"{seconds:.1f} s" + (f"; prepared runs kept: {cache:.0f} MiB per process."
                                 if cache else "."))
     table = front_table(study)
+    if "flagged" in table and not table["flagged"].any():  # a column of blanks says nothing
+        table = table.drop(columns="flagged")
     with pd.option_context("display.max_columns", None, "display.width", 120,
                            "display.float_format", "{:.4g}".format):
         print(f"\nPareto front ({len(table)} trials):")

@@ -11,7 +11,9 @@ computations that say what a chosen setting does on other data:
   accuracy, a stratified bootstrap for the others);
 - :func:`no_information_value` and :func:`chance_p_value`: the metric a prediction that
   ignores the features reaches, and the one-sided test of a trial against it;
-- :func:`ignores_labels`: whether a setting's selection depends on the labels at all.
+- :func:`ignores_labels`: whether a setting's selection depends on the labels at all;
+- :class:`ChanceFlags`: the trials flagged by either, with the reason — what ``tune``'s
+  front table, its trials' dashboard notes and the report say alike.
 
 Pure numpy, scipy and scikit-learn: no Optuna, no files.
 """
@@ -19,7 +21,7 @@ Pure numpy, scipy and scikit-learn: no Optuna, no files.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -29,7 +31,8 @@ from sklearn.model_selection import StratifiedKFold, StratifiedShuffleSplit
 from paretostab._errors import InvalidInputError
 from paretostab._metrics import metric_value
 
-__all__ = ["BOOTSTRAP_DRAWS", "HeldOutScore", "Split", "chance_p_value", "evaluation_split",
+__all__ = ["BOOTSTRAP_DRAWS", "ChanceFlags", "HeldOutScore", "Split", "chance_p_value",
+           "evaluation_split",
            "ignores_labels", "no_information_value", "outer_study_name", "score_interval",
            "wilson_interval"]
 
@@ -273,3 +276,53 @@ def ignores_labels(fit_support: Callable[[np.ndarray], np.ndarray], y: np.ndarra
                               support):
             return False
     return True
+
+
+@dataclass(frozen=True)
+class ChanceFlags:
+    """The trials of a study no better than chance.
+
+    Attributes
+    ----------
+    metric : str
+    no_information : float
+        The metric of a prediction that ignores the features, on the development labels
+        (:func:`~paretostab.evaluation.no_information_value`).
+    level : float
+        A trial is at chance level when its one-sided p-value is at least ``1 − level``.
+    p_values : mapping
+        Trial number → p-value (:func:`~paretostab.evaluation.chance_p_value`), for every
+        completed trial.
+    label_free : mapping
+        Trial number → whether its selection ignores the labels, for the trials probed
+        (those on the front of all trials and on the front of the unflagged ones).
+    """
+
+    metric: str
+    no_information: float
+    level: float
+    p_values: Mapping[int, float]
+    label_free: Mapping[int, bool]
+
+    def reason(self, number: int) -> str:
+        """Why trial ``number`` is flagged ("" when it is not)."""
+        reasons = []
+        p = self.p_values.get(int(number), math.nan)
+        if not p < 1 - self.level:
+            reasons.append(f"{self.metric.replace('_', ' ')} not above chance "
+                           f"({self.no_information:.3f}; p = {p:.2g})")
+        if self.label_free.get(int(number), False):
+            reasons.append("selection ignores the labels")
+        return "; ".join(reasons)
+
+    def flagged(self, number: int) -> bool:
+        return bool(self.reason(number))
+
+    @property
+    def flagged_trials(self) -> tuple[int, ...]:
+        return tuple(n for n in self.p_values if self.flagged(n))
+
+    def to_dict(self) -> dict:
+        return {"metric": self.metric, "no_information_value": self.no_information,
+                "level": self.level,
+                "flagged": {str(n): self.reason(n) for n in self.flagged_trials}}

@@ -41,9 +41,9 @@ stability = "iw"
 record = ["nogueira"]
 """
 TIME = r"\d+ s"
-TUNE_LINE = re.compile(rf"study a: [1-6]/6 trials, front \d+, area \d\.\d{{3}}, {TIME} elapsed"
+TUNE_LINE = re.compile(rf"study a: [1-6]/6 trials, front \d+, flagged \d+, area \d\.\d{{3}}, {TIME} elapsed"
                        rf"(, about {TIME} left)?")
-TUNE_END = re.compile(rf"study a: 6/6 trials, front \d+, area \d\.\d{{3}}, done in {TIME}")
+TUNE_END = re.compile(rf"study a: 6/6 trials, front \d+, flagged \d+, area \d\.\d{{3}}, done in {TIME}")
 
 
 def run(*args, cwd, quiet=False) -> subprocess.CompletedProcess:

@@ -20,7 +20,7 @@ from paretostab import choose
 from paretostab._errors import InvalidInputError
 from paretostab._metrics import metric_value
 from paretostab._problem import Problem
-from paretostab._tuning import run_study
+from paretostab._tuning import front_table, run_study
 from paretostab.evaluation import (
     chance_p_value,
     evaluation_split,
@@ -34,6 +34,7 @@ from paretostab.report._build import build_report
 from paretostab.report._refits import Refits
 from paretostab.spec import parse_spec
 from tests.studies import analysed, read
+from tests.test_tuning import note_of
 
 
 def labels(counts):
@@ -296,6 +297,27 @@ def test_a_choice_off_the_front_says_what_it_chose_from_and_has_its_replicates(
     assert summary["chosen_from"] == {"description": report.chosen_from,
                                       "trials": list(report.choice_trials)}
     assert set(summary["front"]) == set(report.front.trials)  # the regions: the front's
+
+
+def test_tune_flags_its_front_as_the_report_does(held_study):
+    study = optuna.load_study(study_name="held", storage=held_study)
+    table = front_table(study)
+    report = analysed(held_study, replicates=0, progress=False)
+    assert list(table["trial"]) == list(report.front.trials)
+    for number, reason in zip(table["trial"], table["flagged"], strict=True):
+        assert reason == report.flags.reason(number)  # the same words, the same verdict
+    assert table["flagged"].str.contains("ignores the labels").any()
+    trials = study.get_trials()
+    flagged = [n for n, r in zip(table["trial"], table["flagged"], strict=True) if r]
+    for number in flagged:  # the dashboard's trial note says it, as optuna-dashboard reads it
+        assert "**flagged**: selection ignores the labels" in note_of(study, trials[number])
+
+
+def test_the_report_reuses_the_label_probes_tune_recorded(held_study, monkeypatch):
+    front = analysed(held_study, replicates=0, progress=False).front.trials
+    monkeypatch.setattr(Problem, "ignores_labels", None)  # would fail if called
+    study = Refits(read(held_study))
+    assert all(isinstance(study.ignores_labels(n), bool) for n in front)
 
 
 def test_cli_choose_says_what_was_held_out_and_passed_over(held_study):

@@ -201,7 +201,8 @@ def study_note(spec: StudySpec) -> str:
 
 def trial_note(number: int, spec: StudySpec, measures: dict[str, float], accuracy: float,
                stability_map: StabilityMap, *, image: str | None = None,
-               selector: str | None = None, top: int = NOTE_FEATURES) -> str:
+               selector: str | None = None, top: int = NOTE_FEATURES,
+               flagged: str = "") -> str:
     """A trial's optuna-dashboard note (Markdown), facts that do not change: its
     objective values by name, every recorded measure by its symbol (and registry name),
     k̄ and the runs, its ``top`` most frequently selected features with their selection
@@ -210,7 +211,8 @@ def trial_note(number: int, spec: StudySpec, measures: dict[str, float], accurac
     cell spacing; short lines: a long user attribute can make the trial pane wider than
     the window (optuna-dashboard does not wrap them), cutting off long lines' ends. Not
     whether it is on the front, which later trials change: the study's page and the
-    report say that."""
+    report say that. ``flagged``: why it is flagged at chance level or as a selection
+    that ignores the labels (:class:`~paretostab.evaluation.ChanceFlags`), "" if not."""
     metric, objective = spec.protocol.metric, get_measure(spec.objective.stability)
     m = stability_map
     lines = [
@@ -223,6 +225,8 @@ def trial_note(number: int, spec: StudySpec, measures: dict[str, float], accurac
         f"- k̄ = {m.mean_selected:.2f} features selected per run (mean) · M = {m.runs} "
         f"{spec.protocol.resampling} runs",
     ]
+    if flagged:
+        lines.insert(2, f"- **flagged**: {_md(flagged)}")
     shown = min(top, len(m.names))
     if shown:  # one a line: the dashboard's trial pane can be wider than the window
         lines.append(f"- top features by selection frequency p_f (the fraction of the "

@@ -53,7 +53,8 @@ from paretostab._tuning.notes import (
     trial_note,
     write_note,
 )
-from paretostab._tuning.study import front_points, objective_names
+from paretostab._tuning.study import chance_flags_of, front_points, objective_names
+from paretostab.evaluation import chance_p_value, no_information_value
 from paretostab.front import pareto_front
 from paretostab.maps import FeaturePalette, StabilityMap, stability_map
 from paretostab.measures import get_measure
@@ -173,6 +174,7 @@ class TrialObjective:
         self.ranks = kept_ranks(spec)
         self.names = objective_names(spec)
         self.spec_hash = spec.content_hash()  # the spec is frozen: once, not every trial
+        self.no_information = no_information_value(self.problem.y, spec.protocol.metric)
         self.interrupts = Interrupts()
         self.environment_failures = 0
         self.last_failure = ""
@@ -230,6 +232,23 @@ class TrialObjective:
         with contextlib.suppress(Exception):
             set_trial_user_attrs(storage_of(trial.study), trial_id_of(trial), attrs)
 
+    def _chance(self, params: dict, accuracy: float, on_front: bool) -> dict:
+        """What the trial records of chance (its ``chance`` user attribute, which
+        :func:`~paretostab._tuning.study.chance_flags_of` reads; the report's flags too):
+        the p-value of its metric against the no-information value
+        (:func:`~paretostab.evaluation.chance_p_value`) and, when it joins the front as
+        it finishes, whether its selection ignores the labels (three fits on the whole
+        data: :meth:`~paretostab._problem.Problem.ignores_labels`), which the report
+        reads instead of probing it again."""
+        metric = self.problem.spec.protocol.metric
+        chance: dict[str, object] = {
+            "metric": metric, "no_information": self.no_information,
+            "p_value": (chance_p_value(accuracy, self.problem.y, metric)
+                        if math.isfinite(accuracy) else math.nan)}
+        if on_front:
+            chance["ignores_labels"] = bool(self.problem.ignores_labels(params))
+        return chance
+
     def _record(self, trial: optuna.Trial, params: dict, runs: RunSet, values: dict,
                 start: float, protocol_end: float) -> tuple[float, float]:
         """Upload the trial's artifacts, write its note and user attributes: its result.
@@ -262,11 +281,14 @@ class TrialObjective:
                                  palette=self.palette)
         title = (f"Trial {trial.number} · {self.names[0]} {accuracy:.4f} · {self.names[1]} "
                  f"{stability:.4f}")
+        chance = self._chance(params, accuracy, on_front)
         image = _upload_artifacts(trial, runs, map_data, written, self.ranks,
                                   title=title if on_front else None)
         artifacts_end = time.perf_counter()
+        flags = chance_flags_of({trial.number: chance})
         write_note(trial, trial_note(trial.number, spec, values, accuracy, map_data,
-                                     image=image, selector=params.get(SELECTOR_PARAM)))
+                                     image=image, selector=params.get(SELECTOR_PARAM),
+                                     flagged=flags.reason(trial.number) if flags else ""))
         end = time.perf_counter()
         # seconds to 0.1 ms: the dashboard shows a user attribute on one line that does
         # not wrap, and at full precision the timing (270 characters) made the trial pane
@@ -285,7 +307,7 @@ class TrialObjective:
                 "measures": measures_end - protocol_end,
                 "artifacts": end - measures_end, "note": end - artifacts_end,  # ⊂ artifacts
                 "run_cache_mib": cache_mib}.items()},
-            "spec_hash": self.spec_hash}
+            "spec_hash": self.spec_hash, "chance": chance}
         if runs.params.get("calibrated"):
             attrs["calibrated"] = runs.params["calibrated"]
         undefined = [name for name, value in zip(self.names, (accuracy, stability),

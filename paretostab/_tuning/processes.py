@@ -77,8 +77,10 @@ from paretostab._tuning.coordination import (
 from paretostab._tuning.objective import TrialObjective
 from paretostab._tuning.study import (
     FEATURE_COLORS,
+    chance_flags_of,
     create_or_load_study,
     front_points,
+    recorded_chance,
     resample_seed,
 )
 from paretostab._validation import COUNT, Interval
@@ -272,12 +274,17 @@ def _say_failed(trial: optuna.trial.FrozenTrial) -> None:
 
 
 def _advance(bar: Progress, study: optuna.Study, start: int) -> None:
-    """Move the progress bar (or lines) to the counted trials; show the front's size and
-    dominance area."""
+    """Move the progress bar (or lines) to the counted trials; show the front's size, how
+    many of its trials are flagged (at chance level, or a selection that ignores the
+    labels: :func:`~paretostab._tuning.study.chance_flags_of`) and its dominance area."""
     bar.n = min(bar.total, counted_trials(study) - start)
-    points = front_points(study)[1]
+    trials, points = front_points(study)
     if len(points):
-        bar.set_postfix(front=len(pareto_front(points)), area=f"{dominance_area(points):.3f}")
+        front = pareto_front(points)
+        flags = chance_flags_of(recorded_chance([trials[i] for i in front]))
+        flagged = {} if flags is None else {"flagged": sum(
+            flags.flagged(trials[i].number) for i in front)}
+        bar.set_postfix(front=len(front), **flagged, area=f"{dominance_area(points):.3f}")
     bar.refresh()
 
 

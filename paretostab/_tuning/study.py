@@ -5,12 +5,14 @@ it on first use — with the spec's hash, the spec itself (the report re-runs fr
 from it), the seed of its shared resamples, the order in which its features get their
 colours in every map (:func:`~paretostab.maps.study_palette`), the metric names a person
 reads and the dashboard's study note — and resumes it afterwards, refusing a spec that computes
-something else. Its Pareto front is :func:`front_table`.
+something else. Its Pareto front is :func:`front_table`, its trials flagged at chance level
+:func:`chance_flags_of`.
 """
 
 from __future__ import annotations
 
 import warnings
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, cast
 
 import numpy as np
@@ -23,6 +25,7 @@ from paretostab._storage import display_url
 from paretostab._tuning.coordination import StreamSampler
 from paretostab._tuning.notes import has_note, study_note, write_note
 from paretostab._vocabulary import FEATURE_COLORS, KBAR
+from paretostab.evaluation import ChanceFlags
 from paretostab.front import pareto_front
 from paretostab.maps import feature_color_order
 from paretostab.measures import get_measure
@@ -31,8 +34,13 @@ from paretostab.spec import SAMPLERS, StudySpec, grid
 if TYPE_CHECKING:
     from paretostab._problem import Problem
 
-__all__ = ["create_or_load_study", "front_points", "front_table",
-           "make_sampler", "objective_names", "resample_seed"]
+__all__ = ["CHANCE_LEVEL", "chance_flags_of", "create_or_load_study", "front_points",
+           "front_table", "make_sampler", "objective_names", "recorded_chance",
+           "resample_seed"]
+
+#: The level of the one-sided test by which ``tune`` flags a trial at chance level: the
+#: report's default (``report --level``).
+CHANCE_LEVEL = 0.95
 
 def make_sampler(spec: StudySpec, seed: int | None) -> optuna.samplers.BaseSampler:
     """The spec's sampler seeded with ``seed``. A multi-selector study's search space is
@@ -136,13 +144,39 @@ def front_points(study: optuna.Study, trials: list[optuna.trial.FrozenTrial] | N
     return trials, points
 
 
+def chance_flags_of(records: Mapping[int, Mapping]) -> ChanceFlags | None:
+    """The flags, at :data:`CHANCE_LEVEL`, of trials by what their objective recorded of
+    chance (trial number → its ``chance`` user attribute: its metric, the no-information
+    value, its p-value against it and, for a trial that joined the front as it finished,
+    whether its selection ignores the labels); None without records (a study tuned before
+    trials recorded them)."""
+    if not records:
+        return None
+    first = next(iter(records.values()))
+    return ChanceFlags(first["metric"], first["no_information"], CHANCE_LEVEL,
+                       {n: r["p_value"] for n, r in records.items()},
+                       {n: r["ignores_labels"] for n, r in records.items()
+                        if "ignores_labels" in r})
+
+
+def recorded_chance(trials: Sequence[optuna.trial.FrozenTrial]) -> dict[int, Mapping]:
+    """What ``trials`` recorded of chance (their ``chance`` user attribute), by number."""
+    return {t.number: t.user_attrs["chance"] for t in trials if "chance" in t.user_attrs}
+
+
 def front_table(study: optuna.Study) -> pd.DataFrame:
-    """The Pareto-optimal trials as a table (pandas DataFrame), by increasing accuracy."""
+    """The Pareto-optimal trials as a table (pandas DataFrame), by increasing accuracy;
+    with a ``flagged`` column, the reason a trial is flagged at chance level or as a
+    selection that ignores the labels ("" when it is not; :func:`chance_flags_of`), where
+    the trials recorded it."""
     trials, points = front_points(study)
     names = study.metric_names or ["accuracy", "stability"]
+    front = [trials[index] for index in (pareto_front(points) if len(points) else [])]
+    flags = chance_flags_of(recorded_chance(front))
     rows = []
-    for index in pareto_front(points) if len(points) else []:
-        trial = trials[index]
+    for trial in front:
         rows.append({"trial": trial.number, names[0]: trial.values[0], names[1]: trial.values[1],
-                     KBAR: trial.user_attrs.get("mean_selected"), **trial.params})
+                     KBAR: trial.user_attrs.get("mean_selected"),
+                     **({} if flags is None else {"flagged": flags.reason(trial.number)}),
+                     **trial.params})
     return pd.DataFrame(rows)

@@ -28,6 +28,7 @@ import pandas as pd
 from paretostab._errors import InvalidInputError
 from paretostab._progress import progress_bar
 from paretostab.evaluation import (
+    ChanceFlags,
     HeldOutScore,
     chance_p_value,
     no_information_value,
@@ -44,56 +45,6 @@ __all__ = ["ChanceFlags", "HeldOutEvaluation", "NestedEvaluation", "chance_flags
 
 
 # --------------------------------------------------------------------------- chance
-
-
-@dataclass(frozen=True)
-class ChanceFlags:
-    """The trials of a study no better than chance.
-
-    Attributes
-    ----------
-    metric : str
-    no_information : float
-        The metric of a prediction that ignores the features, on the development labels
-        (:func:`~paretostab.evaluation.no_information_value`).
-    level : float
-        A trial is at chance level when its one-sided p-value is at least ``1 − level``.
-    p_values : mapping
-        Trial number → p-value (:func:`~paretostab.evaluation.chance_p_value`), for every
-        completed trial.
-    label_free : mapping
-        Trial number → whether its selection ignores the labels, for the trials probed
-        (those on the front of all trials and on the front of the unflagged ones).
-    """
-
-    metric: str
-    no_information: float
-    level: float
-    p_values: Mapping[int, float]
-    label_free: Mapping[int, bool]
-
-    def reason(self, number: int) -> str:
-        """Why trial ``number`` is flagged ("" when it is not)."""
-        reasons = []
-        p = self.p_values.get(int(number), math.nan)
-        if not p < 1 - self.level:
-            reasons.append(f"{self.metric.replace('_', ' ')} not above chance "
-                           f"({self.no_information:.3f}; p = {p:.2g})")
-        if self.label_free.get(int(number), False):
-            reasons.append("selection ignores the labels")
-        return "; ".join(reasons)
-
-    def flagged(self, number: int) -> bool:
-        return bool(self.reason(number))
-
-    @property
-    def flagged_trials(self) -> tuple[int, ...]:
-        return tuple(n for n in self.p_values if self.flagged(n))
-
-    def to_dict(self) -> dict:
-        return {"metric": self.metric, "no_information_value": self.no_information,
-                "level": self.level,
-                "flagged": {str(n): self.reason(n) for n in self.flagged_trials}}
 
 
 def _points(table: pd.DataFrame, objective: str) -> np.ndarray:

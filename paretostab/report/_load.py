@@ -6,7 +6,8 @@ in one pass as a frozen :class:`~paretostab.report._study_data.StudyData` — th
 trials as a table (accuracy, every measure asked for, recomputed from the trials' RunSets
 where the study did not record it, k̄ and parameters), its spec, objective and recorded
 measures, the colours of its features, the refits cached in the study's system attributes
-(:mod:`~paretostab.report._refits`) and the studies of its outer folds — and
+(:mod:`~paretostab.report._refits`) with the label probes its trials recorded as they
+joined the front, and the studies of its outer folds — and
 :func:`read_runsets` the RunSets of the trials a report maps. The analyses take the
 :class:`~paretostab.report._study_data.StudyData`; what they compute is written back by
 :mod:`~paretostab.report._write` alone.
@@ -145,18 +146,21 @@ def read_study(source: StudySource, measures: Sequence[str] | None = None, *,
     study = source.study
     names = list(measures) if measures is not None else [source.objective,
                                                           *source.recorded]
-    rows, params = [], {}
+    rows, params, probes = [], {}, {}
     for trial in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)):
         recorded = trial.user_attrs.get("measures", {})
         rows.append({"trial": trial.number, "accuracy": trial.values[0],
                      **{m: recorded.get(m, math.nan) for m in names},
                      KBAR: trial.user_attrs.get("mean_selected"), **trial.params})
         params[trial.number] = dict(trial.params)
+        chance = trial.user_attrs.get("chance", {})
+        if "ignores_labels" in chance:  # probed by tune as the trial joined the front
+            probes[f"{LABELS_KEY}{trial.number}"] = chance["ignores_labels"]
     attrs = study.user_attrs
     spec = parse_spec(attrs["spec"]) if "spec" in attrs else None
-    cache = {key: value for key, value in
-             source.storage.get_study_system_attrs(study_id_of(study)).items()
-             if key.startswith((REPLICATES_KEY, HELD_OUT_KEY, LABELS_KEY))}
+    cache = {**probes, **{key: value for key, value in
+                          source.storage.get_study_system_attrs(study_id_of(study)).items()
+                          if key.startswith((REPLICATES_KEY, HELD_OUT_KEY, LABELS_KEY))}}
     order = attrs.get(FEATURE_COLORS)
     selector = attrs.get("spec", {}).get("selector", {}).get("name", [])
     outer: tuple[StudyData | None, ...] = ()
