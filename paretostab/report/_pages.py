@@ -77,14 +77,17 @@ def study_sections(report: StudyReport, figures: StudyFigures) -> list[Section]:
                 table=front_table, links=("trial", "#trial-{}"),
                 highlight=[i for i, t in enumerate(report.front_table["trial"])
                            if t == number],
-                caption="All completed trials, zoomed to them (the overview beside shows "
-                        "the whole unit square with the zoomed part framed); the front as a "
-                        "staircase over the shaded dominated area, its trials numbered (a "
-                        "click on one, or on its number in the table, opens its map); the "
-                        "Hotelling confidence regions of the front trials' expected "
-                        "(accuracy, stability), each joined to its trial, with the front of "
-                        "the replicate means dashed (Hamer & Dupont 2019, §3); the γ choice "
-                        "circled and highlighted in the table."),
+                caption="The front and the γ choice, zoomed to them and to the replicate "
+                        "means (the overview beside shows every trial on the whole unit "
+                        "square, the zoomed part framed; the title says what lies outside "
+                        "the frame); the front as a staircase over the shaded dominated "
+                        "area, its trials numbered (a click on one, or on its number in the "
+                        "table, opens its map); under them the Hotelling confidence regions "
+                        "of the front trials' expected (accuracy, stability), centred on "
+                        "the replicate means, each joined to its trial, with the front of "
+                        "the means dashed (Hamer & Dupont 2019, §3) — a region larger than "
+                        "half the frame is a faint outline; the γ choice circled and "
+                        "highlighted in the table."),
         *_chosen_sections(report),
         Section("Trade-off by γ", table=shown(gamma_frame), links=("trial", "#trial-{}"),
                 highlight=[i for i, t in enumerate(gamma_frame["trial"]) if t == number],
