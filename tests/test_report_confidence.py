@@ -432,3 +432,20 @@ def test_a_collinear_sample_gives_a_degenerate_region_at_any_spread(spread, expe
     assert b == 0.0
     assert (a == 0.0) == (expected == "point")
     assert region.contains(replicates[0]) and region.contains(replicates[-1])
+
+
+def test_hotelling_radius2_is_the_regions_bound_and_tends_to_chi_square():
+    """The bound each region of B replicates takes (the page's "wide because B is small"
+    quotes its root): that of confidence_regions, 16.3² at B = 3 and 95%, decreasing in B,
+    and B · radius2 tends to the χ²₂ quantile of a known covariance."""
+    from paretostab.report._confidence import hotelling_radius2
+
+    rng = np.random.default_rng(1)
+    for b in (3, 4, 7, 20):
+        (region,) = confidence_regions([rng.normal(size=(b, 2))], level=0.9)
+        assert hotelling_radius2(b, 0.9) == region.radius2
+    assert math.sqrt(hotelling_radius2(3, 0.95)) == pytest.approx(16.3095, abs=1e-4)
+    bounds = [hotelling_radius2(b, 0.95) for b in range(3, 200)]
+    assert all(np.diff(bounds) < 0)
+    b = 10 ** 6
+    assert b * hotelling_radius2(b, 0.95) == pytest.approx(stats.chi2.ppf(0.95, 2), rel=1e-4)

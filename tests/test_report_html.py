@@ -87,3 +87,37 @@ def test_svg_keeps_its_text_as_text_and_rcparams_unchanged():
     svg = figure_to_svg(figure)
     assert dict(matplotlib.rcParams) == before
     assert re.search(r"<text[^>]*>[^<]*accuracy and φ_iw", svg), "the label is not SVG text"
+
+
+def test_the_page_says_the_interval_is_wide_because_b_is_small(tmp_path):
+    """Issue 33: with the README's B = 3 the interval reads [0, 1]; next to it, and in the
+    front's caption, the page says why (Hotelling's region reaches 16.3 standard deviations
+    of the replicates at B = 3, 0.61 at B = 20); at B = 12 (0.87) it says nothing."""
+    from paretostab._tuning import run_study
+    from paretostab.report._build import analysed_study
+    from paretostab.report._pages import study_sections
+    from paretostab.spec import parse_spec
+
+    spec = {"study": {"name": "demo", "trials": 5, "seed": 0},
+            "data": {"source": "simulated:n_other=30,n_per_class=20"},
+            "protocol": {"runs": 4},
+            "selector": {"name": "t_test", "search": {"n_features": [3, 12]}},
+            "objective": {"stability": "nogueira"}}
+    url = f"sqlite:///{tmp_path / 'demo.db'}"
+    run_study(parse_spec(spec), storage=url, progress=False)
+    for replicates in (3, 12):
+        result = analysed_study(url, replicates=replicates, progress=False)
+        sections = study_sections(result.analysis, result.figures)
+        summary, caption = sections[0].text[0], sections[1].caption
+        interval = result.analysis.front.interval
+        shown = f"95% interval [{interval.low:.4f}, {interval.high:.4f}]"
+        why = ("wide because B = 3 replicates are few: each region reaches 16.3 standard "
+               "deviations of its trial's replicates from their mean along each axis, 0.61 "
+               "with B = 20")
+        if replicates == 3:
+            assert f"{shown} ({why}) and simultaneous" in summary
+            assert f"the regions are {why}" in caption
+        else:
+            assert f"{shown} and simultaneous" in summary
+            assert "wide because" not in summary + caption
+        assert "a region larger than half the frame is a faint outline" in caption

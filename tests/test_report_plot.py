@@ -112,10 +112,11 @@ def test_front_with_weight_ellipses_and_choices(rc_unchanged):
     assert patches[0].width == pytest.approx(0.06) and patches[0].height == pytest.approx(0.02)
     assert patches[0].angle == pytest.approx(np.degrees(0.3))
     np.testing.assert_allclose(patches[0].center, POINTS[FRONT[0]])
-    # visible at any zoom: a dark outline with a light fill, above the front's points
+    # a dark outline with a light fill, under the trials and the front's points
     assert patches[0].get_fill() and 0 < patches[0].get_facecolor()[3] <= 0.2
     assert patches[0].get_edgecolor()[3] == 1 and patches[0].get_linewidth() >= 1.2
-    assert patches[0].get_zorder() > ax.lines[0].get_zorder()
+    assert patches[0].get_zorder() < min(ax.lines[0].get_zorder(),
+                                         ax.collections[0].get_zorder())
     # the γ choices circled
     np.testing.assert_allclose(circles(ax), POINTS[[1, 3]])
     # the dominated area shaded by the density: darker towards high accuracy
@@ -568,3 +569,122 @@ def test_the_report_front_figure_reads_at_a_glance(tmp_path, rc_unchanged):
     assert (frame.get_x(), frame.get_width()) == pytest.approx(
         (ax.get_xlim()[0], np.diff(ax.get_xlim())[0]))
     assert_saves(figure)
+
+
+# --------------------------------------------------------------------------- few replicates
+
+
+def synthetic_report(n_trials, replicates, seed=0):
+    """What the report's front figure reads of a StudyReport, for ``n_trials`` trials under
+    a concave trade-off, two of them far off, and the Hotelling regions of ``replicates``
+    re-runs of each front trial (a stand-in: no study is tuned)."""
+    from types import SimpleNamespace
+
+    from paretostab.report._confidence import confidence_regions
+
+    rng = np.random.default_rng(seed)
+    accuracy = rng.uniform(0.70, 0.95, n_trials)
+    stability = np.clip(1.0 - 10 * (accuracy - 0.70) ** 2 - rng.exponential(0.08, n_trials),
+                        0, 1)
+    points = np.column_stack([accuracy, stability])
+    points[-1] = [0.52, 0.08]  # far off: no better than chance, a selection all its own
+    points[0] = [0.55, 0.30]
+    rows = sorted(pareto_front(points), key=lambda i: points[i, 0])
+    spread = [[0.02 ** 2, -0.00024], [-0.00024, 0.04 ** 2]]
+    regions = confidence_regions(
+        [points[i] - [0.01, 0.02] + rng.multivariate_normal([0, 0], spread, size=replicates)
+         for i in rows])
+    front = SimpleNamespace(rows=tuple(int(i) for i in rows), regions=regions,
+                            points=points[rows])
+    return SimpleNamespace(
+        objective="phi", study="synthetic", gamma=0.5, weight=None, flags=None,
+        table=pd.DataFrame({"trial": np.arange(n_trials), "accuracy": points[:, 0],
+                            "phi": points[:, 1]}),
+        front=front, chosen=int(rows[len(rows) // 2]), metric_label="accuracy",
+        means=np.array([r.center for r in regions]))
+
+
+@pytest.mark.parametrize("replicates", [3, 100])
+@pytest.mark.parametrize("n_trials", [5, 200])
+def test_the_front_figure_reads_at_any_replicates_and_trials(n_trials, replicates,
+                                                             rc_unchanged):
+    """Issue 33: at B = 3 the regions covered the zoomed panel grey, and the zoom to every
+    trial squeezed the front into a corner; the zoom frames the front and the choice, the
+    regions lie under the points, faint outlines where larger than half the frame."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    from paretostab.report._figures import front_figure
+
+    report = synthetic_report(n_trials, replicates)
+    figure, _ = front_figure(report)
+    FigureCanvasAgg(figure)
+    figure.canvas.draw()
+    ax = figure.axes[0]
+    points = report.table[["accuracy", "phi"]].to_numpy()
+    (x0, x1), (y0, y1) = ax.get_xlim(), ax.get_ylim()
+
+    def framed(p):
+        return (x0 <= p[:, 0]) & (p[:, 0] <= x1) & (y0 <= p[:, 1]) & (p[:, 1] <= y1)
+
+    framed_rows = framed(points)
+    assert framed_rows[list(report.front.rows)].all() and framed_rows[report.chosen]
+    assert framed(report.means).all()
+    assert not framed_rows[[0, -1]].any()  # the far-off trials are in the overview only
+    title = ax.get_title()
+    assert f"{int((~framed_rows).sum())} of {n_trials} trials outside it" in title
+    # the labels of the front trials: apart, and none hidden for want of room
+    labels = [t for t in ax.texts if t.get_visible()]
+    assert_apart([t.get_window_extent() for t in labels])
+    if n_trials == 5:
+        assert len(labels) == len(report.front.rows)
+    # the regions: under the points, filled only while no larger than half the frame
+    regions = [p for p in ax.patches if isinstance(p, EllipsePatch)]
+    assert len(regions) == len(report.front.rows)
+    window = ax.bbox
+    large = 0
+    for patch in regions:
+        box = patch.get_window_extent()
+        if box.width > window.width / 2 or box.height > window.height / 2:
+            large += 1
+            assert not patch.get_fill() and patch.get_edgecolor()[3] < 0.5
+            assert patch.get_linewidth() < 1
+        else:
+            assert patch.get_fill() and patch.get_facecolor()[3] <= 0.2
+        assert patch.get_zorder() < min(c.get_zorder() for c in ax.collections[:1])
+    if replicates == 3:
+        assert large == len(regions)  # 16 standard deviations of the replicates
+        assert "confidence regions" in title
+    else:
+        assert large == 0
+    assert_saves(figure)
+
+
+def test_regions_fill_again_when_zoomed_out_and_say_when_they_cover_the_frame():
+    """A region larger than half the window is an outline, checked at each drawing: seen
+    whole, zoomed out, it is filled again; one covering the frame, its outline wholly
+    outside, is said in the title."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    from paretostab.report._figures import front_figure
+
+    report = synthetic_report(5, 3)
+    figure, _ = front_figure(report)
+    FigureCanvasAgg(figure)
+    figure.canvas.draw()
+    ax = figure.axes[0]
+    patch = next(p for p in ax.patches if isinstance(p, EllipsePatch))
+    assert not patch.get_fill()
+    ax.set_xlim(-100, 100)
+    ax.set_ylim(-100, 100)
+    figure.canvas.draw()
+    assert patch.get_fill() and patch.get_linewidth() >= 1.2
+    region = report.front.regions[0]
+    center, (a, b) = region.center, region.half_widths
+    report.front.regions = (region,)
+    report.front.rows, report.front.points = report.front.rows[:1], report.front.points[:1]
+    report.means, report.chosen = report.means[:1], report.front.rows[0]
+    figure, _ = front_figure(report)
+    title = figure.axes[0].get_title()
+    (x0, x1), (y0, y1) = figure.axes[0].get_xlim(), figure.axes[0].get_ylim()
+    assert max(x1 - x0, y1 - y0) < min(a, b)  # a frame of 0.02 inside a region of ±0.3
+    assert "1 of 1 confidence regions cover all of it" in title

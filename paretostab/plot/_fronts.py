@@ -7,10 +7,11 @@ Fig. 6), each group's front in its own colour (:func:`draw_group_fronts`,
 Each draws a :class:`paretostab.front.ParetoFront` and computes nothing; the one
 evaluation done here is that of the weight's density on a grid, to shade the dominated
 area by it. A front reads at a glance: its trials are filled circles on its staircase, the
-other trials light-grey dots, the confidence regions dark outlines with a light fill, and
-the labels of points are placed apart whenever the figure is drawn (at its final size and
-zoom), with thin leader lines where points are dense. Imported from
-:mod:`paretostab.plot`.
+other trials light-grey dots, the confidence regions dark outlines under the points, with
+a light fill while they are small beside the axes (:class:`_Region`: with few replicates a
+region spans the whole zoomed window, and filled regions hid the points), and the labels
+of points are placed apart whenever the figure is drawn (at its final size and zoom), with
+thin leader lines where points are dense. Imported from :mod:`paretostab.plot`.
 """
 
 from __future__ import annotations
@@ -47,6 +48,8 @@ _GRID = 200                # resolution of the weighted shading
 _POINT_SIZE, _POINT_COLOR = 14.0, "0.62"  # the trials off the front: small light-grey dots
 _FRONT_SIZE, _EDGE_COLOR = 36.0, "0.1"    # the front's points: filled circles, dark edge
 _REGION_COLOR, _REGION_FILL = "0.2", 0.10  # confidence regions: dark outline, light fill
+_REGION_ZORDER = 2.8       # under the trials' dots (3) and the front (4), over the shading
+_LARGE_REGION = (0.7, 0.35)  # a region larger than half the window: line width, alpha
 
 _T = TypeVar("_T")
 
@@ -145,12 +148,51 @@ def _indices(values: _Chosen | None, n: int, name: str) -> NDArray[np.intp]:
     return np.asarray(out, dtype=np.intp)
 
 
+class _Region(EllipsePatch):
+    """A confidence region as drawn: an ellipse outlined in its colour and filled lightly
+    (at alpha ``fill_alpha``) while it is no larger than half the axes' window along either
+    side; a larger one is a thin, faint outline alone — checked each time it is drawn, at
+    the final zoom. With few replicates (B = 3) regions span the whole zoomed window:
+    filled, overlapping ones turned it grey over the points, and dark outlines of dozens
+    of them crossed it like a scribble (issue 33).
+
+    Parameters
+    ----------
+    fill_alpha : float
+        The fill's alpha while the region is small (0: never filled).
+    *args, **kwargs
+        Those of :class:`matplotlib.patches.Ellipse`.
+    """
+
+    def __init__(self, *args, fill_alpha: float, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.fill_alpha = fill_alpha
+        self.set_facecolor(to_rgba(self.get_edgecolor(), fill_alpha))
+        self._line_width = self.get_linewidth()
+
+    def large(self, renderer=None) -> bool:
+        """Whether the region's extent exceeds half the axes' window along a side (display
+        pixels)."""
+        if self.axes is None:
+            return False
+        box, window = self.get_window_extent(renderer), self.axes.bbox
+        return bool(box.width > window.width / 2 or box.height > window.height / 2)
+
+    def draw(self, renderer) -> None:
+        large = self.large(renderer)
+        self.set_fill(self.fill_alpha > 0 and not large)
+        self.set_linewidth(_LARGE_REGION[0] if large else self._line_width)
+        self.set_alpha(_LARGE_REGION[1] if large else None)
+        super().draw(renderer)
+
+
 def _draw_ellipses(ax: Axes, ellipses: Iterable[ConfidenceRegion], color: ColorType, *,
                    fill: float = 0.0, linewidth: float = 1.0,
-                   zorder: float = 3.5) -> list[EllipsePatch]:
+                   zorder: float = 3.5) -> list[_Region]:
     """The confidence regions ``ellipses`` as outlines in ``color`` (``linewidth``), filled
-    with ``color`` at alpha ``fill`` (0: not filled); the first carries the legend label."""
-    patches: list[EllipsePatch] = []
+    with ``color`` at alpha ``fill`` while small beside the axes (:class:`_Region`); the
+    first carries the legend label."""
+    patches: list[_Region] = []
     for k, region in enumerate(ellipses):
         try:
             center = np.asarray(region.center, dtype=float).reshape(2)
@@ -170,10 +212,9 @@ def _draw_ellipses(ax: Axes, ellipses: Iterable[ConfidenceRegion], color: ColorT
             label = (f"{level:.0%} confidence regions" if isinstance(level, float | int)
                      else "confidence regions")
         # the angle is that of the major axis: the width goes along it
-        patch = EllipsePatch((float(center[0]), float(center[1])), width=2 * semi.max(),
-                             height=2 * semi.min(), angle=math.degrees(angle), fill=fill > 0,
-                             facecolor=to_rgba(color, fill), edgecolor=color,
-                             linewidth=linewidth, zorder=zorder, label=label)
+        patch = _Region((float(center[0]), float(center[1])), width=2 * semi.max(),
+                        height=2 * semi.min(), angle=math.degrees(angle), fill_alpha=fill,
+                        edgecolor=color, linewidth=linewidth, zorder=zorder, label=label)
         ax.add_patch(patch)
         patches.append(patch)
     return patches
@@ -249,9 +290,9 @@ def draw_front(front: ParetoFront, *, ax: Axes | None = None, area: bool = True,
         drawn, where it overlaps no other label (beside its point when there is room, else
         further away with a thin leader line to it), or left out when no place is free.
     ellipses : sequence of Ellipse, optional
-        Confidence regions (:func:`paretostab.report.confidence_regions`), drawn as dark
-        outlines with a light fill above the points; regions with non-finite parameters are
-        skipped.
+        Confidence regions (:func:`paretostab.report.confidence_regions`), drawn under
+        the points as dark outlines, with a light fill while no larger than half the
+        window (:class:`_Region`); regions with non-finite parameters are skipped.
     chosen : sequence of int or of GammaChoice, optional
         Rows of the points to circle (e.g. the γ choices), labelled ``chosen_label``.
     points_label : str
@@ -303,7 +344,7 @@ def draw_front(front: ParetoFront, *, ax: Axes | None = None, area: bool = True,
             _shade_by_density(ax, polygon, patch, weight.density, color)
     if ellipses is not None:
         _draw_ellipses(ax, ellipses, _REGION_COLOR, fill=_REGION_FILL, linewidth=1.4,
-                       zorder=4.5)
+                       zorder=_REGION_ZORDER)
     if chosen_idx.size:
         ax.scatter(arr[chosen_idx, 0], arr[chosen_idx, 1], s=140, facecolors="none",
                    edgecolors="C3", linewidths=1.6, zorder=5, label=chosen_label)

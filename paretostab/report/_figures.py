@@ -34,13 +34,14 @@ from paretostab.plot import (
 )
 from paretostab.report._analysis import StudyReport
 from paretostab.report._compare import Comparison, Group
+from paretostab.report._confidence import Ellipse
 from paretostab.report._html import FigureLink
 
 if TYPE_CHECKING:
     from matplotlib.typing import ColorType
 
-__all__ = ["ComparisonFigures", "StudyFigures", "comparison_figures", "point_styles",
-           "study_figures"]
+__all__ = ["ComparisonFigures", "StudyFigures", "comparison_figures", "front_figure",
+           "point_styles", "study_figures"]
 
 
 # --------------------------------------------------------------------------- one study
@@ -53,7 +54,8 @@ class StudyFigures:
     Attributes
     ----------
     front : Figure
-        The front of the objective, zoomed to the trials, with an overview.
+        The front of the objective, zoomed to its trials and the γ choice, with an
+        overview of every trial.
     front_links : tuple of FigureLink
         Its front points, linked to their maps.
     fronts : Figure
@@ -76,7 +78,7 @@ class StudyFigures:
 
 def study_figures(report: StudyReport) -> StudyFigures:
     """The figures of ``report``'s page."""
-    front, links = _front_figure(report)
+    front, links = front_figure(report)
     overview, maps = _map_figures(report)
     selectors = (None if report.selectors is None else comparison_figures(
         report.selectors, report.selector_groups, noun="selector", plural="selectors"))
@@ -85,13 +87,16 @@ def study_figures(report: StudyReport) -> StudyFigures:
                         selectors=selectors)
 
 
-def _front_figure(report: StudyReport) -> tuple[Figure, list[FigureLink]]:
-    """The front of the study's objective, zoomed to the trials: front trials labelled with
-    their numbers (placed apart, with leader lines where dense), their confidence regions
-    joined to them with the front of their replicate means, the γ choice circled, the
-    trials flagged at chance level crossed; beside
-    it, an overview of the whole unit square (the dominated area there, the zoomed frame
-    in red) and the legend under that."""
+def front_figure(report: StudyReport) -> tuple[Figure, list[FigureLink]]:
+    """The front of the study's objective, zoomed to the front trials, the γ choice and the
+    replicate means (not to every trial: one far-off trial squeezed the front into a
+    corner, issue 33): front trials labelled with their numbers (placed apart, with leader
+    lines where dense), their confidence regions under them joined to them with the front
+    of their replicate means, the γ choice circled, the trials flagged at chance level
+    crossed, and what lies outside the frame said under its title; beside it, an overview
+    of every trial on the whole unit square (the dominated area there, the zoomed frame in
+    red) and the legend under that. Returns the figure and its links (front trials and the
+    choice, to their maps)."""
     objective, table, front = report.objective, report.table, report.front
     points = table[["accuracy", objective]].to_numpy(dtype=float)
     numbers = [str(int(n)) for n in table["trial"]]
@@ -99,7 +104,7 @@ def _front_figure(report: StudyReport) -> tuple[Figure, list[FigureLink]]:
     on_front = set(rows)
     width, height = 10.5, 5.8  # the plot; beside it the overview, the legend under that
     figure = Figure(figsize=(width, height))
-    ax = figure.add_axes((0.07, 0.1, 0.58, 0.78))
+    ax = figure.add_axes((0.07, 0.1, 0.58, 0.76))
     chosen_row = report.chosen  # a row of the table (γ may choose off the front)
     drawn = ParetoFront.of(points, rows=rows, weight=report.weight)
     draw_front(drawn, ax=ax, ellipses=front.regions, chosen=[chosen_row],
@@ -114,10 +119,11 @@ def _front_figure(report: StudyReport) -> tuple[Figure, list[FigureLink]]:
     means = report.means
     if means is not None:
         draw_optimism(front.points, ParetoFront.of(means), ax=ax)
-    (x0, x1), (y0, y1) = zoom_to_data(ax, points, *([] if means is None else [means]))
+    (x0, x1), (y0, y1) = zoom_to_data(ax, points[[*rows, chosen_row]],
+                                      *([] if means is None else [means]))
     ax.set_xlabel(report.metric_label)
     ax.set_ylabel(measure_label(objective))
-    ax.set_title("zoomed to the trials", fontsize="small")
+    ax.set_title(_outside_note(points, front.regions, (x0, x1, y0, y1)), fontsize="small")
     figure.suptitle(f"Pareto front of {report.study}: accuracy and {measure_label(objective)}",
                     x=0.07, y=0.97, ha="left", fontsize="large")
     side = 0.25  # of the figure's width: a square
@@ -139,6 +145,33 @@ def _front_figure(report: StudyReport) -> tuple[Figure, list[FigureLink]]:
                         f"{measure_label(objective)} {points[i, 1]:.4g} (its map)")
              for i in dict.fromkeys([*rows, chosen_row])]
     return figure, links
+
+
+def _outside_note(points: np.ndarray, regions: Sequence[Ellipse] | None,
+                  frame: tuple[float, float, float, float]) -> str:
+    """The zoomed front's title: what it frames and, on a second line, what lies outside
+    the ``frame`` (x0, x1, y0, y1): the trials left out (seen in the overview), the
+    confidence regions covering all of it (their outlines, wholly outside, are not seen)
+    and those reaching past it."""
+    x0, x1, y0, y1 = frame
+    shown = np.isfinite(points).all(axis=1)
+    inside = ((points[:, 0] >= x0) & (points[:, 0] <= x1) & (points[:, 1] >= y0)
+              & (points[:, 1] <= y1))
+    regions = regions or ()
+    corners = [(x, y) for x in (x0, x1) for y in (y0, y1)]
+    covering = sum(all(r.contains(c) for c in corners) for r in regions)
+    past = sum(not (x0 <= low[0] and y0 <= low[1] and high[0] <= x1 and high[1] <= y1)
+               for low, high in ((r.most_dominated, r.most_dominant) for r in regions))
+    notes = []
+    if (shown & ~inside).any():
+        notes.append(f"{int((shown & ~inside).sum())} of {int(shown.sum())} trials outside "
+                     "it (see the overview)")
+    if covering:
+        notes.append(f"{covering} of {len(regions)} confidence regions cover all of it")
+    if past > covering:
+        notes.append(f"{past - covering} more reach past it" if covering else
+                     f"{past} of {len(regions)} confidence regions reach past it")
+    return "zoomed to the front and the γ choice" + ("\n" + "; ".join(notes) if notes else "")
 
 
 def _measure_fronts_figure(report: StudyReport) -> Figure:

@@ -9,14 +9,16 @@ symbols; texts cite the papers by name (a page ends with their references:
 
 from __future__ import annotations
 
+import math
+
 import pandas as pd
 
 from paretostab._vocabulary import KBAR
 from paretostab._weight import weight_name
 from paretostab.measures import measure_label
 from paretostab.report._analysis import StudiesComparison, StudyReport
-from paretostab.report._compare import NO_INTERVAL, OVERLAP, Comparison, pair_level
-from paretostab.report._confidence import DominanceAreaInterval
+from paretostab.report._compare import NO_INTERVAL, OVERLAP, Comparison, GroupFront, pair_level
+from paretostab.report._confidence import DominanceAreaInterval, hotelling_radius2
 from paretostab.report._figures import ComparisonFigures, StudyFigures
 from paretostab.report._html import Section, references
 
@@ -36,6 +38,32 @@ def _interval_text(interval: DominanceAreaInterval | None) -> str:
     return f"[{interval.low:.4f}, {interval.high:.4f}]"
 
 
+#: The replicates the note on wide regions compares with: from about this many, Hotelling's
+#: 95% region reaches well within one standard deviation of the replicates (0.61).
+_NARROWING_REPLICATES = 20
+
+
+def _few_replicates(front: GroupFront) -> str:
+    """Why the front's regions and DA interval are wide, when they are for want of
+    replicates (issue 33: at B = 3 the interval is [0, 1] and the regions cover the figure):
+    each region reaches ``sqrt(radius2)`` standard deviations of its trial's replicates
+    from their mean along each axis (:func:`hotelling_radius2`: 16.3 at B = 3, 1.0 at
+    B = 10, 0.61 at B = 20 for 95%); "" when that is at most one (B ≥ 11 at 95%)."""
+    if not front.regions:
+        return ""
+    widest = max(front.regions, key=lambda r: r.radius2)  # the fewest replicates
+    reach = math.sqrt(widest.radius2)
+    if reach <= 1.0:
+        return ""
+    text = (f"wide because B = {widest.replicates} replicates are few: each region reaches "
+            f"{reach:.3g} standard deviations of its trial's replicates from their mean "
+            "along each axis")
+    if widest.replicates < _NARROWING_REPLICATES:
+        narrow = math.sqrt(hotelling_radius2(_NARROWING_REPLICATES, widest.level))
+        text += f", {narrow:.2g} with B = {_NARROWING_REPLICATES}"
+    return text
+
+
 # --------------------------------------------------------------------------- one study
 
 
@@ -52,11 +80,12 @@ def study_sections(report: StudyReport, figures: StudyFigures) -> list[Section]:
             f"{len(report.table)} completed trials, {len(front.trials)} on the Pareto "
             f"front. Dominance area ({weight} weight): "
             f"{front.dominance_area:.4f} for the trials' values")
+    few = _few_replicates(front)
     if interval is not None:
         text += (f", {interval.estimate:.4f} for the means of {report.replicates} "
                  f"replicates per front trial, with {report.level:.0%} interval "
-                 f"{_interval_text(interval)} and simultaneous (Bonferroni over the front "
-                 f"trials) interval {_interval_text(simultaneous)}")
+                 f"{_interval_text(interval)}{f' ({few})' if few else ''} and simultaneous "
+                 f"(Bonferroni over the front trials) interval {_interval_text(simultaneous)}")
     text += "."
     optimism = report.optimism
     if optimism is not None:
@@ -77,14 +106,18 @@ def study_sections(report: StudyReport, figures: StudyFigures) -> list[Section]:
                 table=front_table, links=("trial", "#trial-{}"),
                 highlight=[i for i, t in enumerate(report.front_table["trial"])
                            if t == number],
-                caption="All completed trials, zoomed to them (the overview beside shows "
-                        "the whole unit square with the zoomed part framed); the front as a "
-                        "staircase over the shaded dominated area, its trials numbered (a "
-                        "click on one, or on its number in the table, opens its map); the "
-                        "Hotelling confidence regions of the front trials' expected "
-                        "(accuracy, stability), each joined to its trial, with the front of "
-                        "the replicate means dashed (Hamer & Dupont 2019, §3); the γ choice "
-                        "circled and highlighted in the table."),
+                caption="The front and the γ choice, zoomed to them and to the replicate "
+                        "means (the overview beside shows every trial on the whole unit "
+                        "square, the zoomed part framed; the title says what lies outside "
+                        "the frame); the front as a staircase over the shaded dominated "
+                        "area, its trials numbered (a click on one, or on its number in the "
+                        "table, opens its map); under them the Hotelling confidence regions "
+                        "of the front trials' expected (accuracy, stability), centred on "
+                        "the replicate means, each joined to its trial, with the front of "
+                        "the means dashed (Hamer & Dupont 2019, §3) — a region larger than "
+                        "half the frame is a faint outline"
+                        + (f", and the regions are {few}" if few else "")
+                        + "; the γ choice circled and highlighted in the table."),
         *_chosen_sections(report),
         Section("Trade-off by γ", table=shown(gamma_frame), links=("trial", "#trial-{}"),
                 highlight=[i for i, t in enumerate(gamma_frame["trial"]) if t == number],
