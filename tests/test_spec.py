@@ -1,4 +1,4 @@
-"""Study specs: every built-in spec (paretostab/studies/) parses; tables round-trip; every error names the key,
+"""Study specs: every built-in spec (studies/) parses; tables round-trip; every error names the key,
 what is allowed and what was given; the content hash; relative data paths."""
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ from paretostab.spec import (
 from paretostab.spec._reference import reference_page
 from paretostab.spec._schema import SCHEMA_FILE, declared_keys
 
-STUDIES = Path(__file__).resolve().parents[1] / "paretostab" / "studies"
+STUDIES = Path(__file__).resolve().parents[1] / "studies"
 STUDY_FILES = sorted(STUDIES.glob("*.toml"))
 SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 
@@ -1112,7 +1112,7 @@ def test_committed_json_schema_is_the_declarations():
 @pytest.mark.parametrize("path", STUDY_FILES, ids=[p.stem for p in STUDY_FILES])
 def test_every_study_file_names_and_satisfies_the_json_schema(path):
     first = path.read_text(encoding="utf-8").splitlines()[0]
-    assert first == "#:schema ../spec/spec.schema.json"  # Taplo's directive
+    assert first == "#:schema ../paretostab/spec/spec.schema.json"  # Taplo's directive
     assert (path.parent / first.split(maxsplit=1)[1]).resolve() == SCHEMA_FILE.resolve()
     check = validator()
     tomllib = pytest.importorskip("tomllib", reason="reading TOML needs Python >= 3.11")

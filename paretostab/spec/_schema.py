@@ -551,10 +551,10 @@ def _object(cls: type, doc: str) -> dict:
 
 def json_schema() -> dict:
     """The spec's JSON Schema (draft-07), for editors that complete and check TOML files
-    (Taplo / Even Better TOML: ``#:schema ../spec/spec.schema.json`` on the first line
-    of a spec in the package's ``studies/``). The registered selector and measure names
-    are enumerated; the checks that need the registries (estimator parameters, measure
-    options, the similarity requirement) are the parser's only."""
+    (Taplo / Even Better TOML: ``#:schema ../paretostab/spec/spec.schema.json`` on the
+    first line of a spec in the repository's ``studies/``). The registered selector and
+    measure names are enumerated; the checks that need the registries (estimator
+    parameters, measure options, the similarity requirement) are the parser's only."""
     tables = {}
     for table, cls in TABLES.items():
         doc = ("How the study is run: its name, trials, seed, sampler and storage."
