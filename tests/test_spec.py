@@ -1235,6 +1235,11 @@ def test_the_committed_reference_page_is_the_one_the_code_makes():
         "docs/spec-reference.md is out of date: run python -m paretostab.spec --reference "
         "docs/spec-reference.md")
     for path in declared_keys():
-        assert f"| `{path}` |" in page
+        assert f"\n`{path}`\n: " in page
     for name in SELECTORS:
-        assert f"| `{name}` |" in page
+        assert f"\n`{name}`\n: Estimator `{SELECTORS[name].estimator.__name__}`. " in page
+    # definition lists, not tables: wide tables were cut off at the page's width
+    assert "| --- |" not in page
+    assert "\n`protocol.runs`\n: integer ≥ 2; default `30`. M, the resampled runs" in page
+    assert "\n`study.name`\n: string; required. " in page
+    assert "\n`study.storage`\n: string; optional. " in page

@@ -69,8 +69,8 @@ __all__ = [
     "BUILTIN_SOURCES", "DATA_GROUPS", "MEMORY_SOURCE", "RESAMPLES", "SAMPLERS", "SCHEMA_FILE",
     "SIMILARITIES", "TABLES", "DataSpec", "FrozenMap", "ObjectiveSpec", "Param", "ProtocolSpec",
     "SearchEntry", "SelectorSpec", "SpecErrors", "StudySpec", "content_hash", "declared_keys",
-    "freeze", "is_int", "is_number", "json_schema", "parse_table", "reference_table",
-    "required_tables", "thaw", "to_dict", "write_json_schema",
+    "freeze", "is_int", "is_number", "json_schema", "parse_table", "reference_entries",
+    "reference_table", "required_tables", "thaw", "to_dict", "write_json_schema",
 ]
 
 SAMPLERS = ("tpe", "nsga2", "gp", "random", "grid")
@@ -581,14 +581,15 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|")
 
 
-def reference_table() -> str:
-    """Every key of a spec as a Markdown table: key path, type, default, description
-    (with the rules that involve other keys)."""
-    rows = [("Key", "Type", "Default", "Description"), ("---",) * 4]
+def reference_entries() -> list[tuple[str, str, str, str]]:
+    """Every key of a spec, in the tables' order: (key path, type, default, description
+    with the rules that involve other keys), as Markdown; the default is ``required``,
+    ``absent`` or the value as a spec writes it."""
     declared = list(declared_keys().items())
     entries = [(f"selector.search.<parameter>.{name}", k)
                for name, k in keys_of(SearchEntry).items()]
     at = next(i for i, (path, _) in enumerate(declared) if path == "selector.search") + 1
+    rows = []
     for path, key in [*declared[:at], *entries, *declared[at:]]:
         if key.default is MISSING:
             default = "required"
@@ -596,5 +597,13 @@ def reference_table() -> str:
             default = "absent"
         else:
             default = inline_code(key.kind.plain(key.default))
-        rows.append((f"`{path}`", key.kind.describe(), default, _notes(key)))
+        rows.append((path, key.kind.describe(), default, _notes(key)))
+    return rows
+
+
+def reference_table() -> str:
+    """Every key of a spec as a Markdown table: key path, type, default, description
+    (:func:`reference_entries`)."""
+    rows = [("Key", "Type", "Default", "Description"), ("---",) * 4,
+            *((f"`{path}`", *rest) for path, *rest in reference_entries())]
     return "\n".join("| " + " | ".join(_cell(c) for c in row) + " |" for row in rows) + "\n"
