@@ -74,3 +74,10 @@ def test_what_the_readme_commands_write_is_ignored_by_git(tmp_path):
     kept = subprocess.run(["git", "check-ignore", "--no-index", "paretostab/report/_load.py",
                            "studies/quickstart.toml"], cwd=ROOT, capture_output=True, text=True)
     assert kept.stdout == ""  # the package's own report/ and the specs are not ignored
+
+
+def test_the_pages_name_no_internal_ticket():
+    """A user's page cites the papers (``003 §7.1``), not the project's own tickets."""
+    for page in [README, *PAGES]:
+        found = re.findall(r"\b[Ii]ssues? (?:\d+|#\d+)|\bissue's\b", page.read_text(encoding="utf-8"))
+        assert not found, f"{page.relative_to(ROOT)}: {found}"
