@@ -380,11 +380,17 @@ class StudySpec:
                                     "selector_choice = True.")
 
     def content_hash(self) -> str:
-        """See :func:`~paretostab.spec._schema.content_hash`."""
+        """SHA-256 (hex) of the canonical JSON of the keys declared part of the identity —
+        data, protocol (without ``n_jobs``), selector, objective (``record`` as a set)
+        and, with shared resamples, the seed: equal for specs whose trials compute the
+        same thing (not the study name, trials, sampler, storage, nor the file the spec
+        came from)."""
         return content_hash(self)
 
     def to_dict(self) -> dict:
-        """See :func:`~paretostab.spec._schema.to_dict`."""
+        """The spec as a JSON-able mapping in the TOML layout; ``parse_spec`` of it gives
+        an equal spec (the search space and fixed parameters written out in full).
+        ``None`` values are left out, but for a nullable key (``study.seed``)."""
         return to_dict(self)
 
 
@@ -488,17 +494,12 @@ def _tables(spec: StudySpec, identity: bool) -> dict[str, dict]:
 
 
 def to_dict(spec: StudySpec) -> dict:
-    """The spec as a JSON-able mapping in the TOML layout; ``parse_spec`` of it gives an
-    equal spec (the search space and fixed parameters written out in full). ``None``
-    values are left out, but for a nullable key (``study.seed``)."""
+    """:meth:`StudySpec.to_dict`."""
     return _tables(spec, identity=False)
 
 
 def content_hash(spec: StudySpec) -> str:
-    """SHA-256 (hex) of the canonical JSON of the keys declared part of the identity —
-    data, protocol (without ``n_jobs``), selector, objective (``record`` as a set) and,
-    with shared resamples, the seed: equal for specs whose trials compute the same thing
-    (not the study name, trials, sampler, storage, nor the file the spec came from)."""
+    """:meth:`StudySpec.content_hash`."""
     tables = _tables(spec, identity=True)
     payload = {"version": _HASH_VERSION, **tables.pop("study"), **tables}
     text = json.dumps(payload, sort_keys=True, separators=(",", ":"), allow_nan=False)
