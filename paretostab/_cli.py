@@ -383,9 +383,10 @@ def _run(argv: list[str] | None) -> int:
     choose.add_argument("--quiet", action="store_true", help=QUIET_HELP)
     studies = commands.add_parser(
         "studies", help="list the built-in study specs, or print one",
-        description="The built-in study specs, each with the first line of its comment; "
-        "with a NAME, that spec's TOML on stdout, to start a spec of one's own: "
-        "paretostab studies quickstart > my.toml")
+        description="The built-in study specs, each with the first line of its comment "
+        "(marked [data not shipped: FILE] when it reads a data file the package does not "
+        "ship: its comments say where to get it); with a NAME, that spec's TOML on stdout, "
+        "to start a spec of one's own: paretostab studies quickstart > my.toml")
     studies.add_argument("name", nargs="?", help="a built-in spec (default: list them all)")
     measures = commands.add_parser(
         "measures",
