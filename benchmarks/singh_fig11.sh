@@ -1,6 +1,6 @@
 #!/bin/sh
 # 003 Fig. 11 as a comparison: the HybridRFE space of the built-in spec singh_hybrid_rfe
-# (paretostab/studies/singh_hybrid_rfe.toml) tuned for φ,
+# (studies/singh_hybrid_rfe.toml) tuned for φ,
 # for φ_pears and for φ_iw (three studies, 100 trials each), compared under all three
 # measures: each study's front and dominance area with its interval, the pairwise
 # differences, the combined front and 000 Table 3's ranges (README, "Comparing").

@@ -116,11 +116,13 @@ class TunedStudy:
         return counted_trials(self.study)
 
     def report(self, **options) -> Report:
-        """:func:`study_report` of this study (same storage, artifacts and data)."""
+        """:func:`study_report` of this study (same storage, artifacts and data); the
+        ``options`` are its keyword arguments (``measures``, ``replicates``, ``gamma``, …)."""
         return study_report(self, **options)
 
     def choose(self, gamma: float, **options) -> Choice:
-        """:func:`choose` in this study."""
+        """:func:`choose` in this study: the front trial γ chooses; the ``options`` are
+        :func:`choose`'s keyword arguments (``measure``, ``level``, ``allow_chance``)."""
         return choose(self, gamma, **options)
 
     def to_html(self) -> str:
@@ -180,12 +182,11 @@ def tune(spec: object, /, *, data: object = None, storage: str | None = None,
     scheduler : str, optional
         The Dask scheduler's address (``backend="dask"``).
     cache_bytes : int, optional
-        The memory each process keeps prepared runs in (default
-        :data:`~paretostab._run_cache.DEFAULT_CACHE_BYTES`; 0 keeps none).
+        The memory, in bytes, each process keeps prepared runs in between trials with
+        shared resamples (default 3 GiB, never more than the machine can spare; 0 keeps
+        none).
     storage_wait : float, optional
-        Seconds a database outage is waited out before a
-        :class:`~paretostab._errors.StoreError` (default
-        :data:`~paretostab._storage.DEFAULT_STORAGE_WAIT`).
+        Seconds a database outage is waited out before a ``StoreError`` (default 300).
     heartbeat_interval, grace_period : int, optional
         Seconds between a running trial's heartbeats on an RDB storage, and without one
         after which another process fails it as stale and runs its slot again.
@@ -290,12 +291,24 @@ def choose(study: object, gamma: float, /, *, study_name: str | None = None,
         What :func:`tune` returned, or a storage URL (with ``study_name`` when it holds
         several studies).
     gamma : float in [0, 1]
+        The trade-off γ: 1 chooses by accuracy alone, 0 by stability alone (003 §7.1).
+    study_name : str, optional
+        The study of a storage URL (default: the storage's only study).
     measure : str, optional
         The stability measure (default: the study's objective).
+    artifacts : str, optional
+        The study's artifact store (default: the folder beside the storage).
+    data : optional
+        The data of a study tuned on data given in memory, as :func:`tune` took them:
+        the chosen trial's selector is refitted on them to list its features.
     level : float
         Of the chance test and the held-out interval.
     allow_chance : bool
         Let γ choose a flagged trial.
+
+    Returns
+    -------
+    Choice
     """
     from paretostab.report import choose_trial
 
@@ -408,8 +421,9 @@ def study_report(study: object, /, *, study_name: str | None = None,
                  weight: object = None, gamma: float = 0.5, level: float = 0.95,
                  artifacts: str | None = None, data: object = None,
                  progress: bool | None = None, allow_chance: bool = False) -> Report:
-    """The report of a tuned study (:func:`paretostab.report._build.build_report` without
-    writing: :meth:`Report.save` writes it). (Named apart from the package
+    """The report of a tuned study, computed and drawn without writing:
+    :meth:`Report.save` writes it (``index.html``, ``front.csv``, ``summary.json``), as
+    ``python -m paretostab report`` does. (Named apart from the package
     :mod:`paretostab.report`, which holds the report's modules.)
 
     Parameters
@@ -417,8 +431,41 @@ def study_report(study: object, /, *, study_name: str | None = None,
     study : TunedStudy or str
         What :func:`tune` returned, or a storage URL (with ``study_name`` when it holds
         several studies).
-    measures, replicates, weight, gamma, level, artifacts, data, progress, allow_chance
-        As :func:`~paretostab.report._build.build_report` takes them.
+    study_name : str, optional
+        The study of a storage URL (default: the storage's only study).
+    measures : sequence of str, optional
+        The stability measures whose fronts are shown (default: the objective and every
+        measure the spec records); the front, the dominance area and its confidence
+        interval are those of the study's objective.
+    replicates : int, optional
+        B re-runs of each front trial for the Hotelling confidence regions (002 §3;
+        default: the spec's ``protocol.replicates``; 0 skips them). They are kept in the
+        study, and the next report reuses them.
+    weight : str, optional
+        The dominance area's weighting of the objective plane: ``"uniform"`` (default),
+        ``"accuracy:A"`` or ``"stability:A"``.
+    gamma : float in [0, 1]
+        The trade-off γ (003 §7.1): the report marks and details the front trial
+        maximising γ·accuracy + (1 − γ)·stability, its parameters, values, replicate
+        means with intervals and the features it selects on the whole data.
+    level : float
+        The confidence level of the regions, intervals and of the chance test.
+    artifacts : str, optional
+        The study's artifact store (default: the folder beside the storage).
+    data : optional
+        The data of a study tuned on data given in memory, as :func:`tune` took them
+        (checked against the content hash the study stored).
+    progress : bool, optional
+        The replicates computed: a bar on a terminal and plain lines on stderr otherwise
+        (None), the bar (True) or nothing (False).
+    allow_chance : bool
+        Let γ choose a trial flagged as no better than chance (a metric that does not
+        exceed the no-information value at ``level``, or a selection that ignores the
+        labels); by default γ passes over them.
+
+    Returns
+    -------
+    Report
     """
     from paretostab.report import analysed_study
 
@@ -467,8 +514,41 @@ def compare(studies: Sequence[str], /, storages: Sequence[str] | None = None, *,
             weight: object = None, level: float = 0.95, out: str | Path = "comparison",
             artifacts: Sequence[str] | None = None,
             progress: bool | None = None) -> ComparisonResult:
-    """Compare studies (:func:`paretostab.report.build_comparison`), writing the
-    comparison to ``out``."""
+    """Compare studies by their fronts (000 §6.2, 002 §3), writing the comparison to
+    ``out`` (``index.html``, ``comparison.csv``, ``comparison.json``), as
+    ``python -m paretostab compare`` does (:func:`paretostab.report.build_comparison`).
+
+    Parameters
+    ----------
+    studies : sequence of str
+        The study names, two or more.
+    storages : sequence of str, optional
+        Storage URLs: none (``sqlite:///paretostab.db``), one for every study, or one per
+        study in the studies' order.
+    measures : sequence of str, optional
+        The stability measures compared (default: every study's objective and the
+        measures every study records; one a study did not record is recomputed from its
+        trials' RunSets).
+    replicates : int, optional
+        B re-runs of each trial on a study's front (default: each study's spec
+        ``protocol.replicates``; 0: none), kept in the study as a report keeps them.
+    weight : str, optional
+        ``"uniform"`` (default), ``"accuracy:A"`` or ``"stability:A"``: the dominance
+        area's weighting.
+    level : float
+        The confidence level of every region, interval and verdict.
+    out : str or Path
+        The folder written.
+    artifacts : sequence of str, optional
+        The artifact stores, as ``storages`` (default: the folder beside each storage).
+    progress : bool, optional
+        The replicates computed: a bar on a terminal and plain lines on stderr otherwise
+        (None), the bar (True) or nothing (False).
+
+    Returns
+    -------
+    ComparisonResult
+    """
     from paretostab.report import build_comparison
 
     folder, comparison = build_comparison(

@@ -26,6 +26,9 @@ A thin layer over the library:
 from __future__ import annotations
 
 import argparse
+import difflib
+import os
+import re
 import shlex
 import signal
 import sys
@@ -81,7 +84,7 @@ def _tune(args) -> int:
     cache = max((t.user_attrs.get("timing", {}).get("run_cache_mib", 0.0) for t in trials),
                 default=0.0)
     shown = display_url(storage)
-    print(f"Study {study.study_name!r} in {shown}: {counted_trials(study)} counted trials "
+    print(f"Study {study.study_name!r} in {shown}: {_trials(counted_trials(study), 'counted')} "
           f"of {len(trials)} ({', '.join(f'{n} {s.lower()}' for s, n in states.items())}; "
           "an interrupted, stale or unrun trial does not count); this run took "
           f"{seconds:.1f} s" + (f"; prepared runs kept: {cache:.0f} MiB per process."
@@ -91,7 +94,7 @@ def _tune(args) -> int:
         table = table.drop(columns="flagged")
     with pd.option_context("display.max_columns", None, "display.width", 120,
                            "display.float_format", "{:.4g}".format):
-        print(f"\nPareto front ({len(table)} trials):")
+        print(f"\nPareto front ({_trials(len(table))}):")
         print(table.rename(columns={KBAR: "k̄"}).to_string(index=False))
     extra = f" --study-name {shlex.quote(args.study_name)}" if args.study_name else ""
     artifacts = f" --artifacts {shlex.quote(args.artifacts)}" if args.artifacts else ""
@@ -104,6 +107,11 @@ def _tune(args) -> int:
           + ("\n  (the password is shown as ***: type yours in its place)"
              if shown != storage else ""))
     return 0
+
+
+def _trials(n: int, adjective: str = "") -> str:
+    """``n`` trials, in the singular for one: "1 trial", "3 counted trials"."""
+    return f"{n} {adjective + ' ' if adjective else ''}trial{'' if n == 1 else 's'}"
 
 
 def _dashboard(args) -> int:
@@ -224,23 +232,72 @@ def _choose(args) -> int:
 
 
 def _studies(args) -> int:
-    from paretostab.spec import builtin_spec_summaries, builtin_spec_text
+    from paretostab.spec import builtin_spec_data, builtin_spec_summaries, builtin_spec_text
 
     if args.name:
         sys.stdout.write(builtin_spec_text(args.name))
         return 0
     summaries = builtin_spec_summaries()
     width = max(map(len, summaries))
+    unshipped = {name: builtin_spec_data(name) for name in summaries}
     for name, summary in summaries.items():
-        print(f"{name:<{width}}  {summary}")
+        print(f"{name:<{width}}  {summary}"
+              + (f" [data not shipped: {unshipped[name]}]" if unshipped[name] else ""))
     print("\npython -m paretostab tune NAME runs one; python -m paretostab studies NAME > "
-          "my.toml writes it out to edit.")
+          "my.toml writes it out to edit."
+          + ("\n[data not shipped]: the spec's comments say where to get its data file; "
+             "point its [data] source at your copy." if any(unshipped.values()) else ""))
     return 0
 
 
+def _plain_text(text: str) -> str:
+    """``text`` without its reStructuredText markup (double backquotes, roles such as
+    :func:`name`), as ``--help`` shows the module docstring."""
+    return re.sub(r"(?::\w+:)?`{1,2}~?([^`]+?)`{1,2}", r"\1", text)
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser, keeping the option strings it is given (argparse lists them
+    under private names only), to name the closest one to a mistyped option."""
+
+    options: tuple[str, ...] = ()
+
+    def add_argument(self, *args, **kwargs) -> argparse.Action:
+        action = super().add_argument(*args, **kwargs)
+        self.options = (*self.options, *action.option_strings)
+        return action
+
+    def unrecognized(self, unknown: list[str]) -> None:
+        """Exit with argparse's error for the ``unknown`` arguments of this (a command's)
+        parser, naming the closest option to a mistyped one (``--trials``:
+        ``--n-trials``), as Python 3.14's argparse does with ``suggest_on_error``."""
+        hints = [match[0] for word in unknown if word.startswith("-") for match in
+                 [difflib.get_close_matches(word.split("=")[0], self.options, n=1)] if match]
+        self.error(f"unrecognized arguments: {' '.join(unknown)}"
+                   + (f" (did you mean {' or '.join(dict.fromkeys(hints))}?)" if hints else ""))
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m paretostab", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    """Run the command line ``argv`` (default: ``sys.argv[1:]``); its exit status.
+
+    Output cut short by its reader (``paretostab measures | head -2``) ends the command
+    quietly with status 141, a shell's for a process killed by SIGPIPE: the handling of
+    ``BrokenPipeError`` that Python's documentation of the signal module recommends
+    (standard output pointed at ``os.devnull``, so that the interpreter's last flush at
+    exit does not fail again).
+    """
+    try:
+        status = _run(argv)
+        sys.stdout.flush()  # inside the try: a write buffered until now fails here
+        return status
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 128 + signal.SIGPIPE if hasattr(signal, "SIGPIPE") else 1
+
+
+def _run(argv: list[str] | None) -> int:
+    parser = _Parser(prog="python -m paretostab", description=_plain_text(__doc__),
+                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"paretostab {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
     tune = commands.add_parser("tune", help="run or resume a study (default: quickstart)")
@@ -328,9 +385,10 @@ def main(argv: list[str] | None = None) -> int:
     choose.add_argument("--quiet", action="store_true", help=QUIET_HELP)
     studies = commands.add_parser(
         "studies", help="list the built-in study specs, or print one",
-        description="The built-in study specs, each with the first line of its comment; "
-        "with a NAME, that spec's TOML on stdout, to start a spec of one's own: "
-        "paretostab studies quickstart > my.toml")
+        description="The built-in study specs, each with the first line of its comment "
+        "(marked [data not shipped: FILE] when it reads a data file the package does not "
+        "ship: its comments say where to get it); with a NAME, that spec's TOML on stdout, "
+        "to start a spec of one's own: paretostab studies quickstart > my.toml")
     studies.add_argument("name", nargs="?", help="a built-in spec (default: list them all)")
     measures = commands.add_parser(
         "measures",
@@ -344,7 +402,9 @@ def main(argv: list[str] | None = None) -> int:
     measures.add_argument("--seed", type=int, default=0, help="random seed")
     measures.add_argument("--threshold", type=float, default=0.9,
                           help="similarity threshold of the adjusted measures (default 0.9)")
-    args = parser.parse_args(argv)
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:
+        commands.choices[args.command].unrecognized(unknown)
     handlers = {"tune": _tune, "dashboard": _dashboard, "report": _report, "choose": _choose,
                 "compare": _compare, "studies": _studies}
     if args.command in handlers:

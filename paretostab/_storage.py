@@ -20,6 +20,7 @@ import functools
 import importlib.util
 import os
 import re
+import sqlite3
 import tempfile
 import warnings
 from collections.abc import Callable
@@ -213,6 +214,22 @@ def _missing_storage(path: Path) -> InvalidInputError:
     return InvalidInputError(f"no study storage at {path}; run tune first or pass --storage.")
 
 
+def _holds_no_study(path: Path) -> str | None:
+    """Why the SQLite file ``path`` can hold no study (it is empty, has no Optuna tables or
+    is no SQLite database), else None. Read without writing: a report given a wrong file
+    must not create Optuna's schema in it."""
+    try:
+        with contextlib.closing(sqlite3.connect(f"{path.absolute().as_uri()}?mode=ro",
+                                                uri=True)) as connection:
+            tables = connection.execute("SELECT count(*) FROM sqlite_master WHERE type = "
+                                        "'table' AND name = 'studies'").fetchone()[0]
+    except sqlite3.OperationalError:  # locked, unreadable: for the storage's own errors
+        return None
+    except sqlite3.DatabaseError:
+        return "it is not a SQLite database"
+    return None if tables else "it has no Optuna tables"
+
+
 def _journal_storage(url: str, must_exist: bool) -> optuna.storages.BaseStorage:
     from optuna.storages.journal import JournalFileBackend
 
@@ -238,7 +255,8 @@ def open_storage(url: str, *, must_exist: bool = False, heartbeat_interval: int 
     ``journal:PATH`` for a journal file (the multi-process-safe local choice).
 
     ``must_exist``: the storage is only read or added to (report, choose, dashboard): a
-    SQLite or journal file that does not exist is an error, and is not created. A SQLite
+    SQLite or journal file that does not exist is an error, and is not created; so is a
+    SQLite file without Optuna's tables (an empty file), which is left as it was. A SQLite
     or journal file, and its folder, must be writable (the report too keeps its replicates
     in the study).
 
@@ -286,6 +304,10 @@ def open_storage(url: str, *, must_exist: bool = False, heartbeat_interval: int 
             path = Path(parsed.database)
             if must_exist and not path.is_file():
                 raise _missing_storage(path)
+            empty = must_exist and _holds_no_study(path)
+            if empty:
+                raise InvalidInputError(f"SQLite storage {path} holds no study ({empty}); "
+                                        "run tune into it first or pass --storage.")
             problem = _unwritable(path)
             if problem:
                 raise InvalidInputError(f"SQLite storage {path}: {problem}.")

@@ -38,7 +38,7 @@ from paretostab.spec import (
     parse_spec,
 )
 
-STUDIES = Path(__file__).resolve().parents[1] / "paretostab" / "studies"
+STUDIES = Path(__file__).resolve().parents[1] / "studies"
 
 
 class LogisticRFE(RFE):

@@ -56,6 +56,17 @@ def test_the_site_builds_with_warnings_as_errors(site):
         assert (site / f"{page}.html").is_file(), page
 
 
+def test_the_spec_reference_is_definition_lists_that_wrap(site):
+    """Every key and selector a definition-list entry, no table: the page's tables of four
+    and five columns were cut off at the page's width (1 400 and 1 920 pixels)."""
+    from paretostab.selectors import SELECTORS
+    from paretostab.spec._schema import reference_entries
+
+    page = (site / "spec-reference.html").read_text(encoding="utf-8")
+    assert "<table" not in page
+    assert page.count("<dt") == page.count("<dd") == len(reference_entries()) + len(SELECTORS)
+
+
 def test_the_api_reference_documents_the_main_jobs(site):
     page = (site / "api" / "main.html").read_text(encoding="utf-8")
     for name in ("paretostab.tune", "paretostab.study_report", "paretostab.choose",

@@ -55,3 +55,29 @@ def test_readme_is_a_front_page():
     # its links to the documentation point at files that exist
     for target in re.findall(r"\]\(((?:docs|examples)/[^)#]*)", text):
         assert (ROOT / target).exists(), target
+
+
+def test_what_the_readme_commands_write_is_ignored_by_git(tmp_path):
+    """After the README's tune, report and compare, ``git status`` shows no new file: the
+    study's SQLite file with its write-ahead log, its artifacts, the output folders."""
+    import shutil
+    import subprocess
+
+    if shutil.which("git") is None or not (ROOT / ".git").exists():
+        pytest.skip("needs git and a git checkout of the source")
+    written = ["paretostab.db", "paretostab.db-wal", "paretostab.db-shm",
+               "paretostab-artifacts/a1", "report/index.html", "comparison/index.html"]
+    result = subprocess.run(["git", "check-ignore", "--no-index", "--verbose", *written],
+                            cwd=ROOT, capture_output=True, text=True)
+    ignored = [line.rsplit("\t", 1)[1] for line in result.stdout.splitlines()]
+    assert ignored == written, result.stdout + result.stderr
+    kept = subprocess.run(["git", "check-ignore", "--no-index", "paretostab/report/_load.py",
+                           "studies/quickstart.toml"], cwd=ROOT, capture_output=True, text=True)
+    assert kept.stdout == ""  # the package's own report/ and the specs are not ignored
+
+
+def test_the_pages_name_no_internal_ticket():
+    """A user's page cites the papers (``003 §7.1``), not the project's own tickets."""
+    for page in [README, *PAGES]:
+        found = re.findall(r"\b[Ii]ssues? (?:\d+|#\d+)|\bissue's\b", page.read_text(encoding="utf-8"))
+        assert not found, f"{page.relative_to(ROOT)}: {found}"

@@ -269,7 +269,7 @@ def test_no_password_in_any_output_of_tune_report_compare_choose_dashboard(
         return result
 
     # one study from the command line's --storage, one from a spec naming its storage
-    spec = (ROOT / "paretostab" / "studies" / "quickstart.toml").read_text(encoding="utf-8")
+    spec = (ROOT / "studies" / "quickstart.toml").read_text(encoding="utf-8")
     spec = spec.replace('name = "quickstart"', f'name = "second"\nstorage = "{url}"')
     (tmp_path / "second.toml").write_text(spec, encoding="utf-8")
     tuned = run("tune", "tune", "--storage", url, "--n-trials", 3, "--artifacts", artifacts)

@@ -343,7 +343,7 @@ def test_tune_objective_tunes_the_spec_for_another_measure(tmp_path, capsys):
 
 
 ROOT = Path(__file__).resolve().parents[1]
-STUDIES = ROOT / "paretostab" / "studies"
+STUDIES = ROOT / "studies"
 
 
 def test_the_shipped_methods_comparison_has_the_settings_of_000_section_6_2():

@@ -30,7 +30,8 @@ VERSION = version("paretostab")
 #: the files .gitignore names.
 NOT_SOURCE = shutil.ignore_patterns(
     ".git", ".ci", "__pycache__", "*.egg-info", "build", "dist", "*.db", "*-artifacts",
-    ".pytest_cache", ".hypothesis", ".ruff_cache", "*.log", ".venv", "results")
+    ".pytest_cache", ".hypothesis", ".ruff_cache", "*.log", ".venv", "results", "*.db-wal",
+    "*.db-shm")
 #: pip's and build's words for an index that cannot be reached.
 OFFLINE = re.compile(r"NewConnectionError|Temporary failure in name resolution|Network is "
                      r"unreachable|No matching distribution found|Could not find a version|"
@@ -93,10 +94,12 @@ def test_the_wheel_holds_the_package_its_specs_and_schema_only(dist):
     templates = ROOT / "paretostab" / "report" / "templates"
     assert {f"paretostab/report/templates/{t.name}" for t in templates.iterdir()} <= set(names)
     assert "paretostab/report/templates/page.html" in names
-    assert {"paretostab/__main__.py", "paretostab/_cli.py"} <= set(names)
+    modules = {p.relative_to(ROOT).as_posix() for p in (ROOT / "paretostab").rglob("*.py")}
+    assert {"paretostab/__main__.py", "paretostab/_cli.py"} <= modules <= set(names)
     with tarfile.open(the(dist, f"paretostab-{VERSION}.tar.gz")) as sdist:
         members = sdist.getnames()
-    assert f"paretostab-{VERSION}/paretostab/studies/quickstart.toml" in members
+    # the built-in specs are the repository's top-level studies/, mapped into the package
+    assert f"paretostab-{VERSION}/studies/quickstart.toml" in members
     assert not [m for m in members if "/.ci/" in m or m.endswith(".db")]
 
 

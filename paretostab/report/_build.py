@@ -130,9 +130,10 @@ def analysed_study(storage_url: str, *, study_name: str | None = None,
                    artifacts: str | None = None, progress: bool | None = None,
                    data: object = None, allow_chance: bool = False,
                    storage: optuna.storages.BaseStorage | None = None) -> StudyReportResult:
-    """What :func:`build_report` writes, computed and drawn (the arguments are
-    :func:`build_report`'s; ``storage``: the storage at ``storage_url`` already opened, as
-    a tuned study holds it); the refits it computed are written into the study."""
+    """A study's report computed and drawn, not yet written (:func:`save_study_report`
+    writes it): the arguments are :func:`paretostab.study_report`'s, ``storage_url`` its
+    ``study`` as a URL; ``storage``: the storage at ``storage_url`` already opened, as a
+    tuned study holds it. The refits it computed are written into the study."""
     as_gamma(gamma)
     as_level(level)
     weight = as_weight(weight)

@@ -46,6 +46,9 @@ def open_study(storage: optuna.storages.BaseStorage, study_name: str | None) -> 
     (the studies of a nested evaluation's outer folds, ``<name>/outer-<k>``, belong to
     their study)."""
     names = [s.study_name for s in optuna.get_all_study_summaries(storage)]
+    if not names:
+        raise InvalidInputError("The storage holds no study; run tune into it first or "
+                                "pass the --storage of a tuned study.")
     if study_name is None:
         own = [n for n in names  # a nested evaluation's outer folds belong to their study
                if not any(n.startswith(outer_study_name(m, 1)[:-1]) for m in names)]
@@ -53,7 +56,7 @@ def open_study(storage: optuna.storages.BaseStorage, study_name: str | None) -> 
             study_name = own[0]
         elif len(names) != 1:
             raise InvalidInputError(
-                f"The storage holds {len(names)} studies ({', '.join(names) or 'none'}); "
+                f"The storage holds {len(names)} studies ({', '.join(names)}); "
                 "choose one with --study-name."
             )
         study_name = names[0]

@@ -11,8 +11,8 @@ for names, with the closest suggestion) naming the file, the key with its table
 The layout (every table but ``[study]``'s ``name``, ``[data]``'s ``source`` and
 ``[selector]``'s ``name`` is optional; :func:`reference_table` lists every key with its
 type, default and description, :func:`json_schema` is the JSON Schema that TOML editors
-use through a first line ``#:schema ../spec/spec.schema.json`` in the package's
-``studies/``)::
+use through a first line ``#:schema ../paretostab/spec/spec.schema.json`` in the
+repository's ``studies/``)::
 
     [study]
     name = "singh_hybrid_rfe"    # the Optuna study name
@@ -136,6 +136,7 @@ searched parameters, the selector of a trial, the grid), :mod:`~paretostab.spec.
 """
 
 from paretostab.spec._files import (
+    builtin_spec_data,
     builtin_spec_names,
     builtin_spec_path,
     builtin_spec_summaries,
@@ -174,9 +175,7 @@ from paretostab.spec._space import (
 
 __all__ = ["BUILTIN_SOURCES", "DATA_GROUPS", "MEMORY_SOURCE", "RESAMPLES", "SAMPLERS",
            "SELECTOR_PARAM", "SIMILARITIES", "DataSpec", "FrozenMap", "ObjectiveSpec", "Param",
-           "ProtocolSpec",
-           "SelectorSpec", "StudySpec", "builtin_spec_names", "builtin_spec_path",
-           "builtin_spec_summaries", "builtin_spec_text", "check_builtin_data", "find_spec",
-           "fit_to_data", "grid",
-           "grid_size", "json_schema", "load_spec", "param_name", "parse_spec",
-           "reference_table", "trial_selector", "with_objective"]
+           "ProtocolSpec", "SelectorSpec", "StudySpec", "builtin_spec_data", "builtin_spec_names",
+           "builtin_spec_path", "builtin_spec_summaries", "builtin_spec_text", "check_builtin_data",
+           "find_spec", "fit_to_data", "grid", "grid_size", "json_schema", "load_spec",
+           "param_name", "parse_spec", "reference_table", "trial_selector", "with_objective"]

@@ -4,11 +4,13 @@
 (:mod:`paretostab.spec._schema`), then the registry checks of ``[selector]`` and
 ``[objective]`` (:mod:`paretostab.spec._resolve`), then the grid of ``sampler = "grid"``
 (:mod:`paretostab.spec._space`). :func:`load_spec` reads a file; the built-in specs are the
-package's ``studies/`` folder (package data, read with :mod:`importlib.resources`).
+source repository's top-level ``studies/`` folder, which the wheel installs as the
+package's ``studies/`` (package data, read with :mod:`importlib.resources`).
 """
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import sys
 from collections.abc import Mapping
@@ -33,7 +35,7 @@ from paretostab.spec._schema import (
 )
 from paretostab.spec._space import check_grid
 
-__all__ = ["SCHEMA_DIRECTIVE", "builtin_spec_names", "builtin_spec_path",
+__all__ = ["SCHEMA_DIRECTIVE", "builtin_spec_data", "builtin_spec_names", "builtin_spec_path",
            "builtin_spec_summaries", "builtin_spec_text", "check_builtin_data", "find_spec",
            "load_spec", "parse_spec", "with_objective"]
 
@@ -125,9 +127,8 @@ def with_objective(spec: StudySpec, measure: str) -> StudySpec:
                    path=spec.path)
 
 
-def load_spec(path: str | os.PathLike) -> StudySpec:
-    """Read and validate the TOML study spec at ``path`` (see :mod:`paretostab.spec`);
-    relative data paths are resolved against the file's folder."""
+def _tomllib():
+    """The TOML reader: the standard library's, or tomli on Python 3.10."""
     if sys.version_info >= (3, 11):
         import tomllib
     else:  # pragma: no cover - Python 3.10
@@ -136,6 +137,13 @@ def load_spec(path: str | os.PathLike) -> StudySpec:
         except ModuleNotFoundError:
             raise InvalidInputError("Reading TOML specs needs Python >= 3.11 (tomllib) or "
                                     "the tomli package: pip install tomli.") from None
+    return tomllib
+
+
+def load_spec(path: str | os.PathLike) -> StudySpec:
+    """Read and validate the TOML study spec at ``path`` (see :mod:`paretostab.spec`);
+    relative data paths are resolved against the file's folder."""
+    tomllib = _tomllib()
     path = Path(path)
     try:
         with open(path, "rb") as handle:
@@ -148,23 +156,54 @@ def load_spec(path: str | os.PathLike) -> StudySpec:
     except tomllib.TOMLDecodeError as exc:
         raise InvalidInputError(f"{path}: not valid TOML: {exc}.") from None
     absolute = path.expanduser().absolute()
+    _check_selector_modules(mapping, absolute.parent, str(path))
     spec = parse_spec(mapping, base=absolute.parent, source=str(path))
     return replace(spec, path=Path(os.path.normpath(absolute)))
 
 
+def _check_selector_modules(mapping: Mapping, folder: Path, source: str) -> None:
+    """Fail clearly when a ``[selector] name = "module:Class"`` names a module that is
+    beside the spec but not on Python's import path (a spec run from another folder):
+    the error says how to put its folder there. The folder is not added for the user: the
+    trials' processes, Dask's workers and a later report import the module by name too.
+
+    Raises
+    ------
+    InvalidInputError
+        One line: the selector, the module file beside the spec, and the import path fix.
+    """
+    table = mapping.get("selector")
+    names = table.get("name") if isinstance(table, Mapping) else None
+    for name in names if isinstance(names, list) else [names]:
+        if not isinstance(name, str) or ":" not in name:
+            continue
+        top = name.partition(":")[0].split(".")[0]
+        if not top.isidentifier() or importlib.util.find_spec(top) is not None:
+            continue
+        beside = next((f for f in (folder / f"{top}.py", folder / top) if f.exists()), None)
+        if beside is not None:
+            raise InvalidInputError(
+                f"{source}: [selector] name {name!r}: module {top!r} is beside the spec "
+                f"({beside}) but not on Python's import path: run python -m paretostab from "
+                f"{folder}, or add that folder to PYTHONPATH (the trials' processes and the "
+                "report import the module too).")
+
+
 def _studies_folder() -> Path:
-    """The package's ``studies/`` folder (package data: a wheel installs it unpacked)."""
-    return Path(str(resources.files("paretostab").joinpath("studies")))
+    """The folder of the built-in specs: the installed package's ``studies/`` (the wheel
+    maps the repository's top-level ``studies/`` there, unpacked); run from a source
+    checkout (an editable install, ``PYTHONPATH``), that top-level folder itself."""
+    installed = Path(str(resources.files("paretostab").joinpath("studies")))
+    return installed if installed.is_dir() else installed.parents[1] / "studies"
 
 
 def builtin_spec_names() -> tuple[str, ...]:
-    """Names of the built-in specs, the ``.toml`` files of the package's ``studies/``."""
+    """Names of the built-in specs, the ``.toml`` files of ``studies/``."""
     return tuple(sorted(p.stem for p in _studies_folder().glob("*.toml")))
 
 
 def builtin_spec_path(name: str = "quickstart") -> Path:
-    """The built-in spec ``name`` (also ``name.toml``): the package's
-    ``studies/<name>.toml``.
+    """The built-in spec ``name`` (also ``name.toml``): ``studies/<name>.toml``.
 
     Raises
     ------
@@ -225,6 +264,22 @@ def builtin_spec_summaries() -> dict[str, str]:
                     if line.startswith("#") and not line.startswith(SCHEMA_DIRECTIVE))
         summaries[name] = next((c for c in comments if c), "")
     return summaries
+
+
+def builtin_spec_data(name: str) -> str | None:
+    """The data file the built-in spec ``name`` reads and the package does not ship (the
+    file name of its ``[data] source``: the shared benchmark data of the papers'
+    reproductions), or None when its data come with the package or scikit-learn
+    (``breast_cancer``). ``paretostab studies`` marks the specs that need one.
+
+    Raises
+    ------
+    UnknownNameError
+        For a name that is no built-in spec, with the closest one.
+    """
+    text = builtin_spec_path(name).read_text(encoding="utf-8")
+    source = _tomllib().loads(text)["data"]["source"]
+    return None if source.partition(":")[0] in BUILTIN_SOURCES else Path(source).name
 
 
 def check_builtin_data(spec: StudySpec) -> None:

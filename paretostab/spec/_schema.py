@@ -69,8 +69,8 @@ __all__ = [
     "BUILTIN_SOURCES", "DATA_GROUPS", "MEMORY_SOURCE", "RESAMPLES", "SAMPLERS", "SCHEMA_FILE",
     "SIMILARITIES", "TABLES", "DataSpec", "FrozenMap", "ObjectiveSpec", "Param", "ProtocolSpec",
     "SearchEntry", "SelectorSpec", "SpecErrors", "StudySpec", "content_hash", "declared_keys",
-    "freeze", "is_int", "is_number", "json_schema", "parse_table", "reference_table",
-    "required_tables", "thaw", "to_dict", "write_json_schema",
+    "freeze", "is_int", "is_number", "json_schema", "parse_table", "reference_entries",
+    "reference_table", "required_tables", "thaw", "to_dict", "write_json_schema",
 ]
 
 SAMPLERS = ("tpe", "nsga2", "gp", "random", "grid")
@@ -383,11 +383,17 @@ class StudySpec:
                                     "selector_choice = True.")
 
     def content_hash(self) -> str:
-        """See :func:`~paretostab.spec._schema.content_hash`."""
+        """SHA-256 (hex) of the canonical JSON of the keys declared part of the identity —
+        data, protocol (without ``n_jobs``), selector, objective (``record`` as a set)
+        and, with shared resamples, the seed: equal for specs whose trials compute the
+        same thing (not the study name, trials, sampler, storage, nor the file the spec
+        came from)."""
         return content_hash(self)
 
     def to_dict(self) -> dict:
-        """See :func:`~paretostab.spec._schema.to_dict`."""
+        """The spec as a JSON-able mapping in the TOML layout; ``parse_spec`` of it gives
+        an equal spec (the search space and fixed parameters written out in full).
+        ``None`` values are left out, but for a nullable key (``study.seed``)."""
         return to_dict(self)
 
 
@@ -491,17 +497,12 @@ def _tables(spec: StudySpec, identity: bool) -> dict[str, dict]:
 
 
 def to_dict(spec: StudySpec) -> dict:
-    """The spec as a JSON-able mapping in the TOML layout; ``parse_spec`` of it gives an
-    equal spec (the search space and fixed parameters written out in full). ``None``
-    values are left out, but for a nullable key (``study.seed``)."""
+    """:meth:`StudySpec.to_dict`."""
     return _tables(spec, identity=False)
 
 
 def content_hash(spec: StudySpec) -> str:
-    """SHA-256 (hex) of the canonical JSON of the keys declared part of the identity —
-    data, protocol (without ``n_jobs``), selector, objective (``record`` as a set) and,
-    with shared resamples, the seed: equal for specs whose trials compute the same thing
-    (not the study name, trials, sampler, storage, nor the file the spec came from)."""
+    """:meth:`StudySpec.content_hash`."""
     tables = _tables(spec, identity=True)
     payload = {"version": _HASH_VERSION, **tables.pop("study"), **tables}
     text = json.dumps(payload, sort_keys=True, separators=(",", ":"), allow_nan=False)
@@ -554,10 +555,10 @@ def _object(cls: type, doc: str) -> dict:
 
 def json_schema() -> dict:
     """The spec's JSON Schema (draft-07), for editors that complete and check TOML files
-    (Taplo / Even Better TOML: ``#:schema ../spec/spec.schema.json`` on the first line
-    of a spec in the package's ``studies/``). The registered selector and measure names
-    are enumerated; the checks that need the registries (estimator parameters, measure
-    options, the similarity requirement) are the parser's only."""
+    (Taplo / Even Better TOML: ``#:schema ../paretostab/spec/spec.schema.json`` on the
+    first line of a spec in the repository's ``studies/``). The registered selector and
+    measure names are enumerated; the checks that need the registries (estimator
+    parameters, measure options, the similarity requirement) are the parser's only."""
     tables = {}
     for table, cls in TABLES.items():
         doc = ("How the study is run: its name, trials, seed, sampler and storage."
@@ -584,14 +585,15 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|")
 
 
-def reference_table() -> str:
-    """Every key of a spec as a Markdown table: key path, type, default, description
-    (with the rules that involve other keys)."""
-    rows = [("Key", "Type", "Default", "Description"), ("---",) * 4]
+def reference_entries() -> list[tuple[str, str, str, str]]:
+    """Every key of a spec, in the tables' order: (key path, type, default, description
+    with the rules that involve other keys), as Markdown; the default is ``required``,
+    ``absent`` or the value as a spec writes it."""
     declared = list(declared_keys().items())
     entries = [(f"selector.search.<parameter>.{name}", k)
                for name, k in keys_of(SearchEntry).items()]
     at = next(i for i, (path, _) in enumerate(declared) if path == "selector.search") + 1
+    rows = []
     for path, key in [*declared[:at], *entries, *declared[at:]]:
         if key.default is MISSING:
             default = "required"
@@ -599,5 +601,13 @@ def reference_table() -> str:
             default = "absent"
         else:
             default = inline_code(key.kind.plain(key.default))
-        rows.append((f"`{path}`", key.kind.describe(), default, _notes(key)))
+        rows.append((path, key.kind.describe(), default, _notes(key)))
+    return rows
+
+
+def reference_table() -> str:
+    """Every key of a spec as a Markdown table: key path, type, default, description
+    (:func:`reference_entries`)."""
+    rows = [("Key", "Type", "Default", "Description"), ("---",) * 4,
+            *((f"`{path}`", *rest) for path, *rest in reference_entries())]
     return "\n".join("| " + " | ".join(_cell(c) for c in row) + " |" for row in rows) + "\n"
