@@ -372,7 +372,8 @@ def test_unknown_tables_and_shapes():
     ("study.seed", -1, ["study.seed: must be an integer >= 0; got -1."]),
     ("study.name", "  ", ["study.name: must be a non-empty string; got '  '."]),
     ("study.storage", 5, ["study.storage: must be an Optuna storage URL"]),
-    ("data.source", "", ["data.source: must be a non-empty string; got ''."]),
+    ("data.source", "", ["data.source: must be a data file's path or a built-in source's name "
+                           "(data in memory are given to tune(spec, data=...)); got ''."]),
     ("data.prefilter", -1, ["data.prefilter: must be an integer >= 0 (the number of "
                             "highest-variance features kept; 0: off); got -1."]),
     ("data.label", 3, ["data.label: must be a non-empty string; got 3."]),

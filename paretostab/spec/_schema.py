@@ -110,7 +110,8 @@ class DataSpec:
     (``source = "memory"``: ``tune(spec, data=…)``, identified by their ``content_hash``)."""
 
     source: str = declare(
-        kind=Text(), required="[data] needs source = a data file (" + FILE_TYPES + "; "
+        kind=Text("a data file's path or a built-in source's name (data in memory are "
+                  "given to tune(spec, data=...))"), required="[data] needs source = a data file (" + FILE_TYPES + "; "
         "relative to the spec's folder) or one of " + ", ".join(BUILTIN_SOURCES) + ".",
         doc="A data file (" + FILE_TYPES + "; relative to the spec's folder), a built-in "
             "source: " + ", ".join(_DATASET_NAMES) + " (options after a `:`), or "
@@ -146,8 +147,13 @@ class DataSpec:
     def in_memory(self, content_hash: str) -> DataSpec:
         """These keys for data given in memory whose :meth:`Dataset.content_hash
         <paretostab.data.Dataset.content_hash>` is ``content_hash``: the source is
-        ``"memory"``; a file's ``orientation`` and ``labels`` are refused, as are data
-        other than those of a spec that already names its in-memory data."""
+        ``"memory"``; a file's ``orientation`` and ``labels`` are refused, as are another
+        source (which of the two data sets was meant?) and data other than those of a spec
+        that already names its in-memory data."""
+        if self.source != MEMORY_SOURCE:
+            raise InvalidInputError(
+                f"data given in memory, and the spec's [data] source = {self.source!r}: give "
+                f"one of them (remove data=, or remove source or set it to {MEMORY_SOURCE!r}).")
         if self.orientation is not None or self.labels is not None:
             raise InvalidInputError(
                 "data given in memory: [data] orientation and labels are for data files; "
