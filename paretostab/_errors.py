@@ -11,7 +11,7 @@ import difflib
 import signal
 from collections.abc import Iterable
 
-__all__ = ["CalibrationWarning", "Interrupted", "InvalidInputError", "MemoryLimitError",
+__all__ = ["CalibrationWarning", "DataWarning", "Interrupted", "InvalidInputError", "MemoryLimitError",
            "ParetostabError", "StabilityWarning", "StoreError", "UnknownNameError",
            "WorkerError"]
 
@@ -69,6 +69,12 @@ class Interrupted(KeyboardInterrupt):
 
 class StabilityWarning(UserWarning):
     """A stability value is undefined (NaN) or was imputed; the message names the cause."""
+
+
+class DataWarning(UserWarning):
+    """The data hold something a study would find without it meaning anything: a feature
+    that follows the row order and alone separates the classes (a row number or an index
+    not marked as sample IDs, with the samples sorted by class); the message names it."""
 
 
 class CalibrationWarning(UserWarning):

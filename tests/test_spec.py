@@ -327,7 +327,7 @@ def test_registry_n_stable_range_is_clipped_to_n_features():
     ("study.trails", 3, ["study.trails: unknown key in [study]. Did you mean 'trials'?",
                          "Allowed keys: name, sampler, seed, storage, trials."]),
     ("data.sorce", "x", ["data.sorce: unknown key in [data]. Did you mean 'source'?",
-                         "Allowed keys: content_hash, impute, label, labels, orientation, "
+                         "Allowed keys: content_hash, id, impute, label, labels, orientation, "
                          "prefilter, source."]),
     ("protocol.run", 3, ["protocol.run: unknown key in [protocol]. Did you mean 'runs'?",
                          "Allowed keys: holdout, metric, n_jobs, outer_fold, outer_folds, "
@@ -1076,7 +1076,7 @@ def test_declared_rules_are_data_on_the_keys():
         "protocol.resamples"
     optional = {path for path, key in declared.items() if key.optional}
     assert optional == {"study.storage", "data.impute", "data.prefilter", "data.orientation",
-                        "data.labels", "data.content_hash",
+                        "data.labels", "data.id", "data.content_hash",
                         "protocol.sample_fraction", "protocol.holdout", "protocol.outer_folds",
                         "protocol.outer_fold", "protocol.split_seed", "objective.similarity"}
     assert "sample_fraction" not in parse_spec(minimal()).to_dict()["protocol"]

@@ -132,6 +132,12 @@ class DataSpec:
         None, Text("a path to a table of labels (e.g. 'labels.csv')"),
         "A table of the labels kept apart from the data file (relative to the spec's "
         "folder): first column the sample name, a `label` column; samples matched by name.")
+    id: str | None = declare(
+        None, Text("the name of the column of sample IDs (e.g. 'sample')"),
+        "The column of sample IDs of a table with samples in rows (or of a DataFrame given "
+        "in memory): its sample names, never a feature; absent: an index-like first column "
+        "beside the labels is one (a blank-named column as `DataFrame.to_csv` and R's "
+        "`write.csv` write the row names, distinct text, the row numbers 0..n−1 or 1..n).")
     content_hash: str | None = declare(
         None, Text("the SHA-256 of data given in memory, as tune(spec, data=...) sets it"),
         f"The SHA-256 of data given in memory (`source = \"{MEMORY_SOURCE}\"`), set by "
