@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,7 +36,7 @@ from paretostab._data_formats import (
     some_names,
 )
 from paretostab._errors import DataWarning, InvalidInputError, UnknownNameError
-from paretostab._validation import Interval
+from paretostab._validation import Interval, described
 
 IMPUTE = ("mean", "median", "drop")
 
@@ -309,6 +310,10 @@ def load_dataset(source: str | Path, *, label: str = "label", impute: str | None
         (:func:`row_order_features`).
     """
     _checked_impute(impute)
+    if not isinstance(source, str | os.PathLike):
+        raise InvalidInputError(
+            f"source must be a data file's path or a built-in data set's name; got "
+            f"{described(source)} (data in memory: as_dataset).")
     text = str(source)
     head, _, spec = text.partition(":")
     if head in ("breast_cancer", "digits", "wine", "iris", "simulated") and (

@@ -259,3 +259,24 @@ def test_row_order_features_are_the_brute_force_definition(case):
         X = np.cumsum(np.abs(X), axis=0)
     expected = [j for j in range(X.shape[1]) if _brute_force(X[:, j], y)]
     assert row_order_features(X, y).tolist() == expected
+
+
+def test_a_dataframe_given_as_a_source_is_described_not_printed(values):
+    message = one_line(load_dataset, table(values))
+    assert message == ("source must be a data file's path or a built-in data set's name; got "
+                       f"a DataFrame of {N} rows × {D + 1} columns (data in memory: "
+                       "as_dataset).")
+
+
+def test_the_sample_names_of_a_geo_header_and_an_anndata_are_kept(tmp_path, values):
+    geo = pd.DataFrame(values.T, columns=NAMES)
+    geo.insert(0, "ID_REF", GENES)
+    geo.loc[len(geo)] = ["label", *SORTED]
+    geo.to_csv(tmp_path / "geo.csv", index=False)
+    check_genes(quiet_load(tmp_path / "geo.csv", orientation="features_in_rows"), values, NAMES)
+    anndata = pytest.importorskip("anndata")
+    adata = anndata.AnnData(values, obs=pd.DataFrame({"label": SORTED}, index=NAMES),
+                            var=pd.DataFrame(index=GENES))
+    check_genes(as_dataset(adata), values, NAMES)
+    assert "id names a column of a DataFrame; got AnnData" in one_line(
+        as_dataset, adata, id="sample")
