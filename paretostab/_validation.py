@@ -18,10 +18,9 @@ from typing import Literal, NoReturn, TypeGuard, TypeVar
 
 import numpy as np
 
-from paretostab._errors import InvalidInputError
+from paretostab._errors import InvalidInputError, described
 
-__all__ = ["COUNT", "FRACTION", "NON_NEGATIVE", "POSITIVE", "Interval", "described", "is_int",
-           "is_number"]
+__all__ = ["COUNT", "FRACTION", "NON_NEGATIVE", "POSITIVE", "Interval", "is_int", "is_number"]
 
 T = TypeVar("T")
 
@@ -39,35 +38,6 @@ def is_number(value: object) -> TypeGuard[float]:
     parameter is used."""
     return (isinstance(value, int | float | np.integer | np.floating)
             and not isinstance(value, bool | np.bool_))
-
-
-def _count(n: int) -> str:
-    return f"{n:,}".replace(",", " ")
-
-
-def described(value: object) -> str:
-    """``value`` as an error line shows what was given: its ``repr``, but data (an array,
-    a DataFrame, an AnnData: anything with a shape) by its type and size, never printed
-    (issue 33: a DataFrame given where a path was expected printed all its 150 × 2 001
-    cells).
-
-    Examples
-    --------
-    >>> described("tpee")
-    "'tpee'"
-    >>> described(np.zeros((150, 2001)))
-    'an array of 150 rows × 2 001 columns'
-    """
-    shape = getattr(value, "shape", None)
-    if not isinstance(shape, tuple) or not shape or not all(map(is_int, shape)):
-        return repr(value)
-    name = "array" if isinstance(value, np.ndarray) else type(value).__name__
-    article = "an" if name[:1].lower() in "aeiou" else "a"
-    if len(shape) == 1:
-        return f"{article} {name} of {_count(shape[0])} values"
-    if len(shape) == 2:
-        return f"{article} {name} of {_count(shape[0])} rows × {_count(shape[1])} columns"
-    return f"{article} {name} of shape {' × '.join(map(_count, shape))}"
 
 
 def _number(value: float) -> str:
@@ -144,7 +114,8 @@ class Interval:
     def refuse(self, name: str, value: object) -> NoReturn:
         """The error line of a ``value`` out of the interval, naming ``name``:
         ``"runs must be an integer >= 2; got 1."``."""
-        raise InvalidInputError(f"{name} must be {self.describe()}{self.why}; got {described(value)}.")
+        raise InvalidInputError(
+            f"{name} must be {self.describe()}{self.why}; got {described(value)}.")
 
     def check(self, name: str, value: T) -> T:
         """``value`` as given (a numpy scalar stays one) when the interval holds it, else

@@ -35,8 +35,8 @@ from paretostab._data_formats import (
     shown_names,
     some_names,
 )
-from paretostab._errors import DataWarning, InvalidInputError, UnknownNameError
-from paretostab._validation import Interval, described
+from paretostab._errors import DataWarning, InvalidInputError, UnknownNameError, described
+from paretostab._validation import Interval
 
 IMPUTE = ("mean", "median", "drop")
 

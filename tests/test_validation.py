@@ -11,15 +11,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from paretostab._errors import InvalidInputError
-from paretostab._validation import (
-    NON_NEGATIVE,
-    POSITIVE,
-    Interval,
-    described,
-    is_int,
-    is_number,
-)
+from paretostab._errors import InvalidInputError, ParetostabError, described
+from paretostab._validation import NON_NEGATIVE, POSITIVE, Interval, is_int, is_number
 
 CLOSED = ("both", "left", "right", "neither")
 SCALARS = st.one_of(
@@ -115,6 +108,27 @@ def test_data_in_an_error_line_are_described_not_printed():
         Interval("integer", 1).integer("runs", frame)
     assert str(caught.value) == ("runs must be an integer >= 1; got a DataFrame of 150 rows × "
                                  "2 001 columns.")
+
+
+@pytest.mark.parametrize("table, key", [
+    ("study", "name"), ("protocol", "runs"), ("protocol", "resampling"),
+    ("objective", "stability"), ("selector", "fixed"), ("selector", "search")])
+def test_a_spec_key_given_a_dataframe_describes_it(table, key):
+    """Issue 33: every kind of key, and the registry's names, say what the DataFrame is in
+    one short line."""
+    from paretostab.spec import parse_spec
+
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame(np.zeros((150, 2001)))
+    spec = {"study": {"name": "v"}, "data": {"source": "breast_cancer"},
+            "selector": {"name": "t_test"}}
+    value = {"n_features": frame} if key in ("fixed", "search") else frame
+    spec[table] = {**spec.get(table, {}), key: value}
+    with pytest.raises(ParetostabError) as caught:  # an UnknownNameError for the measure
+        parse_spec(spec)
+    message = str(caught.value)
+    assert "a DataFrame of 150 rows × 2 001 columns" in message
+    assert "\n" not in message and len(message) < 400
 
 
 # --------------------------------------------------------------------------- one answer

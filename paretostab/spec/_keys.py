@@ -29,8 +29,8 @@ from typing import Any
 
 import numpy as np
 
-from paretostab._errors import InvalidInputError, ParetostabError, UnknownNameError
-from paretostab._validation import Interval, described, is_int, is_number
+from paretostab._errors import InvalidInputError, ParetostabError, UnknownNameError, described
+from paretostab._validation import Interval, is_int, is_number
 
 __all__ = ["SCALAR", "Boolean", "Choice", "Fraction", "FrozenMap", "Integer", "Key", "Kind",
            "Names", "Number", "Registered", "SearchSpace", "SpecErrors", "Table", "Text",
@@ -191,10 +191,11 @@ class Integer(Kind):
     def check(self, errors: SpecErrors, key: str, value: object) -> int:
         if self.nonzero:
             if not is_int(value) or value == 0:
-                raise errors.error(key, f"must be a non-zero integer{self.why}; got {described(value)}.")
+                raise errors.error(key, f"must be a non-zero integer{self.why}; got "
+                                        f"{described(value)}.")
         elif not is_int(value) or not self.interval.accepts(value):
             raise errors.error(key, f"must be {self.interval.describe()}{self.why}; got "
-                                    f"{value!r}.")
+                                    f"{described(value)}.")
         return int(value)
 
     def describe(self) -> str:
@@ -351,7 +352,7 @@ class Names(Kind):
     def check(self, errors: SpecErrors, key: str, value: object) -> tuple:
         if not isinstance(value, list | tuple):
             raise errors.error(key, f"must be an array of {self.kind_name} names; got "
-                                    f"{value!r}.")
+                                    f"{described(value)}.")
         return tuple(value)
 
     def describe(self) -> str:

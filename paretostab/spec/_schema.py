@@ -111,7 +111,8 @@ class DataSpec:
 
     source: str = declare(
         kind=Text("a data file's path or a built-in source's name (data in memory are "
-                  "given to tune(spec, data=...))"), required="[data] needs source = a data file (" + FILE_TYPES + "; "
+                  "given to tune(spec, data=...))"),
+        required="[data] needs source = a data file (" + FILE_TYPES + "; "
         "relative to the spec's folder) or one of " + ", ".join(BUILTIN_SOURCES) + ".",
         doc="A data file (" + FILE_TYPES + "; relative to the spec's folder), a built-in "
             "source: " + ", ".join(_DATASET_NAMES) + " (options after a `:`), or "
