@@ -23,6 +23,7 @@ from paretostab._api import (
 )
 from paretostab._errors import (
     CalibrationWarning,
+    DataWarning,
     InvalidInputError,
     ParetostabError,
     StabilityWarning,
@@ -49,6 +50,7 @@ __all__ = [
     "CalibrationWarning",
     "Choice",
     "ComparisonResult",
+    "DataWarning",
     "FeatureSimilarity",
     "InvalidInputError",
     "ParetostabError",

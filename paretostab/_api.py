@@ -36,18 +36,20 @@ __all__ = ["Choice", "ComparisonResult", "Report", "TunedStudy", "as_spec", "cho
            "study_report", "tune"]
 
 
-def as_spec(spec: object) -> StudySpec:
+def as_spec(spec: object, *, memory: bool = False) -> StudySpec:
     """A :class:`~paretostab.spec.StudySpec` from what a user gives: a spec, a mapping in
     the TOML layout, the path of a TOML file or the name of a built-in spec
-    (``"quickstart"``)."""
+    (``"quickstart"``). ``memory``: the data are given in memory, so a mapping or file
+    without ``[data] source`` means ``source = "memory"``
+    (:func:`~paretostab.spec.parse_spec`)."""
     from paretostab.spec import StudySpec, find_spec, load_spec, parse_spec
 
     if isinstance(spec, StudySpec):
         return spec
     if isinstance(spec, Mapping):
-        return parse_spec(spec)
+        return parse_spec(spec, memory=memory)
     if isinstance(spec, str | os.PathLike):
-        return load_spec(find_spec(spec))
+        return load_spec(find_spec(spec), memory=memory)
     raise InvalidInputError(
         "spec must be a StudySpec, a mapping in the TOML layout, a TOML file's path or a "
         f"built-in spec's name; got {type(spec).__name__}.")
@@ -158,7 +160,8 @@ def tune(spec: object, /, *, data: object = None, storage: str | None = None,
         Data in memory instead of the spec's ``[data] source``: ``(X, y)``, a pandas
         DataFrame with the spec's label column, an ``anndata.AnnData`` (the label in its
         ``obs`` column) or a :class:`~paretostab.data.Dataset`, read with the spec's
-        ``label`` and ``impute``.
+        ``label``, ``impute`` and ``id``. The spec then needs no ``[data] source`` (``tune``
+        sets ``"memory"``); one that names another source is refused.
     storage : str, optional
         An Optuna storage URL (default: the spec's, else ``sqlite:///paretostab.db``).
     study_name : str, optional
@@ -244,7 +247,7 @@ def tune(spec: object, /, *, data: object = None, storage: str | None = None,
     from paretostab._storage import DEFAULT_STORAGE
     from paretostab._tuning import run_study
 
-    spec = as_spec(spec)
+    spec = as_spec(spec, memory=data is not None)
     url = storage or spec.storage or DEFAULT_STORAGE
     given: dict[str, Any] = {"cache_bytes": cache_bytes, "storage_wait": storage_wait,
                              "heartbeat_interval": heartbeat_interval,

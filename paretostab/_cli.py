@@ -33,10 +33,11 @@ import shlex
 import signal
 import sys
 import time
+import warnings
 
 import pandas as pd
 
-from paretostab._errors import InvalidInputError, ParetostabError
+from paretostab._errors import DataWarning, InvalidInputError, ParetostabError
 from paretostab._faults import DEFAULT_STORAGE_WAIT
 from paretostab._run_cache import DEFAULT_CACHE_BYTES
 from paretostab._signals import stop_signals
@@ -134,6 +135,17 @@ def _progress(args) -> bool | None:
     """A command's ``progress``: none with ``--quiet``, else a bar on a terminal and plain
     lines on stderr otherwise (:func:`paretostab._progress.progress_bar`)."""
     return False if args.quiet else None
+
+
+def _one_line(show):
+    """``warnings.showwarning`` that shows a :class:`~paretostab.DataWarning` as one line
+    on stderr, ``warning: …``, as an error is ``error: …`` (issue 33: it comes before
+    the study starts, and must be read); other warnings as ``show`` shows them."""
+    def shown(message, category, filename, lineno, file=None, line=None) -> None:
+        if not issubclass(category, DataWarning):
+            return show(message, category, filename, lineno, file, line)
+        print(f"warning: {message}", file=sys.stderr if file is None else file)
+    return shown
 
 
 def _interrupted(what: str, interrupt: KeyboardInterrupt) -> int:
@@ -409,7 +421,8 @@ def _run(argv: list[str] | None) -> int:
                 "compare": _compare, "studies": _studies}
     if args.command in handlers:
         try:
-            with stop_signals():  # SIGTERM and SIGHUP stop a command as Ctrl-C does
+            with stop_signals(), warnings.catch_warnings():  # SIGTERM, SIGHUP as Ctrl-C
+                warnings.showwarning = _one_line(warnings.showwarning)
                 return handlers[args.command](args)
         except ParetostabError as exc:
             parser.exit(2, f"error: {exc}\n")

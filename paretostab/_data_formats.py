@@ -6,7 +6,10 @@ expression matrices are written (a GEO series matrix), one row per feature
 (``features_in_rows``: the first column holds the feature names, the header the sample
 names). The labels are a column of the table (a row of a table with features in rows, an
 ``obs`` column of an ``.h5ad``), or a table of their own (``labels``: first column the
-sample name, a label column), matched to the data's samples by name. Every problem is one
+sample name, a label column), matched to the data's samples by name. A column of sample
+IDs is never a feature (:func:`sample_ids`): the one ``id`` names, or an index-like first
+column (an index that ``DataFrame.to_csv`` or R's ``write.csv`` wrote, distinct text, the
+row numbers), is the table's index, the data set's sample names. Every problem is one
 line that names the file and what was expected; a table that looks transposed says so and
 names the option. :mod:`paretostab.data` turns what this module reads into a data set.
 """
@@ -30,7 +33,8 @@ if TYPE_CHECKING:
     from anndata import AnnData
 
 __all__ = ["FILE_TYPES", "ORIENTATIONS", "anndata_table", "check_unique", "class_like_column",
-           "read_data_file", "reader_message", "shown_names"]
+           "read_data_file", "reader_message", "sample_ids", "shown_names",
+           "some_names"]
 
 #: How a table lies: one row per sample (the default) or one row per feature.
 ORIENTATIONS = ("samples_in_rows", "features_in_rows")
@@ -46,6 +50,9 @@ _NOT_TEXT = {b"\x1f\x8b": "gzip-compressed: name it .{kind}.gz", b"PK": "a zip a
              b"PAR1": "a parquet file", b"\x89HDF": "an HDF5 file (.h5ad?)"}
 #: How many names a message shows.
 _SHOWN = 5
+#: What pandas names a first column whose header cell is blank: the index that
+#: ``DataFrame.to_csv`` writes by default, the row names of R's ``write.csv`` (``""``).
+_UNNAMED = ("", "Unnamed: 0")
 
 
 def reader_message(exc: BaseException) -> str:
@@ -63,7 +70,7 @@ def shown_names(names: Iterable[object]) -> str:
     return ", ".join(n if n.isprintable() else repr(n) for n in map(str, names))
 
 
-def _some(names) -> str:
+def some_names(names) -> str:
     """The first few of ``names`` for a message, and how many more there are."""
     names = list(names)
     more = f" and {len(names) - _SHOWN} more" if len(names) > _SHOWN else ""
@@ -80,6 +87,49 @@ def check_unique(names: Iterable[object], name: str, what: str = "column") -> No
         raise InvalidInputError(
             f"{name}: duplicate {what} names: {shown}{more}; every {what} needs a name of its "
             "own.")
+
+
+def _names_rows(column: pd.Series) -> bool:
+    """Whether a table's first column names its rows rather than measuring them: distinct
+    text (sample names), or the row numbers 0..n−1 or 1..n (an index written out)."""
+    if column.isna().any() or pd.api.types.is_bool_dtype(column):
+        return False
+    if not pd.api.types.is_numeric_dtype(column):
+        return column.is_unique
+    values = column.to_numpy(dtype=float)
+    rows = np.arange(values.size)
+    return bool(np.array_equal(values, rows) or np.array_equal(values, rows + 1))
+
+
+def sample_ids(frame: pd.DataFrame, name: str, label: str | None = None,
+               id: str | None = None) -> pd.DataFrame:
+    """``frame`` (one row per sample) with its column of sample IDs taken out and made
+    its index (as text): never a feature (issue 33: a pandas index written by
+    ``to_csv`` loaded as a feature, which, with the samples sorted by class, predicted
+    the labels alone and was chosen as the one gene).
+
+    The column is ``id`` when given, else the first column other than ``label`` when it
+    looks like one: a blank header (pandas' index written by ``DataFrame.to_csv``, R's
+    ``write.csv`` row names: read as ``Unnamed: 0``), distinct text, or the row numbers
+    0..n−1 or 1..n. Without one, ``frame`` is returned as it is. IDs given twice are an
+    error, as is an ``id`` that names no column (or the label column).
+    """
+    if id is not None:
+        if id not in frame.columns or id == label:
+            why = "is the label column" if id == label else "names no column"
+            raise InvalidInputError(
+                f"{name}: id = {id!r} {why} (the columns start: "
+                f"{shown_names(frame.columns[:8])}); [data] id (id= in Python) names the "
+                "column of sample names.")
+        column = id
+    else:
+        rest = [c for c in frame.columns if c != label]
+        if not rest or not (str(rest[0]) in _UNNAMED or _names_rows(frame[rest[0]])):
+            return frame
+        column = rest[0]
+    ids = frame[column].astype(str)
+    check_unique(ids, name, "sample")
+    return frame.drop(columns=column).set_axis(pd.Index(ids, name=str(column)), axis=0)
 
 
 def _file_kind(path: Path) -> str:
@@ -248,7 +298,7 @@ def _numeric(values: pd.DataFrame, name: str, what: str) -> np.ndarray:
         bad = [index for index, row in values.iterrows()
                if pd.to_numeric(row, errors="coerce").isna().sum() > row.isna().sum()]
         raise InvalidInputError(
-            f"{name}: {what} must be numeric; {len(bad)} are not: {_some(bad)}.") from None
+            f"{name}: {what} must be numeric; {len(bad)} are not: {some_names(bad)}.") from None
 
 
 def _whole_numbers(labels: pd.Series) -> pd.Series:
@@ -295,17 +345,17 @@ def _labels_twice(name: str, where: str) -> InvalidInputError:
 
 
 def _read_table(path: Path, kind: str, head: bytes, label: str, orientation: str,
-                separate: bool) -> tuple[pd.DataFrame, pd.Series | None]:
+                separate: bool, id: str | None) -> tuple[pd.DataFrame, pd.Series | None]:
     frame = _read_frame(path, kind, head, label, orientation)
     if orientation == "features_in_rows":
         return _features_in_rows(frame, path.name, label, kind, separate)
-    if separate:  # the first column names the samples; the labels file labels them
+    if separate:  # a column names the samples (the first by default); the labels file labels them
         if label in frame.columns:
             raise _labels_twice(path.name, f"column {label!r}")
-        first = frame.columns[0]
-        return frame.drop(columns=first).set_axis(frame[first].astype(str), axis=0), None
+        return sample_ids(frame, path.name, id=id or frame.columns[0]), None
     if label not in frame.columns:
         raise _no_label_column(path.name, frame, label, kind)
+    frame = sample_ids(frame, path.name, label, id)
     return frame.drop(columns=label), frame[label]
 
 
@@ -377,7 +427,7 @@ def anndata_table(adata: AnnData, label: str, name: str, separate: bool = False
     if label not in adata.obs.columns:
         raise InvalidInputError(
             f"{name} has no obs column {label!r} (its obs columns: "
-            f"{_some(adata.obs.columns) or 'none'}): pass label= (the spec's [data] label) "
+            f"{some_names(adata.obs.columns) or 'none'}): pass label= (the spec's [data] label) "
             "with the name of the class column.")
     labels = adata.obs[label]
     if isinstance(labels.dtype, pd.CategoricalDtype):
@@ -421,7 +471,7 @@ def _labels_table(path: Path, label: str) -> pd.Series:
     if label not in frame.columns[1:]:
         raise InvalidInputError(
             f"labels file {path.name} has no label column {label!r} (its columns: "
-            f"{_some(frame.columns)}): expected a table, {expected}.")
+            f"{some_names(frame.columns)}): expected a table, {expected}.")
     samples = frame.iloc[:, 0].astype(str)
     check_unique(samples, f"labels file {path.name}", "sample")
     return pd.Series(frame[label].to_numpy(), index=samples)
@@ -447,25 +497,25 @@ def _match_labels(features: pd.DataFrame, labels: pd.Series, name: str, labels_n
                 else ("rows", "columns", "remove"))
             raise InvalidInputError(
                 f"{name} and labels file {labels_name} do not name the same samples: the "
-                f"labels name {len(named)} of its {len(other)} {where} ({_some(named)}) and "
+                f"labels name {len(named)} of its {len(other)} {where} ({some_names(named)}) and "
                 f"{len(labels) - len(extra)} of its {len(samples)} {there}: its samples look "
                 f"in {where}; {do} orientation = \"features_in_rows\" (the spec's [data] "
                 "orientation).")
         parts = []
         if len(unlabelled):
             parts.append(f"{len(unlabelled)} sample(s) of {name} have no label in "
-                         f"{labels_name} ({_some(unlabelled)})")
+                         f"{labels_name} ({some_names(unlabelled)})")
         if len(extra):
             parts.append(f"{len(extra)} sample(s) of {labels_name} are not in {name} "
-                         f"({_some(extra)})")
+                         f"({some_names(extra)})")
         raise InvalidInputError(f"{name} and labels file {labels_name} do not name the same "
                                 f"samples: {'; '.join(parts)}.")
     return labels.loc[samples]
 
 
 def read_data_file(path: Path, *, label: str = "label",
-                   orientation: str = "samples_in_rows", labels: Path | None = None
-                   ) -> tuple[pd.DataFrame, pd.Series, str]:
+                   orientation: str = "samples_in_rows", labels: Path | None = None,
+                   id: str | None = None) -> tuple[pd.DataFrame, pd.Series, str]:
     """Read a data file as a table of features (one row per sample) and its labels.
 
     Parameters
@@ -483,11 +533,16 @@ def read_data_file(path: Path, *, label: str = "label",
         A table of labels kept apart (first column the sample name, a column ``label``),
         matched to the data's samples by name: the first column of a table with samples
         in rows, its header with features in rows, an ``.h5ad``'s ``obs_names``.
+    id : str, optional
+        The column of sample IDs of a table with samples in rows (:func:`sample_ids`;
+        by default an index-like first column, if there is one).
 
     Returns
     -------
     features : DataFrame
-        One row per sample.
+        One row per sample, indexed by the sample names where the file has them (an ID
+        column, the header of a table with features in rows, an ``.h5ad``'s
+        ``obs_names``).
     labels : Series
         One label per sample, in the same order.
     where : str
@@ -501,6 +556,11 @@ def read_data_file(path: Path, *, label: str = "label",
     if not head:
         raise InvalidInputError(f"{path.name} is empty: {_expected(kind, label, orientation)}.")
     separate = labels is not None
+    if id is not None and (kind in ("npz", "h5ad") or orientation == "features_in_rows"):
+        where = ("an .npz" if kind == "npz" else "an .h5ad (its obs_names)" if kind == "h5ad"
+                 else "a table with features in rows (its header)")
+        raise InvalidInputError(f"{path.name}: id names a column of a table with samples in "
+                                f"rows; {where} has no such column: remove id.")
     if kind == "npz":
         if separate:
             raise InvalidInputError(f"{path.name}: an .npz holds its labels as array y; a "
@@ -511,7 +571,7 @@ def read_data_file(path: Path, *, label: str = "label",
         features, found = _read_h5ad(path, label, orientation, separate)
         where = f"{path.name} (obs column {label!r})"
     else:
-        features, found = _read_table(path, kind, head, label, orientation, separate)
+        features, found = _read_table(path, kind, head, label, orientation, separate, id)
         where = f"{path.name} ({'row' if orientation == 'features_in_rows' else 'label column'}"\
                 f" {label!r})"
     if labels is not None:  # separate

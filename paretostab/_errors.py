@@ -1,7 +1,8 @@
 """Exceptions and warnings raised by paretostab.
 
 Every error the library raises on bad input derives from :class:`ParetostabError`, so
-callers can catch one class. The subclasses also derive from the built-in exception a
+callers can catch one class; :func:`described` is how an error line shows a value given.
+The subclasses also derive from the built-in exception a
 Python user would expect (``ValueError`` for a bad value, ``TypeError`` for a bad type).
 """
 
@@ -11,9 +12,40 @@ import difflib
 import signal
 from collections.abc import Iterable
 
-__all__ = ["CalibrationWarning", "Interrupted", "InvalidInputError", "MemoryLimitError",
-           "ParetostabError", "StabilityWarning", "StoreError", "UnknownNameError",
-           "WorkerError"]
+__all__ = ["CalibrationWarning", "DataWarning", "Interrupted", "InvalidInputError",
+           "MemoryLimitError", "ParetostabError", "StabilityWarning", "StoreError",
+           "UnknownNameError", "WorkerError", "described"]
+
+
+def _count(n: int) -> str:
+    return f"{n:,}".replace(",", " ")
+
+
+def described(value: object) -> str:
+    """``value`` as an error line shows what was given: its ``repr``, but data (an array,
+    a DataFrame, an AnnData: anything with a shape) by its type and size, never printed
+    (issue 33: a DataFrame given where a path was expected printed all its 150 × 2 001
+    cells).
+
+    Examples
+    --------
+    >>> described("tpee")
+    "'tpee'"
+    >>> import numpy as np
+    >>> described(np.zeros((150, 2001)))
+    'an array of 150 rows × 2 001 columns'
+    """
+    shape = getattr(value, "shape", None)
+    if not isinstance(shape, tuple) or not shape or not all(isinstance(n, int) for n in shape):
+        return repr(value)
+    name = type(value).__name__
+    name = "array" if name == "ndarray" else name
+    article = "an" if name[:1].lower() in "aeiou" else "a"
+    if len(shape) == 1:
+        return f"{article} {name} of {_count(shape[0])} values"
+    if len(shape) == 2:
+        return f"{article} {name} of {_count(shape[0])} rows × {_count(shape[1])} columns"
+    return f"{article} {name} of shape {' × '.join(map(_count, shape))}"
 
 
 class ParetostabError(Exception):
@@ -49,7 +81,7 @@ class UnknownNameError(ParetostabError, ValueError):
         known = sorted(known)
         close = difflib.get_close_matches(str(name), known, n=1, cutoff=0.6)
         hint = f" Did you mean {close[0]!r}?" if close else ""
-        return cls(f"Unknown {kind} {name!r}.{hint} Known: {', '.join(known)}.")
+        return cls(f"Unknown {kind} {described(name)}.{hint} Known: {', '.join(known)}.")
 
 
 class Interrupted(KeyboardInterrupt):
@@ -69,6 +101,12 @@ class Interrupted(KeyboardInterrupt):
 
 class StabilityWarning(UserWarning):
     """A stability value is undefined (NaN) or was imputed; the message names the cause."""
+
+
+class DataWarning(UserWarning):
+    """The data hold something a study would find without it meaning anything: a feature
+    that follows the row order and alone separates the classes (a row number or an index
+    not marked as sample IDs, with the samples sorted by class); the message names it."""
 
 
 class CalibrationWarning(UserWarning):

@@ -258,7 +258,8 @@ class Problem:
         trials, and a note says so. A note also says when nothing is searched (every trial
         runs the same setting)."""
         if data is not None:
-            data = as_dataset(data, label=spec.data.label, impute=spec.data.impute)
+            data = as_dataset(data, label=spec.data.label, impute=spec.data.impute,
+                              id=spec.data.id)
             spec = replace(spec, data=spec.data.in_memory(data.content_hash()))
         elif spec.data.source == MEMORY_SOURCE:
             known = spec.data.content_hash
@@ -272,7 +273,7 @@ class Problem:
             data = load_dataset(spec.data.source, label=spec.data.label,
                                 impute=spec.data.impute,
                                 orientation=spec.data.orientation or ORIENTATIONS[0],
-                                labels=spec.data.labels, random_state=0)
+                                labels=spec.data.labels, id=spec.data.id, random_state=0)
         protocol = spec.protocol
         split = evaluation_split(data.y, holdout=protocol.holdout,
                                  outer_folds=protocol.outer_folds,

@@ -18,7 +18,7 @@ from typing import Literal, NoReturn, TypeGuard, TypeVar
 
 import numpy as np
 
-from paretostab._errors import InvalidInputError
+from paretostab._errors import InvalidInputError, described
 
 __all__ = ["COUNT", "FRACTION", "NON_NEGATIVE", "POSITIVE", "Interval", "is_int", "is_number"]
 
@@ -114,7 +114,8 @@ class Interval:
     def refuse(self, name: str, value: object) -> NoReturn:
         """The error line of a ``value`` out of the interval, naming ``name``:
         ``"runs must be an integer >= 2; got 1."``."""
-        raise InvalidInputError(f"{name} must be {self.describe()}{self.why}; got {value!r}.")
+        raise InvalidInputError(
+            f"{name} must be {self.describe()}{self.why}; got {described(value)}.")
 
     def check(self, name: str, value: T) -> T:
         """``value`` as given (a numpy scalar stays one) when the interval holds it, else

@@ -6,12 +6,18 @@ parquet, ``.npz``, AnnData's ``.h5ad``; samples or features in rows; the labels 
 or in a table of their own: :mod:`paretostab._data_formats` reads them), or data in memory
 (``(X, y)``, a pandas DataFrame with a label column, an ``anndata.AnnData``:
 :func:`as_dataset`). scikit-learn's bundled data sets and the simulation need no file at all.
+A column of sample IDs is never a feature: it names the data set's samples
+(:attr:`Dataset.sample_names`; :func:`~paretostab._data_formats.sample_ids`), and a
+feature that follows the row order and alone separates the classes is warned of
+(:func:`row_order_features`, a :class:`~paretostab.DataWarning`).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,9 +31,11 @@ from paretostab._data_formats import (
     check_unique,
     class_like_column,
     read_data_file,
+    sample_ids,
     shown_names,
+    some_names,
 )
-from paretostab._errors import InvalidInputError, UnknownNameError
+from paretostab._errors import DataWarning, InvalidInputError, UnknownNameError, described
 from paretostab._validation import Interval
 
 IMPUTE = ("mean", "median", "drop")
@@ -46,7 +54,9 @@ class Dataset:
 
     ``groups`` labels the features' groups where the data set has them (the simulated
     correlated groups; :data:`UNGROUPED` (−1) for a feature outside any group, a group of
-    its own).
+    its own). ``sample_names`` names the rows where the data do: a table's column of
+    sample IDs, the header of a table with features in rows, the first column of a table
+    whose labels are kept apart, an AnnData's ``obs_names``, a DataFrame's index.
     """
 
     X: np.ndarray
@@ -54,6 +64,7 @@ class Dataset:
     feature_names: tuple[str, ...]
     name: str
     groups: np.ndarray | None = field(default=None)
+    sample_names: tuple[str, ...] | None = field(default=None)
 
     @property
     def n_samples(self) -> int:
@@ -66,7 +77,8 @@ class Dataset:
     def content_hash(self) -> str:
         """SHA-256 (hex) of the data: X's shape and bytes (as floats), the labels, the
         feature names and groups — what a study tuned on data given in memory is
-        identified by."""
+        identified by. Not the sample names: they name the rows, the trials do not read
+        them."""
         X = np.ascontiguousarray(self.X, dtype=np.float64)
         described = {"shape": X.shape, "y": np.asarray(self.y).tolist(),
                      "feature_names": list(self.feature_names),
@@ -123,7 +135,11 @@ def _simulated(spec: str | None, random_state) -> Dataset:
     return simulate_correlated_groups(**params, random_state=random_state)
 
 
-def _clean(features: pd.DataFrame, labels: pd.Series, name: str, impute: str | None):
+def _clean(features: pd.DataFrame, labels: pd.Series, name: str, impute: str | None
+           ) -> tuple[np.ndarray, np.ndarray, tuple[str, ...], tuple[str, ...] | None]:
+    """X, y, the feature names and the sample names (the table's index, unless it only
+    numbers the rows) of a table of features and its labels, checked; missing values
+    imputed or their rows dropped as ``impute`` says."""
     if features.shape[0] == 0:  # a header line only (its columns read as text)
         raise InvalidInputError(
             f"{name} has no rows (samples): expected one row per sample, with its label and "
@@ -137,10 +153,13 @@ def _clean(features: pd.DataFrame, labels: pd.Series, name: str, impute: str | N
     if non_numeric:
         raise InvalidInputError(
             f"{name}: feature columns must be numeric; {len(non_numeric)} are not: "
-            f"{shown_names(non_numeric[:10])}{' …' if len(non_numeric) > 10 else ''}."
+            f"{shown_names(non_numeric[:10])}{' …' if len(non_numeric) > 10 else ''} (a "
+            "column of sample IDs: name it as the spec's [data] id, id= in Python)."
         )
     X = features.to_numpy(dtype=float)
     y = labels.to_numpy()
+    samples = (None if isinstance(features.index, pd.RangeIndex)
+               else np.asarray(features.index.astype(str), dtype=object))
     if y.dtype == object:  # text labels: a plain string array (storable without pickle)
         y = y.astype(str)
     if pd.isna(labels).any():
@@ -166,12 +185,63 @@ def _clean(features: pd.DataFrame, labels: pd.Series, name: str, impute: str | N
                     "choose impute = \"mean\" or \"median\" (the spec's [data] impute)."
                 )
             X, y = X[keep], y[keep]
+            samples = None if samples is None else samples[keep]
         else:
             fill = np.nanmean(X, axis=0) if impute == "mean" else np.nanmedian(X, axis=0)
             X = np.where(missing, np.nan_to_num(fill)[None, :], X)
     if not np.all(np.isfinite(X)):
         raise InvalidInputError(f"{name}: {int((~np.isfinite(X)).sum())} infinite value(s).")
-    return X, y, tuple(map(str, features.columns))
+    return (X, y, tuple(map(str, features.columns)),
+            None if samples is None else tuple(samples.tolist()))
+
+
+#: Features per block of :func:`row_order_features` (its steps held at once: n × 1 024).
+_BLOCK = 1024
+
+
+def row_order_features(X: np.ndarray, y: ArrayLike) -> np.ndarray:
+    """Indices (increasing) of the features that follow the row order and alone separate
+    the classes: the rows sorted by class (each class one block of rows, two classes or
+    more), the feature monotone in the row number (never decreasing, or never increasing)
+    and changing wherever the class does.
+
+    Issue 33: a row number or an index column the user did not mark as sample IDs, in a
+    table whose samples are sorted by class, predicts the labels perfectly on its own; a
+    study then finds it as a front trial of one feature and perfect stability, and no
+    chance test flags it (it does predict them). A measured feature is monotone in the
+    row number by chance with probability about 2/n!.
+
+    Examples
+    --------
+    >>> X = np.array([[0.0, 5.0], [1.0, 3.0], [2.0, 4.0], [3.0, 1.0]])
+    >>> row_order_features(X, [0, 0, 1, 1])
+    array([0])
+    """
+    y = np.asarray(y)
+    change = y[1:] != y[:-1]
+    classes = np.unique(y).size
+    if classes < 2 or classes != change.sum() + 1:  # one class, or not sorted by class
+        return np.empty(0, dtype=np.intp)
+    found = []
+    for start in range(0, X.shape[1], _BLOCK):
+        step = np.diff(X[:, start:start + _BLOCK], axis=0)
+        monotone = (step >= 0).all(axis=0) | (step <= 0).all(axis=0)
+        found.append(start + np.flatnonzero(monotone & (step[change] != 0).all(axis=0)))
+    return np.concatenate(found).astype(np.intp) if found else np.empty(0, dtype=np.intp)
+
+
+def _warn_row_order(data: Dataset, where: str) -> None:
+    """A :class:`~paretostab.DataWarning` naming the features of
+    :func:`row_order_features`, if any: before a study starts on them."""
+    leaking = row_order_features(data.X, data.y)
+    if leaking.size:
+        names = [data.feature_names[j] for j in leaking]
+        warnings.warn(
+            f"{where}: {len(names)} feature(s) follow the row order and each alone "
+            f"separates the classes (the rows are sorted by class): {some_names(names)}; a "
+            "row number or an index is no measurement: drop it, or name it as the sample IDs "
+            f"([data] id = {names[0]!r} in the spec, id= in Python).", DataWarning,
+            stacklevel=3)
 
 
 def check_classes(y: np.ndarray, name: str) -> None:
@@ -197,7 +267,7 @@ def _checked_impute(impute: str | None) -> None:
 
 def load_dataset(source: str | Path, *, label: str = "label", impute: str | None = None,
                  orientation: str = "samples_in_rows", labels: str | Path | None = None,
-                 random_state: int | None = None) -> Dataset:
+                 id: str | None = None, random_state: int | None = None) -> Dataset:
     """Load a classification data set (two or more classes).
 
     Parameters
@@ -224,16 +294,32 @@ def load_dataset(source: str | Path, *, label: str = "label", impute: str | None
         A table of the labels kept apart from the data file: first column the sample
         name, a column ``label``; matched to the data's samples by name (a sample of one
         without a match in the other is an error naming it).
+    id : str, optional
+        The column of sample IDs of a table with samples in rows: its sample names, not a
+        feature. By default an index-like first column (beside the labels) is one: a
+        blank-named column (the index ``DataFrame.to_csv`` writes, R's ``write.csv`` row
+        names), distinct text, the row numbers 0..n−1 or 1..n
+        (:func:`~paretostab._data_formats.sample_ids`).
     random_state : int, optional
         Seed of the simulation.
+
+    Warns
+    -----
+    DataWarning
+        When a feature follows the row order and alone separates the classes
+        (:func:`row_order_features`).
     """
     _checked_impute(impute)
+    if not isinstance(source, str | os.PathLike):
+        raise InvalidInputError(
+            f"source must be a data file's path or a built-in data set's name; got "
+            f"{described(source)} (data in memory: as_dataset).")
     text = str(source)
     head, _, spec = text.partition(":")
     if head in ("breast_cancer", "digits", "wine", "iris", "simulated") and (
-            labels is not None or orientation != "samples_in_rows"):
-        raise InvalidInputError(f"{head!r} is a built-in data set: orientation and labels "
-                                "are for data files; remove them.")
+            labels is not None or orientation != "samples_in_rows" or id is not None):
+        raise InvalidInputError(f"{head!r} is a built-in data set: orientation, labels and "
+                                "id are for data files; remove them.")
     if head in ("breast_cancer", "digits", "wine", "iris"):
         data = _sklearn_dataset(head, spec or None)
     elif head == "simulated":
@@ -248,10 +334,12 @@ def load_dataset(source: str | Path, *, label: str = "label", impute: str | None
             )
         frame, found, where = read_data_file(
             path, label=label, orientation=orientation,
-            labels=None if labels is None else Path(labels))
-        X, y, names = _clean(frame, found, path.name, impute)
+            labels=None if labels is None else Path(labels), id=id)
+        X, y, names, samples = _clean(frame, found, path.name, impute)
         check_classes(y, where)
-        return Dataset(X, y, names, path.name.split(".")[0])
+        data = Dataset(X, y, names, path.name.split(".")[0], sample_names=samples)
+        _warn_row_order(data, path.name)
+        return data
     check_classes(data.y, data.name)
     return data
 
@@ -260,8 +348,13 @@ def load_dataset(source: str | Path, *, label: str = "label", impute: str | None
 IN_MEMORY = "data in memory"
 
 
-def _memory_table(data, label: str) -> tuple[pd.DataFrame, pd.Series, str]:
-    """Data given in memory as a table of features, their labels and where the labels are."""
+def _memory_table(data, label: str, id: str | None) -> tuple[pd.DataFrame, pd.Series, str]:
+    """Data given in memory as a table of features (indexed by the sample names, if any),
+    their labels and where the labels are."""
+    if id is not None and not isinstance(data, pd.DataFrame | tuple | list):
+        raise InvalidInputError(f"{IN_MEMORY}: id names a column of a DataFrame; got "
+                                f"{type(data).__name__} (its sample names are its own): "
+                                "remove id.")
     if isinstance(data, pd.DataFrame):
         if label not in data.columns:
             guess = class_like_column(data, label)
@@ -271,6 +364,7 @@ def _memory_table(data, label: str) -> tuple[pd.DataFrame, pd.Series, str]:
                 f"start: {shown_names(data.columns[:8])}); {mean}pass label= (the spec's "
                 "[data] label) with the name of the class column.")
         check_unique(data.columns, IN_MEMORY)
+        data = sample_ids(data, IN_MEMORY, label, id)
         return data.drop(columns=label), data[label], f"{IN_MEMORY} (label column {label!r})"
     if type(data).__module__.partition(".")[0] == "anndata":
         features, labels = anndata_table(data, label, IN_MEMORY)
@@ -282,8 +376,11 @@ def _memory_table(data, label: str) -> tuple[pd.DataFrame, pd.Series, str]:
             + (f" of {len(data)} items." if isinstance(data, tuple | list) else "."))
     X, y = data
     if isinstance(X, pd.DataFrame):
-        features = X
-        check_unique(features.columns, IN_MEMORY)
+        check_unique(X.columns, IN_MEMORY)
+        features = sample_ids(X, IN_MEMORY, id=id)
+    elif id is not None:
+        raise InvalidInputError(f"{IN_MEMORY}: id names a column of a DataFrame X; got "
+                                f"{type(X).__name__}: remove id.")
     else:
         X = X.toarray() if hasattr(X, "toarray") else np.asarray(X)
         if X.ndim != 2:
@@ -294,10 +391,11 @@ def _memory_table(data, label: str) -> tuple[pd.DataFrame, pd.Series, str]:
     if y.shape != (features.shape[0],):
         raise InvalidInputError(f"{IN_MEMORY}: y must hold one label per row of X "
                                 f"({features.shape[0]}); got shape {y.shape}.")
-    return features, pd.Series(y), f"{IN_MEMORY} (y)"
+    return features, pd.Series(y, index=features.index), f"{IN_MEMORY} (y)"
 
 
-def as_dataset(data: object, *, label: str = "label", impute: str | None = None) -> Dataset:
+def as_dataset(data: object, *, label: str = "label", impute: str | None = None,
+               id: str | None = None) -> Dataset:
     """Data given in memory as a :class:`Dataset`, checked as a data file is.
 
     Parameters
@@ -312,20 +410,32 @@ def as_dataset(data: object, *, label: str = "label", impute: str | None = None)
         The label column of a DataFrame, the ``obs`` column of an AnnData.
     impute : {"mean", "median", "drop"}, optional
         What to do with missing feature values; by default they are an error.
+    id : str, optional
+        The column of sample IDs of a DataFrame, as :func:`load_dataset`'s (by default an
+        index-like first column beside the labels).
 
     Returns
     -------
     Dataset
-        Named ``"memory"``; the input is not modified.
+        Named ``"memory"``; its sample names are a DataFrame's index (unless it only
+        numbers the rows: a ``RangeIndex``) or ID column, an AnnData's ``obs_names``. The
+        input is not modified.
+
+    Warns
+    -----
+    DataWarning
+        As :func:`load_dataset`.
     """
     _checked_impute(impute)
     if isinstance(data, Dataset):
         check_classes(data.y, IN_MEMORY)
         return data
-    features, labels, where = _memory_table(data, label)
-    X, y, names = _clean(features, labels, IN_MEMORY, impute)
+    features, labels, where = _memory_table(data, label, id)
+    X, y, names, samples = _clean(features, labels, IN_MEMORY, impute)
     check_classes(y, where)
-    return Dataset(X, y, names, "memory")
+    dataset = Dataset(X, y, names, "memory", sample_names=samples)
+    _warn_row_order(dataset, IN_MEMORY)
+    return dataset
 
 
 _SIMULATION_PARAMETERS = {
@@ -440,5 +550,5 @@ def check_prefilter(n_kept: object, d: int) -> int:
 
 
 __all__ = ["IMPUTE", "IN_MEMORY", "UNGROUPED", "Dataset", "as_dataset", "check_classes",
-           "check_prefilter", "group_indices", "load_dataset", "simulate_correlated_groups",
-           "variance_order", "variance_prefilter"]
+           "check_prefilter", "group_indices", "load_dataset", "row_order_features",
+           "simulate_correlated_groups", "variance_order", "variance_prefilter"]

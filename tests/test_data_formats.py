@@ -443,9 +443,14 @@ def test_a_memory_source_without_data_says_how_to_give_them():
                                                                     [0, 1, 0, 1]))
 
 
-def test_data_in_memory_replace_the_spec_source_and_enter_its_hash(values):
-    spec = parse_spec({**spec_mapping(), "data": {"source": "breast_cancer"}})
-    problem = Problem.from_spec(spec, samples_in_rows(values))
+def test_data_in_memory_enter_the_spec_hash_and_another_source_is_refused(values):
+    """Issue 33: a spec naming a data file or a built-in source and data given in memory:
+    which data were meant? One line, not the source silently replaced."""
+    named = parse_spec({**spec_mapping(), "data": {"source": "breast_cancer"}})
+    assert error(Problem.from_spec, named, samples_in_rows(values)) == (
+        "data given in memory, and the spec's [data] source = 'breast_cancer': give one of "
+        "them (remove data=, or remove source or set it to 'memory').")
+    problem = Problem.from_spec(parse_spec(spec_mapping()), samples_in_rows(values))
     data = as_dataset(samples_in_rows(values))
     assert problem.spec.data.source == "memory"
     assert problem.spec.data.content_hash == data.content_hash()
@@ -458,6 +463,52 @@ def test_data_in_memory_replace_the_spec_source_and_enter_its_hash(values):
 
 
 # ----------------------------------------------------------------------- tune with data in memory
+
+
+def test_tune_with_data_in_memory_needs_no_source(tmp_path, values):
+    """Issue 33: the spec reference says tune sets source = "memory"; a spec given to
+    tune(spec, data=...) without [data] source (or without [data]) is tuned on them, a
+    TOML file as a mapping."""
+    import paretostab
+
+    url = f"sqlite:///{tmp_path / 'mem.db'}"
+    mapping = spec_mapping()
+    del mapping["data"]
+    study = paretostab.tune(mapping, data=samples_in_rows(values), storage=url,
+                            progress=False)
+    assert study.n_trials == 2
+    assert study.study.user_attrs["spec"]["data"]["source"] == "memory"
+    labelled = {**mapping, "study": {**mapping["study"], "name": "labelled"},
+                "data": {"label": "class"}}
+    frame = samples_in_rows(values).rename(columns={"label": "class"})
+    assert paretostab.tune(labelled, data=frame, storage=url, progress=False).n_trials == 2
+    (tmp_path / "mem.toml").write_text(
+        '[study]\nname = "file"\ntrials = 1\n[protocol]\nruns = 3\n[selector]\n'
+        'name = "t_test"\n[selector.fixed]\nn_features = 3\n', encoding="utf-8")
+    assert paretostab.tune(tmp_path / "mem.toml", data=(values, CLASSES), storage=url,
+                           progress=False).n_trials == 1
+    with pytest.raises(InvalidInputError, match=r"\[data\]: missing table"):  # no data given
+        paretostab.tune(tmp_path / "mem.toml", storage=url, progress=False)
+
+
+def test_an_error_about_a_dataframe_describes_it_and_does_not_print_it(tmp_path):
+    """Issue 33: a DataFrame where the spec wants a path or a table (as a README comment
+    suggested) gives one short line with its size, not its 150 × 2 001 cells."""
+    import paretostab
+
+    frame = pd.DataFrame(np.random.default_rng(0).normal(size=(150, 2001)))
+    url = f"sqlite:///{tmp_path / 'df.db'}"
+    size = "a DataFrame of 150 rows × 2 001 columns"
+    for data, key in [({"source": frame}, "data.source"), ({"source": "memory", "label": frame},
+                                                             "data.label"), (frame, "data")]:
+        message = error(paretostab.tune, {**spec_mapping(), "data": data}, storage=url)
+        assert message.startswith(f"<dict>: {key}: must be ") and message.endswith(
+            f"; got {size}.") and len(message) < 200
+    assert "tune(spec, data=...)" in error(paretostab.tune,
+                                           {**spec_mapping(), "data": {"source": frame}})
+    message = error(paretostab.tune, {**spec_mapping(), "data": {"impute": frame}},
+                    data=frame)
+    assert message.endswith(f"got {size}.") and len(message) < 200
 
 
 def test_tune_with_data_in_memory_and_a_resume_with_other_data_refused(tmp_path, values):

@@ -368,8 +368,10 @@ def test_every_shipped_study_passes_against_its_data(path):
 
 
 def write_csv(path: Path, header: list[str], rows: int = 6) -> Path:
+    """Labels a, b, a, …; features of distinct numbers that are not the row numbers (which
+    would name the samples)."""
     lines = [",".join(header)]
-    lines += [",".join(["ab"[i % 2]] + [str(i + j) for j in range(len(header) - 1)])
+    lines += [",".join(["ab"[i % 2]] + [str(2 * i + j) for j in range(len(header) - 1)])
               for i in range(rows)]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path

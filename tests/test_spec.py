@@ -348,7 +348,7 @@ def test_a_written_n_stable_range_is_searched_as_written_up_to_k():
     ("study.trails", 3, ["study.trails: unknown key in [study]. Did you mean 'trials'?",
                          "Allowed keys: name, sampler, seed, storage, trials."]),
     ("data.sorce", "x", ["data.sorce: unknown key in [data]. Did you mean 'source'?",
-                         "Allowed keys: content_hash, impute, label, labels, orientation, "
+                         "Allowed keys: content_hash, id, impute, label, labels, orientation, "
                          "prefilter, source."]),
     ("protocol.run", 3, ["protocol.run: unknown key in [protocol]. Did you mean 'runs'?",
                          "Allowed keys: holdout, metric, n_jobs, outer_fold, outer_folds, "
@@ -393,7 +393,8 @@ def test_unknown_tables_and_shapes():
     ("study.seed", -1, ["study.seed: must be an integer >= 0; got -1."]),
     ("study.name", "  ", ["study.name: must be a non-empty string; got '  '."]),
     ("study.storage", 5, ["study.storage: must be an Optuna storage URL"]),
-    ("data.source", "", ["data.source: must be a non-empty string; got ''."]),
+    ("data.source", "", ["data.source: must be a data file's path or a built-in source's name "
+                           "(data in memory are given to tune(spec, data=...)); got ''."]),
     ("data.prefilter", -1, ["data.prefilter: must be an integer >= 0 (the number of "
                             "highest-variance features kept; 0: off); got -1."]),
     ("data.label", 3, ["data.label: must be a non-empty string; got 3."]),
@@ -1099,7 +1100,7 @@ def test_declared_rules_are_data_on_the_keys():
         "protocol.resamples"
     optional = {path for path, key in declared.items() if key.optional}
     assert optional == {"study.storage", "data.impute", "data.prefilter", "data.orientation",
-                        "data.labels", "data.content_hash",
+                        "data.labels", "data.id", "data.content_hash",
                         "protocol.sample_fraction", "protocol.holdout", "protocol.outer_folds",
                         "protocol.outer_fold", "protocol.split_seed", "objective.similarity"}
     assert "sample_fraction" not in parse_spec(minimal()).to_dict()["protocol"]

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from paretostab._errors import InvalidInputError
+from paretostab._errors import InvalidInputError, ParetostabError, described
 from paretostab._validation import NON_NEGATIVE, POSITIVE, Interval, is_int, is_number
 
 CLOSED = ("both", "left", "right", "neither")
@@ -92,6 +92,43 @@ def test_integer_and_number_give_python_values_or_the_error_line():
     with pytest.raises(InvalidInputError,
                        match=r"^reg must be a finite number > 0 \(why\); got inf\.$"):
         Interval("number", 0, closed="neither", why=" (why)").number("reg", math.inf)
+
+
+def test_data_in_an_error_line_are_described_not_printed():
+    """Issue 33: an error about a DataFrame printed its cells; data are told by their type
+    and size, other values by their repr."""
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame(np.zeros((150, 2001)))
+    assert described(frame) == "a DataFrame of 150 rows × 2 001 columns"
+    assert described(frame[0]) == "a Series of 150 values"
+    assert described(np.zeros((2, 3, 4))) == "an array of shape 2 × 3 × 4"
+    for plain in ("tpe", 3, np.int64(3), None, [1, 2]):
+        assert described(plain) == repr(plain)
+    with pytest.raises(InvalidInputError) as caught:
+        Interval("integer", 1).integer("runs", frame)
+    assert str(caught.value) == ("runs must be an integer >= 1; got a DataFrame of 150 rows × "
+                                 "2 001 columns.")
+
+
+@pytest.mark.parametrize("table, key", [
+    ("study", "name"), ("protocol", "runs"), ("protocol", "resampling"),
+    ("objective", "stability"), ("selector", "fixed"), ("selector", "search")])
+def test_a_spec_key_given_a_dataframe_describes_it(table, key):
+    """Issue 33: every kind of key, and the registry's names, say what the DataFrame is in
+    one short line."""
+    from paretostab.spec import parse_spec
+
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame(np.zeros((150, 2001)))
+    spec = {"study": {"name": "v"}, "data": {"source": "breast_cancer"},
+            "selector": {"name": "t_test"}}
+    value = {"n_features": frame} if key in ("fixed", "search") else frame
+    spec[table] = {**spec.get(table, {}), key: value}
+    with pytest.raises(ParetostabError) as caught:  # an UnknownNameError for the measure
+        parse_spec(spec)
+    message = str(caught.value)
+    assert "a DataFrame of 150 rows × 2 001 columns" in message
+    assert "\n" not in message and len(message) < 400
 
 
 # --------------------------------------------------------------------------- one answer

@@ -24,6 +24,7 @@ repository's ``studies/``)::
     [data]
     source = "../data/singh.csv.gz"  # load_dataset source; relative to this file's folder
     label = "label"              # the class column of a table
+    id = "sample"                # the column of sample IDs (absent: an index-like first column)
     impute = "median"            # "mean" | "median" | "drop"; absent = missing values fail
     prefilter = 1250             # keep the t highest-variance features (per run)
 

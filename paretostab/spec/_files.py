@@ -53,7 +53,7 @@ def _resolve_source(source: str, base: Path | None) -> str:
 
 
 def parse_spec(mapping: Mapping, *, base: Path | None = None,
-               source: str = "<dict>") -> StudySpec:
+               source: str = "<dict>", memory: bool = False) -> StudySpec:
     """Validate a spec given as a mapping in the TOML layout (see :mod:`paretostab.spec`).
 
     Parameters
@@ -65,6 +65,10 @@ def parse_spec(mapping: Mapping, *, base: Path | None = None,
         are kept as given (relative to the working directory when the data are loaded).
     source : str
         Where the mapping came from, for the error messages.
+    memory : bool
+        The data are given in memory (``tune(spec, data=…)``): a spec without ``[data]
+        source`` (or without ``[data]``) gets ``source = "memory"``, which ``tune``'s
+        data then fill (issue 33: the spec reference says ``tune`` sets it).
 
     Returns
     -------
@@ -80,6 +84,9 @@ def parse_spec(mapping: Mapping, *, base: Path | None = None,
         raise InvalidInputError(f"{source}: a spec must be a mapping of tables "
                                 f"({', '.join(sorted(TABLES))}); got {type(mapping).__name__}.")
     top = dict(mapping)
+    if memory and isinstance(top.setdefault("data", {}), Mapping) and (
+            top["data"].get("source") is None):
+        top["data"] = {**top["data"], "source": MEMORY_SOURCE}
     for name in top:
         if name not in TABLES:
             raise errors.unknown_key(None, name, TABLES)
@@ -140,9 +147,10 @@ def _tomllib():
     return tomllib
 
 
-def load_spec(path: str | os.PathLike) -> StudySpec:
+def load_spec(path: str | os.PathLike, *, memory: bool = False) -> StudySpec:
     """Read and validate the TOML study spec at ``path`` (see :mod:`paretostab.spec`);
-    relative data paths are resolved against the file's folder."""
+    relative data paths are resolved against the file's folder; ``memory`` as
+    :func:`parse_spec`'s."""
     tomllib = _tomllib()
     path = Path(path)
     try:
@@ -157,7 +165,7 @@ def load_spec(path: str | os.PathLike) -> StudySpec:
         raise InvalidInputError(f"{path}: not valid TOML: {exc}.") from None
     absolute = path.expanduser().absolute()
     _check_selector_modules(mapping, absolute.parent, str(path))
-    spec = parse_spec(mapping, base=absolute.parent, source=str(path))
+    spec = parse_spec(mapping, base=absolute.parent, source=str(path), memory=memory)
     return replace(spec, path=Path(os.path.normpath(absolute)))
 
 

@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from paretostab._errors import InvalidInputError, ParetostabError, UnknownNameError
+from paretostab._errors import InvalidInputError, ParetostabError, UnknownNameError, described
 from paretostab._validation import Interval, is_int, is_number
 
 __all__ = ["SCALAR", "Boolean", "Choice", "Fraction", "FrozenMap", "Integer", "Key", "Kind",
@@ -191,10 +191,11 @@ class Integer(Kind):
     def check(self, errors: SpecErrors, key: str, value: object) -> int:
         if self.nonzero:
             if not is_int(value) or value == 0:
-                raise errors.error(key, f"must be a non-zero integer{self.why}; got {value!r}.")
+                raise errors.error(key, f"must be a non-zero integer{self.why}; got "
+                                        f"{described(value)}.")
         elif not is_int(value) or not self.interval.accepts(value):
             raise errors.error(key, f"must be {self.interval.describe()}{self.why}; got "
-                                    f"{value!r}.")
+                                    f"{described(value)}.")
         return int(value)
 
     def describe(self) -> str:
@@ -214,7 +215,7 @@ class Fraction(Kind):
 
     def check(self, errors: SpecErrors, key: str, value: object) -> float:
         if not is_number(value) or not self.interval.accepts(value):
-            raise errors.error(key, f"must be {self.interval.describe()}; got {value!r}.")
+            raise errors.error(key, f"must be {self.interval.describe()}; got {described(value)}.")
         return float(value)
 
     def describe(self) -> str:
@@ -232,7 +233,7 @@ class Number(Kind):
 
     def check(self, errors: SpecErrors, key: str, value: object) -> float:
         if not is_number(value) or not self.interval.accepts(value):
-            raise errors.error(key, f"must be {self.interval.describe()}; got {value!r}.")
+            raise errors.error(key, f"must be {self.interval.describe()}; got {described(value)}.")
         return value
 
     def describe(self) -> str:
@@ -248,7 +249,7 @@ class Boolean(Kind):
 
     def check(self, errors: SpecErrors, key: str, value: object) -> bool:
         if not isinstance(value, bool | np.bool_):
-            raise errors.error(key, f"must be true or false; got {value!r}.")
+            raise errors.error(key, f"must be true or false; got {described(value)}.")
         return bool(value)
 
     def describe(self) -> str:
@@ -269,7 +270,7 @@ class Text(Kind):
         if isinstance(value, os.PathLike):
             value = os.fspath(value)
         if not isinstance(value, str) or not value.strip():
-            raise errors.error(key, f"must be {self.what}; got {value!r}.")
+            raise errors.error(key, f"must be {self.what}; got {described(value)}.")
         return value
 
     def describe(self) -> str:
@@ -288,7 +289,10 @@ class Choice(Kind):
     kind_name: str
 
     def check(self, errors: SpecErrors, key: str, value: object) -> str:
-        if value not in self.values or not isinstance(value, str):
+        if not isinstance(value, str):
+            raise errors.error(key, f"must be one of {', '.join(map(repr, self.values))}; "
+                                    f"got {described(value)}.")
+        if value not in self.values:
             raise errors.unknown_name(key, self.kind_name, value, self.values)
         return value
 
@@ -348,7 +352,7 @@ class Names(Kind):
     def check(self, errors: SpecErrors, key: str, value: object) -> tuple:
         if not isinstance(value, list | tuple):
             raise errors.error(key, f"must be an array of {self.kind_name} names; got "
-                                    f"{value!r}.")
+                                    f"{described(value)}.")
         return tuple(value)
 
     def describe(self) -> str:
@@ -517,7 +521,7 @@ def check_table(errors: SpecErrors, key: str, value: object, allowed: Collection
     if value is None:
         return {}
     if not isinstance(value, Mapping):
-        raise errors.error(key, f"must be a table ([{key}]); got {value!r}.")
+        raise errors.error(key, f"must be a table ([{key}]); got {described(value)}.")
     if allowed is not None:
         for name in value:
             if name not in allowed:

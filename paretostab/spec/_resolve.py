@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from paretostab._errors import ParetostabError, UnknownNameError
+from paretostab._errors import ParetostabError, UnknownNameError, described
 from paretostab._validation import is_int, is_number
 from paretostab.measures import get_measure, list_measures, stability
 from paretostab.spec._keys import (
@@ -135,7 +135,7 @@ def _selector(errors: SpecErrors, info, fixed_table: object, search_table: objec
         value = fixed_value(errors, key, value, param_kind(defaults[name]))
         if name in info.fixed and freeze(info.fixed[name]) != freeze(value):
             raise errors.error(key, f"{label} fixes {name} = {info.fixed[name]!r} (that is "
-                                    f"what makes it {info.name}); got {value!r}. Choose a "
+                                    f"what makes it {info.name}); got {described(value)}. Choose a "
                                     "selector with it free (e.g. hybrid_rfe).")
         fixed[name] = value
 
@@ -185,7 +185,7 @@ def _check_stable_set(errors: SpecErrors, estimator: type, defaults: dict, fixed
         if is_number(value) and value > k:
             raise errors.error(f"{fixed_key}.n_stable",
                                f"n_stable must be <= {k_text} (the stable set lies within the "
-                               f"selected features); got {value!r}.")
+                               f"selected features); got {described(value)}.")
         return
     stable = search.get("n_stable")
     if stable is None:
@@ -316,7 +316,7 @@ def fit_to_data(spec: StudySpec, n_samples: int,
                                           f"the data have {n_features} ({size}).")
     if prefilter is not None and prefilter > n_features:
         raise errors.error("data.prefilter", f"must be at most {n_features}, the data's "
-                                             f"features ({size}); got {prefilter!r}.")
+                                             f"features ({size}); got {described(prefilter)}.")
     size = replace(size, prefilter=prefilter)
     selectors, notes = [], []
     for selector in spec.selectors:
@@ -328,7 +328,7 @@ def fit_to_data(spec: StudySpec, n_samples: int,
     k = spec.objective.options.get("k")
     if is_int(k) and k > n_features:
         raise errors.error("objective.options.k", f"must be at most {n_features}, the "
-                                                  f"features ranked ({size}); got {k!r}.")
+                                                  f"features ranked ({size}); got {described(k)}.")
     if not notes:
         return spec, ()
     return replace(spec, selectors=tuple(selectors)), tuple(notes)
@@ -432,7 +432,7 @@ def _clip_stable_set(errors: SpecErrors, spec: StudySpec, selector: SelectorSpec
     if is_number(value) and value > k:
         raise errors.error(f"{fixed_key}.n_stable", f"must be <= {k_text}, as the stable "
                                                     f"set lies within the selected features; "
-                                                    f"got {value!r}.")
+                                                    f"got {described(value)}.")
     param = searched.get("n_stable")
     if param is None or param.choices is not None or default is None:
         return selector, notes
@@ -497,7 +497,8 @@ def _check_counts(errors: SpecErrors, spec: StudySpec, selector: SelectorSpec,
                 ints_only and not is_int(value)):
             continue
         if name in selector.fixed:
-            raise errors.error(f"{fixed_key}.{name}", f"must be {valid}, {why}; got {value!r}.")
+            raise errors.error(f"{fixed_key}.{name}",
+                               f"must be {valid}, {why}; got {described(value)}.")
         raise errors.error(f"{fixed_key}.{name}",
                            f"{selector.name}'s default {name} = {value!r} is more than the "
                            f"data have: it must be {valid}, {why}; set {name} in "
@@ -603,7 +604,7 @@ def _option_value(errors: SpecErrors, key: str, value: object, default: object) 
     else:
         ok, what = isinstance(value, str | bool | int | float), "a number, string or boolean"
     if not ok:
-        raise errors.error(key, f"must be {what} (default {default!r}); got {value!r}.")
+        raise errors.error(key, f"must be {what} (default {default!r}); got {described(value)}.")
     return value
 
 

@@ -110,7 +110,9 @@ class DataSpec:
     (``source = "memory"``: ``tune(spec, data=…)``, identified by their ``content_hash``)."""
 
     source: str = declare(
-        kind=Text(), required="[data] needs source = a data file (" + FILE_TYPES + "; "
+        kind=Text("a data file's path or a built-in source's name (data in memory are "
+                  "given to tune(spec, data=...))"),
+        required="[data] needs source = a data file (" + FILE_TYPES + "; "
         "relative to the spec's folder) or one of " + ", ".join(BUILTIN_SOURCES) + ".",
         doc="A data file (" + FILE_TYPES + "; relative to the spec's folder), a built-in "
             "source: " + ", ".join(_DATASET_NAMES) + " (options after a `:`), or "
@@ -131,6 +133,12 @@ class DataSpec:
         None, Text("a path to a table of labels (e.g. 'labels.csv')"),
         "A table of the labels kept apart from the data file (relative to the spec's "
         "folder): first column the sample name, a `label` column; samples matched by name.")
+    id: str | None = declare(
+        None, Text("the name of the column of sample IDs (e.g. 'sample')"),
+        "The column of sample IDs of a table with samples in rows (or of a DataFrame given "
+        "in memory): its sample names, never a feature; absent: an index-like first column "
+        "beside the labels is one (a blank-named column as `DataFrame.to_csv` and R's "
+        "`write.csv` write the row names, distinct text, the row numbers 0..n−1 or 1..n).")
     content_hash: str | None = declare(
         None, Text("the SHA-256 of data given in memory, as tune(spec, data=...) sets it"),
         f"The SHA-256 of data given in memory (`source = \"{MEMORY_SOURCE}\"`), set by "
@@ -146,8 +154,13 @@ class DataSpec:
     def in_memory(self, content_hash: str) -> DataSpec:
         """These keys for data given in memory whose :meth:`Dataset.content_hash
         <paretostab.data.Dataset.content_hash>` is ``content_hash``: the source is
-        ``"memory"``; a file's ``orientation`` and ``labels`` are refused, as are data
-        other than those of a spec that already names its in-memory data."""
+        ``"memory"``; a file's ``orientation`` and ``labels`` are refused, as are another
+        source (which of the two data sets was meant?) and data other than those of a spec
+        that already names its in-memory data."""
+        if self.source != MEMORY_SOURCE:
+            raise InvalidInputError(
+                f"data given in memory, and the spec's [data] source = {self.source!r}: give "
+                f"one of them (remove data=, or remove source or set it to {MEMORY_SOURCE!r}).")
         if self.orientation is not None or self.labels is not None:
             raise InvalidInputError(
                 "data given in memory: [data] orientation and labels are for data files; "

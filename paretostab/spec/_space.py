@@ -16,7 +16,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from paretostab._errors import InvalidInputError
+from paretostab._errors import InvalidInputError, described
 from paretostab._validation import is_int, is_number
 from paretostab.spec._keys import SpecErrors, freeze, keys_of
 from paretostab.spec._schema import Param, SearchEntry, SelectorSpec, StudySpec
@@ -49,10 +49,10 @@ def fixed_value(errors: SpecErrors, key: str, value: object, kind: str | None) -
                                 f"{dict(value)!r}.")
     if kind == "int" and not is_int(value):
         raise errors.error(key, f"must be an integer (the estimator's default is an integer); "
-                                f"got {value!r}.")
+                                f"got {described(value)}.")
     if kind == "float":
         if not is_number(value):
-            raise errors.error(key, f"must be a number; got {value!r}.")
+            raise errors.error(key, f"must be a number; got {described(value)}.")
         return float(value)
     return value
 
@@ -80,16 +80,16 @@ def parse_param(errors: SpecErrors, key: str, name: str, value: object,
                                     "{ choices = [...] }.")
         low, high, log = value["low"], value["high"], value.get("log", False)
         if not isinstance(log, bool | np.bool_):
-            raise errors.error(f"{key}.log", f"must be true or false; got {log!r}.")
+            raise errors.error(f"{key}.log", f"must be true or false; got {described(log)}.")
     elif isinstance(value, list | tuple) and len(value) == 2:
         (low, high), log = value, False
     else:
         raise errors.error(key, f"must be [low, high], {{ low = …, high = …, log = true }} or "
-                                f"{{ choices = [...] }}; got {value!r}.")
+                                f"{{ choices = [...] }}; got {described(value)}.")
     for bound, number in (("low", low), ("high", high)):
         if not is_number(number) or not math.isfinite(number):
             raise errors.error(f"{key}.{bound}" if isinstance(value, Mapping) else key,
-                               f"{bound} must be a finite number; got {number!r}.")
+                               f"{bound} must be a finite number; got {described(number)}.")
     if kind == "int":
         if not (is_int(low) and is_int(high)):
             raise errors.error(key, f"{name} is an integer parameter: write integer bounds; "
@@ -117,13 +117,13 @@ def _check_range(errors: SpecErrors, key: str, low, high, log: bool, integer: bo
 
 def _choices(errors: SpecErrors, key: str, value: object) -> tuple:
     if not isinstance(value, list | tuple) or not value:
-        raise errors.error(key, f"must be a non-empty array of values; got {value!r}.")
+        raise errors.error(key, f"must be a non-empty array of values; got {described(value)}.")
     value = tuple(freeze(v) for v in value)  # freeze(value), typed as the tuple it is
     for item in value:
         if not isinstance(item, str | bool | int | float) or (
                 isinstance(item, float) and not math.isfinite(item)):
             raise errors.error(key, "each choice must be a string, number or boolean "
-                                    f"(what Optuna stores); got {item!r}.")
+                                    f"(what Optuna stores); got {described(item)}.")
     if len({(type(v), v) for v in value}) < len(value):
         raise errors.error(key, f"has repeated values: {list(value)!r}.")
     return tuple(value)
