@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import subprocess
 import sys
 from dataclasses import replace
@@ -36,6 +37,7 @@ from paretostab.evaluation import (
     wilson_interval,
 )
 from paretostab.report._build import build_report
+from paretostab.report._estimates import LABEL_FREE_REASON, ChanceFlags
 from paretostab.report._refits import Refits
 from paretostab.spec import parse_spec
 from tests.studies import analysed, read
@@ -434,12 +436,27 @@ def test_trials_that_ignore_the_labels_are_flagged_and_never_chosen_unless_allow
     assert choose(held_study, 0.0, allow_chance=True).trial in label_free
 
 
+def test_a_selection_that_ignores_the_labels_is_not_called_chance():
+    """Issue 33: khan's trial 13 (out of bag 0.968) selects the same features whatever the
+    labels; its reason says so, not "not above chance"."""
+    flags = ChanceFlags("balanced_accuracy", 0.25, 0.95, {1: 0.5, 2: 1e-6, 3: 0.5, 4: 1e-6},
+                        {2: True, 3: True, 4: False})
+    assert flags.reason(1) == "balanced accuracy not above chance (0.250; p = 0.5)"
+    assert flags.reason(2) == LABEL_FREE_REASON == (
+        "selection ignores the labels: its stability is not evidence of signal")
+    assert flags.reason(3) == f"{flags.reason(1)}; {LABEL_FREE_REASON}"
+    assert flags.reason(4) == "" and flags.flagged_trials == (1, 2, 3)
+    assert [flags.below_chance(n) for n in (1, 2, 3, 4)] == [True, False, True, False]
+    assert [flags.ignores_labels(n) for n in (1, 2, 3, 4)] == [False, True, True, False]
+
+
 def test_cli_choose_says_what_was_held_out_and_passed_over(held_study):
     run = subprocess.run([sys.executable, "-m", "paretostab", "choose", "--gamma", "0",
                           "--storage", held_study], capture_output=True, text=True, check=True)
     assert "held out (held-out 25%, 143 examples never seen by the search)" in run.stdout
-    assert "passed over as no better than chance: trial" in run.stdout
-    assert "ignores the labels" in run.stdout
+    assert "passed over as flagged: trial" in run.stdout
+    assert "selection ignores the labels: its stability is not evidence of signal" in run.stdout
+    assert "no better than chance" not in run.stdout  # the reasons say why
     allowed = subprocess.run([sys.executable, "-m", "paretostab", "choose", "--gamma", "0",
                               "--allow-chance", "--storage", held_study],
                              capture_output=True, text=True, check=True)
@@ -452,6 +469,10 @@ def test_the_report_page_says_what_data_each_estimate_is_on(held_study, tmp_path
     assert "computed on the development part (426 examples" in page
     assert "Held-out evaluation" in page and "Wilson score intervals" in page
     assert "Chance level: a prediction that ignores the features scores accuracy" in page
+    label_free = re.search(r"and (\d+) whose selection ignores the labels \(.*?\): these may "
+                           r"score a high accuracy, but their stability is not evidence of "
+                           r"signal", page)
+    assert label_free and int(label_free.group(1)) > 0
     summary = json.loads((out / "summary.json").read_text())
     assert summary["chance"]["dominance_area_without_flagged"] < summary["dominance_area"]
 

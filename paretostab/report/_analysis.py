@@ -309,6 +309,13 @@ class StudyReport:
         return f"{name} (the majority class alone: {self.majority_rate:.3f})"
 
     @property
+    def at_chance(self) -> bool:
+        """Whether the study is at chance level: its trials not flagged (none, when all
+        are) dominate no area (:attr:`eligible_dominance_area` is 0); False without
+        flags."""
+        return self.eligible_dominance_area == 0
+
+    @property
     def front(self) -> GroupFront:
         """The study's front under its objective."""
         return self.comparison.front(self.objective, self.study)
@@ -372,7 +379,8 @@ class StudyReport:
             "metric": self.metric, "majority_class_rate": self.majority_rate,
             "trials": len(self.table), "front": list(front.trials),
             "weight": weight_name(self.weight),
-            "dominance_area": front.dominance_area, "level": self.level,
+            "dominance_area": front.dominance_area, "at_chance": self.at_chance,
+            "level": self.level,
             "replicates": self.replicates,
             "dominance_area_of_replicate_means": None if interval is None else interval.estimate,
             "dominance_area_interval": None if interval is None else [interval.low,

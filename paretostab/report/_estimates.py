@@ -3,7 +3,8 @@ the front scored on held-out examples, and the nested evaluation of the whole pr
 
 - :func:`chance_flags`: the trials whose metric does not exceed the no-information value
   by a one-sided test at the report's level, and the settings whose selection ignores the
-  labels (:mod:`paretostab.evaluation`); the γ choice passes them over unless asked, and
+  labels (which may classify well, but whose stability is not evidence of signal;
+  :mod:`paretostab.evaluation`); the γ choice passes them over unless asked, and
   :func:`with_flags` says why of each trial in a table;
 - :func:`held_out_evaluation`: each front trial's setting refitted on the development part
   and scored on the held-out part (``[protocol] holdout``), beside its out-of-bag value
@@ -39,17 +40,22 @@ from paretostab.measures import stability
 from paretostab.report._refits import Refits
 from paretostab.report._study_data import StudyData
 
-__all__ = ["ChanceFlags", "HeldOutEvaluation", "NestedEvaluation", "chance_flags",
-           "eligible_area", "eligible_choice", "eligible_front", "held_out_evaluation",
-           "nested_evaluation", "with_flags"]
+__all__ = ["LABEL_FREE_REASON", "ChanceFlags", "HeldOutEvaluation", "NestedEvaluation",
+           "chance_flags", "eligible_area", "eligible_choice", "eligible_front",
+           "held_out_evaluation", "nested_evaluation", "with_flags"]
 
 
 # --------------------------------------------------------------------------- chance
 
 
+#: Why a trial whose selection does not depend on the labels is flagged.
+LABEL_FREE_REASON = "selection ignores the labels: its stability is not evidence of signal"
+
+
 @dataclass(frozen=True)
 class ChanceFlags:
-    """The trials of a study no better than chance.
+    """The trials of a study flagged: their metric no better than chance, or their
+    selection ignoring the labels.
 
     Attributes
     ----------
@@ -73,15 +79,27 @@ class ChanceFlags:
     p_values: Mapping[int, float]
     label_free: Mapping[int, bool]
 
+    def below_chance(self, number: int) -> bool:
+        """Whether trial ``number``'s metric does not exceed the no-information value by
+        the one-sided test (a trial not tested counts as not exceeding it)."""
+        return not self.p_values.get(int(number), math.nan) < 1 - self.level
+
+    def ignores_labels(self, number: int) -> bool:
+        """Whether trial ``number``'s selection was found to ignore the labels."""
+        return self.label_free.get(int(number), False)
+
     def reason(self, number: int) -> str:
-        """Why trial ``number`` is flagged ("" when it is not)."""
+        """Why trial ``number`` is flagged ("" when it is not): its metric not above
+        chance, or its selection ignoring the labels — a setting that may classify well
+        (issue 33: khan's trial 13, out of bag 0.968), but whose stability says nothing
+        about the labels — or both."""
         reasons = []
-        p = self.p_values.get(int(number), math.nan)
-        if not p < 1 - self.level:
+        if self.below_chance(number):
+            p = self.p_values.get(int(number), math.nan)
             reasons.append(f"{self.metric.replace('_', ' ')} not above chance "
                            f"({self.no_information:.3f}; p = {p:.2g})")
-        if self.label_free.get(int(number), False):
-            reasons.append("selection ignores the labels")
+        if self.ignores_labels(number):
+            reasons.append(LABEL_FREE_REASON)
         return "; ".join(reasons)
 
     def flagged(self, number: int) -> bool:

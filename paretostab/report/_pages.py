@@ -57,7 +57,7 @@ def study_sections(report: StudyReport, figures: StudyFigures) -> list[Section]:
     number = report.chosen_trial
     weight = weight_name(report.weight)
     metric = metric_words(report.metric)
-    text = (f"Objectives: out-of-bag {metric} and "
+    text = (f"{_chance_headline(report)}Objectives: out-of-bag {metric} and "
             f"{measure_label(objective)}, both maximised, computed on {report.data}; "
             f"{len(report.table)} completed trials, {len(front.trials)} on the Pareto "
             f"front. Dominance area ({weight} weight): "
@@ -115,6 +115,18 @@ def study_sections(report: StudyReport, figures: StudyFigures) -> list[Section]:
     return [*sections, references(sections)]
 
 
+def _chance_headline(report: StudyReport) -> str:
+    """The summary's first words for a study at chance level (issue 33: a study of
+    permuted labels kept a non-zero headline dominance area), else ""."""
+    if not report.at_chance or report.flags is None:
+        return ""
+    flagged, trials = len(report.flags.flagged_trials), len(report.table)
+    which = (f"all {trials} trials are flagged" if flagged == trials else
+             f"{flagged} of {trials} trials are flagged and the others dominate no area")
+    return (f"At chance level: {which} (see the chance level below), so the dominance "
+            "area above chance is 0; the values that follow are those of flagged trials. ")
+
+
 def _honesty_paragraphs(report: StudyReport) -> list[str]:
     """What the summary says of chance-level trials, the held-out part and the outer
     folds: no estimate without the data it was computed on."""
@@ -122,14 +134,21 @@ def _honesty_paragraphs(report: StudyReport) -> list[str]:
     flags, metric = report.flags, metric_words(report.metric)
     if flags is not None:
         flagged = [n for n in report.front.trials if flags.flagged(n)]
+        below = [n for n in flags.flagged_trials if flags.below_chance(n)]
+        label_free = [n for n in flags.flagged_trials if flags.ignores_labels(n)]
         text = (f"Chance level: a prediction that ignores the features scores {metric} "
-                f"{flags.no_information:.3f} on these data; {len(flags.flagged_trials)} of "
-                f"{len(report.table)} trials are flagged: they do not exceed it by a "
-                f"one-sided test at level {flags.level:g}, or they select the same features "
-                "whatever the labels (probed for the trials γ could choose: those on the "
-                "front, and on the front of the unflagged trials)")
+                f"{flags.no_information:.3f} on these data. {len(flags.flagged_trials)} of "
+                f"{len(report.table)} trials are flagged: {len(below)} no better than "
+                f"chance (their {metric} does not exceed it by a one-sided test at level "
+                f"{flags.level:g}), and {len(label_free)} whose selection ignores the "
+                "labels (the same features on the labels and on two permutations of them; "
+                "probed for the trials γ could choose: those on the front, and on the front "
+                "of the unflagged trials)")
+        if label_free:
+            text += (f": these may score a high {metric}, but their stability is not "
+                     "evidence of signal")
         if flagged:
-            text += (f", {len(flagged)} of them on the front (trials "
+            text += (f"; {len(flagged)} of them on the front (trials "
                      f"{', '.join(str(n) for n in flagged)}; see the flag column)")
         area = report.eligible_dominance_area
         text += (f". Dominance area with them {report.front.dominance_area:.4f}, without "
