@@ -33,7 +33,8 @@ class Choice:
     held_out : dict or None
         Its metric on the held-out part, with its interval (``[protocol] holdout``).
     flagged : dict
-        The trials passed over as no better than chance, with the reason.
+        The trials passed over as flagged (their metric not above chance, or their
+        selection ignoring the labels), with the reason.
     """
 
     trial: int

@@ -231,8 +231,8 @@ def _choose(args) -> int:
               f"search): {held_out['value']:.4g}, {held_out['level']:.0%} interval "
               f"[{held_out['low']:.4g}, {held_out['high']:.4g}]")
     if chosen.flagged:
-        what = ("flagged, chosen from by --allow-chance" if args.allow_chance
-                else "flagged, passed over by γ")
+        what = ("flagged (chosen from by --allow-chance)" if args.allow_chance
+                else "passed over as flagged")
         print(f"{what}: " + "; ".join(f"trial {n}: {why}" for n, why in chosen.flagged.items()))
     if chosen.features:
         print(f"selected features ({len(chosen.features)}, by decreasing importance on the "
@@ -359,7 +359,8 @@ def _run(argv: list[str] | None) -> int:
                              "trial maximising γA+(1−γ)φ (default 0.5)")
     report.add_argument("--level", type=float, default=0.95, help="confidence level")
     report.add_argument("--allow-chance", action="store_true",
-                        help="let γ choose trials flagged as no better than chance")
+                        help="let γ choose flagged trials (not above chance, or a selection "
+                             "that ignores the labels)")
     report.add_argument("--out", default="report", help="output folder (default: report)")
     report.add_argument("--artifacts", help=ARTIFACTS_HELP)
     report.add_argument("--quiet", action="store_true", help=QUIET_HELP)
@@ -392,7 +393,8 @@ def _run(argv: list[str] | None) -> int:
     choose.add_argument("--level", type=float, default=0.95,
                         help="level of the chance test and the held-out interval")
     choose.add_argument("--allow-chance", action="store_true",
-                        help="let γ choose trials flagged as no better than chance")
+                        help="let γ choose flagged trials (not above chance, or a selection "
+                             "that ignores the labels)")
     choose.add_argument("--artifacts", help=ARTIFACTS_HELP)
     choose.add_argument("--quiet", action="store_true", help=QUIET_HELP)
     studies = commands.add_parser(

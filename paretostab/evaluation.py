@@ -7,8 +7,10 @@ computations that say what a chosen setting does on other data:
 - :func:`evaluation_split`: the development part a study tunes on and the part it never
   sees — a stratified held-out fraction (``[protocol] holdout``) or one of K stratified
   outer folds (``[protocol] outer_folds``, nested evaluation);
-- :func:`score_interval`: a metric on held-out examples with its interval (Wilson for
-  accuracy, a stratified bootstrap for the others);
+- :func:`score_interval`: a metric on held-out examples with its interval, one that keeps
+  its coverage for perfect or constant predictions (Wilson's for accuracy and each
+  class's recall, :func:`balanced_accuracy_interval`, :func:`f1_interval`,
+  :func:`auc_interval`);
 - :func:`no_information_value` and :func:`chance_p_value`: the metric a prediction that
   ignores the features reaches, and the one-sided test of a trial against it;
 - :func:`ignores_labels`: whether a setting's selection depends on the labels at all;
@@ -25,19 +27,16 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
+from scipy import optimize, stats
 from sklearn.model_selection import StratifiedKFold, StratifiedShuffleSplit
 
 from paretostab._errors import InvalidInputError
 from paretostab._metrics import metric_value
 
-__all__ = ["BOOTSTRAP_DRAWS", "ChanceFlags", "HeldOutScore", "Split", "chance_p_value",
-           "evaluation_split",
+__all__ = ["INTERVAL_METHODS", "LABEL_FREE_REASON", "ChanceFlags", "HeldOutScore", "Split", "auc_interval",
+           "balanced_accuracy_interval", "chance_p_value", "evaluation_split", "f1_interval",
            "ignores_labels", "no_information_value", "outer_study_name", "score_interval",
            "wilson_interval"]
-
-#: Stratified bootstrap draws of the held-out interval of a metric other than accuracy.
-BOOTSTRAP_DRAWS = 2000
 
 
 @dataclass(frozen=True)
@@ -146,14 +145,13 @@ class HeldOutScore:
     ----------
     value : float
     low, high : float
-        The ``level`` interval: Wilson's score interval for accuracy (a binomial
-        proportion of ``n`` examples); for the other metrics the percentile interval of
-        :data:`BOOTSTRAP_DRAWS` stratified bootstrap draws of the held-out examples.
+        The ``level`` interval (:func:`score_interval`): it holds ``value``, lies in
+        [0, 1] and keeps a positive width for perfect or constant predictions.
     n : int
         The held-out examples.
     level : float
     method : str
-        ``"wilson"`` or ``"bootstrap"``.
+        :data:`INTERVAL_METHODS` of the metric.
     """
 
     value: float
@@ -168,38 +166,147 @@ class HeldOutScore:
                 "level": self.level, "method": self.method}
 
 
+#: The interval :func:`score_interval` gives each metric (a held-out score cached with
+#: another method, such as the percentile bootstrap of earlier versions, which collapsed
+#: to a point for perfect or constant predictions, is computed again).
+INTERVAL_METHODS = {"accuracy": "wilson", "balanced_accuracy": "wilson-kish",
+                    "f1_macro": "wilson-jaccard", "roc_auc": "newcombe"}
+
+
 def wilson_interval(successes: int, n: int, level: float) -> tuple[float, float]:
     """Wilson's score interval of a binomial proportion ``successes / n`` (Wilson 1927;
     Brown, Cai & DasGupta 2001 recommend it over the Wald interval for small n)."""
+    return _wilson(successes / n, n, level)
+
+
+def _wilson(p: float, n: float, level: float) -> tuple[float, float]:
+    """Wilson's interval of a proportion ``p`` of ``n`` examples (n may be an effective
+    sample size)."""
     z = stats.norm.ppf((1 + level) / 2)
-    p = successes / n
     centre = (p + z * z / (2 * n)) / (1 + z * z / n)
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    low = 0.0 if successes == 0 else max(0.0, float(centre - half))  # exact at the ends
-    high = 1.0 if successes == n else min(1.0, float(centre + half))
+    low = 0.0 if p == 0 else max(0.0, float(centre - half))  # exact at the ends
+    high = 1.0 if p == 1 else min(1.0, float(centre + half))
     return low, high
 
 
+def balanced_accuracy_interval(correct: np.ndarray, counts: np.ndarray,
+                               level: float) -> tuple[float, float]:
+    """The ``level`` interval of the balanced accuracy b = mean(correct / counts) of K
+    classes of ``counts`` examples: Wilson's interval of b as a proportion of Kish's
+    (1965) effective sample size of its weights, n_eff = K² / Σ_c 1/n_c (each example
+    weighs 1/(K n_c) in b; a weighted proportion's Wilson interval at that size, as Korn
+    & Graubard 1998 give it for survey proportions).
+
+    b's variance is Σ_c r_c(1 − r_c) / (K² n_c) (r_c the true recalls, independent: the
+    class sizes are fixed by the stratified split), b(1 − b) / n_eff when the recalls are
+    equal; with classes of equal size n_eff = n, the variance is at most b(1 − b) / n (a
+    sum of independent Bernoulli variables is less dispersed than the binomial of their
+    mean; Hoeffding 1956) and the interval is Wilson's of the accuracy, which b then is.
+    With one class it is Wilson's of its recall. Like Wilson's it keeps a positive width
+    at b = 1 and at a constant prediction's 1/K, where a percentile bootstrap collapses to
+    a point (issue 33); and like Wilson's its coverage oscillates about the nominal level
+    at small n (tests/test_evaluation.py measures it at n = 12 and 100)."""
+    counts = np.asarray(counts)
+    value = float(np.mean(np.asarray(correct) / counts))
+    return _wilson(value, counts.size**2 / float(np.sum(1 / counts)), level)
+
+
+def f1_interval(true_positives: np.ndarray, false_positives: np.ndarray,
+                false_negatives: np.ndarray, level: float) -> tuple[float, float]:
+    """The ``level`` interval of the macro F1 of K classes with these counts.
+
+    A class's F1, 2TP / (2TP + FP + FN), is 2J / (1 + J) of its Jaccard index J = TP /
+    (TP + FP + FN), increasing in J; J is a binomial proportion of the examples predicted
+    or labelled as the class (each is a true positive with probability J), and its Wilson
+    interval (Brown, Cai & DasGupta 2001) mapped by 2J / (1 + J) is the F1's. A class no
+    example is labelled or predicted as scores 0 (scikit-learn's ``zero_division=0``), a
+    point. The classes' F1 share their examples (a false positive of one is a false
+    negative of another), so their mean takes the mean of the ends: MOVER with the
+    correlation 1 (Zou & Donner 2008), to the normal approximation the widest the
+    dependence can make it. Wilson's
+    interval keeps a positive width at J = 1, so does this one (issue 33)."""
+    tp = np.asarray(true_positives)
+    involved = tp + np.asarray(false_positives) + np.asarray(false_negatives)
+    ends = np.array([wilson_interval(int(t), int(m), level) if m else (0.0, 0.0)
+                     for t, m in zip(tp, involved, strict=True)])
+    f1 = 2 * ends / (1 + ends)
+    return float(np.mean(f1[:, 0])), float(np.mean(f1[:, 1]))
+
+
+def auc_interval(auc: float, positives: int, negatives: int,
+                 level: float) -> tuple[float, float]:
+    """The ``level`` score interval of an AUC of ``positives`` × ``negatives`` pairs
+    (Newcombe 2006, Part 2, his score-type interval): the θ that the test
+    ``abs(AUC − θ) <= z·√V(θ)`` does not reject, V(θ) Hanley & McNeil's (1982) variance at
+    θ with both sample sizes replaced by their mean N = (m + n) / 2::
+
+        V(θ) = θ(1 − θ) / (m n) · [1 + (N − 1)((1 − θ) / (2 − θ) + θ / (1 + θ))]
+
+    Like Wilson's interval for a proportion (and unlike the Wald or DeLong intervals and
+    the bootstrap, all of which have zero width at an AUC of 1) it keeps a positive
+    width at 0 and 1 (issue 33), and lies within [0, 1]."""
+    z2 = float(stats.norm.ppf((1 + level) / 2)) ** 2
+    m, n = int(positives), int(negatives)
+    pairs, half_n = m * n, (m + n) / 2
+
+    def excess(theta: float) -> float:
+        variance = theta * (1 - theta) / pairs * (
+            1 + (half_n - 1) * ((1 - theta) / (2 - theta) + theta / (1 + theta)))
+        return (auc - theta) ** 2 - z2 * variance
+
+    # the test rejects θ = 0 and 1 unless the AUC is there, and never the AUC itself
+    # (at 0 or 1 it does not reject the θ just inside either)
+    inner = min(max(auc, 1e-9), 1 - 1e-9)
+    low = 0.0 if auc <= 0 else float(optimize.brentq(excess, 0.0, inner))
+    high = 1.0 if auc >= 1 else float(optimize.brentq(excess, inner, 1.0))
+    return low, high
+
+
+def _auc(positive: np.ndarray, scores: np.ndarray) -> float:
+    """The Mann–Whitney AUC of ``scores`` for the ``positive`` examples (ties count one
+    half), as scikit-learn's ``roc_auc_score``."""
+    ranks = stats.rankdata(scores)
+    m, n = int(np.sum(positive)), int(np.sum(~positive))
+    return float((np.sum(ranks[positive]) - m * (m + 1) / 2) / (m * n))
+
+
 def score_interval(y: np.ndarray, output: np.ndarray, metric: str, classes: np.ndarray, *,
-                   level: float, seed: int = 0) -> HeldOutScore:
+                   level: float) -> HeldOutScore:
     """``metric`` of a fitted estimator's ``output`` (:func:`~paretostab._metrics.
     metric_output`) on held-out examples labelled ``y``, with its ``level`` interval
-    (:class:`HeldOutScore`). The bootstrap of a metric other than accuracy draws each
-    class's examples with replacement within the class (the test part's class sizes are
-    kept), seeded by ``seed``."""
-    y = np.asarray(y)
+    (:class:`HeldOutScore`): Wilson's for accuracy (:func:`wilson_interval`), and for the
+    other metrics intervals that keep a positive width for perfect or constant
+    predictions (issue 33: a percentile bootstrap gave [1, 1] for 12 examples all
+    predicted right) — :func:`balanced_accuracy_interval`, :func:`f1_interval` over the
+    estimator's ``classes``, :func:`auc_interval` (one-vs-rest with K > 2 classes, the
+    mean of the classes' ends, as for the F1). NaN where the metric is (no example; an
+    AUC of fewer than two classes)."""
+    y, output = np.asarray(y), np.asarray(output)
     value = metric_value(y, output, metric, classes)
-    if metric == "accuracy":
+    present = np.unique(y)
+    if math.isnan(value):
+        low = high = math.nan
+    elif metric == "accuracy":
         low, high = wilson_interval(int(np.sum(output == y)), y.size, level)
-        return HeldOutScore(value, low, high, int(y.size), level, "wilson")
-    rng = np.random.default_rng(seed)
-    members = [np.flatnonzero(y == label) for label in np.unique(y)]
-    draws = np.empty(BOOTSTRAP_DRAWS)
-    for b in range(BOOTSTRAP_DRAWS):
-        rows = np.concatenate([rng.choice(m, m.size) for m in members])
-        draws[b] = metric_value(y[rows], output[rows], metric, classes)
-    low, high = np.nanquantile(draws, [(1 - level) / 2, (1 + level) / 2])
-    return HeldOutScore(value, float(low), float(high), int(y.size), level, "bootstrap")
+    elif metric == "balanced_accuracy":
+        low, high = balanced_accuracy_interval(
+            np.array([np.sum((y == c) & (output == c)) for c in present]),
+            np.array([np.sum(y == c) for c in present]), level)
+    elif metric == "f1_macro":
+        hits = np.array([[np.sum((y == c) & (output == c)), np.sum((y != c) & (output == c)),
+                          np.sum((y == c) & (output != c))] for c in classes])
+        low, high = f1_interval(hits[:, 0], hits[:, 1], hits[:, 2], level)
+    else:  # roc_auc: one AUC with two classes, else one per class present
+        labels = present if output.ndim > 1 else classes[1:]
+        columns = (output[:, np.searchsorted(classes, labels)] if output.ndim > 1
+                   else output[:, None])
+        ends = np.array([auc_interval(_auc(y == c, columns[:, j]), int(np.sum(y == c)),
+                                      int(np.sum(y != c)), level)
+                         for j, c in enumerate(labels)])
+        low, high = ends.mean(axis=0)
+    return HeldOutScore(value, float(low), float(high), int(y.size), level,
+                        INTERVAL_METHODS[metric])
 
 
 # --------------------------------------------------------------------------- chance
@@ -278,9 +385,14 @@ def ignores_labels(fit_support: Callable[[np.ndarray], np.ndarray], y: np.ndarra
     return True
 
 
+#: Why a trial whose selection does not depend on the labels is flagged.
+LABEL_FREE_REASON = "selection ignores the labels: its stability is not evidence of signal"
+
+
 @dataclass(frozen=True)
 class ChanceFlags:
-    """The trials of a study no better than chance.
+    """The trials of a study flagged: their metric no better than chance, or their
+    selection ignoring the labels.
 
     Attributes
     ----------
@@ -304,15 +416,27 @@ class ChanceFlags:
     p_values: Mapping[int, float]
     label_free: Mapping[int, bool]
 
+    def below_chance(self, number: int) -> bool:
+        """Whether trial ``number``'s metric does not exceed the no-information value by
+        the one-sided test (a trial not tested counts as not exceeding it)."""
+        return not self.p_values.get(int(number), math.nan) < 1 - self.level
+
+    def ignores_labels(self, number: int) -> bool:
+        """Whether trial ``number``'s selection was found to ignore the labels."""
+        return self.label_free.get(int(number), False)
+
     def reason(self, number: int) -> str:
-        """Why trial ``number`` is flagged ("" when it is not)."""
+        """Why trial ``number`` is flagged ("" when it is not): its metric not above
+        chance, or its selection ignoring the labels — a setting that may classify well
+        (a label-free filter can score 0.97 out of bag), but whose stability says nothing
+        about the labels — or both."""
         reasons = []
-        p = self.p_values.get(int(number), math.nan)
-        if not p < 1 - self.level:
+        if self.below_chance(number):
+            p = self.p_values.get(int(number), math.nan)
             reasons.append(f"{self.metric.replace('_', ' ')} not above chance "
                            f"({self.no_information:.3f}; p = {p:.2g})")
-        if self.label_free.get(int(number), False):
-            reasons.append("selection ignores the labels")
+        if self.ignores_labels(number):
+            reasons.append(LABEL_FREE_REASON)
         return "; ".join(reasons)
 
     def flagged(self, number: int) -> bool:

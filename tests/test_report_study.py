@@ -7,6 +7,7 @@ import re
 import subprocess
 import sys
 
+import numpy as np
 import optuna
 import pandas as pd
 import pytest
@@ -303,3 +304,45 @@ def test_a_report_killed_mid_way_keeps_the_replicates_it_computed(tmp_path):
     assert run.returncode == -signal.SIGKILL, run.stderr
     kept = [k for k in read(url).cache if k.startswith("paretostab:replicates:")]
     assert len(kept) == 1 and kept[0].endswith(":3")
+
+
+def test_a_study_at_chance_says_so_and_names_its_metric(tmp_path):
+    """Issue 33: labels unrelated to the features (four classes, balanced accuracy).
+    Every trial is flagged; the summary opens by saying the study is at chance level and
+    summary.json says so beside the dominance area; front.csv and the page name the metric
+    "balanced accuracy" and give each front trial's flag."""
+    rng = np.random.default_rng(0)
+    X, y = rng.standard_normal((48, 20)), np.repeat(np.arange(4), 12)
+    spec = {"study": {"name": "noise", "trials": 4, "seed": 0, "sampler": "random"},
+            "data": {"source": "memory"},
+            "protocol": {"runs": 4, "metric": "balanced_accuracy"},
+            "selector": {"name": "t_test", "search": {"n_features": [1, 5]}},
+            "objective": {"stability": "nogueira"}}
+    url = f"sqlite:///{tmp_path / 'noise.db'}"
+    run_study(parse_spec(spec), storage=url, data=(X, y), progress=False)
+    out = build_report(url, out=tmp_path / "report", replicates=0, data=(X, y),
+                       progress=False)
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["at_chance"] is True and summary["dominance_area"] > 0
+    assert summary["chance"]["dominance_area_without_flagged"] == 0
+    front = pd.read_csv(out / "front.csv", keep_default_na=False)
+    assert "balanced_accuracy" in front and "accuracy" not in front
+    assert all(reason.startswith("balanced accuracy not above chance (0.250")
+               for reason in front["flag"])
+    page = (out / "index.html").read_text()
+    summary_text = page[page.index("Summary"):]
+    assert re.search(r"<p>At chance level: all 4 trials are flagged", summary_text)
+    assert "Objectives: out-of-bag balanced accuracy" in page
+    assert "<th>balanced accuracy</th>" in page and "<th>accuracy</th>" not in page
+
+
+def test_front_csv_flags_each_trial_and_keeps_accuracy_by_its_name(study_url, tmp_path):
+    """Plain accuracy keeps its column name (the quickstart's); the flag column holds the
+    reason or "" (the report guide's front.csv)."""
+    out = build_report(study_url, out=tmp_path / "report", replicates=0, progress=False)
+    front = pd.read_csv(out / "front.csv", keep_default_na=False)
+    summary = json.loads((out / "summary.json").read_text())
+    assert "accuracy" in front and list(front.columns)[-1] == "flag"
+    flagged = summary["chance"]["flagged"]
+    assert list(front["flag"]) == [flagged.get(str(n), "") for n in front["trial"]]
+    assert summary["at_chance"] is False

@@ -90,7 +90,8 @@ def test_a_choice_escapes_its_names_parameters_features_and_data():
         f"parameters: {ESCAPED} = 0.1235, kind = {ESCAPED}, n = 3<br>"
         f"features (2): f&lt;1&gt;, {ESCAPED}<br>"
         f"held out ({ESCAPED}, 40 examples): 0.8000 [0.7000, 0.9000]<br>"
-        "passed over as no better than chance: trials 1, 5</div>")
+        "passed over as flagged (not above chance, or a selection that ignores the labels): "
+        "trials 1, 5</div>")
     assert type(choice.to_html()) is str  # not Markup, whose methods escape their arguments
     assert choice.__html__() == choice.to_html()
     bare = Choice(trial=0, gamma=1.0, values={}, params={}, features=(), held_out=None,

@@ -29,6 +29,7 @@ from paretostab._metrics import majority_rate
 from paretostab._runset import RunSet
 from paretostab._vocabulary import KBAR
 from paretostab._weight import Weight, as_weight, weight_name
+from paretostab.evaluation import ChanceFlags
 from paretostab.front import GammaChoice, as_gamma, choose, gamma_table
 from paretostab.maps import (
     FeaturePalette,
@@ -49,7 +50,6 @@ from paretostab.report._compare import (
 )
 from paretostab.report._confidence import as_level
 from paretostab.report._estimates import (
-    ChanceFlags,
     HeldOutEvaluation,
     NestedEvaluation,
     chance_flags,
@@ -309,6 +309,13 @@ class StudyReport:
         return f"{name} (the majority class alone: {self.majority_rate:.3f})"
 
     @property
+    def at_chance(self) -> bool:
+        """Whether the study is at chance level: its trials not flagged (none, when all
+        are) dominate no area (:attr:`eligible_dominance_area` is 0); False without
+        flags."""
+        return self.eligible_dominance_area == 0
+
+    @property
     def front(self) -> GroupFront:
         """The study's front under its objective."""
         return self.comparison.front(self.objective, self.study)
@@ -387,7 +394,8 @@ class StudyReport:
             "metric": self.metric, "majority_class_rate": self.majority_rate,
             "trials": len(self.table), "front": list(front.trials),
             "weight": weight_name(self.weight),
-            "dominance_area": front.dominance_area, "level": self.level,
+            "dominance_area": front.dominance_area, "at_chance": self.at_chance,
+            "level": self.level,
             "replicates": self.replicates,
             "dominance_area_of_replicate_means": None if interval is None else interval.estimate,
             "dominance_area_interval": None if interval is None else [interval.low,

@@ -3,7 +3,9 @@ the front scored on held-out examples, and the nested evaluation of the whole pr
 
 - :func:`chance_flags`: the trials whose metric does not exceed the no-information value
   by a one-sided test at the report's level, and the settings whose selection ignores the
-  labels (:mod:`paretostab.evaluation`); the γ choice passes them over unless asked;
+  labels (which may classify well, but whose stability is not evidence of signal;
+  :mod:`paretostab.evaluation`); the γ choice passes them over unless asked, and
+  :func:`with_flags` says why of each trial in a table;
 - :func:`held_out_evaluation`: each front trial's setting refitted on the development part
   and scored on the held-out part (``[protocol] holdout``), beside its out-of-bag value
   and its replicate mean;
@@ -39,12 +41,21 @@ from paretostab.measures import stability
 from paretostab.report._refits import Refits
 from paretostab.report._study_data import StudyData
 
-__all__ = ["ChanceFlags", "HeldOutEvaluation", "NestedEvaluation", "chance_flags",
-           "eligible_area", "eligible_choice", "eligible_front", "held_out_evaluation",
-           "nested_evaluation"]
+__all__ = ["HeldOutEvaluation", "NestedEvaluation",
+           "chance_flags", "eligible_area", "eligible_choice", "eligible_front",
+           "held_out_evaluation", "nested_evaluation", "with_flags"]
 
 
 # --------------------------------------------------------------------------- chance
+
+
+def with_flags(table: pd.DataFrame, flags: ChanceFlags | None) -> pd.DataFrame:
+    """``table`` (rows of trials) with the column ``flag``: why each trial is flagged
+    (:meth:`ChanceFlags.reason`, "" when it is not), as the page and ``front.csv`` show
+    it; ``table`` as it is without ``flags`` (a study without its spec, never checked)."""
+    if flags is None:
+        return table
+    return table.assign(flag=[flags.reason(n) for n in table["trial"]])
 
 
 def _points(table: pd.DataFrame, objective: str) -> np.ndarray:

@@ -19,17 +19,26 @@ from paretostab.measures import measure_label
 from paretostab.report._analysis import StudiesComparison, StudyReport
 from paretostab.report._compare import NO_INTERVAL, OVERLAP, Comparison, GroupFront, pair_level
 from paretostab.report._confidence import DominanceAreaInterval, hotelling_radius2
+from paretostab.report._estimates import with_flags
 from paretostab.report._figures import ComparisonFigures, StudyFigures
 from paretostab.report._html import Section, references
 
-__all__ = ["comparison_sections", "shown", "studies_sections", "study_sections"]
+__all__ = ["comparison_sections", "metric_words", "shown", "studies_sections", "study_sections"]
 
 
-def shown(frame: pd.DataFrame) -> pd.DataFrame:
+def shown(frame: pd.DataFrame, metric: str = "accuracy") -> pd.DataFrame:
     """``frame`` with measure columns named by their symbols (and ``kbar`` as k̄), for
-    the page."""
-    return frame.rename(columns={c: "k̄" if c == KBAR else measure_label(c)
+    the page; its ``accuracy`` column, which holds a study's protocol ``metric``, named
+    by it ("balanced accuracy")."""
+    return frame.rename(columns={c: "k̄" if c == KBAR else metric_words(metric)
+                                 if c == "accuracy" else measure_label(c)
                                  for c in frame.columns})
+
+
+def metric_words(metric: str) -> str:
+    """A protocol metric as the page says it: ``balanced_accuracy`` as "balanced
+    accuracy"."""
+    return metric.replace("_", " ")
 
 
 def _interval_text(interval: DominanceAreaInterval | None) -> str:
@@ -75,7 +84,8 @@ def study_sections(report: StudyReport, figures: StudyFigures) -> list[Section]:
     interval, simultaneous = front.interval, front.simultaneous_interval
     number = report.chosen_trial
     weight = weight_name(report.weight)
-    text = (f"Objectives: out-of-bag {report.metric.replace('_', ' ')} and "
+    metric = metric_words(report.metric)
+    text = (f"{_chance_headline(report)}Objectives: out-of-bag {metric} and "
             f"{measure_label(objective)}, both maximised, computed on {report.data}; "
             f"{len(report.table)} completed trials, {len(front.trials)} on the Pareto "
             f"front. Dominance area ({weight} weight): "
@@ -90,16 +100,14 @@ def study_sections(report: StudyReport, figures: StudyFigures) -> list[Section]:
     optimism = report.optimism
     if optimism is not None:
         text += (" The front trials' own values minus the means of their replicates are, "
-                 f"on average, {optimism['accuracy']:+.4f} accuracy and "
+                 f"on average, {optimism['accuracy']:+.4f} {metric} and "
                  f"{optimism[objective]:+.4f} {measure_label(objective)}; a positive "
                  "difference is the front's optimism, as its trials were selected for being "
                  "good on their own resamples (the dotted segments in the figure join each "
                  "trial to its replicates' mean).")
     text += f" γ = {report.gamma:g} chooses trial {number} (see the chosen trade-off)."
     gamma_frame = report.gamma_frame()
-    front_table = shown(report.front_table)
-    if report.flags is not None:
-        front_table["flag"] = [report.flags.reason(n) for n in report.front_table["trial"]]
+    front_table = shown(with_flags(report.front_table, report.flags), report.metric)
     sections = [
         Section("Summary", text=[text, *_honesty_paragraphs(report)]),
         Section("Pareto front", figure=figures.front, figure_links=figures.front_links,
@@ -112,19 +120,20 @@ def study_sections(report: StudyReport, figures: StudyFigures) -> list[Section]:
                         "the frame); the front as a staircase over the shaded dominated "
                         "area, its trials numbered (a click on one, or on its number in the "
                         "table, opens its map); under them the Hotelling confidence regions "
-                        "of the front trials' expected (accuracy, stability), centred on "
+                        f"of the front trials' expected ({metric}, stability), centred on "
                         "the replicate means, each joined to its trial, with the front of "
                         "the means dashed (Hamer & Dupont 2019, §3) — a region larger than "
                         "half the frame is a faint outline"
                         + (f", and the regions are {few}" if few else "")
                         + "; the γ choice circled and highlighted in the table."),
         *_chosen_sections(report),
-        Section("Trade-off by γ", table=shown(gamma_frame), links=("trial", "#trial-{}"),
+        Section("Trade-off by γ", table=shown(gamma_frame, report.metric),
+                links=("trial", "#trial-{}"),
                 highlight=[i for i, t in enumerate(gamma_frame["trial"]) if t == number],
-                text="Each convex-hull vertex of the front maximises γ·accuracy + (1 − γ)·"
+                text=f"Each convex-hull vertex of the front maximises γ·{metric} + (1 − γ)·"
                      f"{measure_label(objective)} for the γ interval shown (Hamer & Dupont, "
                      "JMLR 2021, §7.1); the willingness γ/(1 − γ) is the stability given up "
-                     "per point of accuracy at the segment ends (unbounded, ∞, for the "
+                     f"per point of {metric} at the segment ends (unbounded, ∞, for the "
                      "γ interval reaching 1: null in summary.json). The row of γ = "
                      f"{report.gamma:g} is highlighted."),
         Section("Fronts under each measure", figure=figures.fronts,
@@ -139,21 +148,40 @@ def study_sections(report: StudyReport, figures: StudyFigures) -> list[Section]:
     return [*sections, references(sections)]
 
 
+def _chance_headline(report: StudyReport) -> str:
+    """The summary's first words for a study at chance level (issue 33: a study of
+    permuted labels kept a non-zero headline dominance area), else ""."""
+    if not report.at_chance or report.flags is None:
+        return ""
+    flagged, trials = len(report.flags.flagged_trials), len(report.table)
+    which = (f"all {trials} trials are flagged" if flagged == trials else
+             f"{flagged} of {trials} trials are flagged and the others dominate no area")
+    return (f"At chance level: {which} (see the chance level below), so the dominance "
+            "area above chance is 0; the values that follow are those of flagged trials. ")
+
+
 def _honesty_paragraphs(report: StudyReport) -> list[str]:
     """What the summary says of chance-level trials, the held-out part and the outer
     folds: no estimate without the data it was computed on."""
     paragraphs = []
-    flags, metric = report.flags, report.metric.replace("_", " ")
+    flags, metric = report.flags, metric_words(report.metric)
     if flags is not None:
         flagged = [n for n in report.front.trials if flags.flagged(n)]
+        below = [n for n in flags.flagged_trials if flags.below_chance(n)]
+        label_free = [n for n in flags.flagged_trials if flags.ignores_labels(n)]
         text = (f"Chance level: a prediction that ignores the features scores {metric} "
-                f"{flags.no_information:.3f} on these data; {len(flags.flagged_trials)} of "
-                f"{len(report.table)} trials are flagged: they do not exceed it by a "
-                f"one-sided test at level {flags.level:g}, or they select the same features "
-                "whatever the labels (probed for the trials γ could choose: those on the "
-                "front, and on the front of the unflagged trials)")
+                f"{flags.no_information:.3f} on these data. {len(flags.flagged_trials)} of "
+                f"{len(report.table)} trials are flagged: {len(below)} no better than "
+                f"chance (their {metric} does not exceed it by a one-sided test at level "
+                f"{flags.level:g}), and {len(label_free)} whose selection ignores the "
+                "labels (the same features on the labels and on two permutations of them; "
+                "probed for the trials γ could choose: those on the front, and on the front "
+                "of the unflagged trials)")
+        if label_free:
+            text += (f": these may score a high {metric}, but their stability is not "
+                     "evidence of signal")
         if flagged:
-            text += (f", {len(flagged)} of them on the front (trials "
+            text += (f"; {len(flagged)} of them on the front (trials "
                      f"{', '.join(str(n) for n in flagged)}; see the flag column)")
         area = report.eligible_dominance_area
         text += (f". Dominance area with them {report.front.dominance_area:.4f}, without "
@@ -186,14 +214,26 @@ def _honesty_paragraphs(report: StudyReport) -> list[str]:
     return paragraphs
 
 
+#: The held-out intervals of each metric as the page names them
+#: (:func:`~paretostab.evaluation.score_interval`).
+INTERVAL_WORDS = {
+    "accuracy": "Wilson score intervals",
+    "balanced_accuracy": "Wilson score intervals at the classes' effective sample size "
+                         "(Kish)",
+    "f1_macro": "intervals of each class's F1 from the Wilson interval of its Jaccard "
+                "index, averaged",
+    "roc_auc": "Newcombe score intervals (one-vs-rest ends averaged with more than two "
+               "classes)",
+}
+
+
 def _estimate_sections(report: StudyReport) -> list[Section]:
     """The held-out and nested evaluations, when the study has them."""
     sections = []
-    metric = report.metric.replace("_", " ")
+    metric = metric_words(report.metric)
     held = report.held_out
     if held is not None:
-        method = ("Wilson score intervals" if report.metric == "accuracy" else
-                  "stratified bootstrap percentile intervals")
+        method = INTERVAL_WORDS[report.metric]
         sections.append(Section(
             "Held-out evaluation", anchors=["held-out"], table=held.table,
             links=("trial", "#trial-{}"),
@@ -225,7 +265,8 @@ def _estimate_sections(report: StudyReport) -> list[Section]:
                                  table=nested.folds,
                                  caption="Each outer fold: its study, trials, chosen trial, "
                                          f"its out-of-bag {metric} and its {metric} on the "
-                                         "fold's test part with its interval.",
+                                         f"fold's test part with its {report.level:.0%} "
+                                         f"interval ({INTERVAL_WORDS[report.metric]}).",
                                  subsections=subsections))
     return sections
 
@@ -234,14 +275,15 @@ def _chosen_sections(report: StudyReport) -> list[Section]:
     trade_off, objective = report.trade_off, report.objective
     number, level = trade_off.trial, trade_off.level
     values = pd.DataFrame(list(trade_off.values))
-    values["objective"] = [measure_label(n) for n in values["objective"]]
+    values["objective"] = [metric_words(report.metric) if n == "accuracy" else measure_label(n)
+                           for n in values["objective"]]
     values = values.rename(columns={
         "objective": "", "trial": f"trial {number}",
         "replicate mean": f"mean of {trade_off.replicates} replicates",
         "interval low": f"{level:.0%} interval from", "interval high": "to"})
     text = (f"γ = {trade_off.gamma:g} chooses trial {number}: of {report.chosen_from}, it "
-            "maximises "
-            f"{trade_off.gamma:g} · accuracy + {1 - trade_off.gamma:g} · "
+            f"maximises {trade_off.gamma:g} · {metric_words(report.metric)} + "
+            f"{1 - trade_off.gamma:g} · "
             f"{measure_label(objective)} (Hamer & Dupont, JMLR 2021, §7.1).")
     if trade_off.replicates:
         text += (" Its values are those of its own resamples; the replicates re-run its "
@@ -252,7 +294,7 @@ def _chosen_sections(report: StudyReport) -> list[Section]:
         score = held.scores[number]
         text += (f" Refitted on the whole development part and scored on the "
                  f"{score.n} held-out examples ({held.description}): "
-                 f"{report.metric.replace('_', ' ')} {score.value:.4f}, {level:.0%} interval "
+                 f"{metric_words(report.metric)} {score.value:.4f}, {level:.0%} interval "
                  f"[{score.low:.4f}, {score.high:.4f}].")
     if report.flags is not None and report.flags.flagged(number):
         text += (f" This trial is flagged ({report.flags.reason(number)}): γ chose it because "

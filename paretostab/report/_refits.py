@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable, Sequence
 import pandas as pd
 
 from paretostab._progress import progress_bar
-from paretostab.evaluation import HeldOutScore
+from paretostab.evaluation import INTERVAL_METHODS, HeldOutScore
 from paretostab.report._study_data import (
     HELD_OUT_KEY,
     LABELS_KEY,
@@ -75,11 +75,17 @@ class Refits:
     def held_out_score(self, number: int, level: float) -> HeldOutScore:
         """Trial ``number``'s setting refitted on the development part and scored on the
         held-out part (:meth:`~paretostab._problem.Problem.held_out_score`; cached as
-        ``paretostab:held-out:N:level``)."""
-        params = self.data.params[int(number)]
-        found = self._cached(f"{HELD_OUT_KEY}{int(number)}:{level}", lambda: (
-            self.data.problem.held_out_score(params, level=level).to_dict()))
-        return HeldOutScore(**found)  # type: ignore[arg-type]
+        ``paretostab:held-out:N:level``; one cached with another interval than the
+        metric's :data:`~paretostab.evaluation.INTERVAL_METHODS`, such as the collapsing
+        bootstrap of earlier versions, is computed again)."""
+        key = f"{HELD_OUT_KEY}{int(number)}:{level}"
+        found = self._lookup(key)
+        method = INTERVAL_METHODS[self.data.checked_spec.protocol.metric]
+        if not isinstance(found, dict) or found.get("method") != method:
+            found = self.data.problem.held_out_score(self.data.params[int(number)],
+                                                     level=level).to_dict()
+            self._store(key, found)
+        return HeldOutScore(**found)
 
     def ignores_labels(self, number: int) -> bool:
         """Whether trial ``number``'s setting selects the same features whatever the

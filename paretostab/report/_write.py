@@ -28,12 +28,13 @@ from paretostab._tuning import rewrite_note, study_note
 from paretostab.measures import get_measure
 from paretostab.report._analysis import StudiesComparison, StudyReport
 from paretostab.report._compare import jsonable
+from paretostab.report._estimates import with_flags
 from paretostab.report._figures import ComparisonFigures, StudyFigures
 from paretostab.report._html import write_report
 from paretostab.report._pages import studies_sections, study_sections
 from paretostab.spec import StudySpec
 
-__all__ = ["note_front", "write_comparison", "write_refit", "write_study_report",
+__all__ = ["front_file", "note_front", "write_comparison", "write_refit", "write_study_report",
            "written_folder"]
 
 
@@ -67,13 +68,21 @@ def note_front(storage: optuna.storages.BaseStorage, study_name: str, spec: Stud
                  study_note(spec) + "\n".join(lines) + "\n")
 
 
+def front_file(report: StudyReport) -> pd.DataFrame:
+    """``front.csv``: the front trials (:attr:`~StudyReport.front_table`) with the flag
+    column (:func:`~paretostab.report._estimates.with_flags`), the metric's column by the
+    metric's name (``balanced_accuracy``; ``accuracy`` for plain accuracy, as before)."""
+    return with_flags(report.front_table, report.flags).rename(
+        columns={"accuracy": report.metric})
+
+
 def write_study_report(report: StudyReport, figures: StudyFigures, out: str | Path) -> Path:
     """Write ``report`` with its ``figures`` to ``out`` (``index.html``, ``front.csv``,
     ``summary.json``, ``selectors.csv`` for a multi-selector study), each file replaced
     whole or not at all (:func:`written_folder`); returns ``out``."""
     out = Path(out)
     with written_folder(out, "report") as folder:
-        report.front_table.to_csv(folder / "front.csv", index=False)
+        front_file(report).to_csv(folder / "front.csv", index=False)
         if report.selectors is not None:
             report.selectors.to_frame().to_csv(folder / "selectors.csv", index=False)
         _write_json(folder / "summary.json", report.to_dict())
