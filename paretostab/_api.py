@@ -462,7 +462,7 @@ def study_report(study: object, /, *, study_name: str | None = None,
         The replicates computed: a bar on a terminal and plain lines on stderr otherwise
         (None), the bar (True) or nothing (False).
     allow_chance : bool
-        Let γ choose a trial flagged as no better than chance (a metric that does not
+        Let γ choose a flagged trial (its metric does not
         exceed the no-information value at ``level``, or a selection that ignores the
         labels); by default γ passes over them.
 

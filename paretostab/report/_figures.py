@@ -89,11 +89,11 @@ def study_figures(report: StudyReport) -> StudyFigures:
 
 def front_figure(report: StudyReport) -> tuple[Figure, list[FigureLink]]:
     """The front of the study's objective, zoomed to the front trials, the γ choice and the
-    replicate means (not to every trial: one far-off trial squeezed the front into a
-    corner, issue 33): front trials labelled with their numbers (placed apart, with leader
+    replicate means (not to every trial: one far-off trial would squeeze the front into a
+    corner): front trials labelled with their numbers (placed apart, with leader
     lines where dense), their confidence regions under them joined to them with the front
-    of their replicate means, the γ choice circled, the trials flagged at chance level
-    crossed, and what lies outside the frame said under its title; beside it, an overview
+    of their replicate means, the γ choice circled, the flagged trials (not above chance,
+    or a selection that ignores the labels) crossed, and what lies outside the frame said under its title; beside it, an overview
     of every trial on the whole unit square (the dominated area there, the zoomed frame in
     red) and the legend under that. Returns the figure and its links (front trials and the
     choice, to their maps)."""
@@ -115,7 +115,8 @@ def front_figure(report: StudyReport) -> tuple[Figure, list[FigureLink]]:
                [i for i, n in enumerate(table["trial"]) if report.flags.flagged(n)])
     if flagged:  # no better than chance, or a selection the labels do not change
         ax.scatter(points[flagged, 0], points[flagged, 1], marker="x", s=40, color="C3",
-                   linewidths=1.2, zorder=6, label="flagged: no better than chance")
+                   linewidths=1.2, zorder=6,
+                   label="flagged: not above chance, or label-free")
     means = report.means
     if means is not None:
         draw_optimism(front.points, ParetoFront.of(means), ax=ax)
