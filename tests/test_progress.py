@@ -1,0 +1,46 @@
+"""Progress in a notebook: the bar tqdm can draw there, and never a warning (issue 33: a
+``TqdmWarning`` in the first notebook cell, from ``tqdm.auto`` without ipywidgets)."""
+
+from __future__ import annotations
+
+import sys
+import types
+import warnings
+
+import pytest
+from tqdm.std import TqdmWarning
+from tqdm.std import tqdm as console_bar
+
+from paretostab._progress import bar_class, progress_bar
+
+
+@pytest.fixture
+def notebook(monkeypatch):
+    """A Jupyter kernel as tqdm recognises one, without ipywidgets."""
+    shell = type("ZMQInteractiveShell", (), {"config": {"IPKernelApp": {}}})()
+    ipython = types.ModuleType("IPython")
+    ipython.get_ipython = lambda: shell  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "IPython", ipython)
+    monkeypatch.setitem(sys.modules, "ipykernel", types.ModuleType("ipykernel"))
+    monkeypatch.setitem(sys.modules, "ipykernel.zmqshell", types.ModuleType("zmqshell"))
+    monkeypatch.setitem(sys.modules, "ipywidgets", None)  # not installed
+    for name in ("tqdm.auto", "tqdm.autonotebook", "tqdm.notebook"):
+        monkeypatch.delitem(sys.modules, name, raising=False)
+
+
+def test_the_fake_notebook_is_one_for_tqdm(notebook):
+    """What the test below guards against: tqdm.auto warns in it."""
+    with pytest.warns(TqdmWarning, match="IProgress not found"):
+        import tqdm.auto  # noqa: F401
+
+
+@pytest.mark.parametrize("progress", [None, True, False])
+def test_no_warning_in_a_notebook_without_ipywidgets(notebook, progress, capsys):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert bar_class() is console_bar
+        with progress_bar(3, "replicates", progress=progress, unit="runs") as bar:
+            bar.update(3)
+    err = capsys.readouterr().err
+    assert ("replicates" in err) == (progress is not False)
+    assert "tqdm.auto" not in sys.modules
