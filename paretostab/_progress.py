@@ -116,9 +116,10 @@ class ProgressLines:
         self.postfix = ", ".join(f"{k} {v}" for k, v in values.items())
 
     def refresh(self) -> None:
-        """Write a line if one is due (``every`` steps or ``seconds`` since the last)."""
-        if (self.n - self._written_n >= self.every
-                or time.monotonic() - self._written_at >= self.seconds):
+        """Write a line if one is due (``every`` steps or ``seconds`` since the last) and
+        steps remain: the last step's line is the final one (:meth:`close`)."""
+        if self.n < self.total and (self.n - self._written_n >= self.every
+                                    or time.monotonic() - self._written_at >= self.seconds):
             self._write()
 
     def close(self, *, stopped: bool = False) -> None:
@@ -196,7 +197,7 @@ def bar_class() -> type[tqdm]:
 
 
 def progress_bar(total: int, description: str, *, progress: bool | None = None,
-                 unit: str = "steps", leave: bool = True) -> Progress:
+                 unit: str = "steps", leave: bool = True, every: int = EVERY) -> Progress:
     """A progress reporter for ``total`` steps.
 
     Parameters
@@ -213,6 +214,8 @@ def progress_bar(total: int, description: str, *, progress: bool | None = None,
         The steps' name, in the plain lines and the bar's rate (``runs/s``).
     leave : bool
         Whether the bar stays once closed.
+    every : int
+        A plain line at least every this many steps (:class:`ProgressLines`).
 
     Returns
     -------
@@ -221,7 +224,7 @@ def progress_bar(total: int, description: str, *, progress: bool | None = None,
         and a context manager.
     """
     if progress is None and not sys.stderr.isatty():
-        return ProgressLines(total, description, unit=unit)
+        return ProgressLines(total, description, unit=unit, every=every)
     if progress is False:
         from tqdm.std import tqdm
 

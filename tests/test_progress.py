@@ -11,7 +11,7 @@ import pytest
 from tqdm.std import TqdmWarning
 from tqdm.std import tqdm as console_bar
 
-from paretostab._progress import bar_class, progress_bar
+from paretostab._progress import ProgressLines, bar_class, progress_bar
 
 
 @pytest.fixture
@@ -44,3 +44,15 @@ def test_no_warning_in_a_notebook_without_ipywidgets(notebook, progress, capsys)
     err = capsys.readouterr().err
     assert ("replicates" in err) == (progress is not False)
     assert "tqdm.auto" not in sys.modules
+
+
+def test_no_progress_is_a_disabled_bar_and_lines_skip_the_last_step(capsys):
+    bar = progress_bar(5, "x", progress=False)
+    assert isinstance(bar, console_bar) and bar.disable
+    with ProgressLines(4, "replicates", unit="runs", every=2, seconds=3600) as lines:
+        lines.update(2)
+        lines.update(2)  # the last step: its line is the final one
+    out = capsys.readouterr().err.splitlines()
+    assert [line.split(",")[0] for line in out] == ["replicates: 2/4 runs",
+                                                     "replicates: 4/4 runs"]
+    assert out[-1].split(", ")[-1].startswith("done in")
