@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import functools
 import warnings
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TypedDict
 
@@ -353,16 +353,17 @@ class Problem:
                             progress=False, **self.protocol_options())
 
     def replicate_protocols(self, settings: Sequence[Mapping[str, object]],
-                            n_replicates: int, *, random_states: Sequence[object]
+                            n_replicates: int, *, random_states: Sequence[object],
+                            on_runs: Callable[[int], object] | None = None
                             ) -> Iterator[tuple[int, int, RunSet]]:
         """``n_replicates`` fresh protocols of each trial setting in ``settings`` with its
         random state (002 §3: the replicates behind its confidence region), all in one pool
         of the spec's ``n_jobs`` processes, as the memory allows
         (:func:`~paretostab._protocol.replicate_protocols`): ``(i, b, RunSet)``, replicate
-        ``b`` of setting ``i``, as each ends."""
+        ``b`` of setting ``i``, as each ends; ``on_runs(n)``: ``n`` more runs done."""
         return replicate_protocols([self.estimator(params) for params in settings], self.X,
                                    self.y, n_replicates, random_states=random_states,
-                                   n_jobs=self.spec.protocol.n_jobs,
+                                   n_jobs=self.spec.protocol.n_jobs, on_runs=on_runs,
                                    **self.protocol_options())
 
     # ------------------------------------------------------------------ the measures

@@ -20,11 +20,12 @@ RunSets.
 
 from __future__ import annotations
 
+import functools
 import math
 import mmap
 import time
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 import numpy as np
 from joblib import Parallel, delayed, effective_n_jobs
@@ -268,7 +269,8 @@ def _check_protocol(X, y, runs, resampling, metric, prefilter, n_jobs, sample_fr
 def run_protocol(selector, X, y, *, runs: int = 100, resampling: str = "bootstrap",
                  sample_fraction: float = 0.9, prefilter: int | None = None,
                  metric: str = "accuracy", random_state=None, n_jobs: int = 1,
-                 cache: RunCache | None = None, progress: bool | None = None) -> RunSet:
+                 cache: RunCache | None = None, progress: bool | None = None,
+                 on_run: Callable[[], object] | None = None) -> RunSet:
     """Run ``selector`` on ``runs`` resamples of (X, y) and measure it (SPEC §4).
 
     Parameters
@@ -316,6 +318,8 @@ def run_protocol(selector, X, y, *, runs: int = 100, resampling: str = "bootstra
         The runs' progress: by default a bar when standard error is a terminal, plain
         lines on it otherwise; True the bar, False nothing
         (:func:`~paretostab._progress.progress_bar`).
+    on_run : callable, optional
+        Called after each run ends (a caller's own progress: a report's replicates).
 
     Raises
     ------
@@ -363,6 +367,8 @@ def run_protocol(selector, X, y, *, runs: int = 100, resampling: str = "bootstra
             if cache is not None:
                 cache.record(result[-1])
             bar.update()
+            if on_run is not None:
+                on_run()
     assert matrices is not None  # runs >= 2 (checked): a row came
     support, importance, ranks = matrices
     assert support is not None  # every run has a support
@@ -435,7 +441,8 @@ def _pool_size(name: str, X: np.ndarray, runs: int, settings: tuple, n_jobs: int
 def replicate_protocols(selectors: Sequence, X, y, n_replicates: int, *,
                         random_states: Sequence, runs: int, resampling: str,
                         sample_fraction: float, prefilter: int | None, metric: str,
-                        n_jobs: int = 1) -> Iterator[tuple[int, int, RunSet]]:
+                        n_jobs: int = 1, on_runs: Callable[[int], object] | None = None
+                        ) -> Iterator[tuple[int, int, RunSet]]:
     """The B :func:`replicates` of each of several selectors, all their protocols in one
     pool of processes: ``(i, b, RunSet)``, replicate ``b`` of selector ``i``, as each
     protocol ends, in no fixed order.
@@ -461,6 +468,10 @@ def replicate_protocols(selectors: Sequence, X, y, n_replicates: int, *,
         As :func:`run_protocol` takes them.
     n_jobs : int
         The pool's processes (-1: one per core, as joblib counts them).
+    on_runs : callable, optional
+        ``on_runs(n)``: ``n`` more runs done — each run as it ends in a pool of one (the
+        protocols run here), each protocol's M as it ends otherwise; a progress counting
+        runs moves as they go (issue 33).
 
     Yields
     ------
@@ -479,11 +490,15 @@ def replicate_protocols(selectors: Sequence, X, y, n_replicates: int, *,
                       any(_needs_calibration(selector) for selector in wrapped))
     protocol = {"runs": runs, "resampling": resampling, "sample_fraction": sample_fraction,
                 "prefilter": prefilter, "metric": metric, "progress": False, "n_jobs": 1}
+    if on_runs is not None and pool == 1:  # the protocols run here: each run counted
+        protocol["on_run"] = functools.partial(on_runs, 1)
     results = Parallel(n_jobs=pool, return_as="generator_unordered")(
         delayed(_replicate)(i, b, selector, X, y, seeds[i][b], protocol)
         for i, selector in enumerate(wrapped) for b in range(n_replicates))
     try:
         for result in results:
+            if on_runs is not None and pool > 1:  # a protocol's M runs, counted as it ends
+                on_runs(runs)
             yield result
     finally:  # stopped early (Ctrl-C): the protocols not begun are dropped, without
         # joblib's warning that they were

@@ -206,9 +206,12 @@ def test_replicates_of_several_selectors_in_one_pool_are_each_ones_replicates(da
     selectors = [BiasedRFE(n_features=4, shape=0.5), HybridRFE(n_features=5, n_stable=2),
                  CalibratedTopVariance(target_features=3)]
     states = [[0, 4, 1], [0, 9, 1], 7]
+    counted: list[int] = []
     found = list(replicate_protocols(selectors, X, y, 3, random_states=states,
-                                     n_jobs=n_jobs, **PROTOCOL))
+                                     n_jobs=n_jobs, on_runs=counted.append, **PROTOCOL))
     assert sorted((i, b) for i, b, _ in found) == [(i, b) for i in range(3) for b in range(3)]
+    # the runs counted as they end: one by one here, a protocol's M from a pool's process
+    assert counted == [1] * 27 if n_jobs == 1 else [PROTOCOL["runs"]] * 9
     for i, b, runs in found:
         alone = replicates(selectors[i], X, y, 3, random_state=states[i], **PROTOCOL)[b]
         assert alone.same_runs(runs) and alone.params == runs.params

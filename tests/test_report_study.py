@@ -256,10 +256,11 @@ def stopping_after_the_first_trial(replicate_protocols, stop):
     """``Problem.replicate_protocols`` calling ``stop()`` when a protocol comes after one
     trial's B are done (the protocols of all trials run in one pool, in no fixed order);
     the trials run, by their random state, in ``wrapped.trials``."""
-    def wrapped(self, settings, n, *, random_states):
+    def wrapped(self, settings, n, *, random_states, **options):
         wrapped.trials.extend(state[1] for state in random_states)
         counts: dict[int, int] = {}
-        for i, b, runs in replicate_protocols(self, settings, n, random_states=random_states):
+        for i, b, runs in replicate_protocols(self, settings, n, random_states=random_states,
+                                              **options):
             if n in counts.values():
                 stop()
             counts[i] = counts.get(i, 0) + 1

@@ -110,8 +110,8 @@ class Refits:
         The protocols of every trial not cached run in one pool of processes
         (:meth:`~paretostab._problem.Problem.replicate_protocols`; the same values as
         trial by trial), and each trial's values are kept as soon as its B protocols are
-        done. Their progress counts runs — M for each protocol, of every trial to compute
-        — with the pace and the time left (issue 33: counted in trials, a slow study's
+        done. Their progress counts runs — M for each protocol, of every trial to compute;
+        each run as it ends in a pool of one — with the pace and the time left (issue 33: counted in trials, a slow study's
         report showed ``0/2 trials`` for minutes): a bar on a terminal and plain lines
         on stderr otherwise (``progress`` None; a line every ten protocols or every 30 s),
         the bar (True) or nothing (False) (:func:`~paretostab._progress.progress_bar`).
@@ -145,12 +145,12 @@ class Refits:
                           unit="runs", leave=False, every=EVERY * runs) as bar:
             for i, b, runset in problem.replicate_protocols(
                     [self.data.params[number] for number in todo], n_replicates,
-                    random_states=[[seed, number, 1] for number in todo]):
+                    random_states=[[seed, number, 1] for number in todo],
+                    on_runs=bar.update):
                 number = todo[i]
                 measured = problem.measure_values(runset, measures)
                 values[number][b] = {"accuracy": runset.accuracy,
                                      **{m: measured.get(m, math.nan) for m in measures}}
-                bar.update(runs)
                 if len(values[number]) == n_replicates:
                     done = values.pop(number)
                     found[number] = self._keep_replicates(
