@@ -56,3 +56,38 @@ def test_no_progress_is_a_disabled_bar_and_lines_skip_the_last_step(capsys):
     assert [line.split(",")[0] for line in out] == ["replicates: 2/4 runs",
                                                      "replicates: 4/4 runs"]
     assert out[-1].split(", ")[-1].startswith("done in")
+
+
+NOTEBOOK_TUNE = '''
+import sys, types, warnings
+warnings.simplefilter("error")
+shell = type("ZMQInteractiveShell", (), {"config": {"IPKernelApp": {}}})()
+ipython = types.ModuleType("IPython")
+ipython.get_ipython = lambda: shell
+ipython.version_info = (8, 30, 0)  # matplotlib asks
+sys.modules.update({"IPython": ipython, "ipykernel": types.ModuleType("ipykernel"),
+                    "ipykernel.zmqshell": types.ModuleType("zmqshell"), "ipywidgets": None})
+import paretostab
+spec = {"study": {"name": "nb", "trials": 2, "seed": 0, "sampler": "random"},
+        "data": {"source": "simulated:n_other=20,n_per_class=15"},
+        "protocol": {"runs": 3, "replicates": 3},
+        "selector": {"name": "hybrid_rfe", "fixed": {"n_features": 3},
+                     "search": {"reg": {"low": 0.01, "high": 100.0, "log": True}}},
+        "objective": {"stability": "iw"}}
+for progress in (False, True):
+    study = paretostab.tune({**spec, "study": {**spec["study"], "name": f"nb-{progress}"}},
+                            storage=sys.argv[1], progress=progress)
+    study.report(progress=progress)
+'''
+
+
+def test_importing_and_running_in_a_notebook_warns_nothing(tmp_path):
+    """The first cell of a notebook without ipywidgets: import, tune and report, every
+    warning an error."""
+    import subprocess
+
+    run = subprocess.run([sys.executable, "-c", NOTEBOOK_TUNE,
+                          f"sqlite:///{tmp_path / 'nb.db'}"], capture_output=True, text=True,
+                         cwd=tmp_path)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert "Warning" not in run.stderr and "Trial 0 finished" not in run.stderr
