@@ -89,6 +89,13 @@ class TunedStudy:
     artifacts: str | None = None
     data: object = None
 
+    def __repr__(self) -> str:
+        """Its name and storage (the password masked), not Optuna's object."""
+        from paretostab._storage import display_url
+
+        memory = "" if self.data is None else ", data in memory"
+        return f"TunedStudy({self.name!r}, storage={display_url(self.storage)!r}{memory})"
+
     @property
     def name(self) -> str:
         return self.study.study_name
@@ -231,8 +238,10 @@ def tune(spec: object, /, *, data: object = None, storage: str | None = None,
     database outage is waited out for ``storage_wait`` seconds (then a ``StoreError``).
     Ctrl-C, SIGTERM and SIGHUP stop cleanly: completed trials are kept, the running one
     fails as interrupted (and does not count). A worker's error is raised here as a
-    :class:`~paretostab._errors.WorkerError`. Optuna logs as the caller has set it
-    (``optuna.logging``); the command line keeps only its errors. ``progress``: the
+    :class:`~paretostab._errors.WorkerError`. Optuna's INFO lines (one per trial) are held
+    back during the call and the caller's level restored after
+    (:func:`~paretostab._tuning.quiet_optuna`; a caller who wants them sets
+    ``optuna.logging.DEBUG``); the command line keeps only its errors. ``progress``: the
     counted trials with the front's size and dominance area, as a bar on a terminal and as
     plain lines on stderr otherwise (None, the default), as the bar (True) or not at all
     (False) (:func:`~paretostab._progress.progress_bar`).
@@ -245,17 +254,19 @@ def tune(spec: object, /, *, data: object = None, storage: str | None = None,
     fold). Returns the study on the whole data (the fold's study for one fold).
     """
     from paretostab._storage import DEFAULT_STORAGE
-    from paretostab._tuning import run_study
+    from paretostab._tuning import quiet_optuna, run_study
 
     spec = as_spec(spec, memory=data is not None)
     url = storage or spec.storage or DEFAULT_STORAGE
     given: dict[str, Any] = {"cache_bytes": cache_bytes, "storage_wait": storage_wait,
                              "heartbeat_interval": heartbeat_interval,
                              "grace_period": grace_period}
-    study = run_study(spec, storage=url, study_name=study_name, n_trials=n_trials,
-                      timeout=timeout, n_jobs=n_jobs, workers=workers, artifacts=artifacts,
-                      progress=progress, data=data, backend=backend, scheduler=scheduler,
-                      **{k: v for k, v in given.items() if v is not None})
+    with quiet_optuna():
+        study = run_study(spec, storage=url, study_name=study_name, n_trials=n_trials,
+                          timeout=timeout, n_jobs=n_jobs, workers=workers,
+                          artifacts=artifacts, progress=progress, data=data,
+                          backend=backend, scheduler=scheduler,
+                          **{k: v for k, v in given.items() if v is not None})
     return TunedStudy(study, url, artifacts, data)
 
 
@@ -335,6 +346,10 @@ class Report:
     """
 
     computed: StudyReportResult
+
+    def __repr__(self) -> str:
+        """The analysis's few numbers, not its tables and figures (issue 33)."""
+        return f"Report({self.analysis!r})"
 
     @property
     def analysis(self) -> StudyReport:
@@ -496,6 +511,9 @@ class ComparisonResult:
 
     comparison: Comparison
     folder: Path
+
+    def __repr__(self) -> str:
+        return f"ComparisonResult({self.comparison!r}, folder={str(self.folder)!r})"
 
     @property
     def table(self) -> pd.DataFrame:

@@ -45,6 +45,14 @@ class Choice:
     held_out: Mapping[str, object] | None
     flagged: Mapping[int, str]
 
+    def __repr__(self) -> str:
+        """The trial, γ, its values and how many features and flagged trials, not the
+        lists (issue 33: a short repr, as scikit-learn's estimators have)."""
+        values = ", ".join(f"{name}={value:.4g}" for name, value in self.values.items())
+        held = "" if self.held_out is None else ", held out"
+        return (f"Choice(trial={self.trial}, gamma={self.gamma:g}, {values}, "
+                f"{len(self.features)} features, {len(self.flagged)} flagged{held})")
+
     def __html__(self) -> Markup:
         """The choice as HTML (``notebook.html``), as markup: what a template inserts as it
         is, and what :meth:`to_html` returns."""

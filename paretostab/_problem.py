@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import functools
 import warnings
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TypedDict
 
@@ -25,7 +25,7 @@ import pandas as pd
 from paretostab._data_formats import ORIENTATIONS
 from paretostab._errors import InvalidInputError, StabilityWarning
 from paretostab._metrics import metric_advice, metric_output
-from paretostab._protocol import replicates, run_protocol
+from paretostab._protocol import replicate_protocols, run_protocol
 from paretostab._run_cache import RunCache
 from paretostab._runset import RunSet
 from paretostab._similarity import FeatureSimilarity
@@ -353,13 +353,19 @@ class Problem:
                             n_jobs=n_jobs or self.spec.protocol.n_jobs, cache=cache,
                             progress=False, **self.protocol_options())
 
-    def replicates(self, params: Mapping[str, object], n_replicates: int, *,
-                   random_state: object) -> list[RunSet]:
-        """``n_replicates`` fresh protocols of a trial with ``params`` (002 §3: the
-        replicates behind its confidence region)."""
-        return replicates(self.estimator(params), self.X, self.y, n_replicates,
-                          random_state=random_state, n_jobs=self.spec.protocol.n_jobs,
-                          progress=False, **self.protocol_options())
+    def replicate_protocols(self, settings: Sequence[Mapping[str, object]],
+                            n_replicates: int, *, random_states: Sequence[object],
+                            on_runs: Callable[[int], object] | None = None
+                            ) -> Iterator[tuple[int, int, RunSet]]:
+        """``n_replicates`` fresh protocols of each trial setting in ``settings`` with its
+        random state (002 §3: the replicates behind its confidence region), all in one pool
+        of the spec's ``n_jobs`` processes, as the memory allows
+        (:func:`~paretostab._protocol.replicate_protocols`): ``(i, b, RunSet)``, replicate
+        ``b`` of setting ``i``, as each ends; ``on_runs(n)``: ``n`` more runs done."""
+        return replicate_protocols([self.estimator(params) for params in settings], self.X,
+                                   self.y, n_replicates, random_states=random_states,
+                                   n_jobs=self.spec.protocol.n_jobs, on_runs=on_runs,
+                                   **self.protocol_options())
 
     # ------------------------------------------------------------------ the measures
 

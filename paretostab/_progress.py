@@ -12,6 +12,10 @@ other seconds — whichever comes first), then a final line (a tiny study of 12 
 :func:`progress_bar` chooses between them; ``tune``, the report's replicates and refits
 and ``compare`` use it with their ``progress`` parameter: None (the default) a tqdm bar
 on a terminal and plain lines otherwise, True the bar, False nothing.
+
+The bar is tqdm's console bar, or its notebook widget in a Jupyter kernel that has
+ipywidgets (:func:`bar_class`); ``tqdm.auto`` is not used: in a notebook without
+ipywidgets it warns (``TqdmWarning``) as soon as it is imported, whatever the bar.
 """
 
 from __future__ import annotations
@@ -21,10 +25,13 @@ import sys
 import threading
 import time
 from types import TracebackType
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from tqdm.std import tqdm
 
 __all__ = ["DEFAULT_SECONDS", "EVERY", "SECONDS_VARIABLE", "Progress", "ProgressLines",
-           "duration", "progress_bar"]
+           "bar_class", "duration", "progress_bar"]
 
 EVERY = 10
 """A plain line at least every this many steps."""
@@ -109,9 +116,10 @@ class ProgressLines:
         self.postfix = ", ".join(f"{k} {v}" for k, v in values.items())
 
     def refresh(self) -> None:
-        """Write a line if one is due (``every`` steps or ``seconds`` since the last)."""
-        if (self.n - self._written_n >= self.every
-                or time.monotonic() - self._written_at >= self.seconds):
+        """Write a line if one is due (``every`` steps or ``seconds`` since the last) and
+        steps remain: the last step's line is the final one (:meth:`close`)."""
+        if self.n < self.total and (self.n - self._written_n >= self.every
+                                    or time.monotonic() - self._written_at >= self.seconds):
             self._write()
 
     def close(self, *, stopped: bool = False) -> None:
@@ -172,8 +180,24 @@ class Progress(Protocol):
                  traceback: TracebackType | None) -> object: ...
 
 
+def bar_class() -> type[tqdm]:
+    """tqdm's notebook bar in a Jupyter kernel with ipywidgets (the widget it draws), its
+    console bar otherwise — what ``tqdm.auto`` chooses, without its warnings: a notebook
+    without ipywidgets gets the console bar silently."""
+    if "ipykernel" in sys.modules:
+        from tqdm.notebook import IProgress  # None: no ipywidgets
+
+        if IProgress is not None:
+            from tqdm.notebook import tqdm as notebook_bar
+
+            return notebook_bar
+    from tqdm.std import tqdm as console_bar
+
+    return console_bar
+
+
 def progress_bar(total: int, description: str, *, progress: bool | None = None,
-                 unit: str = "steps", leave: bool = True) -> Progress:
+                 unit: str = "steps", leave: bool = True, every: int = EVERY) -> Progress:
     """A progress reporter for ``total`` steps.
 
     Parameters
@@ -184,11 +208,14 @@ def progress_bar(total: int, description: str, *, progress: bool | None = None,
         What the bar or the line starts with.
     progress : bool, optional
         None (default): a tqdm bar when stderr is a terminal, :class:`ProgressLines`
-        otherwise; True: the bar; False: nothing (a disabled bar).
+        otherwise; True: the bar (:func:`bar_class`); False: nothing (a disabled console
+        bar).
     unit : str
-        The steps' name in the plain lines (the bar keeps tqdm's).
+        The steps' name, in the plain lines and the bar's rate (``runs/s``).
     leave : bool
         Whether the bar stays once closed.
+    every : int
+        A plain line at least every this many steps (:class:`ProgressLines`).
 
     Returns
     -------
@@ -197,7 +224,9 @@ def progress_bar(total: int, description: str, *, progress: bool | None = None,
         and a context manager.
     """
     if progress is None and not sys.stderr.isatty():
-        return ProgressLines(total, description, unit=unit)
-    from tqdm.auto import tqdm
+        return ProgressLines(total, description, unit=unit, every=every)
+    if progress is False:
+        from tqdm.std import tqdm
 
-    return tqdm(total=total, desc=description, disable=progress is False, leave=leave)
+        return tqdm(total=total, disable=True)
+    return bar_class()(total=total, desc=description, unit=unit, leave=leave)

@@ -12,16 +12,20 @@ The runs are prepared by :mod:`paretostab._run_cache` (whose
 :class:`~paretostab._run_cache.RunCache` keeps them for later calls) and scored by
 :mod:`paretostab._metrics`; here they are calibrated (a selector calibrated to a target k̄
 reads the runs streamed, :data:`CALIBRATION_BYTES` of them kept for the fits), checked to
-fit in memory before any work, fitted and gathered.
+fit in memory before any work, fitted and gathered. :func:`replicates` repeats a protocol
+B times on fresh resamples (002 §3); :func:`replicate_protocols` runs the replicates of
+several selectors (a report's front trials) in one pool of processes, with the same
+RunSets.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 import mmap
 import time
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 import numpy as np
 from joblib import Parallel, delayed, effective_n_jobs
@@ -29,7 +33,7 @@ from joblib.parallel import BACKENDS, get_active_backend
 from sklearn.base import clone
 
 from paretostab import _memory as memory
-from paretostab._errors import InvalidInputError, StabilityWarning
+from paretostab._errors import InvalidInputError, MemoryLimitError, StabilityWarning
 from paretostab._metrics import out_of_bag_score
 from paretostab._progress import progress_bar
 from paretostab._run_cache import PreparedRun, RunCache, prepared_run, resample
@@ -39,7 +43,8 @@ from paretostab._vocabulary import METRICS, RESAMPLINGS
 from paretostab.data import check_classes, check_prefilter
 from paretostab.selectors import TrainingSample, protocol_selector
 
-__all__ = ["CALIBRATION_BYTES", "replicates", "run_protocol", "run_transfer_protocol"]
+__all__ = ["CALIBRATION_BYTES", "replicate_protocols", "replicates", "run_protocol",
+           "run_transfer_protocol"]
 
 #: The runs of a protocol: two at least, for a stability to compare.
 RUNS = Interval("integer", 2)
@@ -264,7 +269,8 @@ def _check_protocol(X, y, runs, resampling, metric, prefilter, n_jobs, sample_fr
 def run_protocol(selector, X, y, *, runs: int = 100, resampling: str = "bootstrap",
                  sample_fraction: float = 0.9, prefilter: int | None = None,
                  metric: str = "accuracy", random_state=None, n_jobs: int = 1,
-                 cache: RunCache | None = None, progress: bool | None = None) -> RunSet:
+                 cache: RunCache | None = None, progress: bool | None = None,
+                 on_run: Callable[[], object] | None = None) -> RunSet:
     """Run ``selector`` on ``runs`` resamples of (X, y) and measure it (SPEC §4).
 
     Parameters
@@ -312,6 +318,8 @@ def run_protocol(selector, X, y, *, runs: int = 100, resampling: str = "bootstra
         The runs' progress: by default a bar when standard error is a terminal, plain
         lines on it otherwise; True the bar, False nothing
         (:func:`~paretostab._progress.progress_bar`).
+    on_run : callable, optional
+        Called after each run ends (a caller's own progress: a report's replicates).
 
     Raises
     ------
@@ -359,6 +367,8 @@ def run_protocol(selector, X, y, *, runs: int = 100, resampling: str = "bootstra
             if cache is not None:
                 cache.record(result[-1])
             bar.update()
+            if on_run is not None:
+                on_run()
     assert matrices is not None  # runs >= 2 (checked): a row came
     support, importance, ranks = matrices
     assert support is not None  # every run has a support
@@ -391,14 +401,111 @@ def run_protocol(selector, X, y, *, runs: int = 100, resampling: str = "bootstra
     )
 
 
+def _replicate_seeds(random_state, n_replicates: int) -> list[int]:
+    """The ``random_state`` of each of B replicates: one child of ``random_state``'s
+    SeedSequence each."""
+    COUNT.check("n_replicates", n_replicates)
+    children = np.random.SeedSequence(random_state).spawn(n_replicates)
+    return [int(child.generate_state(1)[0]) for child in children]
+
+
 def replicates(selector, X, y, n_replicates: int, *, random_state=None, **protocol) -> list[RunSet]:
     """B independent repetitions of :func:`run_protocol` (fresh resamples and, for
     randomised selectors such as BiasedRFE, fresh draws) — the input of the confidence
     ellipses (002 §3). ``protocol`` takes the keyword arguments of ``run_protocol``."""
-    COUNT.check("n_replicates", n_replicates)
-    children = np.random.SeedSequence(random_state).spawn(n_replicates)
-    return [run_protocol(selector, X, y, random_state=int(child.generate_state(1)[0]),
-                         **protocol) for child in children]
+    return [run_protocol(selector, X, y, random_state=seed, **protocol)
+            for seed in _replicate_seeds(random_state, n_replicates)]
+
+
+def _replicate(i: int, b: int, selector, X, y, seed: int, protocol: dict
+               ) -> tuple[int, int, RunSet]:
+    """Replicate ``b`` of selector ``i``, in whichever process the pool gives it."""
+    return i, b, run_protocol(selector, X, y, random_state=seed, **protocol)
+
+
+def _pool_size(name: str, X: np.ndarray, runs: int, settings: tuple, n_jobs: int,
+               calibrates: bool) -> int:
+    """The processes of a pool of protocols, each running one protocol's runs in turn:
+    ``n_jobs`` (resolved by joblib) when the memory allows as many running runs
+    (:func:`_check_memory`), else the most it allows, one at least (whose protocols
+    :func:`run_protocol` refuses in one line when even one does not fit)."""
+    for jobs in range(effective_n_jobs(n_jobs), 1, -1):
+        try:
+            _check_memory(name, X, runs, settings, jobs, calibrates)
+        except MemoryLimitError:
+            continue
+        return jobs
+    return 1
+
+
+def replicate_protocols(selectors: Sequence, X, y, n_replicates: int, *,
+                        random_states: Sequence, runs: int, resampling: str,
+                        sample_fraction: float, prefilter: int | None, metric: str,
+                        n_jobs: int = 1, on_runs: Callable[[int], object] | None = None
+                        ) -> Iterator[tuple[int, int, RunSet]]:
+    """The B :func:`replicates` of each of several selectors, all their protocols in one
+    pool of processes: ``(i, b, RunSet)``, replicate ``b`` of selector ``i``, as each
+    protocol ends, in no fixed order.
+
+    Selector ``i``'s replicates are those of :func:`replicates` with ``random_states[i]``
+    — the same RunSets, whatever the pool (issue 33: a report's replicates ran trial by
+    trial, in one process for a study with ``n_jobs = 1``, and took longer than the study
+    they reported on). The pool has ``n_jobs`` processes, or fewer when the memory does
+    not allow as many (:func:`_pool_size`), each running one protocol at a time, its runs
+    in turn: B × (number of selectors) tasks of M runs, where each protocol in
+    :func:`replicates` dispatches M tasks of one run; a pool of one runs the protocols
+    here.
+
+    Parameters
+    ----------
+    selectors : sequence of selectors
+    X, y : the data
+    n_replicates : int
+        B.
+    random_states : sequence
+        One ``random_state`` per selector.
+    runs, resampling, sample_fraction, prefilter, metric
+        As :func:`run_protocol` takes them.
+    n_jobs : int
+        The pool's processes (-1: one per core, as joblib counts them).
+    on_runs : callable, optional
+        ``on_runs(n)``: ``n`` more runs done — each run as it ends in a pool of one (the
+        protocols run here), each protocol's M as it ends otherwise; a progress counting
+        runs moves as they go (issue 33).
+
+    Yields
+    ------
+    (int, int, RunSet)
+    """
+    if len(selectors) != len(random_states):
+        raise InvalidInputError(f"one random_state per selector: got {len(random_states)} "
+                                f"for {len(selectors)} selectors.")
+    seeds = [_replicate_seeds(state, n_replicates) for state in random_states]
+    if not selectors:
+        return
+    wrapped = [protocol_selector(selector) for selector in selectors]
+    name = getattr(wrapped[0], "selector_name", type(wrapped[0]).__name__)
+    settings = (resampling, sample_fraction if resampling == "subsample" else None, prefilter)
+    pool = _pool_size(name, np.asarray(X, dtype=float), runs, settings, n_jobs,
+                      any(_needs_calibration(selector) for selector in wrapped))
+    protocol = {"runs": runs, "resampling": resampling, "sample_fraction": sample_fraction,
+                "prefilter": prefilter, "metric": metric, "progress": False, "n_jobs": 1}
+    if on_runs is not None and pool == 1:  # the protocols run here: each run counted
+        protocol["on_run"] = functools.partial(on_runs, 1)
+    results = Parallel(n_jobs=pool, return_as="generator_unordered")(
+        delayed(_replicate)(i, b, selector, X, y, seeds[i][b], protocol)
+        for i, selector in enumerate(wrapped) for b in range(n_replicates))
+    try:
+        for result in results:
+            if on_runs is not None and pool > 1:  # a protocol's M runs, counted as it ends
+                on_runs(runs)
+            yield result
+    finally:  # stopped early (Ctrl-C): the protocols not begun are dropped, without
+        # joblib's warning that they were
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", "[0-9]+ tasks which were still being processed",
+                                    UserWarning)
+            results.close()
 
 
 def run_transfer_protocol(tasks, *, transfer: float, metric: str = "accuracy",

@@ -88,3 +88,59 @@ def test_choose_and_compare(tuned, tmp_path):
     assert "<table" in compared._repr_html_()
     with pytest.raises(InvalidInputError, match="TunedStudy"):
         paretostab.choose(42, 0.5)
+
+
+def test_tune_without_progress_prints_nothing_and_restores_optunas_level(tmp_path, capfd):
+    """No Optuna INFO line per trial (issue 33), Optuna's level restored after the call;
+    a level the caller set other than Optuna's default is kept."""
+    import logging
+
+    import optuna
+
+    records: list[logging.LogRecord] = []
+    handler = logging.Handler()
+    handler.emit = records.append  # type: ignore[method-assign]
+    logger = logging.getLogger("optuna")
+    logger.addHandler(handler)
+    before = optuna.logging.get_verbosity()
+    try:
+        optuna.logging.set_verbosity(optuna.logging.INFO)
+        paretostab.tune({**SPEC, "study": {**SPEC["study"], "trials": 2}},
+                        storage=f"sqlite:///{tmp_path / 'quiet.db'}", progress=False)
+        assert optuna.logging.get_verbosity() == optuna.logging.INFO
+        assert [r.getMessage() for r in records] == []
+        assert capfd.readouterr() == ("", "")
+        optuna.logging.set_verbosity(optuna.logging.DEBUG)  # the caller wants every line
+        paretostab.tune({**SPEC, "study": {**SPEC["study"], "trials": 1, "name": "loud"}},
+                        storage=f"sqlite:///{tmp_path / 'quiet.db'}", progress=False)
+        assert any("Trial 0 finished" in r.getMessage() for r in records)
+    finally:
+        logger.removeHandler(handler)
+        optuna.logging.set_verbosity(before)
+
+
+def test_every_result_has_a_short_repr(tuned, tmp_path):
+    """repr() of what the API returns: a line with names and key numbers, not tables
+    (issue 33: a 5-trial study's report had a repr of 23 000 characters)."""
+    report = tuned.report(gamma=0.5, progress=False)
+    other = paretostab.tune({**SPEC, "study": {**SPEC["study"], "name": "repr", "seed": 2}},
+                            storage=tuned.storage, progress=False)
+    compared = paretostab.compare([tuned.name, other.name], [tuned.storage],
+                                  out=tmp_path / "cmp", replicates=0, progress=False)
+    results = {"TunedStudy": tuned, "Report": report, "StudyReport": report.analysis,
+               "StudyReportResult": report.computed, "StudyFigures": report.figures,
+               "Choice": tuned.choose(0.5), "ComparisonResult": compared,
+               "Comparison": compared.comparison}
+    for name, result in results.items():
+        text = repr(result)
+        assert text.startswith(f"{name}(") and "\n" not in text and len(text) <= 250, text
+    assert repr(tuned) == f"TunedStudy('tiny', storage={tuned.storage!r})"
+    chosen = report.chosen
+    assert repr(chosen) == (
+        f"Choice(trial={chosen.trial}, gamma=0.5, accuracy={chosen.values['accuracy']:.4g}, "
+        f"iw={chosen.values['iw']:.4g}, {len(chosen.features)} features, "
+        f"{len(chosen.flagged)} flagged)")
+    analysis = report.analysis
+    assert (f"StudyReport('tiny': 5 trials, front of {len(analysis.front.trials)} under iw"
+            in repr(analysis)) and f"chooses trial {analysis.chosen_trial})" in repr(analysis)
+    assert repr(compared.comparison).startswith("Comparison(2 groups under iw, nogueira; ")

@@ -83,7 +83,8 @@ def test_tune_prints_plain_progress_lines_on_a_pipe(outputs):
     lines = stderr["tune a"].splitlines()
     assert len(lines) >= 2 and all(TUNE_LINE.fullmatch(line) for line in lines[:-1]), lines
     assert TUNE_END.fullmatch(lines[-1]), lines[-1]
-    assert "6/6 trials" in lines[-2]  # a line each step here (0 s between lines)
+    assert "5/6 trials" in lines[-2]  # a line each step here (0 s between lines)
+    assert "6/6 trials" in lines[-1]  # the last step's: the final line
     assert stderr["tune b"] == ""  # --quiet
 
 
@@ -91,15 +92,16 @@ def test_report_and_compare_print_progress_lines_unless_quiet(outputs):
     _, stderr = outputs
     report = stderr["report a"].splitlines()
     assert report, "no progress line"
-    assert all(re.fullmatch(rf"replicates \(B = 3\): \d+/(\d+) trials, ({TIME} elapsed"
+    assert all(re.fullmatch(rf"replicates \(B = 3\): \d+/(\d+) runs, ({TIME} elapsed"
                             rf"(, about {TIME} left)?|done in {TIME})", line)
                for line in report), report
-    total = re.search(r"/(\d+) trials", report[-1])[1]
-    assert report[-1].startswith(f"replicates (B = 3): {total}/{total} trials, done in ")
+    total = re.search(r"/(\d+) runs", report[-1])[1]
+    assert int(total) % (3 * 4) == 0  # B = 3 protocols of M = 4 runs per front trial
+    assert report[-1].startswith(f"replicates (B = 3): {total}/{total} runs, done in ")
     compare = stderr["compare"].splitlines()
-    assert {line.split(":")[0] for line in compare} == {"replicates of a (B = 3)",
-                                                        "replicates of b (B = 3)"}
-    assert sum("done in" in line for line in compare) == 2
+    # a's front replicated by its report, cached: nothing to run, no line
+    assert {line.split(":")[0] for line in compare} == {"replicates of b (B = 3)"}
+    assert sum("done in" in line for line in compare) == 1
     assert stderr["report b"] == stderr["quiet compare"] == ""  # --quiet
 
 

@@ -450,7 +450,7 @@ def test_compare_writes_the_page_the_csv_and_the_json(storages, tmp_path, capsys
     cached = study._storage.get_study_system_attrs(study._study_id)
     fronts = {t for f in data["fronts"] if f["group"] == "t_test" for t in f["trials"]}
     assert {f"paretostab:replicates:{t}:3" for t in fronts} <= set(cached)
-    monkeypatch.setattr(paretostab._problem, "replicates",
+    monkeypatch.setattr(paretostab._problem, "replicate_protocols",
                         lambda *a, **k: pytest.fail("replicates were re-run"))
     monkeypatch.setattr(paretostab.report._write, "write_report", lambda *a, **k: None)
     assert compare(storages, tmp_path / "again") == 0

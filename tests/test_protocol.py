@@ -9,7 +9,14 @@ import pytest
 
 from paretostab import InvalidInputError, StabilityWarning, stability
 from paretostab._importance import linear_importance
-from paretostab._protocol import replicates, run_protocol, run_transfer_protocol
+import paretostab._protocol as protocol_module
+from paretostab._errors import MemoryLimitError
+from paretostab._protocol import (
+    replicate_protocols,
+    replicates,
+    run_protocol,
+    run_transfer_protocol,
+)
 from paretostab._run_cache import resample
 from paretostab._runset import RunSet
 from paretostab.data import simulate_correlated_groups, variance_prefilter
@@ -185,6 +192,57 @@ def test_replicates_draw_fresh_resamples_and_fresh_beta(data):
     assert len({tuple(r.seeds) for r in reps}) == 3
     again = replicates(BiasedRFE(n_features=4, shape=0.5), X, y, 3, random_state=2, runs=3)
     assert all(a.same_runs(b) for a, b in zip(reps, again, strict=True))
+
+
+PROTOCOL = {"runs": 3, "resampling": "subsample", "sample_fraction": 0.8, "prefilter": 20,
+            "metric": "accuracy"}
+
+
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_replicates_of_several_selectors_in_one_pool_are_each_ones_replicates(data, n_jobs):
+    """The pool gives each selector the RunSets :func:`replicates` gives it with its random
+    state (randomised and calibrated selectors too), whatever the pool's size."""
+    X, y = data
+    selectors = [BiasedRFE(n_features=4, shape=0.5), HybridRFE(n_features=5, n_stable=2),
+                 CalibratedTopVariance(target_features=3)]
+    states = [[0, 4, 1], [0, 9, 1], 7]
+    counted: list[int] = []
+    found = list(replicate_protocols(selectors, X, y, 3, random_states=states,
+                                     n_jobs=n_jobs, on_runs=counted.append, **PROTOCOL))
+    assert sorted((i, b) for i, b, _ in found) == [(i, b) for i in range(3) for b in range(3)]
+    # the runs counted as they end: one by one here, a protocol's M from a pool's process
+    assert counted == [1] * 27 if n_jobs == 1 else [PROTOCOL["runs"]] * 9
+    for i, b, runs in found:
+        alone = replicates(selectors[i], X, y, 3, random_state=states[i], **PROTOCOL)[b]
+        assert alone.same_runs(runs) and alone.params == runs.params
+        np.testing.assert_array_equal(alone.scores, runs.scores)
+        np.testing.assert_array_equal(alone.importance_matrix, runs.importance_matrix)
+    assert list(replicate_protocols([], X, y, 3, random_states=[], **PROTOCOL)) == []
+    with warnings.catch_warnings():  # stopped early (Ctrl-C): no warning of joblib's
+        warnings.simplefilter("error")
+        stopped = replicate_protocols(selectors * 3, X, y, 3, random_states=states * 3,
+                                      n_jobs=n_jobs, **PROTOCOL)
+        next(stopped)
+        stopped.close()
+    with pytest.raises(InvalidInputError, match="one random_state per selector: got 1 for 2"):
+        next(replicate_protocols(selectors[:2], X, y, 3, random_states=[1], **PROTOCOL))
+
+
+def test_a_pool_of_protocols_has_the_processes_the_memory_allows(data, monkeypatch):
+    X, _ = data
+    allowed = []
+
+    def check(name, X, runs, settings, n_jobs, calibrates):
+        allowed.append(n_jobs)
+        if n_jobs > 2:
+            raise MemoryLimitError("too many")
+
+    monkeypatch.setattr(protocol_module, "_check_memory", check)
+    assert protocol_module._pool_size("x", X, 3, ("bootstrap", None, None), 5, False) == 2
+    assert allowed == [5, 4, 3, 2]
+    monkeypatch.setattr(protocol_module, "_check_memory",
+                        lambda *args: (_ for _ in ()).throw(MemoryLimitError("none")))
+    assert protocol_module._pool_size("x", X, 3, ("bootstrap", None, None), 5, False) == 1
 
 
 def test_transfer_protocol_rows_are_tasks():

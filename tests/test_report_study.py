@@ -92,7 +92,7 @@ def test_report_writes_html_csv_and_json(study_url, tmp_path, monkeypatch):
     # a second report reuses the replicates cached in the study (not as artifacts)
     import paretostab._problem
 
-    monkeypatch.setattr(paretostab._problem, "replicates",
+    monkeypatch.setattr(paretostab._problem, "replicate_protocols",
                         lambda *a, **k: pytest.fail("replicates were re-run"))
     again = build_report(study_url, out=tmp_path / "again", progress=False)  # γ = 0.5
     assert json.loads((again / "summary.json").read_text())["dominance_area_interval"] is not None
@@ -162,6 +162,32 @@ def test_replicates_cached_without_a_measure_are_rerun_and_merged(study_url, tmp
         assert all(after[key][m] == before[key][m] for m in before[key])
 
 
+def test_the_replicates_of_the_front_in_one_pool_are_those_trial_by_trial(study_url):
+    """The report runs every front trial's replicates in one pool: each trial's values are
+    those of its B protocols run alone with its seeds (a study's cached replicates stay
+    valid), each kept once as soon as its B are done."""
+    from dataclasses import replace
+
+    from paretostab._protocol import replicates
+    from paretostab.report._refits import Refits
+    from tests.studies import read
+
+    data = replace(read(study_url), cache={})  # none cached by the other tests' reports
+    numbers = list(data.table["trial"])
+    kept: list[str] = []
+    found = Refits(data, lambda name, key, value: kept.append(key)).replicate_trials(
+        numbers, 3, ["iw", "nogueira"], progress=False)
+    assert list(found) == numbers and sorted(kept) == sorted(
+        f"paretostab:replicates:{number}:3" for number in numbers)
+    problem = data.problem
+    for number in numbers:
+        alone = replicates(problem.estimator(data.params[number]), problem.X, problem.y, 3,
+                           random_state=[0, number, 1], **problem.protocol_options())
+        assert found[number]["accuracy"] == [runs.accuracy for runs in alone]
+        assert found[number]["iw"] == [runs.stability("iw") for runs in alone]
+        assert found[number]["nogueira"] == [runs.stability("nogueira") for runs in alone]
+
+
 def test_a_measure_needing_a_similarity_the_study_has_none_of(study_url, tmp_path):
     """The study records no similarity measure: the report recomputes φ_msi from the trials'
     RunSets and from fresh replicates with |Spearman| on the data (the papers' choice), the
@@ -227,38 +253,49 @@ def test_the_report_gives_the_study_note_the_front_as_of_its_run(study_url, tmp_
     assert again.count("## The Pareto front") == 1  # replaced, not appended
 
 
+def stopping_after_the_first_trial(replicate_protocols, stop):
+    """``Problem.replicate_protocols`` calling ``stop()`` when a protocol comes after one
+    trial's B are done (the protocols of all trials run in one pool, in no fixed order);
+    the trials run, by their random state, in ``wrapped.trials``."""
+    def wrapped(self, settings, n, *, random_states, **options):
+        wrapped.trials.extend(state[1] for state in random_states)
+        counts: dict[int, int] = {}
+        for i, b, runs in replicate_protocols(self, settings, n, random_states=random_states,
+                                              **options):
+            if n in counts.values():
+                stop()
+            counts[i] = counts.get(i, 0) + 1
+            yield i, b, runs
+
+    wrapped.trials = []
+    return wrapped
+
+
 def test_an_interrupted_report_keeps_the_replicates_it_computed(tmp_path, monkeypatch):
     """Ctrl-C during the replicates: the front trials replicated so far are stored in the
     study (each refit is written as it is computed), and the next report reuses them."""
     import paretostab._problem
+    from tests.studies import read
 
     url = f"sqlite:///{tmp_path / 'study.db'}"
     run_study(parse_spec(SPEC), storage=url, progress=False)
-    replicate = paretostab._problem.Problem.replicates
-    done: list[int] = []
+    replicate = paretostab._problem.Problem.replicate_protocols
 
-    def stop_at_the_second(self, params, n, *, random_state):
-        if done:
-            raise KeyboardInterrupt
-        done.append(random_state[1])
-        return replicate(self, params, n, random_state=random_state)
+    def interrupt():
+        raise KeyboardInterrupt
 
-    monkeypatch.setattr(paretostab._problem.Problem, "replicates", stop_at_the_second)
+    monkeypatch.setattr(paretostab._problem.Problem, "replicate_protocols",
+                        stopping_after_the_first_trial(replicate, interrupt))
     with pytest.raises(KeyboardInterrupt):
         build_report(url, out=tmp_path / "report", progress=False)
-    from tests.studies import read
-
     kept = [k for k in read(url).cache if k.startswith("paretostab:replicates:")]
-    assert kept == [f"paretostab:replicates:{done[0]}:3"]
-    monkeypatch.setattr(paretostab._problem.Problem, "replicates", replicate)
-    calls: list[int] = []
-    monkeypatch.setattr(paretostab._problem.Problem, "replicates",
-                        lambda self, params, n, *, random_state: (
-                            calls.append(random_state[1])
-                            or replicate(self, params, n, random_state=random_state)))
+    assert len(kept) == 1 and kept[0].endswith(":3")
+    done = int(kept[0].split(":")[2])
+    again = stopping_after_the_first_trial(replicate, lambda: None)
+    monkeypatch.setattr(paretostab._problem.Problem, "replicate_protocols", again)
     summary = json.loads((build_report(url, out=tmp_path / "again", progress=False)
                           / "summary.json").read_text())
-    assert done[0] not in calls and sorted(calls) == sorted(set(summary["front"]) - {done[0]})
+    assert sorted(again.trials) == sorted(set(summary["front"]) - {done})
 
 
 def test_an_analysis_is_drawn_with_its_maps_and_scored_on_a_held_out_part_it_has(study_url):
@@ -293,12 +330,9 @@ def test_a_report_killed_mid_way_keeps_the_replicates_it_computed(tmp_path):
     code = (
         "import os, signal, paretostab._problem as p\n"
         "from paretostab.report import analysed_study\n"
-        "replicate, done = p.Problem.replicates, []\n"
-        "def killed(self, *args, **kwargs):\n"
-        "    if done: os.kill(os.getpid(), signal.SIGKILL)\n"
-        "    done.append(1)\n"
-        "    return replicate(self, *args, **kwargs)\n"
-        "p.Problem.replicates = killed\n"
+        "from tests.test_report_study import stopping_after_the_first_trial\n"
+        "p.Problem.replicate_protocols = stopping_after_the_first_trial(\n"
+        "    p.Problem.replicate_protocols, lambda: os.kill(os.getpid(), signal.SIGKILL))\n"
         f"analysed_study({url!r}, progress=False)\n")
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert run.returncode == -signal.SIGKILL, run.stderr

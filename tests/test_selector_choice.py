@@ -269,10 +269,11 @@ def test_report_and_choose_refit_a_multi_selector_trial(tmp_path, monkeypatch):
     chosen = choose(url, 0.5)
     assert chosen.params[SELECTOR_PARAM] in {"t_test", "logistic_rfe", "lasso"}
     assert len(chosen.features) >= 1
-    replicated = []  # trial numbers, from each replicate call's seed [spec seed, trial, 1]
-    run_replicates = paretostab._problem.replicates
-    monkeypatch.setattr(paretostab._problem, "replicates", lambda *args, **kwargs: (
-        replicated.append(kwargs["random_state"][1]) or run_replicates(*args, **kwargs)))
+    replicated = []  # trial numbers, from each replicated trial's seed [spec seed, trial, 1]
+    run_replicates = paretostab._problem.replicate_protocols
+    monkeypatch.setattr(paretostab._problem, "replicate_protocols", lambda *args, **kwargs: (
+        replicated.extend(state[1] for state in kwargs["random_states"])
+        or run_replicates(*args, **kwargs)))
     out = build_report(url, out=tmp_path / "report", progress=False)
     summary = json.loads((out / "summary.json").read_text())
     # each trial on the study's front is its selector's front too: replicated once

@@ -352,14 +352,14 @@ def test_the_report_replicates_draw_fresh_resamples(tmp_path, monkeypatch):
                  progress=False)
     trial_seeds = {int(s) for r in trial_runsets(url, study) for s in r.seeds}
     drawn = []
-    original = paretostab._problem.replicates
+    original = paretostab._problem.replicate_protocols
 
     def spy(*args, **kwargs):
-        runsets = original(*args, **kwargs)
-        drawn.extend(runsets)
-        return runsets
+        for found in original(*args, **kwargs):
+            drawn.append(found[2])
+            yield found
 
-    monkeypatch.setattr(paretostab._problem, "replicates", spy)
+    monkeypatch.setattr(paretostab._problem, "replicate_protocols", spy)
     build_report(url, out=tmp_path / "report", progress=False)
     assert drawn
     replicate_seeds = [tuple(r.seeds) for r in drawn]

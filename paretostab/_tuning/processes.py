@@ -32,7 +32,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from multiprocessing.process import BaseProcess
 from pathlib import Path
@@ -56,7 +56,7 @@ from paretostab._faults import (
     one_line,
 )
 from paretostab._problem import Problem
-from paretostab._progress import Progress, progress_bar
+from paretostab._progress import Progress, bar_class, progress_bar
 from paretostab._run_cache import DEFAULT_CACHE_BYTES
 from paretostab._signals import raise_if_stopped, stop_signals
 from paretostab._storage import (
@@ -135,6 +135,23 @@ class TuneSettings:
     def artifact_location(self) -> str:
         """The artifact store as a person names it: the folder or ``s3://`` address."""
         return str(self.artifacts or default_artifact_dir(self.storage))
+
+
+@contextlib.contextmanager
+def quiet_optuna() -> Iterator[None]:
+    """Optuna's INFO lines — one for a new study, one per finished trial — held back while
+    :func:`paretostab.tune` runs (issue 33: ``progress=False`` printed a line per trial;
+    the progress reports the trials): Optuna's default level, INFO, becomes WARNING for
+    the call, its workers log as it then does (:class:`TuneSettings`), and the caller's
+    level is restored after. Another level the caller set (DEBUG to see every line,
+    ERROR) is kept."""
+    before = optuna.logging.get_verbosity()
+    if before == optuna.logging.INFO:
+        optuna.logging.set_verbosity(optuna.logging.WARNING)
+    try:
+        yield
+    finally:
+        optuna.logging.set_verbosity(before)
 
 
 def run_study(spec: StudySpec, *, storage: str | None = None, study_name: str | None = None,
@@ -267,10 +284,8 @@ def _say_failed(trial: optuna.trial.FrozenTrial) -> None:
     """One line on stderr for a failed trial, with its reason (also the trial's
     ``fail_reason``)."""
     if trial.state == TrialState.FAIL:
-        from tqdm.auto import tqdm
-
         reason = trial.user_attrs.get("fail_reason", "no reason recorded")
-        tqdm.write(f"trial {trial.number} failed: {reason}", file=sys.stderr)
+        bar_class().write(f"trial {trial.number} failed: {reason}", file=sys.stderr)
 
 
 def _advance(bar: Progress, study: optuna.Study, start: int) -> None:

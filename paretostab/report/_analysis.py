@@ -299,6 +299,18 @@ class StudyReport:
     nested: NestedEvaluation | None = None
     data: str = "the whole data"
 
+    def __repr__(self) -> str:
+        """A few numbers, not the tables (issue 33: a 5-trial study's repr was 23 000
+        characters): the study, its trials, the front and its dominance area, B and the
+        γ choice."""
+        front = self.front
+        interval = ("" if front.interval is None else
+                    f" [{front.interval.low:.3f}, {front.interval.high:.3f}]")
+        return (f"StudyReport({self.study!r}: {len(self.table)} trials, front of "
+                f"{len(front.trials)} under {self.objective}, dominance area "
+                f"{front.dominance_area:.3f}{interval}, B = {self.replicates}, "
+                f"γ = {self.gamma:g} chooses trial {self.chosen_trial})")
+
     @property
     def metric_label(self) -> str:
         """The first objective's axis label: the metric, and for plain accuracy the rate a
@@ -558,6 +570,10 @@ class StudiesComparison:
     groups: tuple[Group, ...]
     studies: tuple[dict, ...]
     weight: Weight | None
+
+    def __repr__(self) -> str:
+        """The comparison's, not its tables (issue 33)."""
+        return f"StudiesComparison({self.comparison!r})"
 
     def to_dict(self) -> dict:
         """``comparison.json``: the studies, the weight and the whole comparison."""

@@ -123,6 +123,10 @@ class StudyReportResult:
     analysis: StudyReport
     figures: StudyFigures
 
+    def __repr__(self) -> str:
+        """The analysis's, not the study's data and figures (issue 33)."""
+        return f"StudyReportResult({self.analysis!r})"
+
 
 def analysed_study(storage_url: str, *, study_name: str | None = None,
                    measures: Sequence[str] | None = None, replicates: int | None = None,

@@ -238,6 +238,15 @@ class Comparison:
     combined: dict[str, CombinedFront]
     table3: pd.DataFrame
 
+    def __repr__(self) -> str:
+        """The groups, measures and the dominance area of each group's front under the
+        first measure, not the tables (issue 33)."""
+        first, n = self.measures[0], len(self.groups)
+        areas = ", ".join(f"{front.group!r} {front.dominance_area:.3f}"
+                          for front in self.fronts[first])
+        return (f"Comparison({n} group{'s' * (n != 1)} under {', '.join(self.measures)}; "
+                f"dominance area under {first}: {areas})")
+
     def front(self, measure: str, group: str) -> GroupFront:
         """The front of ``group`` under ``measure``."""
         return self.fronts[measure][self.groups.index(group)]

@@ -75,6 +75,12 @@ class StudyFigures:
     maps: Figure
     selectors: ComparisonFigures | None = None
 
+    def __repr__(self) -> str:
+        """The figures' names, not matplotlib's description of each (issue 33)."""
+        names = ["front", "fronts", "overview", "maps"] + (["selectors"] if self.selectors
+                                                           else [])
+        return f"StudyFigures({', '.join(names)}; {len(self.front_links)} front links)"
+
 
 def study_figures(report: StudyReport) -> StudyFigures:
     """The figures of ``report``'s page."""

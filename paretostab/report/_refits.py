@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Sequence
 
 import pandas as pd
 
-from paretostab._progress import progress_bar
+from paretostab._progress import EVERY, progress_bar
 from paretostab.evaluation import INTERVAL_METHODS, HeldOutScore
 from paretostab.report._study_data import (
     HELD_OUT_KEY,
@@ -105,33 +105,70 @@ class Refits:
         ``number``'s setting: ``{"accuracy": [...], measure: [...]}`` (cached as
         ``paretostab:replicates:N:B``; a cached entry lacking a measure is run again and
         extended)."""
-        measures = list(measures)
-        key = f"{REPLICATES_KEY}{int(number)}:{n_replicates}"
-        cached = self._lookup(key)
-        if isinstance(cached, dict) and all(m in cached for m in measures):
-            return cached
-        problem, spec = self.data.problem, self.data.checked_spec
-        runsets = problem.replicates(self.data.params[int(number)], n_replicates,
-                                     random_state=[spec.seed or 0, int(number), 1])
-        values: dict[str, list[float]] = {"accuracy": [r.accuracy for r in runsets]}
-        for runs in runsets:
-            found = problem.measure_values(runs, measures)
-            for name in measures:
-                values.setdefault(name, []).append(found.get(name, math.nan))
-        self._store(key, {**(cached if isinstance(cached, dict) else {}), **values})
-        return values
+        return self.replicate_trials([number], n_replicates, list(measures),
+                                     progress=False)[int(number)]
 
     def replicate_trials(self, numbers: Sequence[int], n_replicates: int,
                          measures: Sequence[str], *, progress: bool | None = None,
                          description: str = "replicates") -> dict[int, dict]:
-        """:meth:`replicates` of each of the trials ``numbers`` (trial number → values),
-        with their progress: a bar on a terminal and plain lines on stderr otherwise
-        (``progress`` None), the bar (True) or nothing (False)
-        (:func:`~paretostab._progress.progress_bar`)."""
-        found = {}
-        with progress_bar(len(numbers), f"{description} (B = {n_replicates})",
-                          progress=progress, unit="trials", leave=False) as bar:
-            for number in numbers:
-                found[int(number)] = self.replicates(number, n_replicates, measures)
-                bar.update()
+        """:meth:`replicates` of each of the trials ``numbers`` (trial number → values).
+
+        The protocols of every trial not cached run in one pool of processes
+        (:meth:`~paretostab._problem.Problem.replicate_protocols`; the same values as
+        trial by trial), and each trial's values are kept as soon as its B protocols are
+        done. Their progress counts runs — M for each protocol, of every trial to compute;
+        each run as it ends in a pool of one — with the pace and the time left (issue 33: counted in trials, a slow study's
+        report showed ``0/2 trials`` for minutes): a bar on a terminal and plain lines
+        on stderr otherwise (``progress`` None; a line every ten protocols or every 30 s),
+        the bar (True) or nothing (False) (:func:`~paretostab._progress.progress_bar`).
+        """
+        measures = list(measures)
+        found: dict[int, dict] = {}
+        missing: dict[int, dict] = {}  # trial → its cached entry lacking a measure, or {}
+        for number in map(int, numbers):
+            cached = self._lookup(f"{REPLICATES_KEY}{number}:{n_replicates}")
+            if isinstance(cached, dict) and all(m in cached for m in measures):
+                found[number] = cached
+            else:
+                missing[number] = cached if isinstance(cached, dict) else {}
+        if missing:
+            found.update(self._run_replicates(missing, n_replicates, measures,
+                                              progress=progress, description=description))
+        return {int(number): found[int(number)] for number in numbers}
+
+    def _run_replicates(self, missing: dict[int, dict], n_replicates: int,
+                        measures: list[str], *, progress: bool | None,
+                        description: str) -> dict[int, dict]:
+        """The replicates of the trials ``missing``, run in one pool, each trial's kept
+        as soon as its B protocols are done (:meth:`replicate_trials`)."""
+        todo = list(missing)
+        problem, seed = self.data.problem, self.data.checked_spec.seed or 0
+        runs = problem.spec.protocol.runs
+        found: dict[int, dict] = {}
+        values: dict[int, dict[int, dict[str, float]]] = {number: {} for number in todo}
+        with progress_bar(len(todo) * n_replicates * runs,
+                          f"{description} (B = {n_replicates})", progress=progress,
+                          unit="runs", leave=False, every=EVERY * runs) as bar:
+            for i, b, runset in problem.replicate_protocols(
+                    [self.data.params[number] for number in todo], n_replicates,
+                    random_states=[[seed, number, 1] for number in todo],
+                    on_runs=bar.update):
+                number = todo[i]
+                measured = problem.measure_values(runset, measures)
+                values[number][b] = {"accuracy": runset.accuracy,
+                                     **{m: measured.get(m, math.nan) for m in measures}}
+                if len(values[number]) == n_replicates:
+                    done = values.pop(number)
+                    found[number] = self._keep_replicates(
+                        number, n_replicates, missing[number],
+                        [done[r] for r in range(n_replicates)])
         return found
+
+    def _keep_replicates(self, number: int, n_replicates: int, cached: dict,
+                         replicates: list[dict[str, float]]) -> dict:
+        """Store trial ``number``'s replicates, one list per value (``cached``: its entry
+        lacking a measure, extended)."""
+        values = {name: [replicate[name] for replicate in replicates]
+                  for name in replicates[0]}
+        self._store(f"{REPLICATES_KEY}{number}:{n_replicates}", {**cached, **values})
+        return values
