@@ -1,5 +1,5 @@
 """Wall and CPU time of a report's replicates: trial by trial, as the report ran them
-before issue 33, against all front trials' protocols in one pool.
+before, against all front trials' protocols in one pool.
 
 Run from the repository root::
 

@@ -348,7 +348,7 @@ class Report:
     computed: StudyReportResult
 
     def __repr__(self) -> str:
-        """The analysis's few numbers, not its tables and figures (issue 33)."""
+        """The analysis's few numbers, not its tables and figures."""
         return f"Report({self.analysis!r})"
 
     @property

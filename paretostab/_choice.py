@@ -47,7 +47,7 @@ class Choice:
 
     def __repr__(self) -> str:
         """The trial, γ, its values and how many features and flagged trials, not the
-        lists (issue 33: a short repr, as scikit-learn's estimators have)."""
+        lists (a short repr, as scikit-learn's estimators have)."""
         values = ", ".join(f"{name}={value:.4g}" for name, value in self.values.items())
         held = "" if self.held_out is None else ", held out"
         return (f"Choice(trial={self.trial}, gamma={self.gamma:g}, {values}, "

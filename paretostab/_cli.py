@@ -139,7 +139,7 @@ def _progress(args) -> bool | None:
 
 def _one_line(show):
     """``warnings.showwarning`` that shows a :class:`~paretostab.DataWarning` as one line
-    on stderr, ``warning: …``, as an error is ``error: …`` (issue 33: it comes before
+    on stderr, ``warning: …``, as an error is ``error: …`` (it comes before
     the study starts, and must be read); other warnings as ``show`` shows them."""
     def shown(message, category, filename, lineno, file=None, line=None) -> None:
         if not issubclass(category, DataWarning):

@@ -104,7 +104,7 @@ def _names_rows(column: pd.Series) -> bool:
 def sample_ids(frame: pd.DataFrame, name: str, label: str | None = None,
                id: str | None = None) -> pd.DataFrame:
     """``frame`` (one row per sample) with its column of sample IDs taken out and made
-    its index (as text): never a feature (issue 33: a pandas index written by
+    its index (as text): never a feature (a pandas index written by
     ``to_csv`` loaded as a feature, which, with the samples sorted by class, predicted
     the labels alone and was chosen as the one gene).
 

@@ -24,7 +24,7 @@ def _count(n: int) -> str:
 def described(value: object) -> str:
     """``value`` as an error line shows what was given: its ``repr``, but data (an array,
     a DataFrame, an AnnData: anything with a shape) by its type and size, never printed
-    (issue 33: a DataFrame given where a path was expected printed all its 150 × 2 001
+    (a DataFrame given where a path was expected printed all its 150 × 2 001
     cells).
 
     Examples

@@ -448,7 +448,7 @@ def replicate_protocols(selectors: Sequence, X, y, n_replicates: int, *,
     protocol ends, in no fixed order.
 
     Selector ``i``'s replicates are those of :func:`replicates` with ``random_states[i]``
-    — the same RunSets, whatever the pool (issue 33: a report's replicates ran trial by
+    — the same RunSets, whatever the pool (a report's replicates ran trial by
     trial, in one process for a study with ``n_jobs = 1``, and took longer than the study
     they reported on). The pool has ``n_jobs`` processes, or fewer when the memory does
     not allow as many (:func:`_pool_size`), each running one protocol at a time, its runs
@@ -471,7 +471,7 @@ def replicate_protocols(selectors: Sequence, X, y, n_replicates: int, *,
     on_runs : callable, optional
         ``on_runs(n)``: ``n`` more runs done — each run as it ends in a pool of one (the
         protocols run here), each protocol's M as it ends otherwise; a progress counting
-        runs moves as they go (issue 33).
+        runs moves as they go.
 
     Yields
     ------

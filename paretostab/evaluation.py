@@ -33,8 +33,8 @@ from sklearn.model_selection import StratifiedKFold, StratifiedShuffleSplit
 from paretostab._errors import InvalidInputError
 from paretostab._metrics import metric_value
 
-__all__ = ["INTERVAL_METHODS", "LABEL_FREE_REASON", "ChanceFlags", "HeldOutScore", "Split", "auc_interval",
-           "balanced_accuracy_interval", "chance_p_value", "evaluation_split", "f1_interval",
+__all__ = ["INTERVAL_METHODS", "LABEL_FREE_REASON", "ChanceFlags", "HeldOutScore", "Split",
+           "auc_interval", "balanced_accuracy_interval", "chance_p_value", "evaluation_split", "f1_interval",
            "ignores_labels", "no_information_value", "outer_study_name", "score_interval",
            "wilson_interval"]
 
@@ -205,7 +205,7 @@ def balanced_accuracy_interval(correct: np.ndarray, counts: np.ndarray,
     mean; Hoeffding 1956) and the interval is Wilson's of the accuracy, which b then is.
     With one class it is Wilson's of its recall. Like Wilson's it keeps a positive width
     at b = 1 and at a constant prediction's 1/K, where a percentile bootstrap collapses to
-    a point (issue 33); and like Wilson's its coverage oscillates about the nominal level
+    a point; and like Wilson's its coverage oscillates about the nominal level
     at small n (tests/test_evaluation.py measures it at n = 12 and 100)."""
     counts = np.asarray(counts)
     value = float(np.mean(np.asarray(correct) / counts))
@@ -225,7 +225,7 @@ def f1_interval(true_positives: np.ndarray, false_positives: np.ndarray,
     negative of another), so their mean takes the mean of the ends: MOVER with the
     correlation 1 (Zou & Donner 2008), to the normal approximation the widest the
     dependence can make it. Wilson's
-    interval keeps a positive width at J = 1, so does this one (issue 33)."""
+    interval keeps a positive width at J = 1, so does this one."""
     tp = np.asarray(true_positives)
     involved = tp + np.asarray(false_positives) + np.asarray(false_negatives)
     ends = np.array([wilson_interval(int(t), int(m), level) if m else (0.0, 0.0)
@@ -245,7 +245,7 @@ def auc_interval(auc: float, positives: int, negatives: int,
 
     Like Wilson's interval for a proportion (and unlike the Wald or DeLong intervals and
     the bootstrap, all of which have zero width at an AUC of 1) it keeps a positive
-    width at 0 and 1 (issue 33), and lies within [0, 1]."""
+    width at 0 and 1, and lies within [0, 1]."""
     z2 = float(stats.norm.ppf((1 + level) / 2)) ** 2
     m, n = int(positives), int(negatives)
     pairs, half_n = m * n, (m + n) / 2
@@ -277,7 +277,7 @@ def score_interval(y: np.ndarray, output: np.ndarray, metric: str, classes: np.n
     metric_output`) on held-out examples labelled ``y``, with its ``level`` interval
     (:class:`HeldOutScore`): Wilson's for accuracy (:func:`wilson_interval`), and for the
     other metrics intervals that keep a positive width for perfect or constant
-    predictions (issue 33: a percentile bootstrap gave [1, 1] for 12 examples all
+    predictions (a percentile bootstrap gave [1, 1] for 12 examples all
     predicted right) — :func:`balanced_accuracy_interval`, :func:`f1_interval` over the
     estimator's ``classes``, :func:`auc_interval` (one-vs-rest with K > 2 classes, the
     mean of the classes' ends, as for the F1). NaN where the metric is (no example; an

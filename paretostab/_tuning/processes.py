@@ -140,7 +140,7 @@ class TuneSettings:
 @contextlib.contextmanager
 def quiet_optuna() -> Iterator[None]:
     """Optuna's INFO lines — one for a new study, one per finished trial — held back while
-    :func:`paretostab.tune` runs (issue 33: ``progress=False`` printed a line per trial;
+    :func:`paretostab.tune` runs (``progress=False`` printed a line per trial;
     the progress reports the trials): Optuna's default level, INFO, becomes WARNING for
     the call, its workers log as it then does (:class:`TuneSettings`), and the caller's
     level is restored after. Another level the caller set (DEBUG to see every line,

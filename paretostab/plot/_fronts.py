@@ -154,7 +154,7 @@ class _Region(EllipsePatch):
     side; a larger one is a thin, faint outline alone — checked each time it is drawn, at
     the final zoom. With few replicates (B = 3) regions span the whole zoomed window:
     filled, overlapping ones turned it grey over the points, and dark outlines of dozens
-    of them crossed it like a scribble (issue 33).
+    of them crossed it like a scribble.
 
     Parameters
     ----------

@@ -300,7 +300,7 @@ class StudyReport:
     data: str = "the whole data"
 
     def __repr__(self) -> str:
-        """A few numbers, not the tables (issue 33: a 5-trial study's repr was 23 000
+        """A few numbers, not the tables (a 5-trial study's repr was 23 000
         characters): the study, its trials, the front and its dominance area, B and the
         γ choice."""
         front = self.front
@@ -572,7 +572,7 @@ class StudiesComparison:
     weight: Weight | None
 
     def __repr__(self) -> str:
-        """The comparison's, not its tables (issue 33)."""
+        """The comparison's, not its tables."""
         return f"StudiesComparison({self.comparison!r})"
 
     def to_dict(self) -> dict:

@@ -124,7 +124,7 @@ class StudyReportResult:
     figures: StudyFigures
 
     def __repr__(self) -> str:
-        """The analysis's, not the study's data and figures (issue 33)."""
+        """The analysis's, not the study's data and figures."""
         return f"StudyReportResult({self.analysis!r})"
 
 

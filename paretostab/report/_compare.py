@@ -240,7 +240,7 @@ class Comparison:
 
     def __repr__(self) -> str:
         """The groups, measures and the dominance area of each group's front under the
-        first measure, not the tables (issue 33)."""
+        first measure, not the tables."""
         first, n = self.measures[0], len(self.groups)
         areas = ", ".join(f"{front.group!r} {front.dominance_area:.3f}"
                           for front in self.fronts[first])

@@ -76,7 +76,7 @@ class StudyFigures:
     selectors: ComparisonFigures | None = None
 
     def __repr__(self) -> str:
-        """The figures' names, not matplotlib's description of each (issue 33)."""
+        """The figures' names, not matplotlib's description of each."""
         names = ["front", "fronts", "overview", "maps"] + (["selectors"] if self.selectors
                                                            else [])
         return f"StudyFigures({', '.join(names)}; {len(self.front_links)} front links)"

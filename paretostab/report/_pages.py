@@ -54,7 +54,7 @@ _NARROWING_REPLICATES = 20
 
 def _few_replicates(front: GroupFront) -> str:
     """Why the front's regions and DA interval are wide, when they are for want of
-    replicates (issue 33: at B = 3 the interval is [0, 1] and the regions cover the figure):
+    replicates (at B = 3 the interval is [0, 1] and the regions cover the figure):
     each region reaches ``sqrt(radius2)`` standard deviations of its trial's replicates
     from their mean along each axis (:func:`hotelling_radius2`: 16.3 at B = 3, 1.0 at
     B = 10, 0.61 at B = 20 for 95%); "" when that is at most one (B ≥ 11 at 95%)."""
@@ -149,7 +149,7 @@ def study_sections(report: StudyReport, figures: StudyFigures) -> list[Section]:
 
 
 def _chance_headline(report: StudyReport) -> str:
-    """The summary's first words for a study at chance level (issue 33: a study of
+    """The summary's first words for a study at chance level (a study of
     permuted labels kept a non-zero headline dominance area), else ""."""
     if not report.at_chance or report.flags is None:
         return ""

@@ -117,8 +117,9 @@ class Refits:
         (:meth:`~paretostab._problem.Problem.replicate_protocols`; the same values as
         trial by trial), and each trial's values are kept as soon as its B protocols are
         done. Their progress counts runs — M for each protocol, of every trial to compute;
-        each run as it ends in a pool of one — with the pace and the time left (issue 33: counted in trials, a slow study's
-        report showed ``0/2 trials`` for minutes): a bar on a terminal and plain lines
+        each run as it ends in a pool of one — with the pace and the time left (counted
+        in trials, a slow study's report showed ``0/2 trials`` for minutes): a bar on a
+        terminal and plain lines
         on stderr otherwise (``progress`` None; a line every ten protocols or every 30 s),
         the bar (True) or nothing (False) (:func:`~paretostab._progress.progress_bar`).
         """

@@ -68,7 +68,7 @@ def parse_spec(mapping: Mapping, *, base: Path | None = None,
     memory : bool
         The data are given in memory (``tune(spec, data=…)``): a spec without ``[data]
         source`` (or without ``[data]``) gets ``source = "memory"``, which ``tune``'s
-        data then fill (issue 33: the spec reference says ``tune`` sets it).
+        data then fill (the spec reference says ``tune`` sets it).
 
     Returns
     -------
