@@ -286,6 +286,10 @@ class Problem:
         notes = (*notes, *_importance_notes(spec, X, y), *_search_notes(spec))
         advice = metric_advice(y, spec.protocol.metric)
         notes = notes if advice is None else (*notes, advice)
+        if data.id_column is not None and spec.data.id is None:
+            notes = (*notes, f"data.id: column {data.id_column!r} of {data.name} read as the "
+                             "sample IDs, not a feature (an index-like first column); "
+                             "[data] id names the ID column")
         problem = cls(spec, X, y, tuple(data.feature_names),
                       FeatureSimilarity(X, spec.objective.similarity)
                       if spec.objective.similarity else None, data.groups, notes,

@@ -56,7 +56,9 @@ class Dataset:
     correlated groups; :data:`UNGROUPED` (−1) for a feature outside any group, a group of
     its own). ``sample_names`` names the rows where the data do: a table's column of
     sample IDs, the header of a table with features in rows, the first column of a table
-    whose labels are kept apart, an AnnData's ``obs_names``, a DataFrame's index.
+    whose labels are kept apart, an AnnData's ``obs_names``, a DataFrame's index;
+    ``id_column`` the table's column they were read from (None: no such column), which the
+    study's first lines name when it was taken as sample IDs without ``[data] id``.
     """
 
     X: np.ndarray
@@ -65,6 +67,7 @@ class Dataset:
     name: str
     groups: np.ndarray | None = field(default=None)
     sample_names: tuple[str, ...] | None = field(default=None)
+    id_column: str | None = field(default=None)
 
     @property
     def n_samples(self) -> int:
@@ -337,7 +340,10 @@ def load_dataset(source: str | Path, *, label: str = "label", impute: str | None
             labels=None if labels is None else Path(labels), id=id)
         X, y, names, samples = _clean(frame, found, path.name, impute)
         check_classes(y, where)
-        data = Dataset(X, y, names, path.name.split(".")[0], sample_names=samples)
+        column = (frame.index.name if orientation == "samples_in_rows" and labels is None
+                  else None)
+        data = Dataset(X, y, names, path.name.split(".")[0], sample_names=samples,
+                       id_column=column if isinstance(column, str) else None)
         _warn_row_order(data, path.name)
         return data
     check_classes(data.y, data.name)

@@ -93,6 +93,25 @@ def test_a_sample_column_of_text_names_the_samples(tmp_path, values):
     assert Problem.from_spec(load_spec(tmp_path / "s.toml")).feature_names == tuple(GENES)
 
 
+def test_a_study_says_which_column_it_read_as_the_sample_ids(tmp_path, values):
+    """The column taken is said in the study's first lines (a note), unless [data] id
+    named it; data without one get no such note."""
+    table(values).to_csv(tmp_path / "noise.csv")
+    table(values, sample=NAMES).to_csv(tmp_path / "s.csv", index=False)
+    table(values).to_csv(tmp_path / "plain.csv", index=False)
+    spec = {"study": {"name": "s"}, "selector": {"name": "t_test",
+                                                 "fixed": {"n_features": 3}}}
+    def notes(**data):
+        found = Problem.from_spec(parse_spec({**spec, "data": data})).notes
+        return [n for n in found if n.startswith("data.id:")]
+    assert notes(source=str(tmp_path / "noise.csv")) == [
+        "data.id: column 'Unnamed: 0' of noise read as the sample IDs, not a feature (an "
+        "index-like first column); [data] id names the ID column"]
+    assert "column 'sample' of s read" in notes(source=str(tmp_path / "s.csv"))[0]
+    assert notes(source=str(tmp_path / "s.csv"), id="sample") == []
+    assert notes(source=str(tmp_path / "plain.csv")) == []
+
+
 @pytest.mark.parametrize("start", [0, 1])
 def test_a_first_column_of_the_row_numbers_names_the_samples(tmp_path, values, start):
     numbers = np.arange(start, N + start)
