@@ -131,7 +131,13 @@ class TunedStudy:
 
     def choose(self, gamma: float, **options) -> Choice:
         """:func:`choose` in this study: the front trial γ chooses; the ``options`` are
-        :func:`choose`'s keyword arguments (``measure``, ``level``, ``allow_chance``)."""
+        :func:`choose`'s keyword arguments (``measure``, ``level``, ``allow_chance``).
+
+        Parameters
+        ----------
+        gamma : float in [0, 1]
+            The weight of accuracy in ``γA + (1 − γ)φ`` (003 §7.1), as :func:`choose`'s.
+        """
         return choose(self, gamma, **options)
 
     def to_html(self) -> str:
@@ -403,7 +409,14 @@ class Report:
 
     def save(self, out: str | Path = "report") -> Path:
         """Write ``index.html``, ``front.csv``, ``summary.json`` (and ``selectors.csv``) to
-        ``out`` and give the study's dashboard note the front as of now; returns ``out``."""
+        ``out`` and give the study's dashboard note the front as of now; returns ``out``.
+
+        Parameters
+        ----------
+        out : str or Path
+            The report's folder, created if missing (default ``report`` in the working
+            folder).
+        """
         from paretostab.report import save_study_report
 
         return save_study_report(self.computed, out)

@@ -77,7 +77,18 @@ class UnknownNameError(ParetostabError, ValueError):
 
     @classmethod
     def for_name(cls, kind: str, name: object, known: Iterable[str]) -> UnknownNameError:
-        """Build the error for ``name`` with the closest known names as a suggestion."""
+        """Build the error for ``name`` with the closest known names as a suggestion.
+
+        Parameters
+        ----------
+        kind : str
+            What was named, as the message says it (``"measure"``, ``"selector"`` …).
+        name : object
+            The name given (shown by :func:`described`).
+        known : iterable of str
+            The names known, listed sorted; the closest (:func:`difflib.get_close_matches`,
+            cutoff 0.6) is suggested.
+        """
         known = sorted(known)
         close = difflib.get_close_matches(str(name), known, n=1, cutoff=0.6)
         hint = f" Did you mean {close[0]!r}?" if close else ""

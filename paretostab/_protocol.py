@@ -291,12 +291,20 @@ def run_protocol(selector, X, y, *, runs: int = 100, resampling: str = "bootstra
         training samples (after their pre-filter; streamed, not all held at once) so that
         the mean number of selected features is on target; the calibrated values are in
         ``RunSet.params["calibrated"]``.
+    X : array-like (n, d)
+        The examples' features, finite numbers (missing values are filled, or refused,
+        when the data are loaded: :func:`~paretostab.data.load_dataset`).
+    y : array-like (n,)
+        Their class labels: at least 2 classes of at least 2 examples each.
     runs : int
         M.
     resampling : {"bootstrap", "subsample"}
         Stratified (per class) bootstrap of the same size, or subsample of
         ``sample_fraction`` of each class without replacement; the examples left out are
         the run's out-of-bag examples.
+    sample_fraction : float in (0, 1)
+        The fraction of each class a subsample draws (default 0.9); unused by the
+        bootstrap.
     prefilter : int, optional
         Keep the ``prefilter`` features of highest variance, computed on each run's
         training sample (000 §6.2, 003 §7.1); the others get rank after them, by variance.
@@ -412,7 +420,20 @@ def _replicate_seeds(random_state, n_replicates: int) -> list[int]:
 def replicates(selector, X, y, n_replicates: int, *, random_state=None, **protocol) -> list[RunSet]:
     """B independent repetitions of :func:`run_protocol` (fresh resamples and, for
     randomised selectors such as BiasedRFE, fresh draws) — the input of the confidence
-    ellipses (002 §3). ``protocol`` takes the keyword arguments of ``run_protocol``."""
+    ellipses (002 §3). ``protocol`` takes the keyword arguments of ``run_protocol``.
+
+    Parameters
+    ----------
+    selector, X, y
+        As :func:`run_protocol`'s.
+    n_replicates : int
+        B, the number of repetitions (≥ 1).
+    random_state : int or sequence of ints, optional
+        Seeds the replicates: each gets the ``random_state`` of one child of its
+        ``numpy.random.SeedSequence``.
+    **protocol
+        The other keyword arguments of :func:`run_protocol` (``runs``, ``resampling`` …).
+    """
     return [run_protocol(selector, X, y, random_state=seed, **protocol)
             for seed in _replicate_seeds(random_state, n_replicates)]
 

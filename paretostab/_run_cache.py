@@ -192,7 +192,14 @@ class RunCache:
 
     def admit(self, nbytes: int) -> bool:
         """Reserve ``nbytes`` if the budget and the memory available allow (a run, or a
-        value a selector derives)."""
+        value a selector derives).
+
+        Parameters
+        ----------
+        nbytes : int
+            The size of what would be kept; reserved (counted against ``max_bytes``) only
+            when True is returned.
+        """
         if self._own_bytes + nbytes > self.max_bytes:
             return False
         available = memory.available_bytes()
@@ -204,7 +211,13 @@ class RunCache:
     def data_key(self, X: np.ndarray, y: np.ndarray) -> str:
         """The fingerprint of the data (:func:`_fingerprint`), hashed once for arrays that
         cannot change — read-only, like every array they view (the tuning's data) — and at
-        every call otherwise (hashing 10 MB costs 20 ms, most of a trial's overhead)."""
+        every call otherwise (hashing 10 MB costs 20 ms, most of a trial's overhead).
+
+        Parameters
+        ----------
+        X, y : numpy arrays
+            The data (n × d) and labels (n) of a protocol call.
+        """
         fixed = _unchanging(X) and _unchanging(y)
         known = self._data_keys.get((id(X), id(y)))
         if fixed and known is not None and known[0]() is X and known[1]() is y:
@@ -231,12 +244,24 @@ class RunCache:
 
     def report(self, hits: int) -> tuple[int, int, int, int]:
         """What this process tells the process it ran a run for (:meth:`record`): its
-        (pid, bytes held, hit, miss), the cache having had ``hits`` hits before the run."""
+        (pid, bytes held, hit, miss), the cache having had ``hits`` hits before the run.
+
+        Parameters
+        ----------
+        hits : int
+            The cache's ``hits`` counter before the run: the run was a hit when it grew.
+        """
         hit = self.hits - hits
         return os.getpid(), self._own_bytes, hit, 1 - hit
 
     def record(self, report: tuple[int, int, int, int]) -> None:
-        """A worker's (pid, bytes held, hit, miss) after one run (:meth:`report`)."""
+        """A worker's (pid, bytes held, hit, miss) after one run (:meth:`report`).
+
+        Parameters
+        ----------
+        report : tuple of 4 ints
+            What the worker's :meth:`report` returned.
+        """
         pid, nbytes, hits, misses = report
         if pid != os.getpid():
             self._reported[pid] = nbytes

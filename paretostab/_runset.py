@@ -114,6 +114,16 @@ class RunSet:
         """The stability measure ``name`` of these runs (``paretostab.measures``).
 
         The measure's input kind decides what it reads: Z, I or R.
+
+        Parameters
+        ----------
+        name : str
+            A measure's registry name or alias (:func:`~paretostab.measures.list_measures`).
+        similarity : array (d, d), SimilarityMatrix or FeatureSimilarity, optional
+            The feature similarity, for the measures that need one (passed on to
+            :func:`~paretostab.measures.stability`).
+        **options
+            The measure's own options (``k=``, ``threshold=`` …).
         """
         kind = get_measure(name).input
         if kind == "ranking":
@@ -155,6 +165,8 @@ class RunSet:
 
         Parameters
         ----------
+        path : str or Path
+            The file written (replaced if it exists), as given: no suffix is added.
         ranks : "full", int or None
             Keep the whole rankings, only their top ``ranks`` positions (what top-k
             measures with k ≤ ``ranks`` read; every other feature is then stored tied at
@@ -196,7 +208,13 @@ class RunSet:
 
     @classmethod
     def load(cls, path: str | Path) -> RunSet:
-        """Read a RunSet written by :meth:`save`."""
+        """Read a RunSet written by :meth:`save`.
+
+        Parameters
+        ----------
+        path : str or Path
+            The ``.npz`` file.
+        """
         with np.load(Path(path), allow_pickle=False) as archive:
             if "metadata" not in archive.files:
                 raise InvalidInputError(f"{path} is not a paretostab RunSet (no metadata).")
@@ -226,7 +244,13 @@ class RunSet:
                        has_importances=metadata.get("has_importances", True))
 
     def same_runs(self, other: RunSet) -> bool:
-        """Equal in everything but the timings (what reproducibility promises)."""
+        """Equal in everything but the timings (what reproducibility promises).
+
+        Parameters
+        ----------
+        other : RunSet
+            The runs compared with these.
+        """
         def equal(a, b):
             return (a is None and b is None) or (
                 a is not None and b is not None and np.array_equal(a, b, equal_nan=True))

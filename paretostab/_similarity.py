@@ -238,7 +238,13 @@ class FeatureSimilarity:
         return f"FeatureSimilarity(<{n}×{d} data>, method={self.method!r})"
 
     def submatrix(self, features: object) -> np.ndarray:
-        """The ``|features| × |features|`` block of the similarity matrix."""
+        """The ``|features| × |features|`` block of the similarity matrix.
+
+        Parameters
+        ----------
+        features : sequence of int or boolean mask of length d
+            The features, in the order of the block's rows and columns.
+        """
         idx = _features(features, self.n_features)
         return self.block(idx[None], idx[None])[0]
 
@@ -249,6 +255,11 @@ class FeatureSimilarity:
         similar to itself. Computed from the prepared data in steps of about 2²² held
         entries besides the output: ``|Pearson|`` and ``|Spearman|`` as batched products of
         standardised columns, O(B·a·b·n); NMI from the joint bin counts of every pair.
+
+        Parameters
+        ----------
+        rows, cols : int array (B, a) and (B, b)
+            Feature indices in ``0..d−1``: block t pairs ``rows[t]`` with ``cols[t]``.
         """
         r, c = _batch_indices(rows, cols, self.n_features)
         prepared = self._prepared()

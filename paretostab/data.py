@@ -52,13 +52,29 @@ UNGROUPED = -1
 class Dataset:
     """A classification data set: ``X`` (n × d floats), ``y`` (n labels).
 
-    ``groups`` labels the features' groups where the data set has them (the simulated
-    correlated groups; :data:`UNGROUPED` (−1) for a feature outside any group, a group of
-    its own). ``sample_names`` names the rows where the data do: a table's column of
-    sample IDs, the header of a table with features in rows, the first column of a table
-    whose labels are kept apart, an AnnData's ``obs_names``, a DataFrame's index;
-    ``id_column`` the table's column they were read from (None: no such column), which the
-    study's first lines name when it was taken as sample IDs without ``[data] id``.
+    Attributes
+    ----------
+    X : float array (n, d)
+        The examples' features.
+    y : array (n,)
+        Their class labels.
+    feature_names : tuple of str
+        The d features' names.
+    name : str
+        What the data set is called in messages and reports (its source: a file's name,
+        ``"simulated"``).
+    groups : array (d,), optional
+        The features' group labels where the data set has them (the simulated correlated
+        groups; :data:`UNGROUPED` (−1) for a feature outside any group, a group of its
+        own). Default None: no groups.
+    sample_names : tuple of str, optional
+        The n rows' names where the data have them: a table's column of sample IDs, the
+        header of a table with features in rows, the first column of a table whose labels
+        are kept apart, an AnnData's ``obs_names``, a DataFrame's index. Default None.
+    id_column : str, optional
+        The table's column the sample names were read from (None: no such column), which
+        the study's first lines name when it was taken as the sample IDs without
+        ``[data] id``.
     """
 
     X: np.ndarray
@@ -208,11 +224,18 @@ def row_order_features(X: np.ndarray, y: ArrayLike) -> np.ndarray:
     more), the feature monotone in the row number (never decreasing, or never increasing)
     and changing wherever the class does.
 
-    Issue 33: a row number or an index column the user did not mark as sample IDs, in a
+    A row number or an index column the user did not mark as sample IDs, in a
     table whose samples are sorted by class, predicts the labels perfectly on its own; a
     study then finds it as a front trial of one feature and perfect stability, and no
     chance test flags it (it does predict them). A measured feature is monotone in the
     row number by chance with probability about 2/n!.
+
+    Parameters
+    ----------
+    X : float array (n, d)
+        The data, rows in the order given.
+    y : array-like (n,)
+        Their labels.
 
     Examples
     --------
@@ -248,7 +271,15 @@ def _warn_row_order(data: Dataset, where: str) -> None:
 
 
 def check_classes(y: np.ndarray, name: str) -> None:
-    """Labels of at least 2 classes with at least 2 examples each, or a clear error."""
+    """Labels of at least 2 classes with at least 2 examples each, or a clear error.
+
+    Parameters
+    ----------
+    y : array (n,)
+        The labels.
+    name : str
+        Where they come from, the start of the error line (a data set's name, ``"y"``).
+    """
     classes, counts = np.unique(y, return_counts=True)
     if classes.size < 2:
         raise InvalidInputError(
@@ -457,13 +488,28 @@ def simulate_correlated_groups(n_groups: int = 5, group_size: int = 1, n_other: 
                                ) -> Dataset:
     """Correlated feature groups of 000 §6.1 (Table 2) and 003 §5.3 (SPEC §6).
 
-    ``n_groups`` groups of ``group_size`` features with intra-group correlation ``rho``
-    (a shared factor: ``x = √ρ z + √(1−ρ) e``), plus ``n_other`` independent features;
-    unit variances; class means ``±mu_group`` for the group features and ``±mu_other`` for
-    the others (+ for class 1, − for class 0); ``n_per_class`` examples per class. Group
+    Features of unit variance; class means ``+μ`` for class 1 and ``−μ`` for class 0. Group
     features come first (names ``g{group}_{index}``, ``groups`` = group index), then the
     others (``x{index}``, group :data:`UNGROUPED` = −1: each its own group, see
     :func:`group_indices`): ``n_groups`` groups + ``n_other`` singletons.
+
+    Parameters
+    ----------
+    n_groups : int ≥ 1
+        The number of correlated groups (default 5).
+    group_size : int ≥ 1
+        The features of each group (default 1).
+    n_other : int ≥ 0
+        The independent features after the groups (default 1000).
+    mu_group, mu_other : float
+        μ of the group features and of the others (defaults 0.5 and 0.05).
+    rho : float in [0, 1]
+        The correlation within a group, through a shared factor:
+        ``x = √ρ z + √(1−ρ) e`` (default 0.8).
+    n_per_class : int ≥ 1
+        The examples of each of the two classes (default 100).
+    random_state : int, numpy Generator or None
+        Seeds ``numpy.random.default_rng`` (default None: fresh entropy).
     """
     for name, value in [("n_groups", n_groups), ("group_size", group_size),
                         ("n_per_class", n_per_class)]:
@@ -510,6 +556,11 @@ def group_indices(labels: ArrayLike) -> tuple[np.ndarray, int]:
     ``[5, −1, 2, 5, −1]`` gives ``[1, 2, 0, 1, 3]`` and G = 4. Labels must be comparable
     (all numbers, or all strings).
 
+    Parameters
+    ----------
+    labels : array-like (d,)
+        The features' group labels.
+
     Raises
     ------
     InvalidInputError
@@ -535,7 +586,13 @@ def group_indices(labels: ArrayLike) -> tuple[np.ndarray, int]:
 
 
 def variance_order(X: np.ndarray) -> np.ndarray:
-    """All features of ``X`` by decreasing sample variance (ties: lower index first)."""
+    """All features of ``X`` by decreasing sample variance (ties: lower index first).
+
+    Parameters
+    ----------
+    X : float array (n, d)
+        The data (a run's training sample).
+    """
     return np.argsort(-X.var(axis=0, ddof=1), kind="stable")
 
 
@@ -545,13 +602,28 @@ def variance_prefilter(X: np.ndarray, n_kept: int) -> np.ndarray:
     000 §6.2 and 003 §7.1 pre-filter microarray data this way; the protocol computes it
     on each run's training sample only (no leakage). Ties: lower index first
     (``np.sort(variance_order(X)[:n_kept])``).
+
+    Parameters
+    ----------
+    X : float array (n, d)
+        The data (a run's training sample).
+    n_kept : int
+        t, the features kept, in ``1..d`` (:func:`check_prefilter`).
     """
     check_prefilter(n_kept, X.shape[1])
     return np.sort(variance_order(X)[:n_kept])
 
 
 def check_prefilter(n_kept: object, d: int) -> int:
-    """``n_kept``, validated as a pre-filter size for ``d`` features."""
+    """``n_kept``, validated as a pre-filter size for ``d`` features.
+
+    Parameters
+    ----------
+    n_kept : object
+        The pre-filter size given: an integer in ``1..d``.
+    d : int
+        The data's number of features.
+    """
     return Interval("integer", 1, d, why=" (the features kept)").integer("prefilter", n_kept)
 
 

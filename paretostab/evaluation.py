@@ -130,7 +130,15 @@ def evaluation_split(y: np.ndarray, *, holdout: float | None = None,
 def outer_study_name(study_name: str, fold: int) -> str:
     """The name of the study that tunes in outer fold ``fold`` of the nested evaluation of
     the study ``study_name`` (``<name>/outer-<k>``): ``report`` of ``study_name`` finds
-    its outer folds by it."""
+    its outer folds by it.
+
+    Parameters
+    ----------
+    study_name : str
+        The study whose procedure is evaluated.
+    fold : int
+        The outer fold k, 1..K.
+    """
     return f"{study_name}/outer-{int(fold)}"
 
 
@@ -175,7 +183,15 @@ INTERVAL_METHODS = {"accuracy": "wilson", "balanced_accuracy": "wilson-kish",
 
 def wilson_interval(successes: int, n: int, level: float) -> tuple[float, float]:
     """Wilson's score interval of a binomial proportion ``successes / n`` (Wilson 1927;
-    Brown, Cai & DasGupta 2001 recommend it over the Wald interval for small n)."""
+    Brown, Cai & DasGupta 2001 recommend it over the Wald interval for small n).
+
+    Parameters
+    ----------
+    successes, n : int
+        The successes among n > 0 trials.
+    level : float in (0, 1)
+        The confidence level (0.95: a 95 % interval).
+    """
     return _wilson(successes / n, n, level)
 
 
@@ -206,7 +222,16 @@ def balanced_accuracy_interval(correct: np.ndarray, counts: np.ndarray,
     With one class it is Wilson's of its recall. Like Wilson's it keeps a positive width
     at b = 1 and at a constant prediction's 1/K, where a percentile bootstrap collapses to
     a point; and like Wilson's its coverage oscillates about the nominal level
-    at small n (tests/test_evaluation.py measures it at n = 12 and 100)."""
+    at small n (tests/test_evaluation.py measures it at n = 12 and 100).
+
+    Parameters
+    ----------
+    correct : int array (K,)
+        The examples of each class predicted right.
+    counts : int array (K,)
+        The examples of each class, all > 0.
+    level : float in (0, 1)
+        The confidence level (0.95: a 95 % interval)."""
     counts = np.asarray(counts)
     value = float(np.mean(np.asarray(correct) / counts))
     return _wilson(value, counts.size**2 / float(np.sum(1 / counts)), level)
@@ -225,7 +250,14 @@ def f1_interval(true_positives: np.ndarray, false_positives: np.ndarray,
     negative of another), so their mean takes the mean of the ends: MOVER with the
     correlation 1 (Zou & Donner 2008), to the normal approximation the widest the
     dependence can make it. Wilson's
-    interval keeps a positive width at J = 1, so does this one."""
+    interval keeps a positive width at J = 1, so does this one.
+
+    Parameters
+    ----------
+    true_positives, false_positives, false_negatives : int array (K,)
+        Each class's counts.
+    level : float in (0, 1)
+        The confidence level (0.95: a 95 % interval)."""
     tp = np.asarray(true_positives)
     involved = tp + np.asarray(false_positives) + np.asarray(false_negatives)
     ends = np.array([wilson_interval(int(t), int(m), level) if m else (0.0, 0.0)
@@ -245,7 +277,17 @@ def auc_interval(auc: float, positives: int, negatives: int,
 
     Like Wilson's interval for a proportion (and unlike the Wald or DeLong intervals and
     the bootstrap, all of which have zero width at an AUC of 1) it keeps a positive
-    width at 0 and 1, and lies within [0, 1]."""
+    width at 0 and 1, and lies within [0, 1].
+
+    Parameters
+    ----------
+    auc : float in [0, 1]
+        The AUC measured.
+    positives, negatives : int
+        m and n, the examples of the positive and of the negative class, both > 0.
+    level : float in (0, 1)
+        The confidence level (0.95: a 95 % interval).
+    """
     z2 = float(stats.norm.ppf((1 + level) / 2)) ** 2
     m, n = int(positives), int(negatives)
     pairs, half_n = m * n, (m + n) / 2
@@ -281,7 +323,21 @@ def score_interval(y: np.ndarray, output: np.ndarray, metric: str, classes: np.n
     predicted right) — :func:`balanced_accuracy_interval`, :func:`f1_interval` over the
     estimator's ``classes``, :func:`auc_interval` (one-vs-rest with K > 2 classes, the
     mean of the classes' ends, as for the F1). NaN where the metric is (no example; an
-    AUC of fewer than two classes)."""
+    AUC of fewer than two classes).
+
+    Parameters
+    ----------
+    y : array (n,)
+        The held-out examples' labels.
+    output : array (n,) or (n, K)
+        The estimator's predicted labels, or its decision values for ``roc_auc``.
+    metric : {"accuracy", "balanced_accuracy", "f1_macro", "roc_auc"}
+        The score, as a protocol's ``metric``.
+    classes : array (K,)
+        The estimator's ``classes_``, in the order of ``output``'s columns.
+    level : float in (0, 1)
+        The confidence level (0.95: a 95 % interval).
+    """
     y, output = np.asarray(y), np.asarray(output)
     value = metric_value(y, output, metric, classes)
     present = np.unique(y)
@@ -316,7 +372,14 @@ def no_information_value(y: np.ndarray, metric: str) -> float:
     """The ``metric`` of the best prediction that ignores the features, on labels ``y``:
     the majority class's share for accuracy; 1/K for balanced accuracy (any constant or
     label-independent prediction: 0.5 with two classes); 0.5 for AUC; for ``f1_macro``
-    that of always predicting the majority class, ``2p / (1 + p) / K``."""
+    that of always predicting the majority class, ``2p / (1 + p) / K``.
+
+    Parameters
+    ----------
+    y : array (n,)
+        The labels scored.
+    metric : {"accuracy", "balanced_accuracy", "f1_macro", "roc_auc"}
+        The protocol's metric."""
     _, counts = np.unique(np.asarray(y), return_counts=True)
     k = counts.size
     p = counts.max() / counts.sum()
@@ -349,6 +412,13 @@ def chance_p_value(value: float, y: np.ndarray, metric: str) -> float:
       value v0 (an approximation: the F1 has no simple null distribution).
 
     NaN for a NaN value.
+
+    Parameters
+    ----------
+    value : float
+        The trial's out-of-bag metric.
+    y, metric
+        As :func:`no_information_value`'s: the labels the value was measured on.
     """
     if not np.isfinite(value):
         return math.nan
@@ -374,7 +444,21 @@ def ignores_labels(fit_support: Callable[[np.ndarray], np.ndarray], y: np.ndarra
     boolean support of the setting's selector fitted on the data with ``labels``) is the
     same for ``y`` and for ``permutations`` seeded permutations of ``y`` (e.g. the hybrid
     RFE with N = k keeps its first N features by the variance order, whatever the
-    labels)."""
+    labels).
+
+    Parameters
+    ----------
+    fit_support : callable
+        ``fit_support(labels)``: the boolean support (d,) of the selector fitted with
+        those labels.
+    y : array (n,)
+        The labels.
+    seed : int
+        Seeds the permutations (default 0: the same permutations at every call).
+    permutations : int
+        How many permutations of ``y`` must give ``y``'s support (default 2); the first
+        that does not ends the probe.
+    """
     y = np.asarray(y)
     support = np.asarray(fit_support(y), dtype=bool)
     rng = np.random.default_rng(seed)
@@ -418,18 +502,36 @@ class ChanceFlags:
 
     def below_chance(self, number: int) -> bool:
         """Whether trial ``number``'s metric does not exceed the no-information value by
-        the one-sided test (a trial not tested counts as not exceeding it)."""
+        the one-sided test (a trial not tested counts as not exceeding it).
+
+        Parameters
+        ----------
+        number : int
+            The trial's number, a key of :attr:`p_values`.
+        """
         return not self.p_values.get(int(number), math.nan) < 1 - self.level
 
     def ignores_labels(self, number: int) -> bool:
-        """Whether trial ``number``'s selection was found to ignore the labels."""
+        """Whether trial ``number``'s selection was found to ignore the labels.
+
+        Parameters
+        ----------
+        number : int
+            The trial's number; a trial not probed (not in :attr:`label_free`) is not.
+        """
         return self.label_free.get(int(number), False)
 
     def reason(self, number: int) -> str:
         """Why trial ``number`` is flagged ("" when it is not): its metric not above
         chance, or its selection ignoring the labels — a setting that may classify well
         (a label-free filter can score 0.97 out of bag), but whose stability says nothing
-        about the labels — or both."""
+        about the labels — or both.
+
+        Parameters
+        ----------
+        number : int
+            The trial's number.
+        """
         reasons = []
         if self.below_chance(number):
             p = self.p_values.get(int(number), math.nan)
@@ -440,6 +542,13 @@ class ChanceFlags:
         return "; ".join(reasons)
 
     def flagged(self, number: int) -> bool:
+        """Whether trial ``number`` is flagged: :meth:`reason` gives a reason.
+
+        Parameters
+        ----------
+        number : int
+            The trial's number.
+        """
         return bool(self.reason(number))
 
     @property

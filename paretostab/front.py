@@ -320,6 +320,11 @@ def staircase(points: object, /, *, reference: object = (0.0, 0.0)) -> np.ndarra
     """Vertices of the upper-right boundary of the region whose area
     :func:`dominance_area` measures, for drawing it.
 
+    Parameters
+    ----------
+    points, reference
+        As :func:`dominance_area`'s (its plain area: coordinates are not capped at 1).
+
     Returns
     -------
     float array (2P + 1, 2) or (0, 2)
@@ -489,6 +494,17 @@ class GammaChoice:
     towards the next more stable choice (0 for the most stable choice), ``willingness_high``
     that of the segment towards the next more accurate choice (``inf`` for the most
     accurate one).
+
+    Attributes
+    ----------
+    index : int
+        The point's row in the points given to :func:`gamma_table`.
+    accuracy, stability : float
+        Its coordinates.
+    gamma_low, gamma_high : float
+        The γ interval in [0, 1] where it is the choice.
+    willingness_low, willingness_high : float
+        That interval on the scale ``γ/(1 − γ)``, in [0, ∞].
     """
 
     index: int
@@ -580,7 +596,13 @@ def gamma_table(points: object, /) -> tuple[GammaChoice, ...]:
 
 def as_gamma(gamma: object) -> float | np.integer | np.floating:
     """``gamma`` as the trade-off weight of accuracy, a number in [0, 1] (003 §7.1), else
-    one error; the number given (a numpy scalar stays one)."""
+    one error; the number given (a numpy scalar stays one).
+
+    Parameters
+    ----------
+    gamma : object
+        What a caller gave as γ.
+    """
     if not is_number(gamma) or not GAMMA.accepts(gamma):
         GAMMA.refuse("gamma", gamma)
     return gamma

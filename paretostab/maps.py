@@ -106,14 +106,24 @@ class FeaturePalette:
             raise InvalidInputError("A FeaturePalette's features must be distinct.")
 
     def color(self, feature: int) -> RGB:
-        """The colour of ``feature`` (a column index)."""
+        """The colour of ``feature``, ``other`` when it has none of its own.
+
+        Parameters
+        ----------
+        feature : int
+            A column index."""
         try:
             return self.colors[self.features.index(int(feature))]
         except ValueError:
             return self.other
 
     def colors_of(self, features: Sequence[int] | np.ndarray) -> tuple[RGB, ...]:
-        """The colours of ``features``, one per feature."""
+        """The colours of ``features``, one per feature, as :meth:`color` gives them.
+
+        Parameters
+        ----------
+        features : sequence or array of int
+            Column indices (an array is read flattened)."""
         lookup = dict(zip(self.features, self.colors, strict=True))
         return tuple(lookup.get(int(f), self.other) for f in np.asarray(features).ravel())
 
@@ -185,7 +195,14 @@ def study_palette(order: Sequence[int] | None, X: np.ndarray, y: np.ndarray, /
     :data:`OTHER_COLOR`. A study without a stored order (made by an older version, or
     created without its data) gets the order :func:`feature_color_order` computes from
     ``X`` and ``y`` (the data the study tunes on): what the study would have stored, so
-    that every process colours its features alike."""
+    that every process colours its features alike.
+
+    Parameters
+    ----------
+    order : sequence of int or None
+        The study's stored feature order (its features, the most important first).
+    X, y : numpy arrays
+        The study's data (n × d) and labels, read only when ``order`` is None."""
     chosen = feature_color_order(X, y) if order is None else order
     return feature_palette(np.asarray(chosen, dtype=np.intp))
 
@@ -698,6 +715,11 @@ class SelectionOverview:
         than to those of largest mean ``p_f``: a feature selected in every run of one
         trade-off and never elsewhere is the first of that trial's map and gets a colour
         before one that every trial selects a third of the time.
+
+        Parameters
+        ----------
+        colors, other
+            As :func:`feature_palette`'s.
         """
         return feature_palette(self.color_order, colors=colors, other=other)
 

@@ -10,11 +10,13 @@ examples.
 from __future__ import annotations
 
 import importlib.util
+import inspect
 import os
 import shutil
 import subprocess
 import sys
 import time
+import warnings
 from pathlib import Path
 
 import pytest
@@ -117,3 +119,88 @@ def test_every_public_name_is_in_the_api_reference(site):
               for name in importlib.import_module(module).__all__}
     missing = sorted(public - documented)
     assert not missing, f"public names missing from docs/api: {missing}"
+
+
+def public_callables():
+    """(qualified name, callable, docstring) of every public function and class of the
+    public modules' ``__all__`` (each object once, by the first module exporting it), and
+    of every public method of such a class defined in the package — inherited from a
+    private base class too (a selector's ``fit`` is ``SelectorBase``'s)."""
+    import importlib
+
+    from tests.test_architecture import PUBLIC_MODULES
+
+    seen: set[int] = set()
+    for module in PUBLIC_MODULES:
+        for name in importlib.import_module(module).__all__:
+            obj = getattr(importlib.import_module(module), name)
+            if id(obj) in seen or not (inspect.isfunction(obj) or inspect.isclass(obj)):
+                continue
+            seen.add(id(obj))
+            yield f"{module}.{name}", obj, inspect.getdoc(obj)
+            if not inspect.isclass(obj) or not obj.__module__.startswith("paretostab"):
+                continue
+            for attr in dir(obj):
+                owner = next((c for c in obj.__mro__ if attr in vars(c)), None)
+                if attr.startswith("_") or owner is None or not owner.__module__.startswith(
+                        "paretostab"):
+                    continue
+                value = vars(owner)[attr]
+                function = getattr(value, "__func__", value)  # classmethod, staticmethod
+                if inspect.isfunction(function):
+                    yield f"{module}.{name}.{attr}", getattr(obj, attr), inspect.getdoc(function)
+
+
+def described_parameters(doc: str | None) -> set[str]:
+    """The names a numpy-style docstring describes in its "Parameters", "Other
+    Parameters" and "Attributes" sections ("a, b : float" describes both; ``*arrays``
+    and ``**options`` by their names)."""
+    from numpydoc.docscrape import NumpyDocString
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # numpydoc's own complaints are not this test's
+        parsed = NumpyDocString(doc or "")
+    return {part.strip().lstrip("*") for section in ("Parameters", "Other Parameters",
+                                                      "Attributes")
+            for entry in parsed[section] for part in entry.name.split(",")}
+
+
+def test_every_parameter_of_a_public_callable_is_described():
+    """Every parameter of every public function, method and class (its constructor, or
+    a dataclass's fields) is described in its docstring's "Parameters" (or, for a class,
+    "Attributes") section, where the API reference shows it — not only named in the
+    prose. Private parameters (``_token``), ``self``/``cls`` and ``*args`` /
+    ``**kwargs`` are not asked for."""
+    pytest.importorskip("numpydoc")
+    offenders = []
+    for name, obj, doc in public_callables():
+        try:
+            signature = inspect.signature(obj)
+        except (TypeError, ValueError):  # a builtin without a signature
+            continue
+        wanted = [p.name for p in signature.parameters.values()
+                  if p.name not in ("self", "cls") and not p.name.startswith("_")
+                  and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+        missing = [p for p in wanted if p not in described_parameters(doc)]
+        if missing:
+            offenders.append(f"{name}: {', '.join(missing)}")
+    assert not offenders, ("parameters their docstring does not describe in a Parameters "
+                           "or Attributes section:\n" + "\n".join(offenders))
+
+
+def test_the_parameter_check_reads_numpy_sections():
+    doc = """Summary.
+
+    Parameters
+    ----------
+    a, b : float
+        Two numbers.
+    *arrays : array-like
+        Points.
+
+    Attributes
+    ----------
+    c : int
+    """
+    assert described_parameters(inspect.cleandoc(doc)) == {"a", "b", "arrays", "c"}
+    assert described_parameters("Uses ``a`` and ``b`` in prose only.") == set()

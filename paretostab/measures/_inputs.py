@@ -176,7 +176,13 @@ def as_importance_matrix(data: object, *, n_features: int | None = None) -> np.n
 
 
 def normalise_importances(arr: np.ndarray) -> np.ndarray:
-    """Rescale each non-empty row of ``arr`` to sum to k̄ (SPEC §0); returns a new array."""
+    """Rescale each non-empty row of ``arr`` to sum to k̄ (SPEC §0); returns a new array.
+
+    Parameters
+    ----------
+    arr : float array (M, d)
+        Importances I, non-negative; k̄ counts the non-zero entries per row.
+    """
     used = arr[:, arr.any(axis=0)]  # k_i counted on the features selected at least once
     k_bar = np.count_nonzero(used) / arr.shape[0]
     sums = used.sum(axis=1)

@@ -49,6 +49,15 @@ class SimilarityView:
     ``block`` reaches any features of the whole space — random ones, for the adjusted
     measures' random-selection expectations and ``sechidis``'s normaliser — a batch of
     blocks at a time, never all d² pairs.
+
+    Attributes
+    ----------
+    features : int array (s,)
+        Indices (increasing) of the features selected in at least one run.
+    matrix : float array (s, s)
+        The similarity of those features, in [0, 1].
+    source : SimilaritySource
+        The similarity of the whole space, which :meth:`block` reads.
     """
 
     features: np.ndarray
@@ -61,13 +70,48 @@ class SimilarityView:
 
     def block(self, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
         """``out[t, x, y] = S[rows[t, x], cols[t, y]]`` for feature indices ``rows`` (B, a)
-        and ``cols`` (B, b) anywhere in the d features."""
+        and ``cols`` (B, b) anywhere in the d features.
+
+        Parameters
+        ----------
+        rows, cols : int array (B, a) and (B, b)
+            Feature indices in ``0..d−1``: block t pairs ``rows[t]`` with ``cols[t]``.
+        """
         return self.source.block(rows, cols)
 
 
 @dataclass(frozen=True)
 class MeasureInfo:
-    """Metadata of one registered stability measure."""
+    """Metadata of one registered stability measure.
+
+    Attributes
+    ----------
+    name : str
+        The registry name (what code and specs use).
+    function : callable
+        The measure: ``function(data, **options)`` with ``data`` of kind ``input`` (and
+        ``similarity=`` where ``needs_similarity``); a float, or the scores of the pairs
+        of runs for a pairwise measure.
+    input : {"selection", "importance", "ranking"}
+        What it reads: Z (M × d of 0/1), I (importances) or R (rankings).
+    needs_similarity : bool
+        Whether it takes a feature similarity (the measures of Sechidis, Yu, Zhang …).
+    lower, upper : float
+        Its bounds.
+    corrected : bool
+        Whether it is corrected for chance (0 expected for random selections).
+    reference : str
+        Where it comes from, the papers named (see the field's own note).
+    options : dict
+        Its keyword options and their defaults (``k``, ``threshold`` …; not
+        ``similarity``).
+    identical_runs_maximal : bool
+        Nogueira et al.'s *maximum* property: identical runs reach ``upper`` (default
+        True; a few historical measures lack it: ``lustgarten``).
+    symbol : str
+        The papers' symbol (``"φ_iw"``), shown wherever a person reads the measure;
+        "" (the default): the name is shown (:attr:`label`).
+    """
 
     name: str
     function: Callable[..., float | PairScores]
@@ -154,7 +198,13 @@ def register(
 
 
 def get_measure(name: str) -> MeasureInfo:
-    """The registry entry of ``name``; unknown names raise with the closest suggestion."""
+    """The registry entry of ``name``; unknown names raise with the closest suggestion.
+
+    Parameters
+    ----------
+    name : str
+        A registry name (not an alias: :func:`measure_name` resolves those).
+    """
     try:
         return _REGISTRY[name]
     except (KeyError, TypeError):
@@ -169,7 +219,13 @@ ALIASES = {"phi": "nogueira", "phi_pears": "pearson", "pears": "pearson", "phi_i
 
 def measure_name(name: str) -> str:
     """The registry name of a measure given by its registry name or an alias (``phi`` →
-    ``nogueira``); unknown names raise with the closest suggestion among both."""
+    ``nogueira``); unknown names raise with the closest suggestion among both.
+
+    Parameters
+    ----------
+    name : str
+        A registry name or one of :data:`ALIASES`.
+    """
     name = ALIASES.get(name, name)
     if name not in _REGISTRY:
         raise UnknownNameError.for_name("measure", name, [*_REGISTRY, *ALIASES])
@@ -178,7 +234,13 @@ def measure_name(name: str) -> str:
 
 def measure_label(name: str) -> str:
     """What a person reads for a column or an axis: a measure's symbol (``φ_iw``), any
-    other name (``accuracy``, ``k̄``) as it is."""
+    other name (``accuracy``, ``k̄``) as it is.
+
+    Parameters
+    ----------
+    name : str
+        A registry name, or any column name (returned unchanged).
+    """
     return _REGISTRY[name].label if name in _REGISTRY else name
 
 

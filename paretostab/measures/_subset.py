@@ -54,7 +54,19 @@ def nogueira(Z: np.ndarray) -> float:
 
 
 class NogueiraInterval(NamedTuple):
-    """φ with its estimated variance and a normal (1 − α) confidence interval."""
+    """φ with its estimated variance and a normal (1 − α) confidence interval.
+
+    Attributes
+    ----------
+    value : float
+        φ (Nogueira et al. JMLR 2018; 002 eq. 1, 003 eq. 1).
+    variance : float
+        Its estimated variance (:func:`nogueira_interval`).
+    lower, upper : float
+        The interval's ends, ``φ ∓ z_{1−α/2} √variance``.
+    alpha : float
+        One minus the confidence level.
+    """
 
     value: float
     variance: float
@@ -76,8 +88,11 @@ def nogueira_interval(data: object, /, *, alpha: float = 0.05,
     Parameters
     ----------
     data : array (M, d) of 0/1, or list of index collections with ``n_features``
+        The runs' selections.
     alpha : float
         One minus the confidence level, in (0, 1).
+    n_features : int, optional
+        d, required when ``data`` lists the selected indices of each run.
     """
     if not (isinstance(alpha, float | int) and 0 < alpha < 1):
         raise InvalidInputError(f"alpha must be a number in (0, 1); got {alpha!r}.")

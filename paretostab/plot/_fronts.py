@@ -295,6 +295,8 @@ def draw_front(front: ParetoFront, *, ax: Axes | None = None, area: bool = True,
         window (:class:`_Region`); regions with non-finite parameters are skipped.
     chosen : sequence of int or of GammaChoice, optional
         Rows of the points to circle (e.g. the γ choices), labelled ``chosen_label``.
+    chosen_label : str
+        The legend label of the circled points (default "γ choice").
     points_label : str
         The legend label of the points (each point is a trial of a tuning study).
     legend : bool
@@ -398,7 +400,17 @@ def zoom_to_data(ax: Axes, *arrays: ArrayLike,
     """Limit ``ax`` to the finite points of ``arrays`` (each (n, 2)), with ``margin`` of
     the range on each side (a minimum range of 0.02 keeps a single point readable);
     returns the (x, y) limits. Confidence regions do not widen the view (with few
-    replicates one can span several units): what lies outside is clipped."""
+    replicates one can span several units): what lies outside is clipped.
+
+    Parameters
+    ----------
+    ax : matplotlib Axes
+        The axes whose limits are set.
+    *arrays : array-like (n, 2)
+        (accuracy, stability) points; empty ones are skipped.
+    margin : float
+        The fraction of the (at least 0.02 wide) range added on each side (default 0.08).
+    """
     points = np.vstack([as_points(a) for a in arrays if np.size(a)])
     points = points[np.isfinite(points).all(axis=1)]
     low, high = points.min(axis=0), points.max(axis=0)
@@ -506,7 +518,15 @@ def group_style(k: int, n: int = 1) -> tuple[ColorType, str]:
     """The (colour, marker) of the ``k``-th group (0-based) of a comparison of ``n``
     groups: :data:`GROUP_COLORS` for up to six groups; for more (000 §6.2's nine methods)
     the 20 colours of :data:`paretostab.maps.PALETTE`, at least ΔE00 19 apart, so that no
-    two of up to 20 groups share a colour."""
+    two of up to 20 groups share a colour.
+
+    Parameters
+    ----------
+    k : int
+        The group's position; colours and markers repeat beyond their numbers.
+    n : int
+        How many groups the comparison draws (default 1), which picks the colours.
+    """
     colors: Sequence[ColorType] = GROUP_COLORS if n <= len(GROUP_COLORS) else PALETTE
     return colors[k % len(colors)], GROUP_MARKERS[k % len(GROUP_MARKERS)]
 

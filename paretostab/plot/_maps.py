@@ -108,7 +108,13 @@ def draw_stability_map(stability_map: StabilityMap, *, ax: Axes | None = None,
 
 def round_ticks(width: float) -> list[float]:
     """A few round ticks within [0, ``width``] (matplotlib's ``MaxNLocator``: 0, 10, 20,
-    30 for k̄ = 30.07, not 0, 15.03, 30.07)."""
+    30 for k̄ = 30.07, not 0, 15.03, 30.07).
+
+    Parameters
+    ----------
+    width : float
+        The axis' length (k̄, a map's width), ≥ 0.
+    """
     ticks = MaxNLocator(nbins=4, steps=[1, 2, 2.5, 5, 10]).tick_values(0.0, width)
     return [round(float(t), 12) for t in ticks if -1e-12 <= t <= width * (1 + 1e-12)]
 

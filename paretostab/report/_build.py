@@ -135,9 +135,19 @@ def analysed_study(storage_url: str, *, study_name: str | None = None,
                    data: object = None, allow_chance: bool = False,
                    storage: optuna.storages.BaseStorage | None = None) -> StudyReportResult:
     """A study's report computed and drawn, not yet written (:func:`save_study_report`
-    writes it): the arguments are :func:`paretostab.study_report`'s, ``storage_url`` its
-    ``study`` as a URL; ``storage``: the storage at ``storage_url`` already opened, as a
-    tuned study holds it. The refits it computed are written into the study."""
+    writes it). The refits it computed are written into the study.
+
+    Parameters
+    ----------
+    storage_url : str
+        The storage holding the study: :func:`paretostab.study_report`'s ``study`` as a
+        URL.
+    study_name, measures, replicates, weight, gamma, level, artifacts, progress, data, allow_chance
+        As :func:`paretostab.study_report`'s.
+    storage : optuna storage, optional
+        The storage at ``storage_url`` already opened, as a tuned study holds it (default:
+        opened here).
+    """
     as_gamma(gamma)
     as_level(level)
     weight = as_weight(weight)
@@ -156,7 +166,16 @@ def analysed_study(storage_url: str, *, study_name: str | None = None,
 def save_study_report(result: StudyReportResult, out: str | Path) -> Path:
     """Write a computed report to ``out`` (:func:`~paretostab.report._write.
     write_study_report`) and give the study's dashboard note the front as of now; returns
-    ``out``."""
+    ``out``.
+
+    Parameters
+    ----------
+    result : StudyReportResult
+        What :func:`analysed_study` computed.
+    out : str or Path
+        The report's folder (``index.html``, ``front.csv``, ``summary.json``), created if
+        missing.
+    """
     analysis = result.analysis
     folder = write_study_report(analysis, result.figures, out)
     note_front(result.source.storage, analysis.study, result.study.spec,
@@ -178,7 +197,17 @@ def choose_trial(storage_url: str, gamma: float, *, study_name: str | None = Non
     ``level`` against the no-information value, or a selection that ignores the labels:
     :func:`~paretostab.report._estimates.chance_flags`), of every trial with
     ``allow_chance``; :attr:`~paretostab.Choice.flagged` lists the flagged
-    trials with the reason. ``storage``: the storage at ``storage_url`` already opened."""
+    trials with the reason.
+
+    Parameters
+    ----------
+    storage_url : str
+        The storage holding the study: :func:`paretostab.choose`'s ``study`` as a URL.
+    gamma, study_name, measure, artifacts, data, level, allow_chance
+        As :func:`paretostab.choose`'s.
+    storage : optuna storage, optional
+        The storage at ``storage_url`` already opened (default: opened here).
+    """
     as_gamma(gamma)
     as_level(level)
     source = open_source(storage_url, study_name, artifacts=artifacts, data=data,
@@ -260,14 +289,10 @@ def build_comparison(studies: Sequence[str], storages: Sequence[str] | None = No
     ``comparison.json`` (everything); returns the folder and the
     :class:`~paretostab.report.Comparison`.
 
-    ``storages`` (and ``artifacts``, the artifact stores): none (the default storage), one
-    for every study, or one per study in the studies' order. ``measures``: default every
-    study's objective and the measures every study records (a measure a study did not
-    record is recomputed from its trials' RunSets). ``replicates``: ``B`` re-runs of each
-    trial on a study's front under some measure (default: each study's spec
-    ``protocol.replicates``; 0: none), cached in the study as ``report`` caches them.
-    ``weight``: ``"uniform"``, ``"accuracy:A"`` or ``"stability:A"``. ``level``: of every
-    region, interval and verdict.
+    Parameters
+    ----------
+    studies, storages, measures, replicates, weight, level, out, artifacts, progress
+        As :func:`paretostab.compare`'s.
     """
     studies = list(studies)
     if len(studies) < 2:

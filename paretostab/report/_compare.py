@@ -248,7 +248,15 @@ class Comparison:
                 f"dominance area under {first}: {areas})")
 
     def front(self, measure: str, group: str) -> GroupFront:
-        """The front of ``group`` under ``measure``."""
+        """The front of ``group`` under ``measure``.
+
+        Parameters
+        ----------
+        measure : str
+            One of :attr:`measures`.
+        group : str
+            One of :attr:`groups`.
+        """
         return self.fronts[measure][self.groups.index(group)]
 
     def to_frame(self) -> pd.DataFrame:
@@ -354,7 +362,15 @@ def _front_rows(table: pd.DataFrame, measure: str) -> np.ndarray:
 
 def front_trials(table: pd.DataFrame, measures: Sequence[str]) -> list[int]:
     """The numbers of the trials of ``table`` on its front under at least one of
-    ``measures`` — those whose replicates a comparison needs — in increasing order."""
+    ``measures`` — those whose replicates a comparison needs — in increasing order.
+
+    Parameters
+    ----------
+    table : DataFrame
+        One row per trial: its number (``trial``), ``accuracy`` and a column per measure.
+    measures : sequence of str
+        The stability columns whose fronts (with ``accuracy``) count.
+    """
     numbers = table["trial"].to_numpy()
     return sorted({int(numbers[i]) for m in measures for i in _front_rows(table, m)})
 

@@ -135,7 +135,13 @@ class Ellipse:
         """Whether ``point`` (accuracy, stability) lies in the region, its boundary
         included (to a relative tolerance of 1e-9). For a degenerate region: whether it
         lies on the segment (or is the point), to that tolerance of the region's size
-        and of the centre's magnitude."""
+        and of the centre's magnitude.
+
+        Parameters
+        ----------
+        point : (float, float)
+            (accuracy, stability); one with a non-finite coordinate is outside.
+        """
         try:
             x = np.asarray(point, dtype=float)
         except (TypeError, ValueError):
@@ -159,6 +165,11 @@ class Ellipse:
         major axis, equally spaced in the ellipse's parameter; the first point is not
         repeated at the end (draw it as a closed polygon). For a degenerate region the
         points trace the segment there and back (or all equal the point).
+
+        Parameters
+        ----------
+        n : int
+            The number of points, ≥ 3 (default 128).
 
         Returns
         -------
@@ -326,6 +337,14 @@ def dominance_area_interval(regions: Sequence[Ellipse], /, *, weight: object = N
     interval that covers the expected DA with probability ``≥ level`` (SPEC §5); with
     ``simultaneous=False`` it is the interval of 002, built from regions of coverage
     ``level`` each.
+
+    Parameters
+    ----------
+    regions : sequence of Ellipse
+        One confidence region per front point, all of one level and ``simultaneous``
+        setting.
+    weight, reference, trivial_point
+        As :func:`~paretostab.front.dominance_area`'s.
 
     Raises
     ------

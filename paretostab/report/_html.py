@@ -170,7 +170,15 @@ class FigureLink:
 
 def figure_to_png(figure: Figure, *, dpi: float = 150) -> bytes:
     """The PNG bytes of a matplotlib figure (tight bounding box, so that legends outside
-    the axes are kept); the figure and ``rcParams`` are left as they were."""
+    the axes are kept); the figure and ``rcParams`` are left as they were.
+
+    Parameters
+    ----------
+    figure : matplotlib Figure
+        The figure drawn.
+    dpi : float
+        Its resolution in dots per inch (default 150).
+    """
     buffer = io.BytesIO()
     figure.savefig(buffer, format="png", dpi=dpi, bbox_inches="tight")
     return buffer.getvalue()

@@ -79,7 +79,15 @@ def _few_replicates(front: GroupFront) -> str:
 def study_sections(report: StudyReport, figures: StudyFigures) -> list[Section]:
     """The sections of a study's page: summary, front, chosen trade-off, γ table, fronts
     under each measure, maps, the selectors compared (a multi-selector study) and the
-    references."""
+    references.
+
+    Parameters
+    ----------
+    report : StudyReport
+        What the page says (the ``analysis`` of :func:`~paretostab.report.analysed_study`).
+    figures : StudyFigures
+        The figures drawn from it.
+    """
     objective, front = report.objective, report.front
     interval, simultaneous = front.interval, front.simultaneous_interval
     number = report.chosen_trial

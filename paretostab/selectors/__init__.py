@@ -37,7 +37,15 @@ from paretostab.selectors._other import RandomForestSelector, ReliefSelector
 
 @dataclass(frozen=True)
 class Range:
-    """A hyperparameter range: integers when both bounds are ints; ``log`` scale optional."""
+    """A hyperparameter range: integers when both bounds are ints; ``log`` scale optional.
+
+    Attributes
+    ----------
+    low, high : int or float
+        The bounds, both included (Optuna's ``suggest_int`` / ``suggest_float``).
+    log : bool
+        Sample on a log scale (default False: uniform).
+    """
 
     low: float
     high: float
@@ -46,6 +54,23 @@ class Range:
 
 @dataclass(frozen=True)
 class SelectorInfo:
+    """A registered selector: its estimator class, the parameters a study fixes and the
+    ranges it searches by default (a spec's ``[selector.fixed]`` and
+    ``[selector.search]`` add to and override them).
+
+    Attributes
+    ----------
+    name : str
+        The registry name (a :data:`SELECTORS` key; ``"module:Class"`` or an entry
+        point's name for one not of the package).
+    estimator : type
+        The estimator class, made by :meth:`make`.
+    fixed : dict
+        Parameters held fixed, by their ``get_params()`` names (default none).
+    search_space : dict of str to Range
+        The default search space by parameter name (default none).
+    """
+
     name: str
     estimator: type
     fixed: dict[str, object] = field(default_factory=dict)
@@ -73,7 +98,12 @@ class ExternalSelectorInfo(SelectorInfo):
     (a spec's ``"module:Class"``, an entry point's class), wrapped in
     :class:`~paretostab.selectors.ExternalSelector`. No default search space;
     its parameters are the class's own ``get_params()`` names and the wrapper's
-    ``n_features`` / ``final_reg`` where they apply (:func:`external_parameters`)."""
+    ``n_features`` / ``final_reg`` where they apply (:func:`external_parameters`).
+
+    Attributes
+    ----------
+    name, estimator, fixed, search_space
+        As :class:`SelectorInfo`'s; ``search_space`` is empty."""
 
     def make(self, **params: object) -> SelectorBase:
         return external_selector(self.estimator, **{**self.fixed, **params})
@@ -132,7 +162,12 @@ def get_selector(name: str) -> SelectorInfo:
     :data:`ENTRY_POINT_GROUP`. An instance is refused: it carries parameters
     (:func:`selector_reference` turns it into a name and fixed parameters). Unknown
     names raise with the closest suggestion; a ``"module:Class"`` that cannot be
-    imported, or is not an estimator class, in one line."""
+    imported, or is not an estimator class, in one line.
+
+    Parameters
+    ----------
+    name : str or type
+        The selector's name, or an estimator class."""
     try:
         return SELECTORS[name]
     except (KeyError, TypeError):
@@ -159,6 +194,11 @@ def class_reference(estimator_class: type) -> str:
     its package that exports the class — ``"sklearn.feature_selection:SelectKBest"``, as
     scikit-learn's documentation imports it, not its private ``_univariate_selection`` —
     so that the name reads as a person writes it and the spec's hash is the same either way.
+
+    Parameters
+    ----------
+    estimator_class : type
+        A class importable at module level.
 
     Raises
     ------
@@ -220,6 +260,12 @@ def selector_reference(selector: object) -> tuple[str, dict]:
     stores text, as if the file had written ``name = "module:Class"`` and
     ``[selector.fixed]``: the study is resumable and its hash is the same either way.
 
+    Parameters
+    ----------
+    selector : estimator class or instance
+        A selector of the package, a scikit-learn estimator, or an
+        :class:`ExternalSelector`.
+
     Raises
     ------
     UnknownNameError
@@ -264,6 +310,11 @@ def protocol_selector(selector: object) -> object:
     selector of the package as it is; a scikit-learn selector (one with ``get_support()``,
     ``SelectKBest``, ``RFE``, ...) wrapped in :class:`ExternalSelector`, as a spec's
     ``"module:Class"`` is; any other estimator as it is (it sets ``support_`` when fitted).
+
+    Parameters
+    ----------
+    selector : estimator instance
+        What :func:`~paretostab._protocol.run_protocol` was given.
 
     Raises
     ------

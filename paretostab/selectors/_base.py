@@ -275,7 +275,17 @@ class TrainingSample:
 
     def memo(self, key: Hashable, compute: Callable[[], _Value]) -> _Value:
         """``compute()``, computed once per key while the budget admits it; the arrays of
-        the value are read-only. Keys name the computation and every parameter it takes."""
+        the value are read-only. Keys name the computation and every parameter it takes.
+
+        Parameters
+        ----------
+        key : hashable
+            Names the computation and its parameters (``"X_std"``,
+            ``("class_separation_ranking",)``).
+        compute : callable of no argument
+            Computes the value when the key is not held; kept when ``budget`` admits its
+            bytes (or there is no budget).
+        """
         if key in self._memo:
             # what compute() gave for this key: a key names the computation and its inputs
             return cast(_Value, self._memo[key])
@@ -319,14 +329,29 @@ class SelectorBase(ClassifierMixin, SelectorMixin, BaseEstimator):
     """
 
     def fit(self, X: ArrayLike, y: ArrayLike) -> Self:
-        """Select features of ``X`` and fit the final model on them."""
+        """Select features of ``X`` and fit the final model on them.
+
+        Parameters
+        ----------
+        X : array-like (n, d)
+            The examples, finite numbers.
+        y : array-like (n,)
+            Their class labels, two classes or more.
+        """
         with single_threaded():
             self._fit_sample(self._training_sample(X, y))
         return self
 
     def fit_sample(self, sample: TrainingSample) -> Self:
         """Fit on a prepared :class:`TrainingSample` (no validation: the sample was built
-        from complete data). ``fit(X, y)`` is ``fit_sample(TrainingSample(X, y))``."""
+        from complete data). ``fit(X, y)`` is ``fit_sample(TrainingSample(X, y))``.
+
+        Parameters
+        ----------
+        sample : TrainingSample
+            The run's training examples, standardised, with what selectors derive from
+            them (:meth:`TrainingSample.memo`).
+        """
         self.n_features_in_ = sample.n_features
         if hasattr(self, "feature_names_in_"):
             del self.feature_names_in_
@@ -367,13 +392,25 @@ class SelectorBase(ClassifierMixin, SelectorMixin, BaseEstimator):
     def decision_function(self, X: ArrayLike) -> np.ndarray:
         """Decision values of the final model: with two classes a vector, positive means
         ``classes_[1]``; with K > 2 an n × K matrix, one column per class (the largest
-        wins)."""
+        wins).
+
+        Parameters
+        ----------
+        X : array-like (n, d)
+            Examples of the d features the selector was fitted on.
+        """
         selected = self._selected_standardised(X)
         with single_threaded():
             return self._decision(selected)
 
     def predict(self, X: ArrayLike) -> np.ndarray:
-        """Class labels of the final model on the selected features."""
+        """Class labels of the final model on the selected features.
+
+        Parameters
+        ----------
+        X : array-like (n, d)
+            Examples of the d features the selector was fitted on.
+        """
         decision = self.decision_function(X)  # first: it checks that the model is fitted
         return predicted_classes(self.classes_, decision)
 
@@ -404,5 +441,11 @@ class LogisticModelMixin(LinearModelMixin):
     """A final L2- or L1-penalised logistic model: ``predict_proba`` = σ(w·x + b)."""
 
     def predict_proba(self, X: ArrayLike) -> np.ndarray:
-        """Class probabilities of the final logistic model."""
+        """Class probabilities of the final logistic model.
+
+        Parameters
+        ----------
+        X : array-like (n, d)
+            Examples of the d features the selector was fitted on.
+        """
         return self._logistic_proba(X)

@@ -227,7 +227,13 @@ class HybridRFE(BaseRFE):
     def stable_set_uses_labels(criterion: str | float) -> bool:
         """Whether the stable set S_N of ``criterion`` depends on the labels: not when it is
         ranked by variance alone (``"variance"``, or the mix weight 0), so that N = k — the
-        univariate filter — selects the same features whatever the labels."""
+        univariate filter — selects the same features whatever the labels.
+
+        Parameters
+        ----------
+        criterion : {"variance", "welch_t"} or float in [0, 1]
+            As the class's ``criterion``.
+        """
         return not (criterion == "variance" or (is_number(criterion) and criterion == 0))
 
     def _shrinkage(self, sample):
@@ -352,6 +358,15 @@ def transfer_learning_rfe(tasks: Sequence[tuple[ArrayLike, ArrayLike]], *, trans
     the first task is unbiased. ``transfer`` is 002's α_t (0: independent tasks).
     ``params`` go to :class:`BiasedRFE` (``n_features``, ``reg``, ``final_reg`` …).
     Returns the fitted selectors, one per task, in order.
+
+    Parameters
+    ----------
+    tasks : sequence of (X, y)
+        The tasks' data, in the order they are learnt; all of the same d features.
+    transfer : float ≥ 0
+        002's α_t, the strength of the bias towards earlier selections.
+    **params
+        :class:`BiasedRFE`'s parameters, the same for every task.
     """
     NON_NEGATIVE.check("transfer", transfer)
     fitted: list[BiasedRFE] = []

@@ -499,7 +499,13 @@ class _SparseLogisticBase(LogisticModelMixin, SelectorBase):
     def predict_proba(self, X: ArrayLike) -> np.ndarray:
         """Class probabilities of the final model: σ(w·x + b) with two classes; with K > 2
         the multinomial model's softmax, or, after an L2 refit (``final_reg``), its
-        one-vs-rest sigmoids normalised."""
+        one-vs-rest sigmoids normalised.
+
+        Parameters
+        ----------
+        X : array-like (n, d)
+            Examples of the d features the selector was fitted on.
+        """
         decision = self.decision_function(X)
         if self.multinomial_:
             return softmax(decision, axis=1)
@@ -528,6 +534,18 @@ class _SparseLogisticBase(LogisticModelMixin, SelectorBase):
         ``samples`` (a sequence, read run by run: each an array of training-row indices, a
         pair ``(rows, cols)`` or a prepared :class:`TrainingSample`) is
         ``target_features`` ± ``tolerance`` (000 §6.2, 003 §7.2). See :func:`calibrate_runs`.
+
+        Parameters
+        ----------
+        X, y : arrays
+            The whole data (n × d) and labels the runs' samples index.
+        samples : sequence
+            The runs, as above.
+        tolerance : float > 0
+            How far the mean number of selected features may be from ``target_features``
+            (default 1).
+        n_subset : int ≥ 1
+            The runs the search's first phase uses (default 10).
         """
         return {"reg": calibrate_runs(self, X, y, samples, tolerance=tolerance,
                                       n_subset=n_subset).reg}

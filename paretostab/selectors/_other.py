@@ -60,7 +60,13 @@ class _ProbabilisticDecision:
         return proba[:, 1] - 0.5 if proba.shape[1] == 2 else proba
 
     def predict_proba(self, X: ArrayLike) -> np.ndarray:
-        """Class probabilities of the final model."""
+        """Class probabilities of the final model.
+
+        Parameters
+        ----------
+        X : array-like (n, d)
+            Examples of the d features the selector was fitted on.
+        """
         selected = self._selected_standardised(X)  # checks that the selector is fitted
         with single_threaded():
             return self._final_model().predict_proba(selected)

@@ -312,5 +312,11 @@ class BaseRFE(LinearModelMixin, SelectorBase):
     @available_if(_is_logistic)
     def predict_proba(self, X: ArrayLike) -> np.ndarray:
         """Class probabilities of the final (logistic) model (K > 2 classes: its one-vs-rest
-        sigmoids normalised to sum to 1)."""
+        sigmoids normalised to sum to 1).
+
+        Parameters
+        ----------
+        X : array-like (n, d)
+            Examples of the d features the selector was fitted on.
+        """
         return self._logistic_proba(X)

@@ -119,7 +119,16 @@ def with_objective(spec: StudySpec, measure: str) -> StudySpec:
     protocol, selectors and recorded measures, in a study named ``<name>_<measure>`` —
     the comparison of 003 Fig. 11 (one space tuned for φ, φ_pears and φ_iw). Its options
     are those of the spec that apply to it.
-    Validated as a spec is (a measure that needs a similarity needs the spec's)."""
+    Validated as a spec is (a measure that needs a similarity needs the spec's).
+
+    Parameters
+    ----------
+    spec : StudySpec
+        The spec of the study compared.
+    measure : str
+        The other study's objective: a registry name or alias
+        (:func:`~paretostab.measures.measure_name`).
+    """
     mapping = spec.to_dict()
     objective = mapping["objective"]
     try:
@@ -149,8 +158,15 @@ def _tomllib():
 
 def load_spec(path: str | os.PathLike, *, memory: bool = False) -> StudySpec:
     """Read and validate the TOML study spec at ``path`` (see :mod:`paretostab.spec`);
-    relative data paths are resolved against the file's folder; ``memory`` as
-    :func:`parse_spec`'s."""
+    relative data paths are resolved against the file's folder.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The TOML file.
+    memory : bool
+        As :func:`parse_spec`'s: the data will be given in memory (default False).
+    """
     tomllib = _tomllib()
     path = Path(path)
     try:
@@ -213,6 +229,12 @@ def builtin_spec_names() -> tuple[str, ...]:
 def builtin_spec_path(name: str = "quickstart") -> Path:
     """The built-in spec ``name`` (also ``name.toml``): ``studies/<name>.toml``.
 
+    Parameters
+    ----------
+    name : str
+        A built-in spec's name (:func:`builtin_spec_names`), with or without ``.toml``;
+        default the quickstart's.
+
     Raises
     ------
     UnknownNameError
@@ -256,7 +278,13 @@ def find_spec(spec: str | os.PathLike) -> Path:
 
 def builtin_spec_text(name: str) -> str:
     """The TOML text of the built-in spec ``name``, to start a spec of one's own from: its
-    ``#:schema`` line names the installed JSON Schema file, wherever the text is saved."""
+    ``#:schema`` line names the installed JSON Schema file, wherever the text is saved.
+
+    Parameters
+    ----------
+    name : str
+        A built-in spec's name (:func:`builtin_spec_names`), with or without ``.toml``.
+    """
     lines = builtin_spec_path(name).read_text(encoding="utf-8").splitlines(keepends=True)
     if lines and lines[0].startswith(SCHEMA_DIRECTIVE):
         lines[0] = f"{SCHEMA_DIRECTIVE} {SCHEMA_FILE.as_uri()}\n"
@@ -279,6 +307,11 @@ def builtin_spec_data(name: str) -> str | None:
     file name of its ``[data] source``: the shared benchmark data of the papers'
     reproductions), or None when its data come with the package or scikit-learn
     (``breast_cancer``). ``paretostab studies`` marks the specs that need one.
+
+    Parameters
+    ----------
+    name : str
+        As :func:`builtin_spec_path`'s.
 
     Raises
     ------

@@ -42,7 +42,14 @@ __all__ = ["SCALAR", "Boolean", "Choice", "Fraction", "FrozenMap", "Integer", "K
 
 
 class FrozenMap(Mapping):
-    """A read-only, hashable, picklable mapping (sorted by key; lists become tuples)."""
+    """A read-only, hashable, picklable mapping (sorted by key; lists become tuples).
+
+    Parameters
+    ----------
+    items : mapping, optional
+        The entries; keys become strings, values frozen (:func:`freeze`). Default None:
+        empty.
+    """
 
     __slots__ = ("_items",)
 

@@ -27,10 +27,12 @@ similarity requirement) are in :mod:`paretostab.spec._resolve`; the trial space 
 from __future__ import annotations
 
 import hashlib
+import inspect
 import json
 import os
+import re
 from collections.abc import Mapping
-from dataclasses import MISSING, dataclass, field, replace
+from dataclasses import MISSING, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -156,7 +158,13 @@ class DataSpec:
         <paretostab.data.Dataset.content_hash>` is ``content_hash``: the source is
         ``"memory"``; a file's ``orientation`` and ``labels`` are refused, as are another
         source (which of the two data sets was meant?) and data other than those of a spec
-        that already names its in-memory data."""
+        that already names its in-memory data.
+
+        Parameters
+        ----------
+        content_hash : str
+            The SHA-256 (hex) of the data given.
+        """
         if self.source != MEMORY_SOURCE:
             raise InvalidInputError(
                 f"data given in memory, and the spec's [data] source = {self.source!r}: give "
@@ -230,7 +238,24 @@ class Param:
     """One hyperparameter of the search space: a range ``[low, high]`` (``log`` scale,
     ``integer`` values) or, with ``choices``, a categorical parameter; ``registry``: the
     selector registry's default range, which the spec did not write (fitted to the data
-    before a study opens, where a range the spec wrote is kept as written)."""
+    before a study opens, where a range the spec wrote is kept as written).
+
+    Attributes
+    ----------
+    name : str
+        The estimator parameter's name (its ``get_params()`` name).
+    low, high : float, optional
+        A range's bounds, both included; None for a categorical parameter.
+    log : bool
+        A log-scale range (default False).
+    integer : bool
+        A range of integers (default False: floats).
+    choices : tuple, optional
+        A categorical parameter's values (default None: a range).
+    registry : bool
+        Whether the range is the registry's default (default False: the spec wrote it);
+        not compared by ``==``.
+    """
 
     name: str
     low: float | None = None
@@ -624,3 +649,49 @@ def reference_table() -> str:
     rows = [("Key", "Type", "Default", "Description"), ("---",) * 4,
             *((f"`{path}`", *rest) for path, *rest in reference_entries())]
     return "\n".join("| " + " | ".join(_cell(c) for c in row) + " |" for row in rows) + "\n"
+
+
+def _rst(markdown: str) -> str:
+    """The spec reference's Markdown inline code as reStructuredText's."""
+    return re.sub(r"`([^`]+)`", r"``\1``", markdown)
+
+
+#: The fields of the tables' dataclasses that are not keys of a table, as numpydoc entries.
+_OTHER_FIELDS = {
+    "data": "data : DataSpec\n    The ``[data]`` table.",
+    "protocol": "protocol : ProtocolSpec\n    The ``[protocol]`` table.",
+    "selectors": "selectors : tuple of SelectorSpec\n    The ``[selector]`` table: one "
+                 "selector, or one per name of its array with ``selector_choice``.",
+    "selector_choice": "selector_choice : bool\n    Whether the spec's ``[selector] name`` "
+                       "is an array, the selectors a trial chooses among (default False).",
+    "objective": "objective : ObjectiveSpec\n    The ``[objective]`` table.",
+    "path": "path : Path, optional\n    The file the spec was read from (:func:`load_spec "
+            "<paretostab.spec.load_spec>`), named in its errors; None (the default) for a "
+            "spec not read from a file.",
+}
+
+
+def _document_fields() -> None:
+    """Append to the docstring of each table's dataclass an "Attributes" section naming
+    every field: a key by its type, default and description as the spec reference gives
+    them (:func:`reference_entries`, the one text the reference, the JSON schema and the
+    API reference show), any other field by :data:`_OTHER_FIELDS`: the API reference
+    describes every field where the dataclass is documented, from the text that
+    documents the key, which cannot drift from it."""
+    entries = {path: rest for path, *rest in reference_entries()}
+    for table, cls in TABLES.items():
+        if cls.__doc__ is None:  # python -OO
+            continue
+        lines = ["", "", "Attributes", "----------"]
+        for name in (f.name for f in fields(cls)):
+            if f"{table}.{name}" not in entries:
+                lines.append(_OTHER_FIELDS[name])
+                continue
+            kind, default, text = map(_rst, entries[f"{table}.{name}"])
+            shown = {"required": "Required.", "absent": "Default None: absent."}.get(
+                default, f"Default {default}.")
+            lines += [f"{name} : {kind}", f"    {text} {shown}"]
+        cls.__doc__ = inspect.cleandoc(cls.__doc__) + "\n".join(lines)
+
+
+_document_fields()

@@ -134,13 +134,31 @@ def _choices(errors: SpecErrors, key: str, value: object) -> tuple:
 
 def param_name(spec: StudySpec, selector: SelectorSpec, param: Param) -> str:
     """The Optuna name of ``selector``'s searched ``param``: its own name, or
-    ``<selector>.<name>`` in a multi-selector study."""
+    ``<selector>.<name>`` in a multi-selector study.
+
+    Parameters
+    ----------
+    spec : StudySpec
+        The study's spec (``selector_choice`` decides).
+    selector : SelectorSpec
+        One of its selectors.
+    param : Param
+        One of that selector's searched parameters.
+    """
     return f"{selector.name}.{param.name}" if spec.selector_choice else param.name
 
 
 def trial_selector(spec: StudySpec, params: Mapping[str, object]) -> tuple[SelectorSpec, dict]:
     """The selector a trial with the Optuna parameters ``params`` runs, and its searched
-    hyperparameters by their estimator names."""
+    hyperparameters by their estimator names.
+
+    Parameters
+    ----------
+    spec : StudySpec
+        The study's spec.
+    params : mapping
+        The trial's Optuna parameters by their Optuna names (:func:`param_name`).
+    """
     if not spec.selector_choice:
         return spec.selectors[0], dict(params)
     name = params.get(SELECTOR_PARAM)
@@ -156,14 +174,27 @@ def trial_selector(spec: StudySpec, params: Mapping[str, object]) -> tuple[Selec
 
 def grid(spec: StudySpec) -> dict[str, list]:
     """The search space of ``sampler = "grid"``: the selector choice, or a single
-    selector's categorical parameters (Optuna's ``GridSampler``)."""
+    selector's categorical parameters (Optuna's ``GridSampler``).
+
+    Parameters
+    ----------
+    spec : StudySpec
+        A spec whose searched parameters are all categorical, or that chooses among
+        selectors.
+    """
     if spec.selector_choice:
         return {SELECTOR_PARAM: [s.name for s in spec.selectors]}
     return {p.name: list(p.categories()) for p in spec.selectors[0].search}
 
 
 def grid_size(spec: StudySpec) -> int:
-    """The number of points of :func:`grid`."""
+    """The number of points of :func:`grid`.
+
+    Parameters
+    ----------
+    spec : StudySpec
+        As :func:`grid`'s.
+    """
     return math.prod(len(values) for values in grid(spec).values())
 
 
