@@ -51,18 +51,24 @@ def _interval_text(interval: DominanceAreaInterval | None) -> str:
 #: 95% region reaches well within one standard deviation of the replicates (0.61).
 _NARROWING_REPLICATES = 20
 
+#: From how many standard deviations of its replicates a region's reach is said to be wide
+#: for want of replicates: two, B ≤ 5 at 95% (2.26; B = 10, the quickstart's, reaches 1.00,
+#: a region no wider than the replicates' own spread, and its interval is not wide).
+_WIDE_REACH = 2.0
+
 
 def _few_replicates(front: GroupFront) -> str:
     """Why the front's regions and DA interval are wide, when they are for want of
     replicates (at B = 3 the interval is [0, 1] and the regions cover the figure):
     each region reaches ``sqrt(radius2)`` standard deviations of its trial's replicates
-    from their mean along each axis (:func:`hotelling_radius2`: 16.3 at B = 3, 1.0 at
-    B = 10, 0.61 at B = 20 for 95%); "" when that is at most one (B ≥ 11 at 95%)."""
+    from their mean along each axis (:func:`hotelling_radius2`: 16.3 at B = 3, 2.26 at
+    B = 5, 1.0 at B = 10, 0.61 at B = 20 for 95%); "" when that is at most
+    :data:`_WIDE_REACH` (B ≥ 6 at 95%)."""
     if not front.regions:
         return ""
     widest = max(front.regions, key=lambda r: r.radius2)  # the fewest replicates
     reach = math.sqrt(widest.radius2)
-    if reach <= 1.0:
+    if reach <= _WIDE_REACH:
         return ""
     text = (f"wide because B = {widest.replicates} replicates are few: each region reaches "
             f"{reach:.3g} standard deviations of its trial's replicates from their mean "
