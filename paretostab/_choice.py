@@ -35,6 +35,9 @@ class Choice:
     flagged : dict
         The trials passed over as flagged (their metric not above chance, or their
         selection ignoring the labels), with the reason.
+    metric : str
+        The study's protocol metric, which ``values["accuracy"]`` holds (``accuracy``,
+        ``balanced_accuracy``, …): what :meth:`label` and the command line call it.
     """
 
     trial: int
@@ -44,6 +47,18 @@ class Choice:
     features: tuple[str, ...]
     held_out: Mapping[str, object] | None
     flagged: Mapping[int, str]
+    metric: str = "accuracy"
+
+    def label(self, name: str) -> str:
+        """How a key of :attr:`values` is said: the metric's real name for
+        ``"accuracy"`` ("balanced accuracy"), a measure's symbol otherwise.
+
+        Parameters
+        ----------
+        name : str
+            A key of :attr:`values`.
+        """
+        return self.metric.replace("_", " ") if name == "accuracy" else measure_label(name)
 
     def __repr__(self) -> str:
         """The trial, γ, its values and how many features and flagged trials, not the
@@ -60,7 +75,7 @@ class Choice:
 
         return render_macro(
             "notebook.html", "choice", gamma=self.gamma, trial=self.trial,
-            values=[(measure_label(k), v) for k, v in self.values.items()],
+            values=[(self.label(k), v) for k, v in self.values.items()],
             params=[(str(k), f"{v:.4g}" if isinstance(v, float) else str(v))
                     for k, v in self.params.items()],
             features=list(self.features), held_out=self.held_out, flagged=list(self.flagged))

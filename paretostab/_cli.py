@@ -211,7 +211,6 @@ def _compare(args) -> int:
 def _choose(args) -> int:
     from paretostab._api import choose
     from paretostab._storage import DEFAULT_STORAGE
-    from paretostab.measures import measure_label as label
 
     try:
         chosen = choose(args.storage or DEFAULT_STORAGE, args.gamma,
@@ -220,9 +219,9 @@ def _choose(args) -> int:
                         allow_chance=args.allow_chance)
     except KeyboardInterrupt as interrupt:
         return _interrupted("nothing chosen; the study is unchanged.", interrupt)
-    values = {"trial": chosen.trial, "gamma": chosen.gamma, **chosen.values}
-    print(", ".join(f"{label(k)} = {v:.4g}" if isinstance(v, float) else f"{label(k)} = {v}"
-                    for k, v in values.items()))
+    values = {chosen.label(k): v for k, v in chosen.values.items()}
+    print(", ".join([f"trial = {chosen.trial}", f"gamma = {chosen.gamma:.4g}",
+                     *(f"{k} = {v:.4g}" for k, v in values.items())]))
     print("parameters: " + ", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}"
                                      for k, v in chosen.params.items()))
     held_out = chosen.held_out

@@ -100,6 +100,13 @@ def test_a_choice_escapes_its_names_parameters_features_and_data():
                               "<br>features (0): </div>")
 
 
+def test_a_choice_says_its_metric_by_its_real_name():
+    choice = Choice(trial=1, gamma=0.5, values={"accuracy": 0.8, "iw": 0.5}, params={},
+                    features=(), held_out=None, flagged={}, metric="balanced_accuracy")
+    assert [choice.label(k) for k in choice.values] == ["balanced accuracy", "φ_iw"]
+    assert "balanced accuracy 0.8000, φ_iw 0.5000" in choice.to_html()
+
+
 SPEC = {
     "study": {"name": NASTY, "trials": 4, "seed": 0, "sampler": "random"},
     "data": {"source": "memory"},

@@ -236,7 +236,8 @@ def choose_trial(storage_url: str, gamma: float, *, study_name: str | None = Non
                           objective: float(row[objective])},
                   params=dict(study.params[number]), features=features, held_out=held_out,
                   flagged=({} if flags is None else
-                           {int(n): flags.reason(n) for n in flags.flagged_trials}))
+                           {int(n): flags.reason(n) for n in flags.flagged_trials}),
+                  metric=study.spec.protocol.metric if study.spec is not None else "accuracy")
 
 
 # --------------------------------------------------------------------------- studies
