@@ -7,8 +7,9 @@ Run from the repository root::
     python benchmarks/bench_replicates.py SPEC --trials 4 --replicates 5
 
 ``--trials`` settings of the spec's search space (drawn with a seeded generator: the
-sizes of a front, not a front), each replicated B times with the report's seeds
-``[seed, trial, 1]``, its measures evaluated. First trial by trial in this process (each
+sizes of a front, not a front), each replicated B times with seeds of its own
+``[seed, trial, 1]`` (as a report replicates a study whose trials draw their own
+resamples), its measures evaluated. First trial by trial in this process (each
 protocol with the spec's ``n_jobs``), then every protocol in one pool of one process and
 of one per core (:func:`paretostab._protocol.replicate_protocols`), in the same process,
 after a warm-up. It checks that every value is the same and prints a Markdown table; CPU

@@ -26,7 +26,7 @@ from paretostab._data_formats import ORIENTATIONS
 from paretostab._errors import InvalidInputError, StabilityWarning
 from paretostab._metrics import metric_advice, metric_output
 from paretostab._protocol import replicate_protocols, run_protocol
-from paretostab._run_cache import RunCache
+from paretostab._run_cache import DEFAULT_CACHE_BYTES, RunCache
 from paretostab._runset import RunSet
 from paretostab._similarity import FeatureSimilarity
 from paretostab.data import as_dataset, load_dataset, variance_prefilter
@@ -357,6 +357,17 @@ class Problem:
                             n_jobs=n_jobs or self.spec.protocol.n_jobs, cache=cache,
                             progress=False, **self.protocol_options())
 
+    def replicate_state(self, number: int) -> list[int]:
+        """The random state of trial ``number``'s replicates (002 §3): in a study whose
+        trials share their resamples (``[protocol] resamples = "shared"``), the same for
+        every trial — replicate b of each front trial runs on the b-th set of fresh
+        resamples, as the study's trials run on its shared ones, and each is prepared once
+        (:meth:`replicate_protocols`) — else one of the trial's own. Either way each
+        trial's B replicates are B protocols on fresh resamples, independent of the
+        study's."""
+        seed = self.spec.seed or 0
+        return [seed, 1] if self.spec.protocol.resamples == "shared" else [seed, int(number), 1]
+
     def replicate_protocols(self, settings: Sequence[Mapping[str, object]],
                             n_replicates: int, *, random_states: Sequence[object],
                             on_runs: Callable[[int], object] | None = None
@@ -365,10 +376,13 @@ class Problem:
         random state (002 §3: the replicates behind its confidence region), all in one pool
         of the spec's ``n_jobs`` processes, as the memory allows
         (:func:`~paretostab._protocol.replicate_protocols`): ``(i, b, RunSet)``, replicate
-        ``b`` of setting ``i``, as each ends; ``on_runs(n)``: ``n`` more runs done."""
+        ``b`` of setting ``i``, as each ends; ``on_runs(n)``: ``n`` more runs done. The
+        prepared runs of settings that share their random state are prepared once in a pool
+        of one process (a :class:`~paretostab._run_cache.RunCache`)."""
         return replicate_protocols([self.estimator(params) for params in settings], self.X,
                                    self.y, n_replicates, random_states=random_states,
                                    n_jobs=self.spec.protocol.n_jobs, on_runs=on_runs,
+                                   cache=RunCache(DEFAULT_CACHE_BYTES),
                                    **self.protocol_options())
 
     # ------------------------------------------------------------------ the measures

@@ -462,8 +462,8 @@ def _pool_size(name: str, X: np.ndarray, runs: int, settings: tuple, n_jobs: int
 def replicate_protocols(selectors: Sequence, X, y, n_replicates: int, *,
                         random_states: Sequence, runs: int, resampling: str,
                         sample_fraction: float, prefilter: int | None, metric: str,
-                        n_jobs: int = 1, on_runs: Callable[[int], object] | None = None
-                        ) -> Iterator[tuple[int, int, RunSet]]:
+                        n_jobs: int = 1, on_runs: Callable[[int], object] | None = None,
+                        cache: RunCache | None = None) -> Iterator[tuple[int, int, RunSet]]:
     """The B :func:`replicates` of each of several selectors, all their protocols in one
     pool of processes: ``(i, b, RunSet)``, replicate ``b`` of selector ``i``, as each
     protocol ends, in no fixed order.
@@ -493,6 +493,11 @@ def replicate_protocols(selectors: Sequence, X, y, n_replicates: int, *,
         ``on_runs(n)``: ``n`` more runs done — each run as it ends in a pool of one (the
         protocols run here), each protocol's M as it ends otherwise; a progress counting
         runs moves as they go.
+    cache : RunCache, optional
+        Where a pool of one (the protocols run here) keeps its prepared runs: selectors
+        whose ``random_states`` are the same share their resamples, and each is prepared
+        once (:class:`~paretostab._run_cache.RunCache`; the same RunSets as without it).
+        A pool of several processes runs without it.
 
     Yields
     ------
@@ -513,6 +518,8 @@ def replicate_protocols(selectors: Sequence, X, y, n_replicates: int, *,
                 "prefilter": prefilter, "metric": metric, "progress": False, "n_jobs": 1}
     if on_runs is not None and pool == 1:  # the protocols run here: each run counted
         protocol["on_run"] = functools.partial(on_runs, 1)
+    if cache is not None and pool == 1:  # here, shared resamples are prepared once
+        protocol["cache"] = cache
     results = Parallel(n_jobs=pool, return_as="generator_unordered")(
         delayed(_replicate)(i, b, selector, X, y, seeds[i][b], protocol)
         for i, selector in enumerate(wrapped) for b in range(n_replicates))
@@ -524,7 +531,7 @@ def replicate_protocols(selectors: Sequence, X, y, n_replicates: int, *,
     finally:  # stopped early (Ctrl-C): the protocols not begun are dropped, without
         # joblib's warning that they were
         with warnings.catch_warnings():
-            warnings.filterwarnings("ignore", "[0-9]+ tasks which were still being processed",
+            warnings.filterwarnings("ignore", ".*tasks which were still being processed",
                                     UserWarning)
             results.close()
 

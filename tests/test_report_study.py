@@ -163,9 +163,10 @@ def test_replicates_cached_without_a_measure_are_rerun_and_merged(study_url, tmp
 
 
 def test_the_replicates_of_the_front_in_one_pool_are_those_trial_by_trial(study_url):
-    """The report runs every front trial's replicates in one pool: each trial's values are
-    those of its B protocols run alone with its seeds (a study's cached replicates stay
-    valid), each kept once as soon as its B are done."""
+    """The report runs every front trial's replicates in one pool, their shared resamples
+    prepared once: each trial's values are those of its B protocols run alone with its
+    random state (the study's seed: its trials share their resamples), each kept once as
+    soon as its B are done."""
     from dataclasses import replace
 
     from paretostab._protocol import replicates
@@ -182,10 +183,26 @@ def test_the_replicates_of_the_front_in_one_pool_are_those_trial_by_trial(study_
     problem = data.problem
     for number in numbers:
         alone = replicates(problem.estimator(data.params[number]), problem.X, problem.y, 3,
-                           random_state=[0, number, 1], **problem.protocol_options())
+                           random_state=[0, 1], **problem.protocol_options())
+        assert problem.replicate_state(number) == [0, 1]
         assert found[number]["accuracy"] == [runs.accuracy for runs in alone]
         assert found[number]["iw"] == [runs.stability("iw") for runs in alone]
         assert found[number]["nogueira"] == [runs.stability("nogueira") for runs in alone]
+
+
+@pytest.mark.parametrize(("resamples", "states"), [
+    ("shared", [[7, 1], [7, 1]]), ("per_trial", [[7, 3, 1], [7, 8, 1]])])
+def test_replicates_share_their_resamples_across_trials_as_the_study_does(resamples, states):
+    """Replicate b of every trial runs on the b-th set of fresh resamples when the study's
+    trials share theirs (prepared once: a quarter less work for a quickstart report), on
+    resamples of its own otherwise."""
+    from paretostab._problem import Problem
+
+    problem = Problem.from_spec(parse_spec({
+        "study": {"name": "r", "seed": 7}, "data": {"source": "breast_cancer"},
+        "protocol": {"runs": 3, "resamples": resamples},
+        "selector": {"name": "t_test", "fixed": {"n_features": 3}}}))
+    assert [problem.replicate_state(n) for n in (3, 8)] == states
 
 
 def test_a_measure_needing_a_similarity_the_study_has_none_of(study_url, tmp_path):
@@ -256,9 +273,9 @@ def test_the_report_gives_the_study_note_the_front_as_of_its_run(study_url, tmp_
 def stopping_after_the_first_trial(replicate_protocols, stop):
     """``Problem.replicate_protocols`` calling ``stop()`` when a protocol comes after one
     trial's B are done (the protocols of all trials run in one pool, in no fixed order);
-    the trials run, by their random state, in ``wrapped.trials``."""
+    the settings run in ``wrapped.settings`` (:func:`trials_of` names their trials)."""
     def wrapped(self, settings, n, *, random_states, **options):
-        wrapped.trials.extend(state[1] for state in random_states)
+        wrapped.settings.extend(settings)
         counts: dict[int, int] = {}
         for i, b, runs in replicate_protocols(self, settings, n, random_states=random_states,
                                               **options):
@@ -267,8 +284,16 @@ def stopping_after_the_first_trial(replicate_protocols, stop):
             counts[i] = counts.get(i, 0) + 1
             yield i, b, runs
 
-    wrapped.trials = []
+    wrapped.settings = []
     return wrapped
+
+
+def trials_of(url, settings) -> list[int]:
+    """The trials of the study at ``url`` with the parameters ``settings``, one each."""
+    from tests.studies import read
+
+    params = read(url).params
+    return [next(n for n, p in params.items() if p == setting) for setting in settings]
 
 
 def test_an_interrupted_report_keeps_the_replicates_it_computed(tmp_path, monkeypatch):
@@ -295,7 +320,7 @@ def test_an_interrupted_report_keeps_the_replicates_it_computed(tmp_path, monkey
     monkeypatch.setattr(paretostab._problem.Problem, "replicate_protocols", again)
     summary = json.loads((build_report(url, out=tmp_path / "again", progress=False)
                           / "summary.json").read_text())
-    assert sorted(again.trials) == sorted(set(summary["front"]) - {done})
+    assert sorted(trials_of(url, again.settings)) == sorted(set(summary["front"]) - {done})
 
 
 def test_an_analysis_is_drawn_with_its_maps_and_scored_on_a_held_out_part_it_has(study_url):

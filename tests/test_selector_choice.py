@@ -269,13 +269,17 @@ def test_report_and_choose_refit_a_multi_selector_trial(tmp_path, monkeypatch):
     chosen = choose(url, 0.5)
     assert chosen.params[SELECTOR_PARAM] in {"t_test", "logistic_rfe", "lasso"}
     assert len(chosen.features) >= 1
-    replicated = []  # trial numbers, from each replicated trial's seed [spec seed, trial, 1]
-    run_replicates = paretostab._problem.replicate_protocols
-    monkeypatch.setattr(paretostab._problem, "replicate_protocols", lambda *args, **kwargs: (
-        replicated.extend(state[1] for state in kwargs["random_states"])
-        or run_replicates(*args, **kwargs)))
+    settings = []  # each replicated trial's parameters
+    run_replicates = paretostab._problem.Problem.replicate_protocols
+    monkeypatch.setattr(paretostab._problem.Problem, "replicate_protocols",
+                        lambda self, given, *args, **kwargs: (
+                            settings.extend(given) or run_replicates(self, given, *args,
+                                                                     **kwargs)))
     out = build_report(url, out=tmp_path / "report", progress=False)
     summary = json.loads((out / "summary.json").read_text())
+    params = {t.number: t.params for t in optuna.load_study(
+        study_name="fixed", storage=url).get_trials(states=(TrialState.COMPLETE,))}
+    replicated = [next(n for n, p in params.items() if p == s) for s in settings]
     # each trial on the study's front is its selector's front too: replicated once
     assert sorted(replicated) == sorted(set(replicated)) and set(summary["front"]) <= set(
         replicated)

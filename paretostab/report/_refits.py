@@ -143,7 +143,7 @@ class Refits:
         """The replicates of the trials ``missing``, run in one pool, each trial's kept
         as soon as its B protocols are done (:meth:`replicate_trials`)."""
         todo = list(missing)
-        problem, seed = self.data.problem, self.data.checked_spec.seed or 0
+        problem = self.data.problem
         runs = problem.spec.protocol.runs
         found: dict[int, dict] = {}
         values: dict[int, dict[int, dict[str, float]]] = {number: {} for number in todo}
@@ -152,7 +152,7 @@ class Refits:
                           unit="runs", leave=False, every=EVERY * runs) as bar:
             for i, b, runset in problem.replicate_protocols(
                     [self.data.params[number] for number in todo], n_replicates,
-                    random_states=[[seed, number, 1] for number in todo],
+                    random_states=[problem.replicate_state(number) for number in todo],
                     on_runs=bar.update):
                 number = todo[i]
                 measured = problem.measure_values(runset, measures)
