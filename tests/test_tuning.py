@@ -356,15 +356,21 @@ def test_the_report_replicates_draw_fresh_resamples(tmp_path, monkeypatch):
 
     def spy(*args, **kwargs):
         for found in original(*args, **kwargs):
-            drawn.append(found[2])
+            drawn.append(found)
             yield found
 
     monkeypatch.setattr(paretostab._problem, "replicate_protocols", spy)
     build_report(url, out=tmp_path / "report", progress=False)
     assert drawn
-    replicate_seeds = [tuple(r.seeds) for r in drawn]
-    assert len(set(replicate_seeds)) == len(drawn)  # each replicate its own resamples
-    assert trial_seeds.isdisjoint(int(s) for seeds in replicate_seeds for s in seeds)
+    by_trial: dict[int, dict[int, tuple]] = {}
+    for i, b, runs in drawn:
+        by_trial.setdefault(i, {})[b] = tuple(int(s) for s in runs.seeds)
+    for replicates in by_trial.values():  # each replicate of a trial its own resamples
+        assert len(set(replicates.values())) == len(replicates) == 3
+    # the study's trials share their resamples: replicate b of each trial shares them too
+    assert len({tuple(sorted(r.items())) for r in by_trial.values()}) == 1
+    assert trial_seeds.isdisjoint(s for r in by_trial.values() for seeds in r.values()
+                                  for s in seeds)
 
 
 @pytest.mark.parametrize(("objective", "depth"), [
