@@ -774,6 +774,20 @@ def test_with_objective_tunes_the_same_space_for_another_measure():
         with_objective(spec, "pearsn")
 
 
+def test_with_objective_keeps_the_registry_ranges_fitted_to_the_data():
+    """Another objective for a spec whose search space is the registry's: fitted to data
+    of 13 features, its n_features and n_stable defaults are clipped as the spec's are (a
+    spec read back from its mapping would search them as written, and refuse n_stable's)."""
+    from paretostab.spec import fit_to_data, with_objective
+
+    spec = parse_spec({**minimal(), "selector": {"name": "hybrid_rfe"}})
+    other = with_objective(spec, "iw")
+    assert fit_to_data(other, 178, 13)[0].selectors == fit_to_data(spec, 178, 13)[0].selectors
+    (n_stable,) = [p for p in fit_to_data(other, 178, 13)[0].selectors[0].search
+                   if p.name == "n_stable"]
+    assert (n_stable.low, n_stable.high) == (0, 12)
+
+
 # ----------------------------------------------------------------------- pinned hashes and to_dict
 
 # Spec mappings (None: the built-in quickstart) and, for each, the content hash, to_dict()

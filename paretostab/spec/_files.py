@@ -139,8 +139,10 @@ def with_objective(spec: StudySpec, measure: str) -> StudySpec:
     objective["stability"] = info.name
     mapping["study"]["name"] = f"{spec.name}_{info.name}"
     source = str(spec.path) if spec.path else "<spec>"
-    return replace(parse_spec(mapping, source=f"{source} with objective {info.name}"),
-                   path=spec.path)
+    parsed = parse_spec(mapping, source=f"{source} with objective {info.name}")
+    # the same selectors, as read: their registry ranges stay the registry's (fitted to the
+    # data when the study opens), which the mapping cannot say
+    return replace(parsed, selectors=spec.selectors, path=spec.path)
 
 
 def _tomllib():
