@@ -237,6 +237,12 @@ def test_a_range_the_spec_gives_is_refused_not_clipped():
                               "must draw an integer in [1, 30], the features the penalty is "
                               "calibrated to select")
     assert message.endswith("e.g. target_features = [5, 30] in [selector.search].")
+    # the registry's own bounds, written in the spec, are the spec's: refused alike
+    written = refusal(spec_of(selector={"name": "elastic_net",
+                                        "search": {"target_features": [5, 50]}}), 569, 30)
+    assert written.startswith("<spec>: selector.search.target_features: the range [5, 50] "
+                              "must draw")
+    assert "(the selector's default range)" not in written
 
 
 def test_target_features_is_not_checked_when_the_penalty_is_given():

@@ -45,7 +45,7 @@ from paretostab.spec._schema import SIMILARITIES, ObjectiveSpec, Param, Selector
 from paretostab.spec._space import fixed_value, param_kind, parse_param
 
 if TYPE_CHECKING:
-    from paretostab.selectors import Range, SelectorInfo
+    from paretostab.selectors import SelectorInfo
 
 __all__ = ["FEATURE_COUNTS", "SELECTOR_FEATURE_COUNTS", "fit_to_data", "resolve_objective",
            "stable_set_limit",
@@ -365,18 +365,16 @@ def _clip_default_counts(errors: SpecErrors, spec: StudySpec, selector: Selector
     does not set (HybridRFE's ``n_features = 20``, SelectKBest's ``k = 10``) fixed to d;
     then HybridRFE's default ``n_stable`` range within ``n_features``
     (:func:`_clip_stable_set`)."""
-    from paretostab.selectors import Range, get_selector
+    from paretostab.selectors import get_selector
 
     info = get_selector(selector.name)
-    defaults = info.search_space
     d = size.seen
     fixed_key, search_key = _table_keys(spec, selector)
     search, notes = [], []
     for param in selector.search:
-        default = defaults.get(param.name)
         if param.name in FEATURE_COUNTS and param.choices is None and param.integer:
             first, last = param.bounds()
-            if default == Range(first, last, param.log) and last > d:
+            if param.registry and last > d:
                 low = min(first, d)
                 notes.append(f"{search_key}.{param.name}: the selector's default range "
                              f"[{first}, {last}] clipped to [{low}, {d}] ({size})")
@@ -490,7 +488,7 @@ def _check_counts(errors: SpecErrors, spec: StudySpec, selector: SelectorSpec,
             if ints_only and param.choices is not None:
                 param = replace(param, choices=tuple(v for v in param.choices if is_int(v)))
             _check_count_param(errors, f"{search_key}.{name}", param, (low, d),
-                               f"{valid}, {why}", info.search_space.get(name))
+                               f"{valid}, {why}")
             continue
         value = selector.fixed.get(name, defaults[name])
         if value is None or (is_int(value) and low <= value <= d) or (
@@ -506,11 +504,9 @@ def _check_counts(errors: SpecErrors, spec: StudySpec, selector: SelectorSpec,
 
 
 def _check_count_param(errors: SpecErrors, key: str, param: Param, bounds: tuple[int, int],
-                       valid: str, default: Range | None) -> None:
-    """Every value the searched count ``param`` can draw is an integer in ``bounds``
-    (``default``: the selector's default range of it, named when ``param`` is that)."""
-    from paretostab.selectors import Range
-
+                       valid: str) -> None:
+    """Every value the searched count ``param`` can draw is an integer in ``bounds`` (the
+    selector's default range named as such: :attr:`~paretostab.spec.Param.registry`)."""
     low, d = bounds
     if param.choices is not None:
         bad = [value for value in param.choices if not (is_int(value) and low <= value <= d)]
@@ -520,8 +516,7 @@ def _check_count_param(errors: SpecErrors, key: str, param: Param, bounds: tuple
     first, last = param.bounds()
     if param.integer and low <= first and last <= d:
         return
-    whose = (" (the selector's default range)"
-             if default == Range(first, last, param.log) else "")
+    whose = " (the selector's default range)" if param.registry else ""
     hint = (f"; e.g. {param.name} = [{first}, {d}] in [{key.rpartition('.')[0]}]"
             if param.integer and low <= first < d else "")
     raise errors.error(key, f"the range [{first!r}, {last!r}]{whose} must draw "
