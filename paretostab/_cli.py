@@ -47,6 +47,8 @@ __all__ = ["main"]
 
 QUIET_HELP = ("no progress on stderr (by default a bar on a terminal, else a plain line "
               "every 10 steps or 30 s); errors still print")
+ALLOW_CHANCE_HELP = ("let γ choose flagged trials (not above chance, or a selection that "
+                     "ignores the labels)")
 ARTIFACTS_HELP = ("artifact store: a folder (one shared folder for processes on several "
                   "machines) or s3://bucket/prefix (default: a folder beside the storage)")
 
@@ -358,8 +360,7 @@ def _run(argv: list[str] | None) -> int:
                              "trial maximising γA+(1−γ)φ (default 0.5)")
     report.add_argument("--level", type=float, default=0.95, help="confidence level")
     report.add_argument("--allow-chance", action="store_true",
-                        help="let γ choose flagged trials (not above chance, or a selection "
-                             "that ignores the labels)")
+                        help=ALLOW_CHANCE_HELP)
     report.add_argument("--out", default="report", help="output folder (default: report)")
     report.add_argument("--artifacts", help=ARTIFACTS_HELP)
     report.add_argument("--quiet", action="store_true", help=QUIET_HELP)
@@ -392,8 +393,7 @@ def _run(argv: list[str] | None) -> int:
     choose.add_argument("--level", type=float, default=0.95,
                         help="level of the chance test and the held-out interval")
     choose.add_argument("--allow-chance", action="store_true",
-                        help="let γ choose flagged trials (not above chance, or a selection "
-                             "that ignores the labels)")
+                        help=ALLOW_CHANCE_HELP)
     choose.add_argument("--artifacts", help=ARTIFACTS_HELP)
     choose.add_argument("--quiet", action="store_true", help=QUIET_HELP)
     studies = commands.add_parser(

@@ -345,8 +345,11 @@ def test_write_report_rejects_bad_input(tmp_path):
         Section("t", table=[[1, 2]])
     with pytest.raises(InvalidInputError, match="figure must be a matplotlib Figure"):
         Section("t", figure="front.png")
-    with pytest.raises(InvalidInputError, match="fields"):
+    with pytest.raises(InvalidInputError, match=r"'t': fields must be a mapping \(key → "
+                                                 r"value\); got list\."):
         Section("t", fields=[("a", 1)])
+    with pytest.raises(InvalidInputError, match=r"'t': caption must be a str; got int\."):
+        Section("t", caption=3)
     with pytest.raises(InvalidInputError, match="figure_format"):
         write_report(tmp_path, title="t", sections=[], figure_format="jpg")
     with pytest.raises(InvalidInputError, match="figure_files"):

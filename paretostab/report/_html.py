@@ -108,22 +108,15 @@ class Section:
             raise InvalidInputError(
                 f"Section {self.title!r}: text must be a str or a sequence of str; got "
                 f"{type(text).__name__}.")
-        if self.fields is not None and not isinstance(self.fields, Mapping):
-            raise InvalidInputError(
-                f"Section {self.title!r}: fields must be a mapping (key → value); got "
-                f"{type(self.fields).__name__}.")
-        if self.table is not None and not hasattr(self.table, "to_html"):
-            raise InvalidInputError(
-                f"Section {self.title!r}: table must be a pandas DataFrame; got "
-                f"{type(self.table).__name__}.")
-        if self.figure is not None and not hasattr(self.figure, "savefig"):
-            raise InvalidInputError(
-                f"Section {self.title!r}: figure must be a matplotlib Figure; got "
-                f"{type(self.figure).__name__}.")
-        if self.caption is not None and not isinstance(self.caption, str):
-            raise InvalidInputError(
-                f"Section {self.title!r}: caption must be a str; got "
-                f"{type(self.caption).__name__}.")
+        for name, what, fits in (
+                ("fields", "a mapping (key → value)", lambda v: isinstance(v, Mapping)),
+                ("table", "a pandas DataFrame", lambda v: hasattr(v, "to_html")),
+                ("figure", "a matplotlib Figure", lambda v: hasattr(v, "savefig")),
+                ("caption", "a str", lambda v: isinstance(v, str))):
+            value = getattr(self, name)
+            if value is not None and not fits(value):
+                raise InvalidInputError(f"Section {self.title!r}: {name} must be {what}; got "
+                                        f"{type(value).__name__}.")
         subsections = tuple(self.subsections)
         if not all(isinstance(s, Section) for s in subsections):
             raise InvalidInputError(
