@@ -95,6 +95,8 @@ def _tune(args) -> int:
     table = front_table(study)
     if "flagged" in table and not table["flagged"].any():  # a column of blanks says nothing
         table = table.drop(columns="flagged")
+    elif "flagged" in table:  # a trial of a version that did not record chance
+        table = table.assign(flagged=table["flagged"].fillna("(not recorded)"))
     with pd.option_context("display.max_columns", None, "display.width", 120,
                            "display.float_format", "{:.4g}".format):
         print(f"\nPareto front ({_trials(len(table))}):")

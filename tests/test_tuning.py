@@ -625,3 +625,29 @@ def test_a_trial_whose_stability_is_undefined_names_its_parameters(tmp_path, mon
         assert reason.startswith("φ_iw undefined (NaN) at "), reason
         assert f"n_stable = {trial.params['n_stable']}" in reason
         assert f"epsilon = {trial.params['epsilon']:.4g}" in reason
+
+
+def test_the_front_table_flags_the_trials_that_recorded_chance_and_no_other():
+    """A study resumed from a version that did not record chance: its old front trials
+    get no verdict (None), not a p-value of NaN read as "not above chance"; the new ones
+    are flagged by what they recorded."""
+    from paretostab._tuning import front_table
+
+    def chance(p_value, **probe):
+        return {"metric": "accuracy", "no_information": 0.6, "p_value": p_value, **probe}
+
+    study = optuna.create_study(directions=["maximize", "maximize"])
+    for values, attrs in [((0.9, 0.5), {}),  # recorded nothing: an old trial
+                          ((0.8, 0.7), {"chance": chance(1e-6, ignores_labels=False)}),
+                          ((0.62, 1.0), {"chance": chance(0.4, ignores_labels=True)})]:
+        study.add_trial(optuna.trial.create_trial(
+            values=list(values), user_attrs=attrs,
+            params={}, distributions={}))
+    table = front_table(study).set_index("trial")
+    assert table.loc[0, "flagged"] is None and table.loc[1, "flagged"] == ""
+    assert table.loc[2, "flagged"] == ("accuracy not above chance (0.600; p = 0.4); selection "
+                                       "ignores the labels: its stability is not evidence of "
+                                       "signal")
+    old = optuna.create_study(directions=["maximize", "maximize"])
+    old.add_trial(optuna.trial.create_trial(values=[0.9, 0.5]))
+    assert "flagged" not in front_table(old)  # nothing recorded: no column

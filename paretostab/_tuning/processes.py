@@ -296,9 +296,9 @@ def _advance(bar: Progress, study: optuna.Study, start: int) -> None:
     trials, points = front_points(study)
     if len(points):
         front = pareto_front(points)
-        flags = chance_flags_of(recorded_chance([trials[i] for i in front]))
-        flagged = {} if flags is None else {"flagged": sum(
-            flags.flagged(trials[i].number) for i in front)}
+        records = recorded_chance([trials[i] for i in front])
+        flags = chance_flags_of(records)
+        flagged = {} if flags is None else {"flagged": sum(map(flags.flagged, records))}
         bar.set_postfix(front=len(front), **flagged, area=f"{dominance_area(points):.3f}")
     bar.refresh()
 

@@ -168,15 +168,18 @@ def front_table(study: optuna.Study) -> pd.DataFrame:
     """The Pareto-optimal trials as a table (pandas DataFrame), by increasing accuracy;
     with a ``flagged`` column, the reason a trial is flagged at chance level or as a
     selection that ignores the labels ("" when it is not; :func:`chance_flags_of`), where
-    the trials recorded it."""
+    the trials recorded it (None for a trial that did not: one of a study resumed from a
+    version that did not record it)."""
     trials, points = front_points(study)
     names = study.metric_names or ["accuracy", "stability"]
     front = [trials[index] for index in (pareto_front(points) if len(points) else [])]
-    flags = chance_flags_of(recorded_chance(front))
+    records = recorded_chance(front)
+    flags = chance_flags_of(records)
     rows = []
     for trial in front:
         rows.append({"trial": trial.number, names[0]: trial.values[0], names[1]: trial.values[1],
                      KBAR: trial.user_attrs.get("mean_selected"),
-                     **({} if flags is None else {"flagged": flags.reason(trial.number)}),
+                     **({} if flags is None else {"flagged": flags.reason(trial.number)
+                                                  if trial.number in records else None}),
                      **trial.params})
     return pd.DataFrame(rows)
