@@ -366,7 +366,7 @@ def test_a_report_killed_mid_way_keeps_the_replicates_it_computed(tmp_path):
 
 
 def test_a_study_at_chance_says_so_and_names_its_metric(tmp_path):
-    """Issue 33: labels unrelated to the features (four classes, balanced accuracy).
+    """Labels unrelated to the features (four classes, balanced accuracy, data in memory).
     Every trial is flagged; the summary opens by saying the study is at chance level and
     summary.json says so beside the dominance area; front.csv and the page name the metric
     "balanced accuracy" and give each front trial's flag."""
@@ -388,6 +388,11 @@ def test_a_study_at_chance_says_so_and_names_its_metric(tmp_path):
     assert "balanced_accuracy" in front and "accuracy" not in front
     assert all(reason.startswith("balanced accuracy not above chance (0.250")
                for reason in front["flag"])
+    from paretostab._tuning import front_table  # tune flags them alike, four classes
+
+    tuned = front_table(optuna.load_study(study_name="noise", storage=url))
+    assert dict(zip(tuned["trial"], tuned["flagged"])) == dict(zip(front["trial"],
+                                                                   front["flag"]))
     page = (out / "index.html").read_text()
     summary_text = page[page.index("Summary"):]
     assert re.search(r"<p>At chance level: all 4 trials are flagged", summary_text)
