@@ -20,7 +20,8 @@ import numpy as np
 
 from paretostab._errors import InvalidInputError, described
 
-__all__ = ["COUNT", "FRACTION", "NON_NEGATIVE", "POSITIVE", "Interval", "is_int", "is_number"]
+__all__ = ["COUNT", "FRACTION", "NON_NEGATIVE", "PAIRED_RUNS", "POSITIVE", "Interval", "is_int",
+           "is_number"]
 
 T = TypeVar("T")
 
@@ -58,6 +59,8 @@ class Interval:
         Which bounds belong to the interval.
     none : bool
         Whether None is allowed too.
+    even : bool
+        Only even integers (with ``kind="integer"``: runs in pairs).
     why : str
         Words that end the error line, such as ``" (the features kept)"``.
 
@@ -67,6 +70,8 @@ class Interval:
     'an integer >= 2'
     >>> Interval("number", 0, 1, "neither").describe()
     'a number in (0, 1)'
+    >>> Interval("integer", 2, even=True).describe()
+    'an even integer >= 2'
     >>> Interval("number", 0, closed="neither").check("reg", 1e-3)
     0.001
     """
@@ -76,6 +81,7 @@ class Interval:
     high: float | None = None
     closed: Literal["both", "left", "right", "neither"] = "both"
     none: bool = False
+    even: bool = False
     why: str = ""
 
     def accepts(self, value: object) -> bool:
@@ -83,7 +89,7 @@ class Interval:
         if value is None:
             return self.none
         if self.kind == "integer":
-            if not is_int(value):
+            if not is_int(value) or (self.even and value % 2):
                 return False
         elif not is_number(value) or not math.isfinite(value):
             return False
@@ -95,7 +101,8 @@ class Interval:
 
     def describe(self) -> str:
         """The interval in words, as error lines and the spec reference say it."""
-        noun = "an integer" if self.kind == "integer" else "a number"
+        noun = ("an even integer" if self.even else "an integer") if self.kind == "integer" \
+            else "a number"
         if self.low is not None and self.high is not None:
             left = "[" if self.closed in ("both", "left") else "("
             right = "]" if self.closed in ("both", "right") else ")"
@@ -145,3 +152,9 @@ POSITIVE = Interval("number", 0, closed="neither")
 COUNT = Interval("integer", 1)
 #: A number in (0, 1) (a share of the examples, a confidence level).
 FRACTION = Interval("number", 0, 1, "neither")
+#: The runs of complementary pairs (Shah & Samworth 2013, the resampling
+#: ``"complementary_pairs"``): runs 2j and 2j + 1 are the two halves of one split, so M is
+#: even (and 2 at least, as every protocol's).
+PAIRED_RUNS = Interval("integer", 2, even=True,
+                       why=' with resampling "complementary_pairs" (runs 2j and 2j + 1 are '
+                           'the two halves of one split)')

@@ -12,7 +12,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from paretostab._errors import InvalidInputError, ParetostabError, described
-from paretostab._validation import NON_NEGATIVE, POSITIVE, Interval, is_int, is_number
+from paretostab._validation import (
+    NON_NEGATIVE,
+    PAIRED_RUNS,
+    POSITIVE,
+    Interval,
+    is_int,
+    is_number,
+)
 
 CLOSED = ("both", "left", "right", "neither")
 SCALARS = st.one_of(
@@ -29,6 +36,8 @@ def brute_force(interval: Interval, value: object) -> bool:
         return False
     if interval.kind == "integer":
         if not isinstance(value, int | np.integer):
+            return False
+        if interval.even and int(value) % 2 != 0:
             return False
     elif not isinstance(value, int | float | np.integer | np.floating) or not math.isfinite(
             float(value)):
@@ -49,9 +58,10 @@ def brute_force(interval: Interval, value: object) -> bool:
 
 @given(kind=st.sampled_from(["integer", "number"]),
        low=st.one_of(st.none(), st.integers(-3, 3)), high=st.one_of(st.none(), st.integers(-3, 3)),
-       closed=st.sampled_from(CLOSED), none=st.booleans(), value=SCALARS)
-def test_an_interval_accepts_what_its_definition_says(kind, low, high, closed, none, value):
-    interval = Interval(kind, low, high, closed, none)
+       closed=st.sampled_from(CLOSED), none=st.booleans(), even=st.booleans(), value=SCALARS)
+def test_an_interval_accepts_what_its_definition_says(kind, low, high, closed, none, even,
+                                                      value):
+    interval = Interval(kind, low, high, closed, none, even)
     assert interval.accepts(value) == brute_force(interval, value)
     if interval.accepts(value):
         assert interval.check("x", value) is value  # the value as given
@@ -65,6 +75,8 @@ def test_an_interval_accepts_what_its_definition_says(kind, low, high, closed, n
     (Interval("integer", 2), "an integer >= 2"),
     (Interval("integer", 1, 10), "an integer in [1, 10]"),
     (Interval("integer", 0, none=True), "None or an integer >= 0"),
+    (Interval("integer", 2, even=True), "an even integer >= 2"),
+    (PAIRED_RUNS, "an even integer >= 2"),
     (Interval("number", 0, 1, "neither"), "a number in (0, 1)"),
     (Interval("number", 0, 1, "left"), "a number in [0, 1)"),
     (Interval("number", 0, 1, "right"), "a number in (0, 1]"),
