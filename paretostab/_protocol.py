@@ -1,12 +1,13 @@
 """The resampling protocol: selectors → measured (accuracy, stability) (SPEC §4).
 
-``run_protocol`` draws M resamples of the training data (stratified bootstrap or
-subsample), runs the selector on each (after an optional variance pre-filter computed on
-that run's training sample), scores the final model on the run's out-of-bag examples, and
-returns a :class:`~paretostab._runset.RunSet`: the selection matrix Z, the importance
-matrix I, the rank matrix R (where the selector ranks), the per-run scores, seeds and
-timings. Every run is seeded from one ``numpy.random.SeedSequence``: the same
-``random_state`` gives the same RunSet whatever ``n_jobs`` (only the timings differ).
+``run_protocol`` draws M resamples of the training data (stratified bootstrap, subsample,
+or M/2 complementary pairs of half-samples), runs the selector on each (after an optional
+variance pre-filter computed on that run's training sample), scores the final model on the
+run's out-of-bag examples, and returns a :class:`~paretostab._runset.RunSet`: the
+selection matrix Z, the importance matrix I, the rank matrix R (where the selector ranks),
+the per-run scores, seeds and timings. Every run is seeded from one
+``numpy.random.SeedSequence``: the same ``random_state`` gives the same RunSet whatever
+``n_jobs`` (only the timings differ).
 
 The runs are prepared by :mod:`paretostab._run_cache` (whose
 :class:`~paretostab._run_cache.RunCache` keeps them for later calls) and scored by
@@ -36,9 +37,9 @@ from paretostab import _memory as memory
 from paretostab._errors import InvalidInputError, MemoryLimitError, StabilityWarning
 from paretostab._metrics import out_of_bag_score
 from paretostab._progress import progress_bar
-from paretostab._run_cache import PreparedRun, RunCache, prepared_run, resample
+from paretostab._run_cache import PreparedRun, RunCache, prepared_run, resample, run_draws
 from paretostab._runset import RunSet, metadata_value
-from paretostab._validation import COUNT, FRACTION, Interval, is_int
+from paretostab._validation import COUNT, FRACTION, PAIRED_RUNS, Interval, is_int
 from paretostab._vocabulary import METRICS, RESAMPLINGS
 from paretostab.data import check_classes, check_prefilter
 from paretostab.selectors import TrainingSample, protocol_selector
@@ -80,23 +81,23 @@ class _CalibrationRuns(Sequence):
     again when it reads them. Memory: the budget and one run, whatever M.
     """
 
-    def __init__(self, X: np.ndarray, y: np.ndarray, seeds: list[int], settings: tuple,
-                 cache: RunCache | None, fingerprint: str | None):
+    def __init__(self, X: np.ndarray, y: np.ndarray, draws: list[tuple[int, int]],
+                 settings: tuple, cache: RunCache | None, fingerprint: str | None):
         self._args = (X, y)
-        self._seeds, self._settings = seeds, settings
+        self._draws, self._settings = draws, settings
         self._cache, self._fingerprint = cache, fingerprint
         self._kept: dict[int, tuple[PreparedRun, float]] = {}
         self._kept_bytes = 0
         self._keeping: bool | None = None  # decided by the first run prepared
 
     def __len__(self) -> int:
-        return len(self._seeds)
+        return len(self._draws)
 
     def __getitem__(self, i: int) -> TrainingSample:  # type: ignore[override]  # no slices:
         # the selectors read the runs one index at a time
         timed = self._kept.get(i)
         if timed is None:
-            timed = prepared_run(*self._args, self._seeds[i], self._settings, self._cache,
+            timed = prepared_run(*self._args, self._draws[i], self._settings, self._cache,
                                  self._fingerprint)
             run = timed[0]
             if run.sample.budget is not None:  # held by the run cache: no memory of ours
@@ -116,18 +117,18 @@ class _CalibrationRuns(Sequence):
         return self._kept.pop(i, None)
 
 
-def _calibrated(selector, X, y, seeds: list[int], settings: tuple, cache: RunCache | None,
-                fingerprint: str | None, n_jobs: int):
+def _calibrated(selector, X, y, draws: list[tuple[int, int]], settings: tuple,
+                cache: RunCache | None, fingerprint: str | None, n_jobs: int):
     """Calibrate ``selector`` (set its calibrated parameters) on the runs, streamed
     (:class:`_CalibrationRuns`); returns the calibrated values and what each run's fit
     starts from: with ``n_jobs=1`` the runs the calibration kept, given up one at a time
     as their fits come; else nothing (the workers prepare, or have, their own)."""
-    samples = _CalibrationRuns(X, y, seeds, settings, cache, fingerprint)
+    samples = _CalibrationRuns(X, y, draws, settings, cache, fingerprint)
     calibrated = selector.calibrate(X, y, samples)
     selector.set_params(**calibrated)
     if n_jobs != 1:
-        return calibrated, [None] * len(seeds)
-    return calibrated, (samples.pop(i) for i in range(len(seeds)))
+        return calibrated, [None] * len(draws)
+    return calibrated, (samples.pop(i) for i in range(len(draws)))
 
 
 #: What a worker process holds before any data (the interpreter, NumPy, scikit-learn).
@@ -142,7 +143,8 @@ def _check_memory(name: str, X: np.ndarray, runs: int, settings: tuple, n_jobs: 
     The estimate, in float64 arrays, n_train × d_run the rows and features a run fits: a
     run being fitted holds its training rows, their standardisation, their distinct rows
     and one copy its fit makes (4 n_train d_run), and its out-of-bag rows (about n/e of a
-    bootstrap); with a pre-filter, its preparation first holds the unfiltered rows and a
+    bootstrap; the other half of a complementary pair, whose larger half, ⌈n/2⌉, is taken
+    as n_train); with a pre-filter, its preparation first holds the unfiltered rows and a
     variance temporary (2 n_train d) beside the kept columns. The peak is the larger of
     two phases: the calibration's (one run read, and what it keeps:
     :data:`CALIBRATION_BYTES` at most) and the fits' — ``min(n_jobs, M)`` runs at once on
@@ -157,7 +159,12 @@ def _check_memory(name: str, X: np.ndarray, runs: int, settings: tuple, n_jobs: 
     resampling, sample_fraction, prefilter = settings
     n, d = X.shape
     d_run = prefilter or d
-    n_train = n if resampling == "bootstrap" else round(sample_fraction * n)
+    if resampling == "bootstrap":
+        n_train = n
+    elif resampling == "complementary_pairs":
+        n_train = math.ceil(n / 2)
+    else:
+        n_train = round(sample_fraction * n)
     n_out = math.ceil(n / math.e) if resampling == "bootstrap" else n - n_train
     per_run = 8 * max((4 * n_train + n_out) * d_run,
                       n_train * (2 * d + d_run) if prefilter else 0)
@@ -197,14 +204,14 @@ def _mapped(array: np.ndarray) -> bool:
     return isinstance(owner, mmap.mmap)
 
 
-def _run_one(selector, X, y, seed: int, settings: tuple, metric: str,
+def _run_one(selector, X, y, draw: tuple[int, int], settings: tuple, metric: str,
              cache: RunCache | None, fingerprint: str | None,
              timed_run: tuple[PreparedRun, float] | None):
     """Fit a clone of ``selector`` on one prepared run (prepared here unless ``timed_run``
     gives it with its preparation time) and read off what the RunSet keeps."""
     hits = cache.hits if cache is not None else 0
     if timed_run is None:
-        timed_run = prepared_run(X, y, seed, settings, cache, fingerprint)
+        timed_run = prepared_run(X, y, draw, settings, cache, fingerprint)
     run, prepare_seconds = timed_run
     estimator = clone(selector)
     features = run.features
@@ -239,6 +246,22 @@ def _run_one(selector, X, y, seed: int, settings: tuple, metric: str,
         report
 
 
+def _check_runs(runs, resampling) -> None:
+    """M and the resampling: one of :data:`~paretostab._vocabulary.RESAMPLINGS`, and M even
+    for complementary pairs (:data:`~paretostab._validation.PAIRED_RUNS`)."""
+    RUNS.check("runs", runs)
+    if resampling not in RESAMPLINGS:
+        raise InvalidInputError(f"resampling must be one of {RESAMPLINGS}; got {resampling!r}.")
+    if resampling == "complementary_pairs":
+        PAIRED_RUNS.check("runs", runs)
+
+
+def _settings(resampling: str, sample_fraction: float, prefilter: int | None) -> tuple:
+    """What a run's preparation depends on beyond its draw: (resampling, the subsample's
+    fraction or None, the pre-filter or None)."""
+    return resampling, sample_fraction if resampling == "subsample" else None, prefilter
+
+
 def _check_protocol(X, y, runs, resampling, metric, prefilter, n_jobs, sample_fraction):
     X = np.asarray(X, dtype=float)
     y = np.asarray(y)
@@ -252,9 +275,7 @@ def _check_protocol(X, y, runs, resampling, metric, prefilter, n_jobs, sample_fr
             "paretostab.data.load_dataset(..., impute=...) or clean it first."
         )
     check_classes(y, "y")
-    RUNS.check("runs", runs)
-    if resampling not in RESAMPLINGS:
-        raise InvalidInputError(f"resampling must be one of {RESAMPLINGS}; got {resampling!r}.")
+    _check_runs(runs, resampling)
     if metric not in METRICS:
         raise InvalidInputError(f"metric must be one of {METRICS}; got {metric!r}.")
     if prefilter is not None:
@@ -297,11 +318,14 @@ def run_protocol(selector, X, y, *, runs: int = 100, resampling: str = "bootstra
     y : array-like (n,)
         Their class labels: at least 2 classes of at least 2 examples each.
     runs : int
-        M.
-    resampling : {"bootstrap", "subsample"}
-        Stratified (per class) bootstrap of the same size, or subsample of
-        ``sample_fraction`` of each class without replacement; the examples left out are
-        the run's out-of-bag examples.
+        M (even with ``"complementary_pairs"``).
+    resampling : {"bootstrap", "subsample", "complementary_pairs"}
+        Stratified (per class) bootstrap of the same size, subsample of
+        ``sample_fraction`` of each class without replacement, or complementary pairs of
+        half-samples (Shah & Samworth 2013, the runs their PFER bounds need): runs 2j and
+        2j + 1 are the two halves of one split, ⌊n_c/2⌋ of each class drawn without
+        replacement and the rest; the examples left out are the run's out-of-bag examples
+        (for a pair's half, the other half).
     sample_fraction : float in (0, 1)
         The fraction of each class a subsample draws (default 0.9); unused by the
         bootstrap.
@@ -313,7 +337,9 @@ def run_protocol(selector, X, y, *, runs: int = 100, resampling: str = "bootstra
         ``roc_auc`` are macro averages over the classes; ``roc_auc`` one-vs-rest).
     random_state : int or sequence of ints, optional
         Seeds everything through one ``numpy.random.SeedSequence``: the runs' resamples
-        and the selector's ``random_state``.
+        (one seed per run, or per pair of complementary halves) and the selector's
+        ``random_state``. ``RunSet.seeds`` holds each run's resample seed: both runs of a
+        pair hold the pair's seed, run 2j the first half and run 2j + 1 the second.
     n_jobs : int
         Runs in parallel processes (joblib); results do not depend on it.
     cache : RunCache, optional
@@ -343,12 +369,14 @@ def run_protocol(selector, X, y, *, runs: int = 100, resampling: str = "bootstra
     X, y = _check_protocol(X, y, runs, resampling, metric, prefilter, n_jobs, sample_fraction)
     if cache is not None and not isinstance(cache, RunCache):
         raise InvalidInputError(f"cache must be a RunCache or None; got {cache!r}.")
-    state = np.random.SeedSequence(random_state).generate_state(runs + 1)
-    seeds, selector_seed = [int(seed) for seed in state[:runs]], int(state[runs])
+    resamples = runs // 2 if resampling == "complementary_pairs" else runs
+    state = np.random.SeedSequence(random_state).generate_state(resamples + 1)
+    draws = run_draws([int(seed) for seed in state[:resamples]], resampling)
+    selector_seed = int(state[resamples])
     selector = clone(selector)
     if "random_state" in selector.get_params():
         selector.set_params(random_state=selector_seed)
-    settings = (resampling, sample_fraction if resampling == "subsample" else None, prefilter)
+    settings = _settings(resampling, sample_fraction, prefilter)
     calibrates = _needs_calibration(selector)
     name = getattr(selector, "selector_name", type(selector).__name__)
     _check_memory(name, X, runs, settings, n_jobs, calibrates)
@@ -356,10 +384,10 @@ def run_protocol(selector, X, y, *, runs: int = 100, resampling: str = "bootstra
     prepared = [None] * runs
     calibrated = {}
     if calibrates:
-        calibrated, prepared = _calibrated(selector, X, y, seeds, settings, cache,
+        calibrated, prepared = _calibrated(selector, X, y, draws, settings, cache,
                                            fingerprint, n_jobs)
-    jobs = (delayed(_run_one)(selector, X, y, seed, settings, metric, cache, fingerprint,
-                              timed_run) for seed, timed_run in zip(seeds, prepared, strict=True))
+    jobs = (delayed(_run_one)(selector, X, y, draw, settings, metric, cache, fingerprint,
+                              timed_run) for draw, timed_run in zip(draws, prepared, strict=True))
     matrices: tuple[np.ndarray | None, ...] | None = None
     results = []
     with progress_bar(runs, name, progress=progress, unit="runs", leave=False) as bar:
@@ -397,7 +425,7 @@ def run_protocol(selector, X, y, *, runs: int = 100, resampling: str = "bootstra
         importance_matrix=support.astype(float) if importance is None else importance,
         rank_matrix=ranks,
         scores=scores,
-        seeds=np.asarray(seeds, dtype=np.uint32),
+        seeds=np.asarray([seed for seed, _ in draws], dtype=np.uint32),
         fit_seconds=np.array(fit),
         prepare_seconds=np.array(prepare),
         score_seconds=np.array(score),
@@ -509,9 +537,10 @@ def replicate_protocols(selectors: Sequence, X, y, n_replicates: int, *,
     seeds = [_replicate_seeds(state, n_replicates) for state in random_states]
     if not selectors:
         return
+    _check_runs(runs, resampling)  # before a pool starts
     wrapped = [protocol_selector(selector) for selector in selectors]
     name = getattr(wrapped[0], "selector_name", type(wrapped[0]).__name__)
-    settings = (resampling, sample_fraction if resampling == "subsample" else None, prefilter)
+    settings = _settings(resampling, sample_fraction, prefilter)
     pool = _pool_size(name, np.asarray(X, dtype=float), runs, settings, n_jobs,
                       any(_needs_calibration(selector) for selector in wrapped))
     protocol = {"runs": runs, "resampling": resampling, "sample_fraction": sample_fraction,

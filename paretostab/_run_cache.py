@@ -1,13 +1,14 @@
 """Prepared runs and the run cache.
 
 What a run prepares before any fit depends on its resample only, not on the selector's
-hyperparameters (:class:`PreparedRun`): its rows (:func:`resample`, stratified), pre-filter
-columns and the order of the others, the :class:`~paretostab.selectors.TrainingSample`
-(classes, standardisation, distinct rows) with what selectors derive from it, and its
-out-of-bag rows. A :class:`RunCache` keeps these prepared runs in each process, so that a
-tuning study whose trials share their resamples prepares each run once per process instead
-of once per trial. Cached and uncached runs run the same code on the same numbers: their
-RunSets are identical.
+hyperparameters (:class:`PreparedRun`): its rows (:func:`resample`, stratified; a run is
+drawn by its seed and, for a complementary pair's halves, which half it is:
+:func:`run_draws`), pre-filter columns and the order of the others, the
+:class:`~paretostab.selectors.TrainingSample` (classes, standardisation, distinct rows)
+with what selectors derive from it, and its out-of-bag rows. A :class:`RunCache` keeps
+these prepared runs in each process, so that a tuning study whose trials share their
+resamples prepares each run once per process instead of once per trial. Cached and
+uncached runs run the same code on the same numbers: their RunSets are identical.
 
 Importing this module loads no selector (nor scikit-learn): they are imported when a run
 is prepared.
@@ -35,26 +36,56 @@ if TYPE_CHECKING:
     from paretostab.selectors import TrainingSample
 
 __all__ = ["CACHE_RESERVE_BYTES", "DEFAULT_CACHE_BYTES", "PreparedRun", "RunCache",
-           "prepared_run", "resample"]
+           "prepared_run", "resample", "run_draws"]
 
 #: A cache's memory budget.
 MAX_BYTES = Interval("integer", 0, why=" (the memory budget in bytes)")
 
 
-def resample(y: np.ndarray, seed: int, resampling: str, sample_fraction: float):
-    """Stratified training indices and out-of-bag indices of one run."""
+def resample(y: np.ndarray, seed: int, resampling: str, sample_fraction: float | None,
+             half: int = 0):
+    """Stratified training indices and out-of-bag indices of one run.
+
+    Per class: a bootstrap of the class's size, or a subsample of ``sample_fraction`` of
+    it without replacement (the fraction: None but for a subsample); with
+    ``"complementary_pairs"``, ⌊n_c/2⌋ drawn without replacement into the first half, the
+    rest into the second (R stabs' ``subsample`` and its complementary fold: Shah &
+    Samworth 2013), and ``half`` (0 or 1) says which half the run trains on — its
+    out-of-bag examples are the other half, exactly. Both halves of a pair are drawn from
+    the same ``seed``.
+    """
     rng = np.random.default_rng(seed)
     parts = []
     for label in np.unique(y):
         members = np.flatnonzero(y == label)
         if resampling == "bootstrap":
             parts.append(rng.choice(members, size=members.size, replace=True))
+        elif resampling == "complementary_pairs":
+            first = rng.choice(members, size=members.size // 2, replace=False)
+            parts.append(first if half == 0 else np.setdiff1d(members, first))
         else:
+            assert sample_fraction is not None  # a subsample's fraction: given
             size = min(members.size - 1, max(1, round(sample_fraction * members.size)))
             parts.append(rng.choice(members, size=size, replace=False))
     train = np.concatenate(parts)
     out_of_bag = np.setdiff1d(np.arange(y.size), train)
     return train, out_of_bag
+
+
+def run_draws(seeds: list[int], resampling: str) -> list[tuple[int, int]]:
+    """Each run's draw, (seed, half), from the resamples' ``seeds``: with
+    ``"complementary_pairs"`` one seed per pair, its runs 2j and 2j + 1 the halves 0 and 1
+    of pair j's split (:func:`resample`); otherwise one seed per run, half 0.
+
+    Parameters
+    ----------
+    seeds : list of int
+        One seed per resample: a pair of half-samples, or a run.
+    resampling : str
+        One of :data:`~paretostab._vocabulary.RESAMPLINGS`.
+    """
+    halves = (0, 1) if resampling == "complementary_pairs" else (0,)
+    return [(seed, half) for seed in seeds for half in halves]
 
 
 @dataclass(frozen=True, eq=False)
@@ -84,11 +115,13 @@ class PreparedRun:
                 array.flags.writeable = False
 
 
-def _prepare_run(X: np.ndarray, y: np.ndarray, seed: int, settings: tuple) -> PreparedRun:
+def _prepare_run(X: np.ndarray, y: np.ndarray, draw: tuple[int, int],
+                 settings: tuple) -> PreparedRun:
     from paretostab.selectors import TrainingSample  # the selectors, when a run is prepared
 
     resampling, sample_fraction, prefilter = settings
-    train, out_of_bag = resample(y, seed, resampling, sample_fraction)
+    seed, half = draw
+    train, out_of_bag = resample(y, seed, resampling, sample_fraction, half)
     X_train = X[train]
     features = rank_tail = None
     if prefilter is not None:
@@ -294,21 +327,22 @@ def _fingerprint(X: np.ndarray, y: np.ndarray) -> str:
     return digest.hexdigest()
 
 
-def _prepared(X, y, seed: int, settings: tuple, cache: RunCache | None,
+def _prepared(X, y, draw: tuple[int, int], settings: tuple, cache: RunCache | None,
               fingerprint: str | None) -> PreparedRun:
     def prepare():
-        return _prepare_run(X, y, seed, settings)
+        return _prepare_run(X, y, draw, settings)
     if cache is None:
         return prepare()
-    return cache._run((fingerprint, seed, *settings), prepare)
+    # keyed by the whole draw: the two halves of a complementary pair share their seed
+    return cache._run((fingerprint, *draw, *settings), prepare)
 
 
-def prepared_run(X, y, seed: int, settings: tuple, cache: RunCache | None,
+def prepared_run(X, y, draw: tuple[int, int], settings: tuple, cache: RunCache | None,
                  fingerprint: str | None) -> tuple[PreparedRun, float]:
-    """Run ``seed``'s :class:`PreparedRun` of (X, y) under ``settings`` (resampling, the
-    subsample's fraction or None, the pre-filter or None), taken from ``cache`` when it
-    holds it (the data known by their ``fingerprint``, :meth:`RunCache.data_key`), and the
-    seconds it took."""
+    """The :class:`PreparedRun` of (X, y) drawn by ``draw`` — (seed, half),
+    :func:`run_draws` — under ``settings`` (resampling, the subsample's fraction or None,
+    the pre-filter or None), taken from ``cache`` when it holds it (the data known by
+    their ``fingerprint``, :meth:`RunCache.data_key`), and the seconds it took."""
     start = time.perf_counter()
-    run = _prepared(X, y, seed, settings, cache, fingerprint)
+    run = _prepared(X, y, draw, settings, cache, fingerprint)
     return run, time.perf_counter() - start

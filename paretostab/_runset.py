@@ -50,7 +50,10 @@ class RunSet:
         Out-of-bag score of each run's final model (NaN where a run had no usable
         out-of-bag example).
     seeds : uint32 array (M,)
-        The seed of each run's resample.
+        The seed of each run's resample; with ``resampling = "complementary_pairs"`` the
+        seed of the run's pair, held by both its runs: run 2j trained on the first half of
+        the pair's split, run 2j + 1 on the second
+        (:func:`~paretostab._run_cache.run_draws`).
     fit_seconds, prepare_seconds, score_seconds : float arrays (M,)
         Wall time of each run's fit; of its preparation (resample, pre-filter,
         standardisation, distinct rows — near 0 when a :class:`RunCache` had it); of its

@@ -8,7 +8,9 @@ Optuna).
 Attributes
 ----------
 RESAMPLINGS : tuple of str
-    How :func:`~paretostab._protocol.run_protocol` draws each run's training sample.
+    How :func:`~paretostab._protocol.run_protocol` draws each run's training sample:
+    stratified bootstrap, subsample, or complementary pairs of half-samples (the runs the
+    PFER bounds of Shah & Samworth 2013 need).
 METRICS : tuple of str
     The out-of-bag scores of a run's final model (:mod:`paretostab._metrics`).
 KBAR : str
@@ -19,7 +21,7 @@ FEATURE_COLORS : str
 
 __all__ = ["FEATURE_COLORS", "KBAR", "METRICS", "RESAMPLINGS"]
 
-RESAMPLINGS = ("bootstrap", "subsample")
+RESAMPLINGS = ("bootstrap", "subsample", "complementary_pairs")
 METRICS = ("accuracy", "balanced_accuracy", "f1_macro", "roc_auc")
 
 #: The column of k̄, the mean number of features a trial's runs selected, in the tables

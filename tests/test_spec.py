@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 import paretostab.spec as spec_package
 from paretostab._errors import InvalidInputError, ParetostabError, UnknownNameError
+from paretostab._vocabulary import RESAMPLINGS
 from paretostab.measures import get_measure, list_measures
 from paretostab.selectors import SELECTORS
 from paretostab.spec import (
@@ -453,7 +454,8 @@ def test_bad_values(dotted, value, fragments):
 @pytest.mark.parametrize(("dotted", "value", "kind", "given", "suggestion", "known"), [
     ("study.sampler", "tpee", "sampler", "tpee", "tpe", "gp, grid, nsga2, random, tpe"),
     ("data.impute", "medain", "impute", "medain", "median", "drop, mean, median"),
-    ("protocol.resampling", "boot", "resampling", "boot", "bootstrap", "bootstrap, subsample"),
+    ("protocol.resampling", "boot", "resampling", "boot", "bootstrap",
+     "bootstrap, complementary_pairs, subsample"),
     ("protocol.resamples", "per-trial", "resamples", "per-trial", "per_trial",
      "per_trial, shared"),
     ("protocol.metric", "acuracy", "metric", "acuracy", "accuracy",
@@ -1216,11 +1218,13 @@ def spec_tables(draw) -> dict:
         "label": nonblank, "impute": st.none() | st.sampled_from(["mean", "median", "drop"]),
         "prefilter": st.none() | st.integers(1, 10**6)}))
     protocol = draw(st.fixed_dictionaries({}, optional={
-        "runs": st.integers(2, 10**4), "resampling": st.sampled_from(["bootstrap", "subsample"]),
+        "runs": st.integers(2, 10**4), "resampling": st.sampled_from(RESAMPLINGS),
         "metric": st.sampled_from(["accuracy", "balanced_accuracy", "roc_auc"]),
         "replicates": st.integers(3, 10**3),
         "n_jobs": st.integers(-8, 8).filter(lambda n: n != 0),
         "resamples": st.sampled_from(RESAMPLES)}))
+    if protocol.get("resampling") == "complementary_pairs":  # M in pairs
+        protocol["runs"] = 2 * (protocol.get("runs", 30) // 2)
     if protocol.get("resampling") == "subsample" and draw(st.booleans()):
         protocol["sample_fraction"] = draw(st.floats(0, 1, exclude_min=True, exclude_max=True))
     return {"study": study, "data": data, "protocol": protocol,

@@ -141,6 +141,10 @@ def _resamples(spec: StudySpec) -> str:
     if p.resampling == "bootstrap":
         kind = (f"M = {p.runs} stratified bootstrap resamples of {data} (each class drawn "
                 "with replacement to its size)")
+    elif p.resampling == "complementary_pairs":
+        kind = (f"M = {p.runs} stratified half-samples of {data} in {p.runs // 2} "
+                "complementary pairs (each class split into ⌊n/2⌋ and the rest, each half "
+                "scored on the other)")
     else:
         kind = (f"M = {p.runs} stratified subsamples of {data} ({p.sample_fraction:.0%} of "
                 "each class, without replacement)")

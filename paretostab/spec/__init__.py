@@ -29,8 +29,9 @@ repository's ``studies/``)::
     prefilter = 1250             # keep the t highest-variance features (per run)
 
     [protocol]
-    runs = 100                   # M >= 2
-    resampling = "bootstrap"     # paretostab._vocabulary.RESAMPLINGS
+    runs = 100                   # M >= 2 (even with "complementary_pairs")
+    resampling = "bootstrap"     # paretostab._vocabulary.RESAMPLINGS: "bootstrap" |
+                                 # "subsample" | "complementary_pairs"
     sample_fraction = 0.9        # only with resampling = "subsample"
     metric = "accuracy"          # paretostab._vocabulary.METRICS
     replicates = 10              # B >= 3, for the report's confidence regions
@@ -94,6 +95,8 @@ Rules the parser applies:
   a tiny synthetic input (so a threshold outside [0, 1] fails here, not in trial 1).
 * ``similarity`` is required when the objective or a recorded measure needs one, and
   refused otherwise.
+* ``protocol.runs`` is even with ``resampling = "complementary_pairs"`` (runs 2j and
+  2j + 1 are the two halves of one split: Shah & Samworth 2013).
 * ``protocol.sample_fraction`` is allowed only with ``resampling = "subsample"``; a
   ``None`` in a mapping means absent for the keys whose default is absent (``storage``,
   ``impute``, ``prefilter``, ``similarity``), while ``study.seed = None`` asks for a fresh

@@ -39,7 +39,7 @@ from typing import Any
 from paretostab._data_formats import FILE_TYPES, ORIENTATIONS
 from paretostab._errors import InvalidInputError
 from paretostab._similarity import METHODS as SIMILARITY_METHODS
-from paretostab._validation import is_int, is_number
+from paretostab._validation import PAIRED_RUNS, is_int, is_number
 from paretostab._vocabulary import METRICS, RESAMPLINGS
 from paretostab.data import IMPUTE
 from paretostab.spec._keys import (
@@ -184,9 +184,14 @@ class DataSpec:
 class ProtocolSpec:
     """The resampling protocol of every trial (``run_protocol``) and the report's B."""
 
-    runs: int = declare(30, Integer(2), "M, the resampled runs of every trial.")
-    resampling: str = declare("bootstrap", Choice(RESAMPLINGS, "resampling"),
-                              "How each run resamples the examples.")
+    runs: int = declare(30, Integer(2), "M, the resampled runs of every trial (even with "
+                        "`resampling = \"complementary_pairs\"`).")
+    resampling: str = declare(
+        "bootstrap", Choice(RESAMPLINGS, "resampling"),
+        "How each run resamples the examples, stratified by class: `bootstrap` (each class "
+        "drawn with replacement to its size), `subsample` (`sample_fraction` of each class), "
+        "`complementary_pairs` (M/2 splits of each class into ⌊n_c/2⌋ and the rest, each "
+        "half a run scored on the other half: the runs of Shah & Samworth's PFER bounds).")
     metric: str = declare("accuracy", Choice(METRICS, "metric"),
                           "The accuracy objective, measured on the examples a run leaves out.")
     replicates: int = declare(
@@ -222,6 +227,9 @@ class ProtocolSpec:
         None, Integer(0), "The seed of the held-out part and the outer folds; absent: 0.")
 
     def __post_init__(self):
+        if self.resampling == "complementary_pairs" and not PAIRED_RUNS.accepts(self.runs):
+            raise InvalidInputError(f"protocol.runs: must be {PAIRED_RUNS.describe()}"
+                                    f"{PAIRED_RUNS.why}; got {self.runs}.")
         if self.holdout is not None and self.outer_folds is not None:
             raise InvalidInputError(
                 "protocol.holdout and protocol.outer_folds: give one (a held-out part, or "
