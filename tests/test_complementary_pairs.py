@@ -9,6 +9,7 @@ its own seed of the protocol's one SeedSequence.
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -214,3 +215,20 @@ def test_a_spec_with_complementary_pairs_round_trips_as_a_study_of_its_own():
     assert "sample_fraction" not in pairs.to_dict()["protocol"]
     assert parse_spec(pairs.to_dict()) == pairs
     assert pairs.content_hash() != parse_spec(spec).content_hash()
+
+
+def test_compare_runs_the_replicates_of_studies_on_complementary_pairs(tmp_path):
+    from paretostab import compare
+
+    urls = []
+    for name, selector in (("pairs_t", "t_test"), ("pairs_rfe", "hybrid_rfe")):
+        spec = tiny(study={"name": name, "trials": 2},
+                    protocol={"runs": 4, "resampling": PAIRS, "replicates": 3},
+                    selector={"name": selector, "fixed": {"n_features": 4}, "search": {}})
+        urls.append(f"sqlite:///{tmp_path / name}.db")
+        run_study(spec, storage=urls[-1], progress=False)
+    result = compare(["pairs_t", "pairs_rfe"], urls, measures=["iw"], out=tmp_path / "cmp",
+                     progress=False)
+    table = pd.read_csv(result.folder / "comparison.csv")
+    assert table["group"].tolist() == ["pairs_t", "pairs_rfe"]
+    assert (table["replicates"] == 3).all() and table["interval low"].notna().all()
