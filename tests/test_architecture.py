@@ -393,7 +393,8 @@ def test_the_report_rule_finds_each_kind_of_reach():
 #: there). Every other module is private (``_name.py``, or inside a private package).
 PUBLIC_MODULES = ("paretostab", "paretostab.measures", "paretostab.selectors",
                   "paretostab.front", "paretostab.maps", "paretostab.plot", "paretostab.report",
-                  "paretostab.evaluation", "paretostab.data", "paretostab.spec")
+                  "paretostab.evaluation", "paretostab.data", "paretostab.spec",
+                  "paretostab.stable_set")
 
 
 def test_every_public_module_is_one_the_api_reference_documents():
