@@ -40,7 +40,7 @@ import functools
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, cast
 
 import numpy as np
 from markupsafe import Markup
@@ -194,13 +194,15 @@ def _r_concave_tail(mean: float, step: int, atoms: int, r: float) -> float | Non
     if step < first or mean == 0:
         return float(step < first)
     ends = _extremal_parameters(mean, atoms, r, first)
-    s = 1 / r
+    s, index = 1 / r, np.arange(atoms + 1.0)
     best = 0.0
     for k in range(max(first, step - 1), atoms):
-        def negative_tail(a: float, k: int = k) -> float:
-            weights = (a + np.arange(k + 1)) ** s
-            scale = (k + 1 - mean) / ((k + 1 - np.arange(k + 1)) @ weights)
-            return scale * weights[:step].sum() - 1
+        support, above = index[:k + 1], k + 1 - index[:k + 1]
+
+        def negative_tail(a: float, support: np.ndarray = support,
+                          above: np.ndarray = above) -> float:
+            weights = (a + support) ** s
+            return (above.size - mean) / (above @ weights) * weights[:step].sum() - 1
 
         low, high = ends[k + 1 - first], ends[k - first]
         found = minimize_scalar(negative_tail, bounds=(low, high), method="bounded",
@@ -260,14 +262,21 @@ def pfer_bound(q: float, n_features: int, threshold: float, *,
                  "most n_features)").number("q", q)
     threshold = _FREQUENCY.number("threshold", threshold)
     assumption = _check_assumption(assumption)
-    if assumption == "none":
-        return math.inf if threshold <= 0.5 else q * q / ((2 * threshold - 1) * n_features)
-    b = Interval("integer", 2, why=f" (the complementary pairs B: the {assumption!r} bound "
-                 "needs them)").integer("pairs", pairs)
+    if assumption != "none":
+        pairs = Interval("integer", 2, why=f" (the complementary pairs B: the {assumption!r} "
+                         "bound needs them)").integer("pairs", pairs)
+    return _bound(q, n_features, threshold, assumption, pairs)
+
+
+def _bound(q: float, n_features: int, threshold: float, assumption: str,
+           pairs: int | None) -> float:
+    """:func:`pfer_bound` of checked values."""
     if threshold <= 0.5:
         return math.inf
+    if assumption == "none":
+        return q * q / ((2 * threshold - 1) * n_features)
     bound = _unimodal_bound if assumption == "unimodal" else _r_concave_bound
-    return bound(q, n_features, threshold, b)
+    return bound(q, n_features, threshold, cast(int, pairs))
 
 
 def _thresholds(runs: int) -> np.ndarray:
@@ -302,8 +311,8 @@ def _first_met(values: np.ndarray, target: float) -> float | None:
 def _pfer_bounds(q: float, n_features: int, runs: int, assumption: str,
                  pairs: int | None) -> np.ndarray:
     """:func:`pfer_bound` at each threshold j/M (infinite at j/M ≤ 1/2)."""
-    return np.array([pfer_bound(q, n_features, t, assumption=assumption, pairs=pairs)
-                     for t in _thresholds(runs)])
+    pfer_bound(q, n_features, 1.0, assumption=assumption, pairs=pairs)  # checks them
+    return np.array([_bound(q, n_features, t, assumption, pairs) for t in _thresholds(runs)])
 
 
 def pfer_threshold(q: float, n_features: int, target: float, *, runs: int,
