@@ -63,6 +63,10 @@ ASSUMPTIONS = ("none", "unimodal", "r-concave")
 _RESAMPLINGS = ("bootstrap", "subsample", "complementary_pairs")
 #: A selection frequency, a threshold on it.
 _FREQUENCY = Interval("number", 0, 1)
+#: A target FDP⁺.
+_FDP = Interval("number", 0, 1, "right")
+#: A number of runs (M), of complementary pairs (B).
+_TWO_OR_MORE = Interval("integer", 2)
 #: The relative rounding under which a bound or FDP⁺ equals its target: q²/((2π − 1)d)
 #: at π = 0.6, q = 1, d = 50 is 0.1 in exact arithmetic, 0.1 + 2e-17 in floats.
 _EQUAL = 1e-12
@@ -294,7 +298,7 @@ def _pairs_of(runs: int, assumption: str, pairs: object) -> int | None:
             raise InvalidInputError(f"runs must be even for the {assumption!r} bound "
                                     f"(complementary pairs: 2B runs); got {runs}.")
         return runs // 2
-    b = Interval("integer", 2).integer("pairs", pairs)
+    b = _TWO_OR_MORE.integer("pairs", pairs)
     if 2 * b != runs:
         raise InvalidInputError(f"pairs must be runs / 2 (complementary pairs: 2B runs); "
                                 f"got pairs={b} for runs={runs}.")
@@ -344,7 +348,7 @@ def pfer_threshold(q: float, n_features: int, target: float, *, runs: int,
         strictly below the target; its ``"r-concave"`` rule walks down from 1 and may
         return 1/2, or 1 when even 1 fails.
     """
-    runs = Interval("integer", 2).integer("runs", runs)
+    runs = _TWO_OR_MORE.integer("runs", runs)
     target = POSITIVE.number("target", target)
     assumption = _check_assumption(assumption)
     return _first_met(_pfer_bounds(q, n_features, runs, assumption,
@@ -408,7 +412,7 @@ def fdp_path(real_frequencies: object, decoy_frequencies: object, *, runs: int) 
     """
     real = _frequencies(real_frequencies, "real_frequencies")
     decoys = _frequencies(decoy_frequencies, "decoy_frequencies")
-    thresholds = _thresholds(Interval("integer", 2).integer("runs", runs))
+    thresholds = _thresholds(_TWO_OR_MORE.integer("runs", runs))
     n_real, n_decoys = _counts_at(real, thresholds), _counts_at(decoys, thresholds)
     return FdpPath(thresholds, n_real, n_decoys, (1 + n_decoys) / np.maximum(1, n_real))
 
@@ -435,7 +439,7 @@ def fdp_threshold(real_frequencies: object, decoy_frequencies: object, *, runs: 
         FDP⁺ at the threshold; when there is none, the least FDP⁺ reachable (at the
         smallest t reaching it, Stabl's rule: :meth:`FdpPath` ``.fdp_plus.argmin()``).
     """
-    target = Interval("number", 0, 1, "right").number("target", target)
+    target = _FDP.number("target", target)
     values = fdp_path(real_frequencies, decoy_frequencies, runs=runs).fdp_plus
     threshold = _first_met(values, target)
     if threshold is None:
@@ -753,7 +757,7 @@ def stable_set(selection_matrix: object, *, pfer: float | None = None,
         runs = decoys.shape[0]
         frequencies = selection_frequencies(decoys[:, :n_features])
         decoy_frequencies = selection_frequencies(decoys[:, n_features:])
-        target = Interval("number", 0, 1, "right").number("fdp", fdp)
+        target = _FDP.number("fdp", fdp)
         values = fdp_path(frequencies, decoy_frequencies, runs=runs).fdp_plus
         q = np.count_nonzero(decoys[:, :n_features]) / runs
         control: Literal["pfer", "fdp"] = "fdp"
