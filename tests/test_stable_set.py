@@ -252,6 +252,10 @@ def test_no_input_is_modified_and_feature_order_does_not_matter():
                         feature_names=[names[j] for j in order])
     assert first.features == second.features and first.threshold == second.threshold
     assert first.bounds == second.bounds and first.features[:3] == ("g00", "g01", "g02")
+    decoys, weights = np.c_[matrix, runs_of(1)].astype(int), np.linspace(0, 1, 60)
+    kept_decoys, kept_weights = decoys.copy(), weights.copy()
+    stable_set(matrix, fdp=0.2, decoy_selection=decoys, importances=weights)
+    assert np.array_equal(decoys, kept_decoys) and np.array_equal(weights, kept_weights)
 
 
 def test_a_stable_set_by_pfer():
