@@ -186,9 +186,9 @@ def _r_concave_tail(mean: float, step: int, atoms: int, r: float) -> float | Non
     """The largest P(X ≥ step) over the r-concave distributions of X on {0, …, atoms}
     with mean ``mean`` (Shah & Samworth 2013's tail bound, computed as their published
     code computes it): None when the family is empty (k₀ = ⌈2 mean⌉ + 1 > atoms − 1);
-    1 when ``step`` is below k₀; 0 when the mean is 0. The extremal distributions put c (a + i)^(1/r) on
-    {0, …, k} and the rest of the mass on k + 1, c fixing the mean, for a between a_{k+1}
-    and a_k (:func:`_extremal_parameters`); the tail is maximised over a
+    1 when ``step`` is below k₀; 0 when the mean is 0. The extremal distributions put
+    c (a + i)^(1/r) on {0, …, k} and the rest of the mass on k + 1, c fixing the mean, for
+    a between a_{k+1} and a_k (:func:`_extremal_parameters`); the tail is maximised over a
     (:func:`scipy.optimize.minimize_scalar`) and over k."""
     from scipy.optimize import minimize_scalar
 

@@ -234,11 +234,11 @@ def test_the_set_shrinks_as_the_target_tightens():
                     {"resampling": "complementary_pairs", "assumption": "r-concave"}):
         sets = [set(stable_set(matrix, pfer=target, **options).features)
                 for target in (5, 2, 1, 0.5, 0.2, 0.05)]
-        assert all(tight <= loose for loose, tight in zip(sets, sets[1:]))
+        assert all(tight <= loose for loose, tight in zip(sets, sets[1:], strict=False))
     decoys = np.c_[matrix, runs_of(1)[:, ::-1] & (np.arange(60) > 6)]
     sets = [set(stable_set(matrix, fdp=t, decoy_selection=decoys).features)
             for t in (1, 0.5, 0.3, 0.2, 0.1)]
-    assert all(tight <= loose for loose, tight in zip(sets, sets[1:]))
+    assert all(tight <= loose for loose, tight in zip(sets, sets[1:], strict=False))
 
 
 def test_no_input_is_modified_and_feature_order_does_not_matter():
