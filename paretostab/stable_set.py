@@ -46,7 +46,8 @@ import numpy as np
 from markupsafe import Markup
 
 from paretostab._errors import InvalidInputError, UnknownNameError, described
-from paretostab._validation import COUNT, FRACTION, POSITIVE, Interval
+from paretostab._validation import COUNT, FRACTION, PAIRED_RUNS, POSITIVE, Interval
+from paretostab._vocabulary import RESAMPLINGS
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -58,9 +59,6 @@ __all__ = ["ASSUMPTIONS", "FdpPath", "StableSet", "fdp_path", "fdp_plus", "fdp_t
 #: Bühlmann's form, Shah & Samworth's worst case), "unimodal" and "r-concave" (Shah &
 #: Samworth's, complementary pairs only).
 ASSUMPTIONS = ("none", "unimodal", "r-concave")
-#: How the runs were drawn: the protocol's resamplings and complementary pairs (Shah &
-#: Samworth's half-samples and their complements).
-_RESAMPLINGS = ("bootstrap", "subsample", "complementary_pairs")
 #: A selection frequency, a threshold on it.
 _FREQUENCY = Interval("number", 0, 1)
 #: A target FDP⁺.
@@ -294,10 +292,7 @@ def _pairs_of(runs: int, assumption: str, pairs: object) -> int | None:
     if assumption == "none" and pairs is None:
         return None
     if pairs is None:
-        if runs % 2:
-            raise InvalidInputError(f"runs must be even for the {assumption!r} bound "
-                                    f"(complementary pairs: 2B runs); got {runs}.")
-        return runs // 2
+        return PAIRED_RUNS.integer("runs", runs) // 2
     b = _TWO_OR_MORE.integer("pairs", pairs)
     if 2 * b != runs:
         raise InvalidInputError(f"pairs must be runs / 2 (complementary pairs: 2B runs); "
@@ -728,8 +723,8 @@ def stable_set(selection_matrix: object, *, pfer: float | None = None,
         raise InvalidInputError("Give exactly one of pfer= (a bound on the expected number "
                                 "of false selections) and fdp= (a target FDP⁺ over decoys); "
                                 f"got pfer={pfer!r}, fdp={fdp!r}.")
-    if resampling not in _RESAMPLINGS:
-        raise UnknownNameError.for_name("resampling", resampling, _RESAMPLINGS)
+    if resampling not in RESAMPLINGS:
+        raise UnknownNameError.for_name("resampling", resampling, RESAMPLINGS)
     if resampling == "subsample":
         sample_fraction = FRACTION.number("sample_fraction", sample_fraction)
     elif sample_fraction is not None:
@@ -737,9 +732,8 @@ def stable_set(selection_matrix: object, *, pfer: float | None = None,
                                 f"{sample_fraction!r} with resampling={resampling!r}.")
     matrix = _selection(selection_matrix, "selection_matrix")
     runs, n_features = matrix.shape
-    if resampling == "complementary_pairs" and runs % 2:
-        raise InvalidInputError(f"Complementary pairs need an even number of runs; got "
-                                f"{runs}.")
+    if resampling == "complementary_pairs":
+        PAIRED_RUNS.integer("runs", runs)
     names = _names(feature_names, n_features)
     weights = _importances(importances, n_features)
     if fdp is not None:

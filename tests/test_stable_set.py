@@ -345,7 +345,7 @@ def test_bad_input_gets_one_clear_line(options, error, words):
 
 
 def test_bad_arrays_and_pairs_get_one_clear_line():
-    with pytest.raises(InvalidInputError, match="even number of runs"):
+    with pytest.raises(InvalidInputError, match="runs must be an even integer >= 2"):
         stable_set(runs_of(runs=41), pfer=1, resampling="complementary_pairs")
     with pytest.raises(InvalidInputError, match="only 0/1"):
         selection_frequencies(np.full((3, 2), 0.5))
@@ -353,6 +353,8 @@ def test_bad_arrays_and_pairs_get_one_clear_line():
         selection_frequencies(np.ones((1, 4)))
     with pytest.raises(InvalidInputError, match="pairs must be an integer >= 2"):
         pfer_bound(3, 100, 0.9, assumption="unimodal")
+    with pytest.raises(InvalidInputError, match="runs must be an even integer >= 2"):
+        pfer_threshold(3, 100, 1, runs=41, assumption="unimodal")
     with pytest.raises(InvalidInputError, match="pairs must be runs / 2"):
         pfer_threshold(3, 100, 1, runs=40, assumption="unimodal", pairs=10)
     with pytest.raises(InvalidInputError, match="frequencies in"):
