@@ -36,17 +36,27 @@ by the methods that return a table, the templates when a set is drawn as HTML.
 
 from __future__ import annotations
 
-import functools
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal, cast
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 from markupsafe import Markup
 
 from paretostab._errors import InvalidInputError, UnknownNameError, described
-from paretostab._validation import COUNT, FRACTION, PAIRED_RUNS, POSITIVE, Interval
+from paretostab._pfer import (
+    ASSUMPTIONS,
+    FREQUENCY,
+    TWO_OR_MORE,
+    check_assumption,
+    first_met,
+    pfer_bound,
+    pfer_path,
+    pfer_threshold,
+    run_thresholds,
+)
+from paretostab._validation import FRACTION, PAIRED_RUNS, POSITIVE, Interval
 from paretostab._vocabulary import RESAMPLINGS
 
 if TYPE_CHECKING:
@@ -55,31 +65,8 @@ if TYPE_CHECKING:
 __all__ = ["ASSUMPTIONS", "FdpPath", "StableSet", "fdp_path", "fdp_plus", "fdp_threshold",
            "pfer_bound", "pfer_threshold", "selection_frequencies", "stable_set"]
 
-#: The assumptions of the PFER bounds, as R stabs names them: "none" (Meinshausen &
-#: Bühlmann's form, Shah & Samworth's worst case), "unimodal" and "r-concave" (Shah &
-#: Samworth's, complementary pairs only).
-ASSUMPTIONS = ("none", "unimodal", "r-concave")
-#: A selection frequency, a threshold on it.
-_FREQUENCY = Interval("number", 0, 1)
 #: A target FDP⁺.
 _FDP = Interval("number", 0, 1, "right")
-#: A number of runs (M), of complementary pairs (B).
-_TWO_OR_MORE = Interval("integer", 2)
-#: The relative rounding under which a bound or FDP⁺ equals its target: q²/((2π − 1)d)
-#: at π = 0.6, q = 1, d = 50 is 0.1 in exact arithmetic, 0.1 + 2e-17 in floats.
-_EQUAL = 1e-12
-#: The r of the r-concave bound: −1/2 for the pairs' simultaneous selection (over B
-#: pairs), −1/4 for the frequency (over 2B runs) (Shah & Samworth 2013).
-_R_PAIRS, _R_RUNS = -0.5, -0.25
-#: The bracket of the tail computation's parameter a (Shah & Samworth's published code
-#: searches it in [1e-5, 1e5]; below 1e-5 here when a mean is too small for it).
-_A_LOW, _A_HIGH = 1e-5, 1e5
-#: The tolerance of the tail maximisation over a: R's optimize default, eps^(1/4), with
-#: which the published computation (and R stabs) maximises, so that the bounds are stabs'.
-#: The tail grows towards the end a_{k+1}, which Brent's search stops short of: on stabs'
-#: grid (tests/data) the exact supremum is a median 0.9 % above, and up to 62 % above at
-#: τ = 1, where the bounds are below 0.002.
-_XATOL = float(np.finfo(float).eps ** 0.25)
 
 
 def _frequencies(values: object, name: str) -> np.ndarray:
@@ -126,230 +113,6 @@ def selection_frequencies(selection_matrix: object) -> np.ndarray:
     return np.count_nonzero(matrix, axis=0) / matrix.shape[0]
 
 
-def _check_assumption(assumption: object) -> str:
-    if assumption not in ASSUMPTIONS:
-        raise UnknownNameError.for_name("assumption", assumption, ASSUMPTIONS)
-    return str(assumption)
-
-
-def _grid_step(threshold: float, pairs: int) -> int:
-    """The threshold's step w on the 1/(2B) grid of a complementary pairs frequency,
-    rounded up: the frequency reaches ``threshold`` iff it reaches w/(2B)."""
-    return math.ceil(round(threshold * 2 * pairs, 9))
-
-
-def _unimodal_bound(q: float, n_features: int, threshold: float, pairs: int) -> float:
-    """Shah & Samworth's bound when the frequencies of the features of low selection
-    probability have unimodal distributions: E[V] ≤ C(τ, B) q²/d, for τ a multiple of
-    1/(2B) in [1/2 + 1/B, 1], with C(τ, B) = 1 / (2(2τ − 1 − 1/(2B))) for τ ≤ 3/4 and
-    τ > min(1/2 + θ², 1/2 + 1/(2B) + 3θ²/4), θ = q/d (strictly, up to rounding), and
-    C(τ, B) = 4(1 − τ + 1/(2B)) / (1 + 1/B) for τ > 3/4; infinite elsewhere."""
-    tau = _grid_step(threshold, pairs) / (2 * pairs)
-    theta = q / n_features
-    if tau < 0.5 + 1 / pairs - _EQUAL:
-        return math.inf
-    if tau <= 0.75:
-        if tau <= min(0.5 + theta**2, 0.5 + 1 / (2 * pairs) + 0.75 * theta**2) + _EQUAL:
-            return math.inf
-        constant = 1 / (2 * (2 * tau - 1 - 1 / (2 * pairs)))
-    else:
-        constant = 4 * (1 - tau + 1 / (2 * pairs)) / (1 + 1 / pairs)
-    return constant * q * q / n_features
-
-
-@functools.lru_cache(maxsize=1024)
-def _extremal_parameters(mean: float, atoms: int, r: float, first: int) -> tuple[float, ...]:
-    """a_k for k = first … atoms: the a at which the distribution ∝ (a + i)^(1/r) on
-    {0, …, k} has mean ``mean`` (the r-concave family's ends; Shah & Samworth 2013), each
-    found by :func:`scipy.optimize.brentq` below the previous one."""
-    from scipy.optimize import brentq
-
-    s = 1 / r
-
-    def excess(a: float, k: int) -> float:
-        weights = (a + np.arange(k + 1)) ** s
-        return float(np.arange(k + 1) @ weights / weights.sum()) - mean
-
-    found = [_A_HIGH]
-    for k in range(first, atoms + 1):
-        low = _A_LOW
-        while excess(low, k) > 0:  # a mean below the published bracket's (q/d ≲ 1e-5)
-            low /= 1e3
-        found.append(brentq(excess, low, found[-1], args=(k,), xtol=1e-14, rtol=1e-15))
-    return tuple(found[1:])
-
-
-@functools.lru_cache(maxsize=4096)
-def _r_concave_tail(mean: float, step: int, atoms: int, r: float) -> float | None:
-    """The largest P(X ≥ step) over the r-concave distributions of X on {0, …, atoms}
-    with mean ``mean`` (Shah & Samworth 2013's tail bound, computed as their published
-    code computes it): None when the family is empty (k₀ = ⌈2 mean⌉ + 1 > atoms − 1);
-    1 when ``step`` is below k₀; 0 when the mean is 0. The extremal distributions put
-    c (a + i)^(1/r) on {0, …, k} and the rest of the mass on k + 1, c fixing the mean, for
-    a between a_{k+1} and a_k (:func:`_extremal_parameters`); the tail is maximised over a
-    (:func:`scipy.optimize.minimize_scalar`) and over k."""
-    from scipy.optimize import minimize_scalar
-
-    first = math.ceil(round(2 * mean, 9)) + 1
-    if first > atoms - 1:
-        return None
-    if step < first or mean == 0:
-        return float(step < first)
-    ends = _extremal_parameters(mean, atoms, r, first)
-    s, index = 1 / r, np.arange(atoms + 1.0)
-    best = 0.0
-    for k in range(max(first, step - 1), atoms):
-        support, above = index[:k + 1], k + 1 - index[:k + 1]
-
-        def negative_tail(a: float, support: np.ndarray = support,
-                          above: np.ndarray = above) -> float:
-            weights = (a + support) ** s
-            return (above.size - mean) / (above @ weights) * weights[:step].sum() - 1
-
-        low, high = ends[k + 1 - first], ends[k - first]
-        found = minimize_scalar(negative_tail, bounds=(low, high), method="bounded",
-                                options={"xatol": _XATOL})
-        best = max(best, -float(found.fun))
-    return best
-
-
-def _r_concave_bound(q: float, n_features: int, threshold: float, pairs: int) -> float:
-    """Shah & Samworth's bound under r-concavity: d · min(1, D(θ², 2τ − 1, B, −1/2),
-    D(θ, τ, 2B, −1/4)), D the largest tail of :func:`_r_concave_tail`, θ = q/d; infinite
-    when q is too large for the tail computation (4Bθ rounded up, plus 1, reaches 2B:
-    R stabs' ``maxQ``)."""
-    theta = q / n_features
-    step = _grid_step(threshold, pairs)
-    runs_tail = _r_concave_tail(theta * 2 * pairs, step, 2 * pairs, _R_RUNS)
-    if runs_tail is None:
-        return math.inf
-    pairs_tail = _r_concave_tail(theta * theta * pairs, step - pairs, pairs, _R_PAIRS)
-    tails = [1.0, runs_tail] + ([] if pairs_tail is None else [pairs_tail])
-    return n_features * min(tails)
-
-
-def pfer_bound(q: float, n_features: int, threshold: float, *,
-               assumption: str = "none", pairs: int | None = None) -> float:
-    """The bound on E[V], the expected number of falsely selected features, of the
-    features whose frequency reaches ``threshold``.
-
-    Parameters
-    ----------
-    q : float
-        The mean number of features selected per run, in [0, d].
-    n_features : int
-        d, the number of features.
-    threshold : float
-        π (τ) in [0, 1].
-    assumption : {"none", "unimodal", "r-concave"}
-        ``"none"``: q² / ((2π − 1) d) (Meinshausen & Bühlmann 2010, Theorem 1; Shah &
-        Samworth 2013, Theorem 1 for complementary pairs). ``"unimodal"``, ``"r-concave"``:
-        Shah & Samworth's tighter bounds for B complementary pairs, the threshold rounded
-        up to a multiple of 1/(2B) (the frequencies over 2B runs are).
-    pairs : int, optional
-        B, the number of complementary pairs: needed by ``"unimodal"`` and
-        ``"r-concave"``.
-
-    Returns
-    -------
-    float
-        The bound, not rounded (R stabs reports it to 3 significant digits); ``math.inf``
-        where it does not apply: π ≤ 1/2; for ``"unimodal"``, τ < 1/2 + 1/B or τ ≤ 3/4
-        with τ ≤ min(1/2 + θ², 1/2 + 1/(2B) + 3θ²/4), θ = q/d; for ``"r-concave"``, q
-        above R stabs' ``maxQ`` (⌈4Bq/d⌉ + 1 ≥ 2B, where the tail maximisation has no
-        distribution to maximise over).
-    """
-    n_features = COUNT.integer("n_features", n_features)
-    q = Interval("number", 0, n_features, why=" (the mean number selected per run, at "
-                 "most n_features)").number("q", q)
-    threshold = _FREQUENCY.number("threshold", threshold)
-    assumption = _check_assumption(assumption)
-    if assumption != "none":
-        pairs = Interval("integer", 2, why=f" (the complementary pairs B: the {assumption!r} "
-                         "bound needs them)").integer("pairs", pairs)
-    return _bound(q, n_features, threshold, assumption, pairs)
-
-
-def _bound(q: float, n_features: int, threshold: float, assumption: str,
-           pairs: int | None) -> float:
-    """:func:`pfer_bound` of checked values."""
-    if threshold <= 0.5:
-        return math.inf
-    if assumption == "none":
-        return q * q / ((2 * threshold - 1) * n_features)
-    bound = _unimodal_bound if assumption == "unimodal" else _r_concave_bound
-    return bound(q, n_features, threshold, cast(int, pairs))
-
-
-def _thresholds(runs: int) -> np.ndarray:
-    """The attainable thresholds j/M, j = 1 … M, computed as the frequencies are."""
-    return np.arange(1, runs + 1) / runs
-
-
-def _pairs_of(runs: int, assumption: str, pairs: object) -> int | None:
-    """B for the bounds of complementary pairs: ``pairs`` when given, else M/2; None for
-    ``"none"``, which needs none."""
-    if assumption == "none" and pairs is None:
-        return None
-    if pairs is None:
-        return PAIRED_RUNS.integer("runs", runs) // 2
-    b = _TWO_OR_MORE.integer("pairs", pairs)
-    if 2 * b != runs:
-        raise InvalidInputError(f"pairs must be runs / 2 (complementary pairs: 2B runs); "
-                                f"got pairs={b} for runs={runs}.")
-    return b
-
-
-def _first_met(values: np.ndarray, target: float) -> float | None:
-    """The smallest threshold j/M whose value (``values[j - 1]``) is at most ``target``
-    (a value equal to it up to rounding, ``_EQUAL``, meets it)."""
-    met = np.flatnonzero(values <= target * (1 + _EQUAL))
-    return float((met[0] + 1) / values.size) if met.size else None
-
-
-def _pfer_bounds(q: float, n_features: int, runs: int, assumption: str,
-                 pairs: int | None) -> np.ndarray:
-    """:func:`pfer_bound` at each threshold j/M (infinite at j/M ≤ 1/2)."""
-    pfer_bound(q, n_features, 1.0, assumption=assumption, pairs=pairs)  # checks them
-    return np.array([_bound(q, n_features, t, assumption, pairs) for t in _thresholds(runs)])
-
-
-def pfer_threshold(q: float, n_features: int, target: float, *, runs: int,
-                   assumption: str = "none", pairs: int | None = None) -> float | None:
-    """The smallest attainable threshold whose PFER bound is at most ``target``.
-
-    Parameters
-    ----------
-    q : float
-        The mean number of features selected per run.
-    n_features : int
-        d.
-    target : float
-        The largest E[V] accepted, > 0.
-    runs : int
-        M: the thresholds are j/M > 1/2.
-    assumption : {"none", "unimodal", "r-concave"}
-        The bound (:func:`pfer_bound`).
-    pairs : int, optional
-        B; M/2 when not given (M must then be even for ``"unimodal"`` and
-        ``"r-concave"``); when given, M must be 2B.
-
-    Returns
-    -------
-    float or None
-        j/M, or None when no threshold meets the target. R stabs' rule, where they
-        differ: for ``"none"`` it takes the real (q²/(target d) + 1)/2, capped at 1 (this
-        is the smallest j/M at or above it); its ``"unimodal"`` rule needs the bound
-        strictly below the target; its ``"r-concave"`` rule walks down from 1 and may
-        return 1/2, or 1 when even 1 fails.
-    """
-    runs = _TWO_OR_MORE.integer("runs", runs)
-    target = POSITIVE.number("target", target)
-    assumption = _check_assumption(assumption)
-    return _first_met(_pfer_bounds(q, n_features, runs, assumption,
-                                   _pairs_of(runs, assumption, pairs)), target)
-
-
 @dataclass(frozen=True)
 class FdpPath:
     """FDP⁺ at every attainable threshold (Hédou et al. 2024; Barber & Candès 2015).
@@ -390,7 +153,7 @@ def fdp_plus(real_frequencies: object, decoy_frequencies: object, threshold: flo
     """
     real = _frequencies(real_frequencies, "real_frequencies")
     decoys = _frequencies(decoy_frequencies, "decoy_frequencies")
-    t = _FREQUENCY.number("threshold", threshold)
+    t = FREQUENCY.number("threshold", threshold)
     return (1 + int(np.count_nonzero(decoys >= t))) / max(1, int(np.count_nonzero(real >= t)))
 
 
@@ -407,7 +170,7 @@ def fdp_path(real_frequencies: object, decoy_frequencies: object, *, runs: int) 
     """
     real = _frequencies(real_frequencies, "real_frequencies")
     decoys = _frequencies(decoy_frequencies, "decoy_frequencies")
-    thresholds = _thresholds(_TWO_OR_MORE.integer("runs", runs))
+    thresholds = run_thresholds(TWO_OR_MORE.integer("runs", runs))
     n_real, n_decoys = _counts_at(real, thresholds), _counts_at(decoys, thresholds)
     return FdpPath(thresholds, n_real, n_decoys, (1 + n_decoys) / np.maximum(1, n_real))
 
@@ -436,7 +199,7 @@ def fdp_threshold(real_frequencies: object, decoy_frequencies: object, *, runs: 
     """
     target = _FDP.number("target", target)
     values = fdp_path(real_frequencies, decoy_frequencies, runs=runs).fdp_plus
-    threshold = _first_met(values, target)
+    threshold = first_met(values, target)
     if threshold is None:
         return None, float(values.min())
     return threshold, float(values[round(threshold * values.size) - 1])
@@ -603,7 +366,7 @@ class StableSet:
         ``bound`` (``"pfer"``) or ``fdp_plus`` and ``decoys`` (``"fdp"``)."""
         import pandas as pd
 
-        thresholds = _thresholds(self.runs)
+        thresholds = run_thresholds(self.runs)
         columns: dict[str, object] = {"threshold": thresholds,
                                       "selected": _counts_at(self.frequencies, thresholds)}
         if self.decoy_frequencies is None:
@@ -676,9 +439,9 @@ def _importances(importances: object, n_features: int) -> np.ndarray | None:
     if importances is None:
         return None
     array = np.array(importances, dtype=float)
-    if array.shape != (n_features,) or not np.all(np.isfinite(array)):
-        raise InvalidInputError(f"importances must be {n_features} finite numbers (one per "
-                                f"feature); got {described(importances)}.")
+    if array.shape != (n_features,) or np.isinf(array).any():
+        raise InvalidInputError(f"importances must be {n_features} numbers (one per feature, "
+                                f"NaN for none); got {described(importances)}.")
     return array
 
 
@@ -713,7 +476,8 @@ def stable_set(selection_matrix: object, *, pfer: float | None = None,
     feature_names : sequence of str, optional
         The d names (default ``x0``, ``x1``, …).
     importances : array-like (d,), optional
-        The features' importances, kept for the tables.
+        The features' importances, kept for the tables (NaN: a feature without one, as
+        those the whole-data fit does not select).
 
     Returns
     -------
@@ -760,7 +524,7 @@ def stable_set(selection_matrix: object, *, pfer: float | None = None,
         if decoy_selection is not None:
             raise InvalidInputError("decoy_selection is for fdp=; got it with pfer=.")
         pairs = resampling == "complementary_pairs"
-        assumed = _check_assumption(("unimodal" if pairs else "none") if assumption is None
+        assumed = check_assumption(("unimodal" if pairs else "none") if assumption is None
                                     else assumption)
         if assumed != "none" and not pairs:
             raise InvalidInputError(f"The {assumed!r} bound needs complementary pairs "
@@ -768,14 +532,15 @@ def stable_set(selection_matrix: object, *, pfer: float | None = None,
         target = POSITIVE.number("pfer", pfer)
         frequencies, decoy_frequencies = selection_frequencies(matrix), None
         q = np.count_nonzero(matrix) / runs
-        values = _pfer_bounds(q, n_features, runs, assumed, runs // 2 if pairs else None)
+        values = pfer_path(q, n_features, runs, assumed, runs // 2 if pairs else None)
         control = "pfer"
-    threshold = _first_met(values, target)
+    threshold = first_met(values, target)
     return StableSet(
         feature_names=names, frequencies=frequencies, decoy_frequencies=decoy_frequencies,
         importances=weights, runs=runs, q=float(q), control=control, target=target,
         threshold=threshold, assumption=assumed, resampling=resampling,
         sample_fraction=sample_fraction,
-        bounds=_bounds_at(q, n_features, threshold, resampling, runs),
+        bounds=(_bounds_at(q, n_features, threshold, resampling, runs) if control == "pfer"
+                else {}),
         guarantee=_guarantee(control, assumed, resampling, sample_fraction, runs),
         path_values=values)
