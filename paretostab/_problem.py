@@ -357,6 +357,39 @@ class Problem:
                             n_jobs=n_jobs or self.spec.protocol.n_jobs, cache=cache,
                             progress=False, **self.protocol_options())
 
+    def decoy_state(self, number: int) -> list[int]:
+        """The random state of trial ``number``'s decoy run (:meth:`decoy_run`): its decoy
+        columns and resamples, of its own, apart from the study's and the replicates'."""
+        return [self.spec.seed or 0, int(number), 2]
+
+    def decoy_run(self, params: Mapping[str, object], *, random_state: int | Sequence[int],
+                  n_jobs: int | None = None) -> RunSet:
+        """The protocol of a trial with ``params`` on the data with decoys (Stabl, Hédou
+        et al. 2024): every feature's permuted copy appended
+        (:func:`~paretostab.stable_set.permuted_decoys`), the d real columns first; a
+        spec's pre-filter keeps twice its count of these 2d columns, and feature groups
+        are given to the decoys as groups of their own. Its runs draw their resamples from
+        ``random_state`` too (:meth:`decoy_state`). What
+        :func:`~paretostab.stable_set.stable_set` reads with ``fdp``."""
+        from paretostab.stable_set import permuted_decoys  # only a stable set needs it
+
+        seed, resamples = np.random.SeedSequence(random_state).spawn(2)
+        decoys = permuted_decoys(self.X, random_state=seed)
+        estimator = self.estimator(params)
+        groups = estimator.get_params().get("groups")
+        if groups is not None:  # a decoy's group is its original's, moved past every real one
+            groups = np.asarray(groups)
+            shift = int(groups.max()) + 1
+            estimator.set_params(groups=np.concatenate(
+                [groups, np.where(groups < 0, groups, groups + shift)]))
+        options = self.protocol_options()
+        if options["prefilter"] is not None:
+            options["prefilter"] = 2 * options["prefilter"]
+        return run_protocol(estimator, np.hstack([self.X, decoys]), self.y,
+                            random_state=int(resamples.generate_state(1)[0]),
+                            n_jobs=n_jobs or self.spec.protocol.n_jobs,
+                            progress=False, **options)
+
     def replicate_state(self, number: int) -> list[int]:
         """The random state of trial ``number``'s replicates (002 §3): in a study whose
         trials share their resamples (``[protocol] resamples = "shared"``), the same for

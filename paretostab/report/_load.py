@@ -31,9 +31,8 @@ from paretostab._storage import artifact_store, display_url, load_runset, open_s
 from paretostab._vocabulary import FEATURE_COLORS, KBAR
 from paretostab.evaluation import outer_study_name
 from paretostab.report._study_data import (
-    HELD_OUT_KEY,
     LABELS_KEY,
-    REPLICATES_KEY,
+    REFIT_KEYS,
     StudyData,
 )
 from paretostab.spec import parse_spec
@@ -163,7 +162,7 @@ def read_study(source: StudySource, measures: Sequence[str] | None = None, *,
     spec = parse_spec(attrs["spec"]) if "spec" in attrs else None
     cache = {**probes, **{key: value for key, value in
                           source.storage.get_study_system_attrs(study_id_of(study)).items()
-                          if key.startswith((REPLICATES_KEY, HELD_OUT_KEY, LABELS_KEY))}}
+                          if key.startswith(REFIT_KEYS)}}
     order = attrs.get(FEATURE_COLORS)
     selector = attrs.get("spec", {}).get("selector", {}).get("name", [])
     outer: tuple[StudyData | None, ...] = ()

@@ -1,5 +1,5 @@
 """A study's trial settings fitted again for the report: replicates, held-out scores, label
-probes and whole-data selections.
+probes, decoy runs and whole-data selections.
 
 These are computations on the study's data (:class:`~paretostab._problem.Problem`), not
 reads: :class:`Refits` looks each up in the refits cached in the study (read with it,
@@ -15,11 +15,13 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Sequence
 
+import numpy as np
 import pandas as pd
 
 from paretostab._progress import EVERY, progress_bar
 from paretostab.evaluation import INTERVAL_METHODS, HeldOutScore
 from paretostab.report._study_data import (
+    DECOYS_KEY,
     HELD_OUT_KEY,
     LABELS_KEY,
     REPLICATES_KEY,
@@ -99,6 +101,28 @@ class Refits:
         """The features trial ``number``'s setting selects when fitted once on the whole
         (development) data (:meth:`~paretostab._problem.Problem.whole_data_selection`)."""
         return self.data.problem.whole_data_selection(self.data.params[int(number)])
+
+    def decoy_selection(self, number: int) -> np.ndarray:
+        """The selection matrix (M × 2d, the d real columns first) of trial ``number``'s
+        setting run on the data with decoys
+        (:meth:`~paretostab._problem.Problem.decoy_run`; cached as
+        ``paretostab:decoys:N``: the columns each run selected)."""
+        number = int(number)
+        problem = self.data.problem
+
+        def run() -> dict:
+            runs = problem.decoy_run(self.data.params[number],
+                                     random_state=problem.decoy_state(number))
+            return {"columns": int(runs.n_features),
+                    "selected": [np.flatnonzero(row).tolist()
+                                 for row in runs.selection_matrix]}
+
+        found = self._cached(f"{DECOYS_KEY}{number}", run)
+        assert isinstance(found, dict)
+        selection = np.zeros((len(found["selected"]), int(found["columns"])), dtype=bool)
+        for row, columns in zip(selection, found["selected"], strict=True):
+            row[np.asarray(columns, dtype=np.intp)] = True
+        return selection
 
     def replicates(self, number: int, n_replicates: int, measures: Iterable[str]) -> dict:
         """The accuracy and ``measures`` of ``n_replicates`` fresh protocols of trial

@@ -21,7 +21,8 @@ from paretostab._problem import Problem
 from paretostab.maps import FeaturePalette, study_palette
 from paretostab.spec import SELECTOR_PARAM, StudySpec
 
-__all__ = ["HELD_OUT_KEY", "LABELS_KEY", "REPLICATES_KEY", "StudyData", "no_completed_trial"]
+__all__ = ["DECOYS_KEY", "HELD_OUT_KEY", "LABELS_KEY", "REFIT_KEYS", "REPLICATES_KEY", "StudyData",
+           "no_completed_trial"]
 
 #: Prefix of the study system attributes that cache a front trial's replicates
 #: (``paretostab:replicates:<trial number>:<B>``).
@@ -32,6 +33,11 @@ HELD_OUT_KEY = "paretostab:held-out:"
 #: Prefix of those caching whether a trial's selection ignores the labels
 #: (``paretostab:ignores-labels:<trial number>``).
 LABELS_KEY = "paretostab:ignores-labels:"
+#: Prefix of those caching a trial's decoy run, the columns each of its runs selected
+#: (``paretostab:decoys:<trial number>``; :meth:`~paretostab._problem.Problem.decoy_run`).
+DECOYS_KEY = "paretostab:decoys:"
+#: Every refit's prefix: what a study's cache holds.
+REFIT_KEYS = (REPLICATES_KEY, HELD_OUT_KEY, LABELS_KEY, DECOYS_KEY)
 
 
 def no_completed_trial(name: str) -> InvalidInputError:
@@ -63,8 +69,8 @@ class StudyData:
     params : mapping
         Trial number → its Optuna parameters (completed trials).
     cache : mapping
-        The refits cached in the study (replicates, held-out scores, label probes; keys
-        :data:`REPLICATES_KEY`, :data:`HELD_OUT_KEY`, :data:`LABELS_KEY`) as read.
+        The refits cached in the study (replicates, held-out scores, label probes, decoy
+        runs; keys :data:`REFIT_KEYS`) as read.
     feature_colors : tuple of int or None
         The order of the features that its maps colour, as the study stored it (None:
         computed from the data, :func:`~paretostab.maps.study_palette`).
