@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 
     from paretostab.report import Comparison, StudyFigures, StudyReport, StudyReportResult
     from paretostab.spec import StudySpec
+    from paretostab.stable_set import StableSet
 
 __all__ = ["Choice", "ComparisonResult", "Report", "TunedStudy", "as_spec", "choose", "compare",
            "study_report", "tune"]
@@ -395,7 +396,8 @@ class Report:
                       values={v["objective"]: v["trial"] for v in trade_off.values[:2]},
                       params=dict(trade_off.params), features=features, held_out=held,
                       flagged=({} if a.flags is None or a.allow_chance else
-                               {n: a.flags.reason(n) for n in a.flags.flagged_trials}))
+                               {n: a.flags.reason(n) for n in a.flags.flagged_trials}),
+                      metric=a.metric, runs=a.chosen_runs)
 
     @property
     def held_out(self):
@@ -406,6 +408,12 @@ class Report:
     def nested(self):
         """:class:`~paretostab.report._estimates.NestedEvaluation` or None."""
         return self.analysis.nested
+
+    @property
+    def stable_sets(self) -> tuple[StableSet, ...]:
+        """The chosen trial's stable sets, one per error control the report was asked
+        for (``pfer``, ``fdp``); :meth:`Choice.stable_set` computes others."""
+        return self.analysis.stable_sets
 
     def save(self, out: str | Path = "report") -> Path:
         """Write ``index.html``, ``front.csv``, ``summary.json`` (and ``selectors.csv``) to
@@ -451,7 +459,9 @@ def study_report(study: object, /, *, study_name: str | None = None,
                  measures: Sequence[str] | None = None, replicates: int | None = None,
                  weight: object = None, gamma: float = 0.5, level: float = 0.95,
                  artifacts: str | None = None, data: object = None,
-                 progress: bool | None = None, allow_chance: bool = False) -> Report:
+                 progress: bool | None = None, allow_chance: bool = False,
+                 pfer: float | None = 1.0, fdp: float | None = None,
+                 assumption: str | None = None) -> Report:
     """The report of a tuned study, computed and drawn without writing:
     :meth:`Report.save` writes it (``index.html``, ``front.csv``, ``summary.json``), as
     ``python -m paretostab report`` does. (Named apart from the package
@@ -493,6 +503,15 @@ def study_report(study: object, /, *, study_name: str | None = None,
         Let γ choose a flagged trial (its metric does not
         exceed the no-information value at ``level``, or a selection that ignores the
         labels); by default γ passes over them.
+    pfer : float or None
+        The chosen trial's stable set with an expected number of false positives at most
+        ``pfer`` (:func:`paretostab.stable_set.stable_set`; default 1; None: not shown).
+    fdp : float or None
+        Its stable set with an FDP⁺ over decoys at most ``fdp`` (default None: not shown;
+        the trial's setting runs once more on the data with decoys, kept in the study).
+    assumption : {"none", "unimodal", "r-concave"}, optional
+        The PFER bound's assumption (default: ``unimodal`` on complementary pairs,
+        ``none`` otherwise).
 
     Returns
     -------
@@ -502,7 +521,8 @@ def study_report(study: object, /, *, study_name: str | None = None,
 
     return Report(analysed_study(
         measures=measures, replicates=replicates, weight=weight, gamma=gamma, level=level,
-        progress=progress, allow_chance=allow_chance,
+        progress=progress, allow_chance=allow_chance, pfer=pfer, fdp=fdp,
+        assumption=assumption,
         **_located(study, study_name, artifacts, data)))
 
 

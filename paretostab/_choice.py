@@ -5,14 +5,74 @@ the report, which computes it, and the API, which returns it: importing it loads
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
+import numpy as np
 from markupsafe import Markup
 
+from paretostab._errors import InvalidInputError
 from paretostab.measures import measure_label
 
-__all__ = ["Choice"]
+if TYPE_CHECKING:
+    from paretostab.stable_set import StableSet
+
+__all__ = ["Choice", "TrialRuns"]
+
+
+@dataclass(frozen=True, eq=False)
+class TrialRuns:
+    """What a trial's stable set is computed from (:meth:`Choice.stable_set`).
+
+    Attributes
+    ----------
+    selection_matrix : bool array (M, d)
+        The trial's runs, as the study stored them.
+    resampling : str
+        How those runs resampled the examples (``[protocol] resampling``).
+    sample_fraction : float or None
+        A subsample's fraction (None for the other resamplings).
+    feature_names : tuple of str
+    importances : float array (d,) or None
+        Each feature's importance in the selector fitted once on the whole (development)
+        data (NaN where it is not selected).
+    decoy_selection : callable or None
+        Returns the selection matrix of the trial's setting run on the data with decoys
+        (M × 2d), computed on the first call and kept in the study
+        (:meth:`~paretostab._problem.Problem.decoy_run`); None where the study cannot
+        re-run its trials.
+    """
+
+    selection_matrix: np.ndarray
+    resampling: str
+    sample_fraction: float | None
+    feature_names: tuple[str, ...]
+    importances: np.ndarray | None = None
+    decoy_selection: Callable[[], np.ndarray] | None = field(default=None, repr=False)
+
+    def stable_set(self, *, pfer: float | None = None, fdp: float | None = None,
+                   assumption: str | None = None) -> StableSet:
+        """The stable set under ``pfer`` or ``fdp`` (:func:`paretostab.stable_set.stable_set`).
+
+        Parameters
+        ----------
+        pfer, fdp, assumption
+            As :func:`paretostab.stable_set.stable_set`'s.
+        """
+        from paretostab.stable_set import stable_set  # the bounds, when asked for
+
+        decoys = None
+        if fdp is not None:
+            if self.decoy_selection is None:
+                raise InvalidInputError(
+                    "fdp needs the trial's setting run again on the data with decoys, and "
+                    "this study holds no spec to re-run it; use pfer.")
+            decoys = self.decoy_selection()
+        return stable_set(self.selection_matrix, pfer=pfer, fdp=fdp, decoy_selection=decoys,
+                          resampling=self.resampling, sample_fraction=self.sample_fraction,
+                          assumption=assumption, feature_names=self.feature_names,
+                          importances=self.importances)
 
 
 @dataclass(frozen=True)
@@ -38,6 +98,9 @@ class Choice:
     metric : str
         The study's protocol metric, which ``values["accuracy"]`` holds (``accuracy``,
         ``balanced_accuracy``, …): what :meth:`label` and the command line call it.
+    runs : TrialRuns or None
+        What :meth:`stable_set` computes from (None: the study does not hold the trial's
+        runs).
     """
 
     trial: int
@@ -48,6 +111,34 @@ class Choice:
     held_out: Mapping[str, object] | None
     flagged: Mapping[int, str]
     metric: str = "accuracy"
+    runs: TrialRuns | None = field(default=None, repr=False, compare=False)
+
+    def stable_set(self, *, pfer: float | None = None, fdp: float | None = None,
+                   assumption: str | None = None) -> StableSet:
+        """The features of the chosen trial that are selected often enough to keep under an
+        error control: ``pfer``, the expected number of false positives
+        (Meinshausen & Bühlmann 2010; Shah & Samworth 2013 with complementary pairs), or
+        ``fdp``, the false discovery proportion estimated with decoys (Hédou et al. 2024),
+        whose run is computed once and kept in the study.
+
+        Parameters
+        ----------
+        pfer : float, optional
+            The bound on the expected number of false positives to meet.
+        fdp : float, optional
+            The FDP⁺ to meet (one of ``pfer`` and ``fdp``).
+        assumption : {"none", "unimodal", "r-concave"}, optional
+            The PFER bound's assumption (:func:`paretostab.stable_set.stable_set`).
+
+        Returns
+        -------
+        StableSet
+        """
+        if self.runs is None:
+            raise InvalidInputError(
+                f"trial {self.trial}'s runs are not in the study's artifact store: no "
+                "stable set can be computed (give the store with artifacts=).")
+        return self.runs.stable_set(pfer=pfer, fdp=fdp, assumption=assumption)
 
     def label(self, name: str) -> str:
         """How a key of :attr:`values` is said: the metric's real name for

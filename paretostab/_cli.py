@@ -172,15 +172,29 @@ def _report(args) -> int:
                               measures=measures, replicates=args.replicates,
                               weight=as_weight(args.weight), gamma=args.gamma, level=args.level,
                               artifacts=args.artifacts, allow_chance=args.allow_chance,
-                              progress=_progress(args))
+                              progress=_progress(args), pfer=args.pfer, fdp=args.fdp,
+                              assumption=args.assumption)
         folder = report.save(args.out)
     except KeyboardInterrupt as interrupt:
         return _interrupted("no report written; the replicates computed so far are kept in "
                             "the study and reused by the next report.", interrupt)
-    extra = ", selectors.csv" if (folder / "selectors.csv").is_file() else ""
+    extra = "".join(f", {name}" for name in ("stable_set.csv", "selectors.csv")
+                    if (folder / name).is_file())
     print(f"Report written to {folder / 'index.html'} (with front.csv{extra} and "
           "summary.json).")
+    for found in report.stable_sets:
+        _print_stable_set(found)
     return 0
+
+
+def _print_stable_set(found) -> None:
+    """A stable set as ``choose`` and ``report`` print it: what it controls, its features,
+    and under which assumption."""
+    print(f"stable set ({found.control.upper()} <= {found.target:g}): {found.summary}")
+    if found.features:
+        print(f"  features ({len(found.features)}, by decreasing frequency): "
+              + ", ".join(found.features))
+    print(f"  {found.guarantee}")
 
 
 def _compare(args) -> int:
@@ -243,6 +257,14 @@ def _choose(args) -> int:
               + ", ".join(chosen.features))
     else:
         print("selected features: unavailable (the study holds no spec to refit the selector)")
+    try:
+        if args.pfer is not None:
+            _print_stable_set(chosen.stable_set(pfer=args.pfer, assumption=args.assumption))
+        if args.fdp is not None:
+            _print_stable_set(chosen.stable_set(fdp=args.fdp))
+    except KeyboardInterrupt as interrupt:
+        return _interrupted("no stable set; the decoy runs finished so far are lost, the "
+                            "study is unchanged.", interrupt)
     return 0
 
 
@@ -269,6 +291,30 @@ def _plain_text(text: str) -> str:
     """``text`` without its reStructuredText markup (double backquotes, roles such as
     :func:`name`), as ``--help`` shows the module docstring."""
     return re.sub(r"(?::\w+:)?`{1,2}~?([^`]+?)`{1,2}", r"\1", text)
+
+
+def _stable_set_options(parser: argparse.ArgumentParser, *, pfer: float | None) -> None:
+    """The chosen trial's stable set: ``--pfer``, ``--fdp``, ``--assumption``."""
+    from paretostab.stable_set import ASSUMPTIONS
+
+    shown = f" (default {pfer:g}; 0 or less: none)" if pfer is not None else ""
+    parser.add_argument("--pfer", type=_target, default=pfer, metavar="E",
+                        help="the chosen trial's stable set: the features selected often "
+                             "enough that the expected number of false positives is at most "
+                             f"E{shown}")
+    parser.add_argument("--fdp", type=_target, metavar="Q",
+                        help="the chosen trial's stable set at an FDP+ of at most Q over "
+                             "decoys (its setting runs once more on the data with permuted "
+                             "copies of every feature; kept in the study)")
+    parser.add_argument("--assumption", choices=ASSUMPTIONS,
+                        help="the PFER bound's assumption (default: unimodal with "
+                             "complementary pairs, none otherwise)")
+
+
+def _target(text: str) -> float | None:
+    """A target of ``--pfer`` or ``--fdp``: a number; 0 or less turns it off."""
+    value = float(text)
+    return value if value > 0 else None
 
 
 class _Parser(argparse.ArgumentParser):
@@ -363,6 +409,7 @@ def _run(argv: list[str] | None) -> int:
     report.add_argument("--level", type=float, default=0.95, help="confidence level")
     report.add_argument("--allow-chance", action="store_true",
                         help=ALLOW_CHANCE_HELP)
+    _stable_set_options(report, pfer=1.0)
     report.add_argument("--out", default="report", help="output folder (default: report)")
     report.add_argument("--artifacts", help=ARTIFACTS_HELP)
     report.add_argument("--quiet", action="store_true", help=QUIET_HELP)
@@ -396,6 +443,7 @@ def _run(argv: list[str] | None) -> int:
                         help="level of the chance test and the held-out interval")
     choose.add_argument("--allow-chance", action="store_true",
                         help=ALLOW_CHANCE_HELP)
+    _stable_set_options(choose, pfer=None)
     choose.add_argument("--artifacts", help=ARTIFACTS_HELP)
     choose.add_argument("--quiet", action="store_true", help=QUIET_HELP)
     studies = commands.add_parser(

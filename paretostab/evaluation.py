@@ -34,9 +34,9 @@ from paretostab._errors import InvalidInputError
 from paretostab._metrics import metric_value
 
 __all__ = ["INTERVAL_METHODS", "LABEL_FREE_REASON", "ChanceFlags", "HeldOutScore", "Split",
-           "auc_interval", "balanced_accuracy_interval", "chance_p_value", "evaluation_split", "f1_interval",
-           "ignores_labels", "no_information_value", "outer_study_name", "score_interval",
-           "wilson_interval"]
+           "auc_interval", "balanced_accuracy_interval", "chance_p_value", "evaluation_split",
+           "f1_interval", "ignores_labels", "no_information_value", "outer_study_name",
+           "score_interval", "wilson_interval"]
 
 
 @dataclass(frozen=True)

@@ -62,8 +62,9 @@ from paretostab._vocabulary import RESAMPLINGS
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["ASSUMPTIONS", "FdpPath", "StableSet", "fdp_path", "fdp_plus", "fdp_threshold",
-           "pfer_bound", "pfer_threshold", "selection_frequencies", "stable_set"]
+__all__ = ["ASSUMPTIONS", "FdpPath", "StableSet", "check_controls", "fdp_path", "fdp_plus",
+           "fdp_threshold", "permuted_decoys", "pfer_bound", "pfer_threshold",
+           "selection_frequencies", "stable_set"]
 
 #: A target FDP⁺.
 _FDP = Interval("number", 0, 1, "right")
@@ -325,6 +326,25 @@ class StableSet:
         return (best + 1) / self.runs if math.isfinite(self.path_values[best]) else None
 
     @property
+    def summary(self) -> str:
+        """What the set is, in one sentence: its size and threshold and the value it meets,
+        or, when no threshold meets the target, the least value reachable and where."""
+        what = ("expected false positives" if self.control == "pfer" else "FDP⁺")
+        rule = (f"{self.assumption} bound" if self.control == "pfer" else
+                "estimated over decoys")
+        if self.threshold is None:
+            if self.best_threshold is None:
+                return (f"no threshold meets the target {self.target:g}: the {rule} applies "
+                        "at no threshold (too many features selected per run)")
+            return (f"no threshold meets the target {self.target:g}: the least {what} "
+                    f"reachable is {self.best_value:.3g} ({rule}), at frequency >= "
+                    f"{self.best_threshold:.3g}")
+        size = len(self.features)
+        return (f"{size} feature{'' if size == 1 else 's'} selected in at least "
+                f"{self.threshold:.3g} of the runs: {what} <= {self.value:.3g} "
+                f"({rule}; target {self.target:g})")
+
+    @property
     def best_value(self) -> float:
         """The least bound or FDP⁺ reachable (at :attr:`best_threshold`)."""
         return float(self.path_values.min())
@@ -423,6 +443,49 @@ class StableSet:
         return str(self.__html__())
 
     _repr_html_ = to_html
+
+
+def check_controls(*, pfer: object = None, fdp: object = None,
+                   assumption: object = None) -> None:
+    """Check the error controls asked of a report or a choice before any work: ``pfer`` a
+    number > 0, ``fdp`` in (0, 1], ``assumption`` one of :data:`ASSUMPTIONS` (each None
+    when not asked for).
+
+    Parameters
+    ----------
+    pfer, fdp, assumption
+        As :func:`stable_set` takes them (here both controls may be given).
+    """
+    if pfer is not None:
+        POSITIVE.number("pfer", pfer)
+    if fdp is not None:
+        _FDP.number("fdp", fdp)
+    if assumption is not None:
+        check_assumption(assumption)
+
+
+def permuted_decoys(X: object, *, random_state: int | np.random.SeedSequence | np.random.Generator
+                    | None = None) -> np.ndarray:
+    """Decoy features in the Stabl manner (Hédou et al. 2024): each column of ``X`` with
+    its values permuted over the examples, each column by its own permutation — the same
+    distribution as the feature, no tie to the labels or to the other features.
+
+    Parameters
+    ----------
+    X : array-like (n, d)
+    random_state : int, SeedSequence or Generator, optional
+        Seeds ``numpy.random.default_rng``.
+
+    Returns
+    -------
+    float array (n, d)
+        A new array; ``X`` is not modified.
+    """
+    data = np.asarray(X, dtype=float)
+    if data.ndim != 2:
+        raise InvalidInputError(f"X must be a 2-D array (examples × features); got "
+                                f"{described(X)}.")
+    return np.random.default_rng(random_state).permuted(data, axis=0)
 
 
 def _names(feature_names: Sequence[str] | None, n_features: int) -> tuple[str, ...]:

@@ -6,7 +6,8 @@ selection frequencies (:func:`draw_selection_overview`, :func:`selection_overvie
 one front (:func:`draw_front`), fronts under several measures (:func:`draw_fronts`) and,
 for comparisons of groups of trials (000 §6.2 Fig. 6), each group's front in its own
 colour (:func:`draw_group_fronts`) and the front of all groups together
-(:func:`draw_combined_front`).
+(:func:`draw_combined_front`); a stable set's stability path, its decoys in grey
+(:func:`draw_stability_path`).
 
 Each drawer takes an ``ax=`` (or ``axes=``) to draw on and returns it; it creates a
 figure (through ``matplotlib.pyplot``) only when none is given — pass axes of a
@@ -23,7 +24,8 @@ placed apart whenever the figure is drawn (at its final size and zoom), with thi
 lines where points are dense.
 
 The drawers live in private modules — those of maps in ``paretostab.plot._maps``, those
-of fronts in ``paretostab.plot._fronts``, what both share (the axes a drawer creates when
+of fronts in ``paretostab.plot._fronts``, that of stable sets in
+``paretostab.plot._stable_sets``, what they share (the axes a drawer creates when
 given none, the one error for anything but its info object) in
 ``paretostab.plot._contract`` — and are imported from here.
 """
@@ -47,8 +49,10 @@ from paretostab.plot._maps import (
     stability_map_figure,
     stability_maps_figure,
 )
+from paretostab.plot._stable_sets import draw_stability_path
 
 __all__ = ["GROUP_COLORS", "GROUP_MARKERS", "draw_combined_front", "draw_front", "draw_fronts",
            "draw_group_fronts", "draw_optimism", "draw_selection_overview",
-           "draw_stability_map", "group_style", "round_ticks", "selection_overview_figure",
-           "stability_map_figure", "stability_maps_figure", "zoom_to_data"]
+           "draw_stability_map", "draw_stability_path", "group_style", "round_ticks",
+           "selection_overview_figure", "stability_map_figure", "stability_maps_figure",
+           "zoom_to_data"]

@@ -4,7 +4,8 @@ given none, and the one error for anything but the info object it draws.
 A drawer draws on the ``ax=`` it is given and creates a figure (through
 ``matplotlib.pyplot``) only when none is given (:func:`new_axes`); it draws an info object
 computed by a pure module — a :class:`paretostab.front.ParetoFront`, a
-:class:`paretostab.maps.StabilityMap` or a :class:`paretostab.maps.SelectionOverview` —
+:class:`paretostab.maps.StabilityMap`, a :class:`paretostab.maps.SelectionOverview` or a
+:class:`paretostab.stable_set.StableSet` —
 and rejects anything else with one error naming the function that makes it
 (:func:`require`).
 """
@@ -16,8 +17,9 @@ from matplotlib.axes import Axes
 from paretostab._errors import InvalidInputError
 from paretostab.front import ParetoFront
 from paretostab.maps import SelectionOverview, StabilityMap
+from paretostab.stable_set import StableSet
 
-__all__ = ["new_axes", "require"]
+__all__ = ["new_axes", "new_axes_pair", "require"]
 
 
 def new_axes(figsize: tuple[float, float]) -> Axes:
@@ -29,10 +31,20 @@ def new_axes(figsize: tuple[float, float]) -> Axes:
     return ax
 
 
+def new_axes_pair(figsize: tuple[float, float]) -> tuple[Axes, Axes]:
+    """Two axes side by side in a new figure of ``figsize`` inches (through pyplot), for a
+    drawer of two panels given none."""
+    import matplotlib.pyplot as plt
+
+    _, (left, right) = plt.subplots(1, 2, figsize=figsize)
+    return left, right
+
+
 #: The function making each info object a drawer takes, for its error message.
 _MAKERS = {StabilityMap: "paretostab.maps.stability_map",
            SelectionOverview: "paretostab.maps.selection_overview",
-           ParetoFront: "paretostab.front.ParetoFront.of"}
+           ParetoFront: "paretostab.front.ParetoFront.of",
+           StableSet: "paretostab.stable_set.stable_set"}
 
 
 def require(value: object, kind: type, caller: str) -> None:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -61,6 +62,10 @@ from paretostab.report._estimates import (
 from paretostab.report._refits import Refits
 from paretostab.report._study_data import StudyData, no_completed_trial
 from paretostab.spec import SELECTOR_PARAM
+
+if TYPE_CHECKING:
+    from paretostab._choice import TrialRuns
+    from paretostab.stable_set import StableSet
 
 __all__ = ["ChosenTradeOff", "FrontMaps", "StudiesComparison", "StudyReport",
            "default_measures",
@@ -271,6 +276,11 @@ class StudyReport:
         The outer folds' evaluation (``[protocol] outer_folds``).
     data : str
         What data the trials' values were computed on, as the page says it.
+    chosen_runs : TrialRuns or None
+        What the chosen trial's stable sets are computed from
+        (:func:`~paretostab.report._stable_sets.with_stable_sets`).
+    stable_sets : tuple of StableSet
+        The chosen trial's stable sets, one per error control asked for.
     """
 
     study: str
@@ -298,6 +308,8 @@ class StudyReport:
     held_out: HeldOutEvaluation | None = None
     nested: NestedEvaluation | None = None
     data: str = "the whole data"
+    chosen_runs: TrialRuns | None = None
+    stable_sets: tuple[StableSet, ...] = ()
 
     def __repr__(self) -> str:
         """A few numbers, not the tables (a 5-trial study's repr was 23 000
@@ -427,6 +439,7 @@ class StudyReport:
                 "dominance_area_without_flagged": self.eligible_dominance_area},
             "held_out": None if self.held_out is None else self.held_out.to_dict(),
             "nested": None if self.nested is None else self.nested.to_dict(),
+            "stable_sets": [found.to_dict() for found in self.stable_sets],
         }
         if self.selectors is not None:
             summary["selectors"] = self.selectors.to_dict()

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from paretostab._choice import Choice
+from paretostab._choice import Choice, TrialRuns
 from paretostab._errors import InvalidInputError
 from paretostab._storage import DEFAULT_STORAGE, display_url, open_storage
 from paretostab._weight import as_weight
@@ -45,6 +45,7 @@ from paretostab.report._estimates import chance_flags, eligible_choice
 from paretostab.report._figures import StudyFigures, comparison_figures, study_figures
 from paretostab.report._load import StudySource, open_source, read_runsets, read_study
 from paretostab.report._refits import Refits
+from paretostab.report._stable_sets import trial_runs, with_stable_sets
 from paretostab.report._study_data import StudyData, no_completed_trial
 from paretostab.report._write import (
     note_front,
@@ -52,9 +53,11 @@ from paretostab.report._write import (
     write_refit,
     write_study_report,
 )
+from paretostab.stable_set import check_controls
 
 if TYPE_CHECKING:
     import optuna
+    import pandas as pd
 
 __all__ = ["StudyReportResult", "analysed_study", "build_comparison", "build_report",
            "choose_trial", "save_study_report"]
@@ -72,7 +75,8 @@ def build_report(storage_url: str, *, study_name: str | None = None,
                  weight: object = None, gamma: float = 0.5, level: float = 0.95,
                  out: str | Path = "report", artifacts: str | None = None,
                  progress: bool | None = None, data: object = None,
-                 allow_chance: bool = False) -> Path:
+                 allow_chance: bool = False, pfer: float | None = 1.0,
+                 fdp: float | None = None, assumption: str | None = None) -> Path:
     """Write the report of a study to ``out``: ``index.html``, ``front.csv``,
     ``summary.json`` (and ``selectors.csv`` for a multi-selector study); returns the
     folder.
@@ -95,11 +99,14 @@ def build_report(storage_url: str, *, study_name: str | None = None,
     that holds examples out (``[protocol] holdout``) has each front trial refitted on the
     development part and scored on them; one with ``outer_folds`` gets its outer folds'
     metric and the stability of their chosen selections.
+
+    ``pfer``, ``fdp``, ``assumption``: the chosen trial's stable sets shown
+    (:func:`paretostab.stable_set.stable_set`; None: not that one).
     """
     result = analysed_study(
         storage_url, study_name=study_name, measures=measures, replicates=replicates,
         weight=weight, gamma=gamma, level=level, artifacts=artifacts, progress=progress,
-        data=data, allow_chance=allow_chance)
+        data=data, allow_chance=allow_chance, pfer=pfer, fdp=fdp, assumption=assumption)
     return save_study_report(result, out)
 
 
@@ -133,6 +140,8 @@ def analysed_study(storage_url: str, *, study_name: str | None = None,
                    weight: object = None, gamma: float = 0.5, level: float = 0.95,
                    artifacts: str | None = None, progress: bool | None = None,
                    data: object = None, allow_chance: bool = False,
+                   pfer: float | None = 1.0, fdp: float | None = None,
+                   assumption: str | None = None,
                    storage: optuna.storages.BaseStorage | None = None) -> StudyReportResult:
     """A study's report computed and drawn, not yet written (:func:`save_study_report`
     writes it). The refits it computed are written into the study.
@@ -142,7 +151,9 @@ def analysed_study(storage_url: str, *, study_name: str | None = None,
     storage_url : str
         The storage holding the study: :func:`paretostab.study_report`'s ``study`` as a
         URL.
-    study_name, measures, replicates, weight, gamma, level, artifacts, progress, data, allow_chance
+    study_name, measures, replicates, weight, gamma, level, artifacts, progress, data
+        As :func:`paretostab.study_report`'s.
+    allow_chance, pfer, fdp, assumption
         As :func:`paretostab.study_report`'s.
     storage : optuna storage, optional
         The storage at ``storage_url`` already opened, as a tuned study holds it (default:
@@ -151,15 +162,22 @@ def analysed_study(storage_url: str, *, study_name: str | None = None,
     as_gamma(gamma)
     as_level(level)
     weight = as_weight(weight)
+    check_controls(pfer=pfer, fdp=fdp, assumption=assumption)
     source = open_source(storage_url, study_name, artifacts=artifacts, data=data,
                          storage=storage)
     source.store  # noqa: B018 - a wrong artifact store fails now, not after the replicates
     names = study_measures(source.objective, source.recorded, measures)
     study = read_study(source, names, outer_folds=True)
-    report = analyse_study(study, _refits(study, source), measures=names,
+    refits = _refits(study, source)
+    report = analyse_study(study, refits, measures=names,
                            replicates=replicates, weight=weight, gamma=gamma, level=level,
                            progress=progress, allow_chance=allow_chance)
-    report = with_maps(report, read_runsets(source, report.mapped_trials), study)
+    runsets = read_runsets(source, report.mapped_trials)
+    report = with_maps(report, runsets, study)
+    number = report.chosen_trial
+    runs = trial_runs(study, refits, number, runsets[number],
+                      report.trade_off.selected_features)
+    report = with_stable_sets(report, runs, pfer=pfer, fdp=fdp, assumption=assumption)
     return StudyReportResult(source, study, report, study_figures(report))
 
 
@@ -225,8 +243,10 @@ def choose_trial(storage_url: str, gamma: float, *, study_name: str | None = Non
     number = int(row["trial"])
     features: tuple[str, ...] = ()
     held_out = None
+    selection = None
     if study.has_spec:
-        features = tuple(refits.whole_data_selection(number)["feature"])
+        selection = refits.whole_data_selection(number)
+        features = tuple(selection["feature"])
         split = study.problem.split
         if split is not None:
             held_out = {"data": split.description,
@@ -237,7 +257,19 @@ def choose_trial(storage_url: str, gamma: float, *, study_name: str | None = Non
                   params=dict(study.params[number]), features=features, held_out=held_out,
                   flagged=({} if flags is None else
                            {int(n): flags.reason(n) for n in flags.flagged_trials}),
-                  metric=study.spec.protocol.metric if study.spec is not None else "accuracy")
+                  metric=study.spec.protocol.metric if study.spec is not None else "accuracy",
+                  runs=_chosen_runs(study, refits, source, number, selection))
+
+
+def _chosen_runs(study: StudyData, refits: Refits, source: StudySource, number: int,
+                 selection: pd.DataFrame | None) -> TrialRuns | None:
+    """What the chosen trial's stable set is computed from; None when its RunSet is not in
+    the artifact store (the choice stands without it)."""
+    try:
+        runsets = read_runsets(source, [number])
+    except InvalidInputError:
+        return None
+    return trial_runs(study, refits, number, runsets[number], selection)
 
 
 # --------------------------------------------------------------------------- studies

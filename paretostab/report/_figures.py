@@ -27,6 +27,7 @@ from paretostab.plot import (
     draw_fronts,
     draw_group_fronts,
     draw_optimism,
+    draw_stability_path,
     group_style,
     selection_overview_figure,
     stability_maps_figure,
@@ -36,11 +37,13 @@ from paretostab.report._analysis import StudyReport
 from paretostab.report._compare import Comparison, Group
 from paretostab.report._confidence import Ellipse
 from paretostab.report._html import FigureLink
+from paretostab.stable_set import StableSet
 
 if TYPE_CHECKING:
     from matplotlib.typing import ColorType
 
 __all__ = ["ComparisonFigures", "StudyFigures", "comparison_figures", "front_figure",
+           "stability_path_figure",
            "point_styles", "study_figures"]
 
 
@@ -66,6 +69,8 @@ class StudyFigures:
         One stability map per distinct picture.
     selectors : ComparisonFigures or None
         A multi-selector study's selectors compared.
+    stable_sets : tuple of Figure
+        The stability path of each of the chosen trial's stable sets.
     """
 
     front: Figure
@@ -74,6 +79,7 @@ class StudyFigures:
     overview: Figure
     maps: Figure
     selectors: ComparisonFigures | None = None
+    stable_sets: tuple[Figure, ...] = ()
 
     def __repr__(self) -> str:
         """The figures' names, not matplotlib's description of each."""
@@ -90,7 +96,17 @@ def study_figures(report: StudyReport) -> StudyFigures:
         report.selectors, report.selector_groups, noun="selector", plural="selectors"))
     return StudyFigures(front=front, front_links=tuple(links),
                         fronts=_measure_fronts_figure(report), overview=overview, maps=maps,
-                        selectors=selectors)
+                        selectors=selectors,
+                        stable_sets=tuple(map(stability_path_figure, report.stable_sets)))
+
+
+def stability_path_figure(found: StableSet) -> Figure:
+    """The stability path of a stable set (:func:`~paretostab.plot.draw_stability_path`)."""
+    figure = Figure(figsize=(10.0, 3.6))
+    left, right = figure.subplots(1, 2)
+    draw_stability_path(found, axes=(left, right))
+    figure.subplots_adjust(left=0.07, right=0.98, bottom=0.16, top=0.95, wspace=0.28)
+    return figure
 
 
 def front_figure(report: StudyReport) -> tuple[Figure, list[FigureLink]]:
@@ -99,10 +115,10 @@ def front_figure(report: StudyReport) -> tuple[Figure, list[FigureLink]]:
     corner): front trials labelled with their numbers (placed apart, with leader
     lines where dense), their confidence regions under them joined to them with the front
     of their replicate means, the γ choice circled, the flagged trials (not above chance,
-    or a selection that ignores the labels) crossed, and what lies outside the frame said under its title; beside it, an overview
-    of every trial on the whole unit square (the dominated area there, the zoomed frame in
-    red) and the legend under that. Returns the figure and its links (front trials and the
-    choice, to their maps)."""
+    or a selection that ignores the labels) crossed, and what lies outside the frame said
+    under its title; beside it, an overview of every trial on the whole unit square (the
+    dominated area there, the zoomed frame in red) and the legend under that. Returns the
+    figure and its links (front trials and the choice, to their maps)."""
     objective, table, front = report.objective, report.table, report.front
     points = table[["accuracy", objective]].to_numpy(dtype=float)
     numbers = [str(int(n)) for n in table["trial"]]

@@ -141,6 +141,7 @@ def study_sections(report: StudyReport, figures: StudyFigures) -> list[Section]:
                         + (f", and the regions are {few}" if few else "")
                         + "; the γ choice circled and highlighted in the table."),
         *_chosen_sections(report),
+        *_stable_set_sections(report, figures),
         Section("Trade-off by γ", table=shown(gamma_frame, report.metric),
                 links=("trial", "#trial-{}"),
                 highlight=[i for i, t in enumerate(gamma_frame["trial"]) if t == number],
@@ -282,6 +283,51 @@ def _estimate_sections(report: StudyReport) -> list[Section]:
                                          f"fold's test part with its {report.level:.0%} "
                                          f"interval ({INTERVAL_WORDS[report.metric]}).",
                                  subsections=subsections))
+    return sections
+
+
+#: The rows of a stable set's table on the page (stable_set.csv holds every feature).
+STABLE_SET_ROWS = 50
+#: A stable set's table columns as the page says them.
+STABLE_SET_COLUMNS = {"decoy_frequency": "decoy's frequency",
+                      "importance": "importance (whole-data fit)", "in_set": "in the set"}
+#: The PFER bounds of a stable set (:attr:`~paretostab.stable_set.StableSet.bounds`) as
+#: the page names them.
+BOUND_WORDS = {"mb": "Meinshausen–Bühlmann bound", "cpss": "Shah–Samworth, worst case",
+               "unimodal": "Shah–Samworth, unimodal", "r-concave": "Shah–Samworth, r-concave"}
+
+
+def _stable_set_sections(report: StudyReport, figures: StudyFigures) -> list[Section]:
+    """One section per stable set of the chosen trial: what it controls, under which
+    assumption, its stability path and its features."""
+    sections = []
+    number = report.chosen_trial
+    for found, figure in zip(report.stable_sets, figures.stable_sets, strict=True):
+        what = ("expected number of false positives (PFER)" if found.control == "pfer"
+                else "false discovery proportion estimated over decoys (FDP⁺)")
+        text = [f"Trial {number}'s {found.runs} runs ({found.resampling.replace('_', ' ')}) "
+                f"select {found.q:.3g} features each on average, of {found.frequencies.size}. "
+                + found.summary, found.guarantee]
+        table = found.to_frame()
+        shown_rows = (table[(table["frequency"] > 0) | table["in_set"]]
+                      .head(STABLE_SET_ROWS).reset_index(drop=True)
+                      .rename(columns=STABLE_SET_COLUMNS))
+        size = len(found.features)
+        at = "" if found.threshold is None else f" at π = {found.threshold:.3g}"
+        sections.append(Section(
+            f"Stable set: {found.control.upper()} ≤ {found.target:g} "
+            f"({size} feature{'' if size == 1 else 's'})",
+            anchors=[f"stable-set-{found.control}"], text=text,
+            fields={f"{BOUND_WORDS[name]}{at}": value
+                    for name, value in found.bounds.items()} or None,
+            figure=figure, table=shown_rows,
+            caption=f"Left: how many features reach each selection frequency π over the "
+                    f"runs{', the decoys in grey' if found.control == 'fdp' else ''}; right: "
+                    f"the {what} at each π against the target (dashed), the threshold "
+                    "chosen a vertical line. The table: the features selected in some run "
+                    f"(at most {STABLE_SET_ROWS}; stable_set.csv holds every feature), by "
+                    "decreasing frequency, with the importance of the selector fitted once on "
+                    "the whole data."))
     return sections
 
 

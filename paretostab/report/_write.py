@@ -34,8 +34,8 @@ from paretostab.report._html import write_report
 from paretostab.report._pages import studies_sections, study_sections
 from paretostab.spec import StudySpec
 
-__all__ = ["front_file", "note_front", "write_comparison", "write_refit", "write_study_report",
-           "written_folder"]
+__all__ = ["front_file", "note_front", "stable_set_file", "write_comparison", "write_refit",
+           "write_study_report", "written_folder"]
 
 
 def write_refit(storage: optuna.storages.BaseStorage, study_name: str, key: str,
@@ -76,13 +76,24 @@ def front_file(report: StudyReport) -> pd.DataFrame:
         columns={"accuracy": report.metric})
 
 
+def stable_set_file(report: StudyReport) -> pd.DataFrame:
+    """``stable_set.csv``: every feature of each of the chosen trial's stable sets
+    (:meth:`~paretostab.stable_set.StableSet.to_frame`), one block per error control,
+    its ``control`` column naming it (``pfer <= 1``, ``fdp <= 0.1``)."""
+    return pd.concat([found.to_frame().assign(control=f"{found.control} <= {found.target:g}")
+                      for found in report.stable_sets], ignore_index=True)
+
+
 def write_study_report(report: StudyReport, figures: StudyFigures, out: str | Path) -> Path:
     """Write ``report`` with its ``figures`` to ``out`` (``index.html``, ``front.csv``,
-    ``summary.json``, ``selectors.csv`` for a multi-selector study), each file replaced
-    whole or not at all (:func:`written_folder`); returns ``out``."""
+    ``summary.json``, ``stable_set.csv`` when the chosen trial's stable sets were asked
+    for, ``selectors.csv`` for a multi-selector study), each file replaced whole or not at
+    all (:func:`written_folder`); returns ``out``."""
     out = Path(out)
     with written_folder(out, "report") as folder:
         front_file(report).to_csv(folder / "front.csv", index=False)
+        if report.stable_sets:
+            stable_set_file(report).to_csv(folder / "stable_set.csv", index=False)
         if report.selectors is not None:
             report.selectors.to_frame().to_csv(folder / "selectors.csv", index=False)
         _write_json(folder / "summary.json", report.to_dict())
