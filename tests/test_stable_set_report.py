@@ -133,3 +133,28 @@ def test_a_scikit_learn_selector_and_three_classes(tmp_path):
     assert found.frequencies.size == 13 and found.decoy_frequencies is not None
     pfer = choice.stable_set(pfer=2.0)
     assert pfer.resampling == "bootstrap" and "heuristic" in pfer.guarantee
+
+
+def test_the_decoy_run_is_the_same_in_one_process_or_two_and_keeps_the_real_columns(tuned):
+    study = read(tuned.storage)
+    number = int(study.table["trial"].iloc[0])
+    problem, params = study.problem, study.params[number]
+    state = problem.decoy_state(number)
+    one = problem.decoy_run(params, random_state=state, n_jobs=1)
+    two = problem.decoy_run(params, random_state=state, n_jobs=2)
+    assert one.same_runs(two)
+    d = problem.X.shape[1]
+    assert one.n_features == 2 * d
+    # t_test keeps n_features of the 2d columns: as many per run as the trial's setting
+    assert (one.selection_matrix.sum(axis=1) == params["n_features"]).all()
+
+
+def test_fdp_on_a_journal_storage(tmp_path):
+    url = f"journal:{tmp_path / 'stable.log'}"
+    tuned = paretostab.tune({**SPEC, "study": {**SPEC["study"], "trials": 2}}, storage=url,
+                            progress=False)
+    first = tuned.choose(0.5).stable_set(fdp=0.5)
+    kept = read(url).cache
+    assert any(key.startswith(DECOYS_KEY) for key in kept)
+    again = paretostab.choose(url, 0.5).stable_set(fdp=0.5)
+    np.testing.assert_array_equal(again.decoy_frequencies, first.decoy_frequencies)
