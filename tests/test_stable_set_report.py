@@ -14,7 +14,10 @@ import pytest
 import paretostab
 from paretostab._cli import main
 from paretostab._errors import InvalidInputError
+from paretostab._problem import Problem
 from paretostab.report._study_data import DECOYS_KEY
+from paretostab.selectors import SELECTORS
+from paretostab.spec import parse_spec
 from paretostab.stable_set import StableSet, selection_frequencies, stable_set
 from tests.studies import read
 
@@ -158,3 +161,24 @@ def test_fdp_on_a_journal_storage(tmp_path):
     assert any(key.startswith(DECOYS_KEY) for key in kept)
     again = paretostab.choose(url, 0.5).stable_set(fdp=0.5)
     np.testing.assert_array_equal(again.decoy_frequencies, first.decoy_frequencies)
+
+
+#: What a registered selector needs fixed to run here quickly (a trial would suggest it).
+QUICK = {"group_lasso": {"groups": "data", "target_features": 4},
+         "random_forest": {"n_trees": 10}}
+
+
+@pytest.mark.parametrize("name", sorted(SELECTORS))
+def test_every_registered_selector_runs_with_decoys(name):
+    spec = parse_spec({
+        "study": {"name": "decoys", "trials": 1, "seed": 0},
+        "data": {"source": "simulated:n_groups=3,group_size=2,n_other=10,n_per_class=10"},
+        "protocol": {"runs": 4}, "selector": {"name": name, "fixed": QUICK.get(name, {})},
+        "objective": {"stability": "nogueira"}})
+    problem = Problem.from_spec(spec)
+    runs = problem.decoy_run({}, random_state=problem.decoy_state(0))
+    d = problem.X.shape[1]
+    assert runs.selection_matrix.shape == (4, 2 * d)
+    found = stable_set(np.zeros((4, d), dtype=bool), fdp=1.0,
+                       decoy_selection=runs.selection_matrix)
+    assert found.decoy_frequencies is not None and found.frequencies.size == d
