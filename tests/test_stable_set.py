@@ -90,18 +90,18 @@ def _grid_equal(a: float | None, b: float | None) -> bool:
     return (a is None) == (b is None) and (a is None or abs(a - b) < 1e-9)
 
 
-def test_every_threshold_is_stabs_cutoff_where_the_rules_agree():
+def test_every_mb_and_unimodal_threshold_is_stabs_cutoff_where_the_rules_agree():
     """The smallest j/(2B) above 1/2 whose bound is at most the target, against stabs'
     cutoff. Where the rules differ, the difference is the one stated: "none" — stabs'
     cutoff is the real (q²/(PFER p) + 1)/2, capped at 1 even when 1 fails (here the
     smallest j/(2B) at or above it, None when 1 fails); "unimodal" — stabs needs the
-    bound strictly below PFER (a bound equal to it meets the target here); "r-concave" —
-    stabs walks down from 1 and may stop at 1/2 (here above 1/2), or keep 1 when 1 fails
-    (None here); NA, stabs refusing q above its maxQ, is None."""
+    bound strictly below PFER (a bound equal to it meets the target here)."""
     unimodal_ties = 0
     for row in stabs_rows("cutoff"):
         p, q, b, target = int(row["p"]), float(row["q"]), int(row["B"]), float(row["PFER"])
         assumption = row["assumption"]
+        if assumption == "r-concave":
+            continue
         ours = pfer_threshold(q, p, target, runs=2 * b, assumption=assumption,
                               pairs=_pairs(row))
         cutoff = None if row["cutoff"] == "NA" else float(row["cutoff"])
@@ -110,8 +110,6 @@ def test_every_threshold_is_stabs_cutoff_where_the_rules_agree():
             cutoff = None
         elif cutoff is not None and assumption == "none":
             cutoff = math.ceil(round(cutoff * 2 * b, 9)) / (2 * b)
-        elif cutoff is not None and assumption == "r-concave":
-            cutoff = max(cutoff, 0.5 + 1 / (2 * b))
         if (assumption == "unimodal" and ours is not None and cutoff is not None
                 and ours < cutoff - 1e-9):
             assert math.isclose(pfer_bound(q, p, ours, assumption="unimodal", pairs=b),
@@ -220,6 +218,35 @@ def test_the_r_concave_bound_is_at_least_stabs_pfer():
     assert len(excess) == 532 and differ == 394
     assert max(excess) == pytest.approx(0.624, abs=5e-4)
     assert float(np.median(excess)) == pytest.approx(0.0085, abs=5e-4)
+
+
+def test_r_concave_thresholds_are_stabs_but_where_the_supremum_crosses_the_target():
+    """stabs walks down from 1 and stops above the first τ whose bound exceeds the
+    target: its cutoff's (under-estimated) bound meets the target, but at 1/2 (here the
+    lowest j/(2B) above 1/2) or at 1 when even 1 fails (stabs' PFER at τ = 1 above the
+    target: None here, as where stabs refuses q above its maxQ). Ours is stabs' cutoff
+    wherever the supremum at it meets the target too; where it does not, ours is larger
+    (or None), never smaller. The file's last five rows are stabs' cutoffs for targets
+    between its bound and the supremum."""
+    at_one = {(row["p"], row["q"], row["B"]): float(row["PFER"])
+              for row in _r_concave_pfer_rows() if Fraction(row["cutoff"]) == 1}
+    crossed = 0
+    for row in stabs_rows("cutoff"):
+        if row["assumption"] != "r-concave":
+            continue
+        p, q, b, target = int(row["p"]), float(row["q"]), int(row["B"]), float(row["PFER"])
+        ours = pfer_threshold(q, p, target, runs=2 * b, assumption="r-concave")
+        if row["cutoff"] == "NA" or (float(row["cutoff"]) == 1 and at_one[
+                row["p"], row["q"], row["B"]] > target):
+            assert ours is None, row
+            continue
+        cutoff = max(float(row["cutoff"]), 0.5 + 1 / (2 * b))
+        if pfer_bound(q, p, cutoff, assumption="r-concave", pairs=b) > target:
+            assert ours is None or ours > cutoff, (row, ours)
+            crossed += 1
+        else:
+            assert _grid_equal(ours, cutoff), (row, ours)
+    assert crossed == 5
 
 
 R_STABS = shutil.which("Rscript") is not None and subprocess.run(
