@@ -399,15 +399,24 @@ class StableSet:
             columns["decoys"] = _counts_at(self.decoy_frequencies, thresholds)
         return pd.DataFrame(columns)
 
-    def to_dict(self) -> dict[str, object]:
-        """The set as JSON-ready values (no numpy types; infinite bounds as None)."""
+    def to_dict(self, *, per_feature: bool = True) -> dict[str, object]:
+        """The set as JSON-ready values (no numpy types; infinite bounds as None).
+
+        Parameters
+        ----------
+        per_feature : bool
+            Include the d-long lists (every feature's name, frequency, decoy frequency
+            and importance); without them (a report's ``summary.json``, whose
+            ``stable_set.csv`` holds them) the size does not grow with d.
+        """
         def floats(values: np.ndarray | None) -> list[float | None] | None:
             return None if values is None else [_finite(v) for v in values.tolist()]
 
-        return {"features": list(self.features), "feature_names": list(self.feature_names),
-                "frequencies": floats(self.frequencies),
-                "decoy_frequencies": floats(self.decoy_frequencies),
-                "importances": floats(self.importances), "runs": self.runs,
+        features = {"feature_names": list(self.feature_names),
+                    "frequencies": floats(self.frequencies),
+                    "decoy_frequencies": floats(self.decoy_frequencies),
+                    "importances": floats(self.importances)} if per_feature else {}
+        return {"features": list(self.features), **features, "runs": self.runs,
                 "q": float(self.q), "control": self.control, "target": float(self.target),
                 "threshold": self.threshold, "value": _finite(self.value),
                 "best_threshold": self.best_threshold, "best_value": _finite(self.best_value),

@@ -119,8 +119,8 @@ def test_json_is_strict_and_csv_headers_ascii(outputs):
     folder, _ = outputs
     written = [folder / name for name in ("report-a", "report-b", "comparison")]
     files = [f for out in written for f in out.iterdir() if f.suffix in (".json", ".csv")]
-    assert {f.name for f in files} == {"front.csv", "summary.json", "comparison.csv",
-                                       "comparison.json"}
+    assert {f.name for f in files} == {"front.csv", "summary.json", "stable_set.csv",
+                                       "comparison.csv", "comparison.json"}
     for path in files:
         text = path.read_text(encoding="utf-8")
         if path.suffix == ".json":

@@ -82,6 +82,11 @@ def test_the_report_shows_and_writes_the_stable_sets(tuned, tmp_path):
     folder = report.save(tmp_path / "report")
     summary = json.loads((folder / "summary.json").read_text())
     assert [s["control"] for s in summary["stable_sets"]] == ["pfer", "fdp"]
+    # the set and its numbers, not d-long lists: stable_set.csv holds every feature
+    first = summary["stable_sets"][0]
+    assert first["features"] == list(report.stable_sets[0].features)
+    assert first["threshold"] == report.stable_sets[0].threshold
+    assert "frequencies" not in first and "feature_names" not in first
     table = pd.read_csv(folder / "stable_set.csv")
     assert set(table["control"]) == {"pfer <= 1", "fdp <= 0.5"}
     assert {"feature", "frequency", "in_set"} <= set(table.columns)

@@ -439,7 +439,7 @@ class StudyReport:
                 "dominance_area_without_flagged": self.eligible_dominance_area},
             "held_out": None if self.held_out is None else self.held_out.to_dict(),
             "nested": None if self.nested is None else self.nested.to_dict(),
-            "stable_sets": [found.to_dict() for found in self.stable_sets],
+            "stable_sets": [found.to_dict(per_feature=False) for found in self.stable_sets],
         }
         if self.selectors is not None:
             summary["selectors"] = self.selectors.to_dict()
