@@ -13,6 +13,7 @@ interval, the chosen trial with its features) that a Jupyter notebook shows inli
 
 from __future__ import annotations
 
+import functools
 import os
 import tempfile
 from collections.abc import Mapping, Sequence
@@ -385,7 +386,7 @@ class Report:
     @property
     def chosen(self) -> Choice:
         """The trial γ chooses, with the features its selector selects on the whole data."""
-        a = self.analysis
+        a, study = self.analysis, self.computed.study
         trade_off, number = a.trade_off, a.chosen_trial
         held = None
         if a.held_out is not None:
@@ -397,7 +398,10 @@ class Report:
                       params=dict(trade_off.params), features=features, held_out=held,
                       flagged=({} if a.flags is None or a.allow_chance else
                                {n: a.flags.reason(n) for n in a.flags.flagged_trials}),
-                      metric=a.metric, runs=a.chosen_runs)
+                      metric=a.metric, runs=a.chosen_runs, study=a.study,
+                      fit_model=(functools.partial(study.problem.final_model,
+                                                   study.params[number])
+                                 if study.has_spec else None))
 
     @property
     def held_out(self):

@@ -16,6 +16,8 @@ from paretostab._errors import InvalidInputError
 from paretostab.measures import measure_label
 
 if TYPE_CHECKING:
+    from sklearn.pipeline import Pipeline
+
     from paretostab.stable_set import StableSet
 
 __all__ = ["Choice", "TrialRuns"]
@@ -101,6 +103,10 @@ class Choice:
     runs : TrialRuns or None
         What :meth:`stable_set` computes from (None: the study does not hold the trial's
         runs).
+    study : str
+        The study's name.
+    fit_model : callable or None
+        Fits :meth:`model` (None: the study holds no spec to refit the trial's setting).
     """
 
     trial: int
@@ -112,6 +118,25 @@ class Choice:
     flagged: Mapping[int, str]
     metric: str = "accuracy"
     runs: TrialRuns | None = field(default=None, repr=False, compare=False)
+    study: str = ""
+    fit_model: Callable[[], Pipeline] | None = field(default=None, repr=False, compare=False)
+
+    def model(self) -> Pipeline:
+        """The chosen trade-off as a model for new samples: a scikit-learn ``Pipeline`` of
+        the spec's variance pre-filter (when it has one) and the trial's selector at its
+        parameters, whose final model classifies, fitted on the whole (development) data
+        with the features' names (``feature_names_in_``: data with other columns is
+        refused). Fitted anew at each call.
+
+        Returns
+        -------
+        sklearn.pipeline.Pipeline
+        """
+        if self.fit_model is None:
+            raise InvalidInputError(
+                f"trial {self.trial}'s setting cannot be refitted: the study holds no spec "
+                "(made by an older version).")
+        return self.fit_model()
 
     def stable_set(self, *, pfer: float | None = None, fdp: float | None = None,
                    assumption: str | None = None) -> StableSet:

@@ -17,7 +17,7 @@ import functools
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import TypedDict
+from typing import TYPE_CHECKING, TypedDict
 
 import numpy as np
 import pandas as pd
@@ -49,6 +49,9 @@ from paretostab.spec import (
     fit_to_data,
     trial_selector,
 )
+
+if TYPE_CHECKING:
+    from sklearn.pipeline import Pipeline
 
 __all__ = ["DEFAULT_SIMILARITY", "Problem", "ProtocolOptions", "measure_values"]
 
@@ -462,6 +465,17 @@ class Problem:
                 selector.set_params(groups=np.asarray(groups)[columns])
         selector.fit(self.X[:, columns], self.y if y is None else y)
         return selector, columns
+
+    def final_model(self, params: Mapping[str, object]) -> Pipeline:
+        """The setting ``params`` as a model for new samples: the pipeline of the spec's
+        pre-filter and the trial's selector, whose final model classifies, fitted on the
+        whole (development) data with the features' names
+        (:func:`~paretostab._model.final_model`); it selects and predicts as
+        :meth:`fitted_selector` does."""
+        from paretostab._model import final_model  # a model, when asked for
+
+        return final_model(self.estimator(params), self.X, self.y, self.feature_names,
+                           prefilter=self.spec.data.prefilter)
 
     def whole_data_selection(self, params: Mapping[str, object]) -> pd.DataFrame:
         """The features the selector of a trial with ``params`` selects when fitted once on
