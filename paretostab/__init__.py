@@ -1,7 +1,9 @@
 """paretostab: feature-selection stability as a first-class objective.
 
 The main jobs: :func:`tune` a study, :func:`study_report` (or ``TunedStudy.report()``),
-:func:`choose` a trade-off, :func:`compare` studies; the stability measures:
+:func:`choose` a trade-off, :func:`compare` studies; the chosen trade-off as a model
+(:meth:`Choice.save_model`) that :func:`load_model` reads back as a :class:`SavedModel` to
+classify new samples (:class:`Predictions`); the stability measures:
 :func:`stability`, :func:`list_measures`, :func:`nogueira_interval`; the resampling
 protocol a trial runs, for a selector of one's own: :func:`run_protocol`,
 :func:`replicates`, their :class:`RunSet` and the :class:`RunCache` of prepared runs,
@@ -34,6 +36,7 @@ from paretostab._version import __version__
 from paretostab.measures import list_measures, nogueira_interval, stability
 
 if TYPE_CHECKING:
+    from paretostab._model import Predictions, SavedModel, load_model
     from paretostab._protocol import replicates, run_protocol
     from paretostab._run_cache import RunCache
     from paretostab._runset import RunSet
@@ -42,7 +45,8 @@ if TYPE_CHECKING:
 #: The names imported on first use, and the private module that defines each.
 _LAZY = {"run_protocol": "paretostab._protocol", "replicates": "paretostab._protocol",
          "RunCache": "paretostab._run_cache", "RunSet": "paretostab._runset",
-         "FeatureSimilarity": "paretostab._similarity"}
+         "FeatureSimilarity": "paretostab._similarity", "load_model": "paretostab._model",
+         "SavedModel": "paretostab._model", "Predictions": "paretostab._model"}
 
 
 
@@ -54,9 +58,11 @@ __all__ = [
     "FeatureSimilarity",
     "InvalidInputError",
     "ParetostabError",
+    "Predictions",
     "Report",
     "RunCache",
     "RunSet",
+    "SavedModel",
     "StabilityWarning",
     "TunedStudy",
     "UnknownNameError",
@@ -64,6 +70,7 @@ __all__ = [
     "choose",
     "compare",
     "list_measures",
+    "load_model",
     "nogueira_interval",
     "replicates",
     "run_protocol",

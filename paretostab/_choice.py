@@ -5,8 +5,10 @@ the report, which computes it, and the API, which returns it: importing it loads
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -137,6 +139,30 @@ class Choice:
                 f"trial {self.trial}'s setting cannot be refitted: the study holds no spec "
                 "(made by an older version).")
         return self.fit_model()
+
+    def save_model(self, path: str | os.PathLike) -> Path:
+        """Fit :meth:`model` and save it with what it is — the study, trial, γ, values,
+        parameters, selected features, the features it expects (in order), the metric and
+        paretostab's version — as a skops file (:func:`paretostab.load_model` reads it;
+        ``python -m paretostab predict`` classifies new samples with it). skops, the
+        field's safe format for scikit-learn models, never runs a pickle's code on
+        loading.
+
+        Parameters
+        ----------
+        path : str or Path
+            The file to write (``.skops`` by convention).
+
+        Returns
+        -------
+        Path
+        """
+        from paretostab._model import save_model  # scikit-learn and skops, when asked for
+
+        return save_model(self.model(), path, {
+            "study": self.study, "trial": self.trial, "gamma": self.gamma,
+            "values": dict(self.values), "params": dict(self.params),
+            "features": list(self.features), "metric": self.metric})
 
     def stable_set(self, *, pfer: float | None = None, fdp: float | None = None,
                    assumption: str | None = None) -> StableSet:

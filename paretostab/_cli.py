@@ -13,7 +13,11 @@ A thin layer over the library:
     dominance areas with intervals, pairwise differences with verdicts, the combined front,
     Table 3 of Hamer & Dupont, ECML 2021 (index.html, comparison.csv, comparison.json).
 ``choose --gamma G``
-    The front trial chosen by γ, its parameters and selected features.
+    The front trial chosen by γ, its parameters and selected features (``--save-model
+    PATH``: its fitted pipeline as a skops file, for ``predict``).
+``predict MODEL DATA``
+    Classify the samples of a data file with a saved model: a CSV of sample, predicted
+    label and class probabilities; with labels in the file, the metric and its interval.
 ``dashboard``
     Serve optuna-dashboard on a study storage with its artifact store.
 ``studies [NAME]``
@@ -37,6 +41,7 @@ import warnings
 
 import pandas as pd
 
+from paretostab._data_formats import FILE_TYPES, ORIENTATIONS, some_names
 from paretostab._errors import DataWarning, InvalidInputError, ParetostabError
 from paretostab._faults import DEFAULT_STORAGE_WAIT
 from paretostab._run_cache import DEFAULT_CACHE_BYTES
@@ -265,6 +270,44 @@ def _choose(args) -> int:
     except KeyboardInterrupt as interrupt:
         return _interrupted("no stable set; the decoy runs finished so far are lost, the "
                             "study is unchanged.", interrupt)
+    if args.save_model:
+        path = chosen.save_model(args.save_model)
+        print(f"model written to {path} (python -m paretostab predict "
+              f"{shlex.quote(str(path))} DATA classifies new samples)")
+    return 0
+
+
+def _predict(args) -> int:
+    from pathlib import Path
+
+    from paretostab._model import load_model
+
+    if args.out and not Path(args.out).parent.is_dir():  # said before the work, not after
+        raise InvalidInputError(f"cannot write the predictions to {args.out!r}: no folder "
+                                f"{str(Path(args.out).parent)!r}.")
+    model = load_model(args.model)
+    predictions = model.predict(args.data, label=args.label, id=args.id,
+                                orientation=args.orientation, level=args.level)
+    # the predictions on stdout when no --out is given: what is said goes to stderr then
+    said = sys.stdout if args.out else sys.stderr
+    if not args.out:
+        predictions.table.to_csv(sys.stdout)
+    else:
+        try:
+            predictions.table.to_csv(args.out)
+        except OSError as exc:
+            raise InvalidInputError(f"cannot write the predictions to {args.out!r} "
+                                    f"({exc.strerror or exc}).") from None
+        print(f"predictions for {len(predictions.table)} samples written to {args.out} "
+              f"(study {model.study!r}, trial {model.trial})", file=said)
+    if predictions.ignored:
+        print(f"ignored {len(predictions.ignored)} column(s) that are not features of the "
+              f"model: {some_names(predictions.ignored)}", file=said)
+    score = predictions.score
+    if score is not None:
+        print(f"{predictions.metric.replace('_', ' ')} on the {score.n} labelled samples "
+              f"(label column {args.label!r}): {score.value:.4g}, {score.level:.0%} interval "
+              f"[{score.low:.4g}, {score.high:.4g}]", file=said)
     return 0
 
 
@@ -444,8 +487,29 @@ def _run(argv: list[str] | None) -> int:
     choose.add_argument("--allow-chance", action="store_true",
                         help=ALLOW_CHANCE_HELP)
     _stable_set_options(choose, pfer=None)
+    choose.add_argument("--save-model", metavar="PATH",
+                        help="write the chosen trade-off's pipeline, refitted on the whole "
+                             "(development) data, as a skops file (for predict)")
     choose.add_argument("--artifacts", help=ARTIFACTS_HELP)
     choose.add_argument("--quiet", action="store_true", help=QUIET_HELP)
+    predict = commands.add_parser(
+        "predict", help="classify the samples of a data file with a saved model",
+        description="Classify the samples of a data file with a model saved by choose "
+        "--save-model: a CSV of sample (the file's sample IDs, else the row number from 1), "
+        "predicted label and one proba_<class> column per class. The model's features are "
+        "read by name, in any order; other columns are ignored, and a file lacking one of "
+        "them is refused. With a label column, the metric and its interval too.")
+    predict.add_argument("model", help="a model file (choose --save-model)")
+    predict.add_argument("data", help=f"the new samples: a {FILE_TYPES} file")
+    predict.add_argument("--out", help="the CSV to write (default: standard output)")
+    predict.add_argument("--label", default="label",
+                         help="the label column, if the file has one (default %(default)s)")
+    predict.add_argument("--id", help="the column of sample IDs (default: an index-like "
+                                      "first column, if any)")
+    predict.add_argument("--orientation", choices=ORIENTATIONS, default=ORIENTATIONS[0],
+                         help="how the table lies (default %(default)s)")
+    predict.add_argument("--level", type=float, default=0.95,
+                         help="level of the metric's interval (default %(default)g)")
     studies = commands.add_parser(
         "studies", help="list the built-in study specs, or print one",
         description="The built-in study specs, each with the first line of its comment "
@@ -469,7 +533,7 @@ def _run(argv: list[str] | None) -> int:
     if unknown:
         commands.choices[args.command].unrecognized(unknown)
     handlers = {"tune": _tune, "dashboard": _dashboard, "report": _report, "choose": _choose,
-                "compare": _compare, "studies": _studies}
+                "compare": _compare, "studies": _studies, "predict": _predict}
     if args.command in handlers:
         try:
             with stop_signals(), warnings.catch_warnings():  # SIGTERM, SIGHUP as Ctrl-C

@@ -310,10 +310,11 @@ def _whole_numbers(labels: pd.Series) -> pd.Series:
 
 
 def _features_in_rows(frame: pd.DataFrame, name: str, label: str, kind: str,
-                      separate: bool) -> tuple[pd.DataFrame, pd.Series | None]:
+                      separate: bool, optional: bool
+                      ) -> tuple[pd.DataFrame, pd.Series | None]:
     """A table with one row per feature turned to one row per sample: the first column
     holds the feature names (a row named ``label`` holds the labels, unless they are kept
-    apart), the header the sample names."""
+    apart; ``optional``: if there is one), the header the sample names."""
     if frame.shape[1] < 2:
         raise InvalidInputError(
             f"{name} has {frame.shape[1]} column(s): {_expected(kind, label, 'features_in_rows')}.")
@@ -327,12 +328,12 @@ def _features_in_rows(frame: pd.DataFrame, name: str, label: str, kind: str,
     is_label = (names == label).to_numpy()
     if is_label.any() and separate:
         raise _labels_twice(name, f"row {label!r}")
-    if not is_label.any() and not separate:
+    if not is_label.any() and not separate and not optional:
         raise InvalidInputError(
             f"{name} (features in rows) has no row named {label!r} in its first column "
             f"{shown_names([frame.columns[0]])}: add one, or give labels = \"file.csv\" (first "
             f"column the sample name, a column {label!r}).")
-    labels = None if separate else _whole_numbers(pd.Series(
+    labels = None if separate or not is_label.any() else _whole_numbers(pd.Series(
         body[is_label].iloc[0].to_numpy(), index=body.columns.astype(str)))
     body, names = body[~is_label], names[~is_label]
     values = _numeric(body.set_axis(names, axis=0), name, "feature rows")
@@ -345,14 +346,17 @@ def _labels_twice(name: str, where: str) -> InvalidInputError:
 
 
 def _read_table(path: Path, kind: str, head: bytes, label: str, orientation: str,
-                separate: bool, id: str | None) -> tuple[pd.DataFrame, pd.Series | None]:
+                separate: bool, id: str | None, optional: bool
+                ) -> tuple[pd.DataFrame, pd.Series | None]:
     frame = _read_frame(path, kind, head, label, orientation)
     if orientation == "features_in_rows":
-        return _features_in_rows(frame, path.name, label, kind, separate)
+        return _features_in_rows(frame, path.name, label, kind, separate, optional)
     if separate:  # a column names the samples (the first by default); the labels file labels them
         if label in frame.columns:
             raise _labels_twice(path.name, f"column {label!r}")
         return sample_ids(frame, path.name, id=id or frame.columns[0]), None
+    if label not in frame.columns and optional:
+        return sample_ids(frame, path.name, id=id), None
     if label not in frame.columns:
         raise _no_label_column(path.name, frame, label, kind)
     frame = sample_ids(frame, path.name, label, id)
@@ -381,7 +385,8 @@ def _npz_array(archive, path: Path, key: str) -> np.ndarray:
         raise _unreadable(path, "npz", reader_message(exc)) from None
 
 
-def _read_npz(path: Path, head: bytes, orientation: str) -> tuple[pd.DataFrame, pd.Series]:
+def _read_npz(path: Path, head: bytes, orientation: str, optional: bool
+              ) -> tuple[pd.DataFrame, pd.Series | None]:
     if not head.startswith(b"PK"):  # np.load would try a pickle and complain about that
         raise _unreadable(path, "npz", "not a zip archive")
     try:
@@ -389,25 +394,26 @@ def _read_npz(path: Path, head: bytes, orientation: str) -> tuple[pd.DataFrame, 
     except (ValueError, OSError, EOFError, zipfile.BadZipFile) as exc:
         raise _unreadable(path, "npz", reader_message(exc)) from None
     with archive:
-        missing = {"X", "y"} - set(archive.files)
+        missing = {"X", "y"} - set(archive.files) - ({"y"} if optional else set())
         if missing:
             raise InvalidInputError(
                 f"{path.name} must hold arrays 'X' (n × d) and 'y' (n); missing "
                 f"{', '.join(sorted(missing))} (it holds {', '.join(archive.files) or 'none'})."
             )
-        X, y = _npz_array(archive, path, "X"), _npz_array(archive, path, "y")
+        X = _npz_array(archive, path, "X")
+        y = _npz_array(archive, path, "y") if "y" in archive.files else None
         names = (_npz_array(archive, path, "feature_names")
                  if "feature_names" in archive.files else None)
     if orientation == "features_in_rows" and X.ndim == 2:
         X = X.T
-    if X.ndim != 2 or y.shape != (X.shape[0],):
+    if X.ndim != 2 or (y is not None and y.shape != (X.shape[0],)):
         rows = "column" if orientation == "features_in_rows" else "row"
         raise InvalidInputError(
             f"{path.name}: X must be 2-D and y have one label per {rows}; got X {X.shape}, "
-            f"y {y.shape}.")
+            f"y {None if y is None else y.shape}.")
     columns = [str(c) for c in names] if names is not None else [f"f{j}" for j in range(X.shape[1])]
     check_unique(columns, path.name)
-    return pd.DataFrame(X, columns=columns), pd.Series(y)
+    return pd.DataFrame(X, columns=columns), None if y is None else pd.Series(y)
 
 
 def anndata_table(adata: AnnData, label: str, name: str, separate: bool = False
@@ -435,7 +441,7 @@ def anndata_table(adata: AnnData, label: str, name: str, separate: bool = False
     return features, labels.set_axis(features.index)
 
 
-def _read_h5ad(path: Path, label: str, orientation: str, separate: bool
+def _read_h5ad(path: Path, label: str, orientation: str, separate: bool, optional: bool
                ) -> tuple[pd.DataFrame, pd.Series | None]:
     if orientation == "features_in_rows":
         raise InvalidInputError(
@@ -450,7 +456,8 @@ def _read_h5ad(path: Path, label: str, orientation: str, separate: bool
         adata = anndata.read_h5ad(path)
     except Exception as exc:  # h5py's and anndata's own errors
         raise _unreadable(path, "h5ad", reader_message(exc), label) from None
-    return anndata_table(adata, label, path.name, separate)
+    return anndata_table(adata, label, path.name,
+                         separate or (optional and label not in adata.obs.columns))
 
 
 def _labels_table(path: Path, label: str) -> pd.Series:
@@ -515,7 +522,8 @@ def _match_labels(features: pd.DataFrame, labels: pd.Series, name: str, labels_n
 
 def read_data_file(path: Path, *, label: str = "label",
                    orientation: str = "samples_in_rows", labels: Path | None = None,
-                   id: str | None = None) -> tuple[pd.DataFrame, pd.Series, str]:
+                   id: str | None = None, optional_label: bool = False
+                   ) -> tuple[pd.DataFrame, pd.Series | None, str]:
     """Read a data file as a table of features (one row per sample) and its labels.
 
     Parameters
@@ -536,6 +544,10 @@ def read_data_file(path: Path, *, label: str = "label",
     id : str, optional
         The column of sample IDs of a table with samples in rows (:func:`sample_ids`;
         by default an index-like first column, if there is one).
+    optional_label : bool
+        A file of new samples to predict: the labels are read where the file has them
+        (the column, row or ``obs`` column ``label``; an ``.npz``'s array ``y``), and are
+        None otherwise.
 
     Returns
     -------
@@ -543,8 +555,9 @@ def read_data_file(path: Path, *, label: str = "label",
         One row per sample, indexed by the sample names where the file has them (an ID
         column, the header of a table with features in rows, an ``.h5ad``'s
         ``obs_names``).
-    labels : Series
-        One label per sample, in the same order.
+    labels : Series or None
+        One label per sample, in the same order (None: ``optional_label`` and none in
+        the file).
     where : str
         Where the labels were read, for the messages (``"t.csv (label column 'cls')"``).
     """
@@ -565,13 +578,14 @@ def read_data_file(path: Path, *, label: str = "label",
         if separate:
             raise InvalidInputError(f"{path.name}: an .npz holds its labels as array y; a "
                                     "labels file is for tables and .h5ad files.")
-        features, found = _read_npz(path, head, orientation)
+        features, found = _read_npz(path, head, orientation, optional_label)
         return features, found, f"{path.name} (array y)"
     if kind == "h5ad":
-        features, found = _read_h5ad(path, label, orientation, separate)
+        features, found = _read_h5ad(path, label, orientation, separate, optional_label)
         where = f"{path.name} (obs column {label!r})"
     else:
-        features, found = _read_table(path, kind, head, label, orientation, separate, id)
+        features, found = _read_table(path, kind, head, label, orientation, separate, id,
+                                      optional_label)
         where = f"{path.name} ({'row' if orientation == 'features_in_rows' else 'label column'}"\
                 f" {label!r})"
     if labels is not None:  # separate
