@@ -5,7 +5,8 @@ The main jobs: :func:`tune` a study, :func:`study_report` (or ``TunedStudy.repor
 :func:`stability`, :func:`list_measures`, :func:`nogueira_interval`; the resampling
 protocol a trial runs, for a selector of one's own: :func:`run_protocol`,
 :func:`replicates`, their :class:`RunSet` and the :class:`RunCache` of prepared runs,
-and the :class:`FeatureSimilarity` the similarity-adjusted measures take. The protocol's
+and the :class:`FeatureSimilarity` the similarity-adjusted measures take; the search in
+scikit-learn: :class:`ParetoSearchCV` (:mod:`paretostab.search`). The protocol's
 names are imported on first use: ``import paretostab`` loads no scikit-learn estimator.
 """
 
@@ -38,11 +39,12 @@ if TYPE_CHECKING:
     from paretostab._run_cache import RunCache
     from paretostab._runset import RunSet
     from paretostab._similarity import FeatureSimilarity
+    from paretostab.search import ParetoSearchCV
 
 #: The names imported on first use, and the private module that defines each.
 _LAZY = {"run_protocol": "paretostab._protocol", "replicates": "paretostab._protocol",
          "RunCache": "paretostab._run_cache", "RunSet": "paretostab._runset",
-         "FeatureSimilarity": "paretostab._similarity"}
+         "FeatureSimilarity": "paretostab._similarity", "ParetoSearchCV": "paretostab.search"}
 
 
 
@@ -53,6 +55,7 @@ __all__ = [
     "DataWarning",
     "FeatureSimilarity",
     "InvalidInputError",
+    "ParetoSearchCV",
     "ParetostabError",
     "Report",
     "RunCache",
