@@ -41,13 +41,14 @@ if TYPE_CHECKING:
 
     from paretostab._api import Choice, Report, TunedStudy
 
-__all__ = ["ParetoSearchCV", "search_distributions", "search_spec"]
+__all__ = ["STUDY_PREFIX", "ParetoSearchCV", "search_distributions", "search_spec"]
 
 #: The protocol's runs: two at least (a stability needs two selections).
 _RUNS = Interval("integer", 2, why=" (the resampled runs of every trial)")
 #: γ, the weight of accuracy in γA + (1 − γ)φ (003 §7.1).
 _GAMMA = Interval("number", 0, 1, why=" (the weight of accuracy in the trade-off)")
-#: The name of every study a search runs (with the hash of its spec and data).
+#: The start of the name of every study a search runs: ``ParetoSearchCV-<hash>``, the
+#: hash of its spec and data.
 STUDY_PREFIX = "ParetoSearchCV"
 
 
@@ -122,7 +123,9 @@ def _selector_table(selector: object, search: dict[str, dict[str, object]]) -> d
 
 def search_spec(search: ParetoSearchCV, seed: int) -> dict[str, Any]:
     """The study spec (in the TOML layout, without its name and data) that ``search``'s
-    parameters describe, with the sampler's and resamples' ``seed``.
+    parameters describe, with the sampler's and resamples' ``seed``; it records the
+    stability measure of the objective alone (``[objective] record``: no other measure is
+    computed on each trial).
 
     Parameters
     ----------
