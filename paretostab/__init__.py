@@ -7,7 +7,8 @@ classify new samples (:class:`Predictions`); the stability measures:
 :func:`stability`, :func:`list_measures`, :func:`nogueira_interval`; the resampling
 protocol a trial runs, for a selector of one's own: :func:`run_protocol`,
 :func:`replicates`, their :class:`RunSet` and the :class:`RunCache` of prepared runs,
-and the :class:`FeatureSimilarity` the similarity-adjusted measures take. The protocol's
+and the :class:`FeatureSimilarity` the similarity-adjusted measures take; the search in
+scikit-learn: :class:`ParetoSearchCV` (:mod:`paretostab.search`). The protocol's
 names are imported on first use: ``import paretostab`` loads no scikit-learn estimator.
 """
 
@@ -41,12 +42,14 @@ if TYPE_CHECKING:
     from paretostab._run_cache import RunCache
     from paretostab._runset import RunSet
     from paretostab._similarity import FeatureSimilarity
+    from paretostab.search import ParetoSearchCV
 
 #: The names imported on first use, and the private module that defines each.
 _LAZY = {"run_protocol": "paretostab._protocol", "replicates": "paretostab._protocol",
          "RunCache": "paretostab._run_cache", "RunSet": "paretostab._runset",
          "FeatureSimilarity": "paretostab._similarity", "load_model": "paretostab._model",
-         "SavedModel": "paretostab._model", "Predictions": "paretostab._model"}
+         "SavedModel": "paretostab._model", "Predictions": "paretostab._model",
+         "ParetoSearchCV": "paretostab.search"}
 
 
 
@@ -57,6 +60,7 @@ __all__ = [
     "DataWarning",
     "FeatureSimilarity",
     "InvalidInputError",
+    "ParetoSearchCV",
     "ParetostabError",
     "Predictions",
     "Report",

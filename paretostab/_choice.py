@@ -136,8 +136,9 @@ class Choice:
         """
         if self.fit_model is None:
             raise InvalidInputError(
-                f"trial {self.trial}'s setting cannot be refitted: the study holds no spec "
-                "(made by an older version).")
+                f"trial {self.trial}'s setting cannot be refitted here: its study's spec and "
+                "data are not at hand (a study made by an older version, or a choice "
+                "unpickled without its study: choose again from the study).")
         return self.fit_model()
 
     def save_model(self, path: str | os.PathLike) -> Path:

@@ -394,7 +394,7 @@ def test_the_report_rule_finds_each_kind_of_reach():
 PUBLIC_MODULES = ("paretostab", "paretostab.measures", "paretostab.selectors",
                   "paretostab.front", "paretostab.maps", "paretostab.plot", "paretostab.report",
                   "paretostab.evaluation", "paretostab.data", "paretostab.spec",
-                  "paretostab.stable_set")
+                  "paretostab.stable_set", "paretostab.search")
 
 
 def test_every_public_module_is_one_the_api_reference_documents():
