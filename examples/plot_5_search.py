@@ -88,7 +88,19 @@ print("outer accuracy per fold:", outer["test_score"].round(3),
 # -------------------------------------
 # ``best_estimator_`` is the chosen setting refitted on all the data, a scikit-learn
 # ``Pipeline`` fitted with the features' names: data with other columns is refused.
+# The same choice, saved (``Choice.save_model``: a skops file, safe to load from
+# others, with its study, trial and features) and loaded back: what
+# ``python -m paretostab choose --save-model`` and ``predict MODEL DATA`` do.
+import tempfile
+from pathlib import Path
+
+from paretostab import load_model
+
 model = search.best_estimator_
 print(model)
 print("accuracy on the 40 new samples:", np.mean(model.predict(X_new) == y_new).round(3))
-pd.DataFrame(search.predict_proba(X_new)[:5], columns=search.classes_, index=X_new.index[:5])
+with tempfile.TemporaryDirectory() as folder:
+    path = search.choice_.save_model(Path(folder) / "chosen.skops")
+    saved = load_model(path)
+print(f"saved: study {saved.study!r}, trial {saved.trial}, {len(saved.features)} features")
+saved.predict(X_new.assign(label=y_new)).table.head()
