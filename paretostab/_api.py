@@ -25,6 +25,7 @@ import pandas as pd
 
 from paretostab._choice import Choice
 from paretostab._errors import InvalidInputError
+from paretostab._validation import Interval
 from paretostab.measures import measure_label
 
 if TYPE_CHECKING:
@@ -68,6 +69,10 @@ def _frame(frame: pd.DataFrame, rows: int = 20) -> dict[str, object]:
 
 
 # --------------------------------------------------------------------------- tune
+
+#: :func:`tune`'s ``timeout`` when given: seconds.
+_TIMEOUT = Interval("number", 0, closed="neither", why=" (seconds after which no new trial "
+                                                       "starts)")
 
 
 @dataclass(frozen=True, eq=False)
@@ -263,7 +268,12 @@ def tune(spec: object, /, *, data: object = None, storage: str | None = None,
     """
     from paretostab._storage import DEFAULT_STORAGE
     from paretostab._tuning import quiet_optuna, run_study
+    from paretostab.spec import check_option
 
+    if timeout is not None:  # before anything is made (issue 36: -5 ran nothing)
+        _TIMEOUT.check("timeout", timeout)
+    if n_jobs is not None:  # the spec's rule: 0 is refused, not read as "the spec's"
+        n_jobs = check_option("protocol.n_jobs", "n_jobs", n_jobs)
     spec = as_spec(spec, memory=data is not None)
     url = storage or spec.storage or DEFAULT_STORAGE
     given: dict[str, Any] = {"cache_bytes": cache_bytes, "storage_wait": storage_wait,

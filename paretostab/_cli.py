@@ -46,6 +46,7 @@ from paretostab._errors import DataWarning, InvalidInputError, ParetostabError
 from paretostab._faults import DEFAULT_STORAGE_WAIT
 from paretostab._run_cache import DEFAULT_CACHE_BYTES
 from paretostab._signals import stop_signals
+from paretostab._validation import Interval
 from paretostab._version import __version__
 
 __all__ = ["main"]
@@ -54,6 +55,8 @@ QUIET_HELP = ("no progress on stderr (by default a bar on a terminal, else a pla
               "every 10 steps or 30 s); errors still print")
 ALLOW_CHANCE_HELP = ("let γ choose flagged trials (not above chance, or a selection that "
                      "ignores the labels)")
+#: ``dashboard --port``: a TCP port the server can listen on.
+PORT = Interval("integer", 1, 65535, why=" (a TCP port)")
 ARTIFACTS_HELP = ("artifact store: a folder (one shared folder for processes on several "
                   "machines) or s3://bucket/prefix (default: a folder beside the storage)")
 
@@ -64,7 +67,6 @@ def _tune(args) -> int:
     from paretostab._api import tune
     from paretostab._storage import DEFAULT_STORAGE, display_url
     from paretostab._tuning import counted_trials, front_table
-    from paretostab._validation import Interval
     from paretostab._vocabulary import KBAR
     from paretostab.measures import measure_name
     from paretostab.spec import find_spec, load_spec, with_objective
@@ -132,6 +134,7 @@ def _dashboard(args) -> int:
     except ImportError:
         raise InvalidInputError("the dashboard needs optuna-dashboard: "
                                 "pip install 'paretostab[dashboard]'.") from None
+    PORT.check("--port", args.port)
     storage = args.storage or DEFAULT_STORAGE
     opened = open_storage(storage, must_exist=True)
     store = artifact_store(storage, args.artifacts, must_exist=True)
@@ -234,7 +237,9 @@ def _compare(args) -> int:
 def _choose(args) -> int:
     from paretostab._api import choose
     from paretostab._storage import DEFAULT_STORAGE
+    from paretostab.stable_set import check_controls
 
+    check_controls(pfer=args.pfer, fdp=args.fdp, assumption=args.assumption)  # before the work
     try:
         chosen = choose(args.storage or DEFAULT_STORAGE, args.gamma,
                         study_name=args.study_name, measure=args.measure,
@@ -355,9 +360,10 @@ def _stable_set_options(parser: argparse.ArgumentParser, *, pfer: float | None) 
 
 
 def _target(text: str) -> float | None:
-    """A target of ``--pfer`` or ``--fdp``: a number; 0 or less turns it off."""
+    """A target of ``--pfer`` or ``--fdp``: a number; 0 or less turns it off (``nan`` is
+    kept, for the check of the controls to refuse: issue 36, it turned the control off)."""
     value = float(text)
-    return value if value > 0 else None
+    return None if value <= 0 else value
 
 
 class _Parser(argparse.ArgumentParser):

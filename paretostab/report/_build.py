@@ -161,6 +161,7 @@ def analysed_study(storage_url: str, *, study_name: str | None = None,
     """
     as_gamma(gamma)
     as_level(level)
+    check_replicates(replicates)
     weight = as_weight(weight)
     check_controls(pfer=pfer, fdp=fdp, assumption=assumption)
     source = open_source(storage_url, study_name, artifacts=artifacts, data=data,
