@@ -24,7 +24,8 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from paretostab._choice import Choice
-from paretostab._errors import InvalidInputError
+from paretostab._errors import InvalidInputError, described
+from paretostab._validation import Interval
 from paretostab.measures import measure_label
 
 if TYPE_CHECKING:
@@ -69,6 +70,10 @@ def _frame(frame: pd.DataFrame, rows: int = 20) -> dict[str, object]:
 
 # --------------------------------------------------------------------------- tune
 
+#: :func:`tune`'s ``timeout`` when given: seconds.
+_TIMEOUT = Interval("number", 0, closed="neither", why=" (seconds after which no new trial "
+                                                       "starts)")
+
 
 @dataclass(frozen=True, eq=False)
 class TunedStudy:
@@ -84,12 +89,17 @@ class TunedStudy:
     data : object
         The data given in memory to :func:`tune` (None: the spec's source), which the
         report re-runs trials on.
+    selectors : tuple of str
+        The selectors of the spec given to :func:`tune`: its report and choice import
+        those named ``"module:Class"`` without ``trust_stored_code`` (the caller chose
+        them; :func:`~paretostab.report._load.check_stored_code`).
     """
 
     study: optuna.Study
     storage: str
     artifacts: str | None = None
     data: object = None
+    selectors: tuple[str, ...] = ()
 
     def __repr__(self) -> str:
         """Its name and storage (the password masked), not Optuna's object."""
@@ -263,7 +273,12 @@ def tune(spec: object, /, *, data: object = None, storage: str | None = None,
     """
     from paretostab._storage import DEFAULT_STORAGE
     from paretostab._tuning import quiet_optuna, run_study
+    from paretostab.spec import check_option
 
+    if timeout is not None:  # before anything is made (issue 36: -5 ran nothing)
+        _TIMEOUT.check("timeout", timeout)
+    if n_jobs is not None:  # the spec's rule: 0 is refused, not read as "the spec's"
+        check_option("protocol.n_jobs", "n_jobs", n_jobs)
     spec = as_spec(spec, memory=data is not None)
     url = storage or spec.storage or DEFAULT_STORAGE
     given: dict[str, Any] = {"cache_bytes": cache_bytes, "storage_wait": storage_wait,
@@ -275,24 +290,35 @@ def tune(spec: object, /, *, data: object = None, storage: str | None = None,
                           artifacts=artifacts, progress=progress, data=data,
                           backend=backend, scheduler=scheduler,
                           **{k: v for k, v in given.items() if v is not None})
-    return TunedStudy(study, url, artifacts, data)
+    return TunedStudy(study, url, artifacts, data, tuple(s.name for s in spec.selectors))
+
+
+def _trust(trust_stored_code: object) -> bool:
+    """``trust_stored_code`` checked: True or False (a string would be taken for the
+    names trusted)."""
+    if not isinstance(trust_stored_code, bool):
+        raise InvalidInputError(f"trust_stored_code must be True or False; got "
+                                f"{described(trust_stored_code)}.")
+    return trust_stored_code
 
 
 def _located(study: object, study_name: str | None, artifacts: str | None,
-             data: object) -> dict[str, Any]:
-    """The storage URL, study name, artifact store and data of a :class:`TunedStudy` or a
-    storage URL, as the report's entries take them (a tuned study's storage, open, too:
-    not opened again)."""
+             data: object, trust_stored_code: bool) -> dict[str, Any]:
+    """The storage URL, study name, artifact store, data and trusted selectors of a
+    :class:`TunedStudy` or a storage URL, as the report's entries take them (a tuned
+    study's storage, open, too: not opened again)."""
+    trusted = _trust(trust_stored_code)
     if isinstance(study, TunedStudy):
         from paretostab._optuna_internals import storage_of
 
         return {"storage_url": study.storage, "study_name": study_name or study.name,
                 "artifacts": artifacts or study.artifacts,
                 "data": study.data if data is None else data,
-                "storage": storage_of(study.study)}
+                "storage": storage_of(study.study),
+                "trusted": trusted or study.selectors}
     if isinstance(study, str):
         return {"storage_url": study, "study_name": study_name, "artifacts": artifacts,
-                "data": data}
+                "data": data, "trusted": trusted}
     raise InvalidInputError(
         f"study must be a TunedStudy (what tune returns) or a storage URL; got "
         f"{type(study).__name__}.")
@@ -303,7 +329,8 @@ def _located(study: object, study_name: str | None, artifacts: str | None,
 
 def choose(study: object, gamma: float, /, *, study_name: str | None = None,
            measure: str | None = None, artifacts: str | None = None, data: object = None,
-           level: float = 0.95, allow_chance: bool = False) -> Choice:
+           level: float = 0.95, allow_chance: bool = False,
+           trust_stored_code: bool = False) -> Choice:
     """The front trial maximising γ·accuracy + (1 − γ)·stability among the trials not
     flagged at chance level (:func:`paretostab.report.choose_trial`).
 
@@ -327,6 +354,13 @@ def choose(study: object, gamma: float, /, *, study_name: str | None = None,
         Of the chance test and the held-out interval.
     allow_chance : bool
         Let γ choose a flagged trial.
+    trust_stored_code : bool
+        Import a selector the study's stored spec names as ``"module:Class"`` although
+        nobody gave it here (default False: refused in one line, before any import, unless
+        the study is a :class:`TunedStudy` of that spec, the module belongs to paretostab,
+        scikit-learn, numpy or scipy, or an installed package registers the class): whoever
+        can write to a storage chooses the code its readers would run. As Hugging Face's
+        ``trust_remote_code``; ``--trust-stored-code`` on the command line.
 
     Returns
     -------
@@ -335,7 +369,7 @@ def choose(study: object, gamma: float, /, *, study_name: str | None = None,
     from paretostab.report import choose_trial
 
     return choose_trial(gamma=gamma, measure=measure, level=level, allow_chance=allow_chance,
-                        **_located(study, study_name, artifacts, data))
+                        **_located(study, study_name, artifacts, data, trust_stored_code))
 
 
 # --------------------------------------------------------------------------- report
@@ -465,7 +499,7 @@ def study_report(study: object, /, *, study_name: str | None = None,
                  artifacts: str | None = None, data: object = None,
                  progress: bool | None = None, allow_chance: bool = False,
                  pfer: float | None = 1.0, fdp: float | None = None,
-                 assumption: str | None = None) -> Report:
+                 assumption: str | None = None, trust_stored_code: bool = False) -> Report:
     """The report of a tuned study, computed and drawn without writing:
     :meth:`Report.save` writes it (``index.html``, ``front.csv``, ``summary.json``), as
     ``python -m paretostab report`` does. (Named apart from the package
@@ -516,6 +550,8 @@ def study_report(study: object, /, *, study_name: str | None = None,
     assumption : {"none", "unimodal", "r-concave"}, optional
         The PFER bound's assumption (default: ``unimodal`` on complementary pairs,
         ``none`` otherwise).
+    trust_stored_code : bool
+        As :func:`choose`'s.
 
     Returns
     -------
@@ -527,7 +563,7 @@ def study_report(study: object, /, *, study_name: str | None = None,
         measures=measures, replicates=replicates, weight=weight, gamma=gamma, level=level,
         progress=progress, allow_chance=allow_chance, pfer=pfer, fdp=fdp,
         assumption=assumption,
-        **_located(study, study_name, artifacts, data)))
+        **_located(study, study_name, artifacts, data, trust_stored_code)))
 
 
 # --------------------------------------------------------------------------- compare
@@ -571,7 +607,7 @@ def compare(studies: Sequence[str], /, storages: Sequence[str] | None = None, *,
             measures: Sequence[str] | None = None, replicates: int | None = None,
             weight: object = None, level: float = 0.95, out: str | Path = "comparison",
             artifacts: Sequence[str] | None = None,
-            progress: bool | None = None) -> ComparisonResult:
+            progress: bool | None = None, trust_stored_code: bool = False) -> ComparisonResult:
     """Compare studies by their fronts (000 §6.2, 002 §3), writing the comparison to
     ``out`` (``index.html``, ``comparison.csv``, ``comparison.json``), as
     ``python -m paretostab compare`` does (:func:`paretostab.report.build_comparison`).
@@ -602,6 +638,8 @@ def compare(studies: Sequence[str], /, storages: Sequence[str] | None = None, *,
     progress : bool, optional
         The replicates computed: a bar on a terminal and plain lines on stderr otherwise
         (None), the bar (True) or nothing (False).
+    trust_stored_code : bool
+        As :func:`choose`'s (for every study).
 
     Returns
     -------
@@ -611,5 +649,6 @@ def compare(studies: Sequence[str], /, storages: Sequence[str] | None = None, *,
 
     folder, comparison = build_comparison(
         list(studies), storages, measures=measures, replicates=replicates, weight=weight,
-        level=level, out=out, artifacts=artifacts, progress=progress)
+        level=level, out=out, artifacts=artifacts, progress=progress,
+        trusted=_trust(trust_stored_code))
     return ComparisonResult(comparison, Path(folder))

@@ -46,6 +46,7 @@ from paretostab._errors import DataWarning, InvalidInputError, ParetostabError
 from paretostab._faults import DEFAULT_STORAGE_WAIT
 from paretostab._run_cache import DEFAULT_CACHE_BYTES
 from paretostab._signals import stop_signals
+from paretostab._validation import Interval
 from paretostab._version import __version__
 
 __all__ = ["main"]
@@ -54,6 +55,11 @@ QUIET_HELP = ("no progress on stderr (by default a bar on a terminal, else a pla
               "every 10 steps or 30 s); errors still print")
 ALLOW_CHANCE_HELP = ("let γ choose flagged trials (not above chance, or a selection that "
                      "ignores the labels)")
+#: ``dashboard --port``: a TCP port the server can listen on.
+PORT = Interval("integer", 1, 65535, why=" (a TCP port)")
+TRUST_HELP = ("import a selector the study's stored spec names as module:Class (refused by "
+              "default: whoever can write to the storage would choose the code this command "
+              "runs); only for a storage whose writers you trust")
 ARTIFACTS_HELP = ("artifact store: a folder (one shared folder for processes on several "
                   "machines) or s3://bucket/prefix (default: a folder beside the storage)")
 
@@ -64,7 +70,6 @@ def _tune(args) -> int:
     from paretostab._api import tune
     from paretostab._storage import DEFAULT_STORAGE, display_url
     from paretostab._tuning import counted_trials, front_table
-    from paretostab._validation import Interval
     from paretostab._vocabulary import KBAR
     from paretostab.measures import measure_name
     from paretostab.spec import find_spec, load_spec, with_objective
@@ -132,6 +137,7 @@ def _dashboard(args) -> int:
     except ImportError:
         raise InvalidInputError("the dashboard needs optuna-dashboard: "
                                 "pip install 'paretostab[dashboard]'.") from None
+    PORT.check("--port", args.port)
     storage = args.storage or DEFAULT_STORAGE
     opened = open_storage(storage, must_exist=True)
     store = artifact_store(storage, args.artifacts, must_exist=True)
@@ -178,7 +184,8 @@ def _report(args) -> int:
                               weight=as_weight(args.weight), gamma=args.gamma, level=args.level,
                               artifacts=args.artifacts, allow_chance=args.allow_chance,
                               progress=_progress(args), pfer=args.pfer, fdp=args.fdp,
-                              assumption=args.assumption)
+                              assumption=args.assumption,
+                              trust_stored_code=args.trust_stored_code)
         folder = report.save(args.out)
     except KeyboardInterrupt as interrupt:
         return _interrupted("no report written; the replicates computed so far are kept in "
@@ -212,7 +219,7 @@ def _compare(args) -> int:
         compared = compare(
             args.studies, args.storage, measures=measures, replicates=args.replicates,
             weight=as_weight(args.weight), level=args.level, out=args.out, artifacts=args.artifacts,
-            progress=_progress(args))
+            progress=_progress(args), trust_stored_code=args.trust_stored_code)
         folder, comparison = compared.folder, compared.comparison
     except KeyboardInterrupt as interrupt:
         return _interrupted("no comparison written; the replicates computed so far are "
@@ -234,12 +241,15 @@ def _compare(args) -> int:
 def _choose(args) -> int:
     from paretostab._api import choose
     from paretostab._storage import DEFAULT_STORAGE
+    from paretostab.stable_set import check_controls
 
+    check_controls(pfer=args.pfer, fdp=args.fdp, assumption=args.assumption)  # before the work
     try:
         chosen = choose(args.storage or DEFAULT_STORAGE, args.gamma,
                         study_name=args.study_name, measure=args.measure,
                         artifacts=args.artifacts, level=args.level,
-                        allow_chance=args.allow_chance)
+                        allow_chance=args.allow_chance,
+                        trust_stored_code=args.trust_stored_code)
     except KeyboardInterrupt as interrupt:
         return _interrupted("nothing chosen; the study is unchanged.", interrupt)
     values = {chosen.label(k): v for k, v in chosen.values.items()}
@@ -355,9 +365,10 @@ def _stable_set_options(parser: argparse.ArgumentParser, *, pfer: float | None) 
 
 
 def _target(text: str) -> float | None:
-    """A target of ``--pfer`` or ``--fdp``: a number; 0 or less turns it off."""
+    """A target of ``--pfer`` or ``--fdp``: a number; 0 or less turns it off (``nan`` is
+    kept, for the check of the controls to refuse: issue 36, it turned the control off)."""
     value = float(text)
-    return value if value > 0 else None
+    return None if value <= 0 else value
 
 
 class _Parser(argparse.ArgumentParser):
@@ -456,6 +467,7 @@ def _run(argv: list[str] | None) -> int:
     report.add_argument("--out", default="report", help="output folder (default: report)")
     report.add_argument("--artifacts", help=ARTIFACTS_HELP)
     report.add_argument("--quiet", action="store_true", help=QUIET_HELP)
+    report.add_argument("--trust-stored-code", action="store_true", help=TRUST_HELP)
     compare = commands.add_parser(
         "compare", help="compare studies by their fronts (HTML, CSV, JSON)",
         description="Compare studies by their (accuracy, stability) Pareto fronts under each "
@@ -477,6 +489,7 @@ def _run(argv: list[str] | None) -> int:
     compare.add_argument("--artifacts", action="append",
                          help=ARTIFACTS_HELP + "; once for every study, or once per study")
     compare.add_argument("--quiet", action="store_true", help=QUIET_HELP)
+    compare.add_argument("--trust-stored-code", action="store_true", help=TRUST_HELP)
     choose = commands.add_parser("choose", help="the front trial chosen by γ, and its features")
     choose.add_argument("--gamma", type=float, required=True, help="γ in [0, 1]")
     choose.add_argument("--storage", help="Optuna storage URL (default sqlite:///paretostab.db)")
@@ -492,6 +505,7 @@ def _run(argv: list[str] | None) -> int:
                              "(development) data, as a skops file (for predict)")
     choose.add_argument("--artifacts", help=ARTIFACTS_HELP)
     choose.add_argument("--quiet", action="store_true", help=QUIET_HELP)
+    choose.add_argument("--trust-stored-code", action="store_true", help=TRUST_HELP)
     predict = commands.add_parser(
         "predict", help="classify the samples of a data file with a saved model",
         description="Classify the samples of a data file with a model saved by choose "

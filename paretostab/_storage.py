@@ -119,11 +119,24 @@ def display_url(url: str) -> str:
 
 
 def _journal_path(url: str) -> Path:
-    path = url.removeprefix("journal:")
-    if not path:
-        raise InvalidInputError(f"storage {url!r}: a journal storage is journal:PATH "
-                                "(the journal file's path).")
-    return Path(path)
+    return _storage_file(url, "journal:", "a journal storage is journal:PATH (the journal "
+                                          "file's path)")
+
+
+def _storage_file(url: str, prefix: str, form: str) -> Path:
+    """The file of a SQLite (``prefix`` ``"sqlite:///"``) or journal (``"journal:"``) URL,
+    refused in one line when the URL names no file (``journal:``, ``sqlite:///``,
+    ``journal:/``): checked before anything is derived from it, such as the artifact
+    folder beside it, which a path without a file name has not (issue 36: a traceback)."""
+    path = Path(url.removeprefix(prefix))
+    if not path.name:
+        raise InvalidInputError(f"storage {display_url(url)!r} names no file: {form}.")
+    return path
+
+
+def _sqlite_path(url: str) -> Path:
+    return _storage_file(url, "sqlite:///", "a SQLite storage is sqlite:///FILE (the "
+                                            "database file's path)")
 
 
 def _parse_rdb_url(url: str):
@@ -300,6 +313,8 @@ def open_storage(url: str, *, must_exist: bool = False, heartbeat_interval: int 
     kwargs: dict = {}
     if backend == "sqlite":
         kwargs = {"connect_args": {"timeout": 60}}
+        if url.startswith("sqlite:///"):
+            _sqlite_path(url)  # names a file (sqlite:/// would be a database in memory)
         if parsed.database and parsed.database != ":memory:":
             path = Path(parsed.database)
             if must_exist and not path.is_file():
@@ -416,9 +431,9 @@ def default_artifact_dir(url: str) -> Path:
     """Where a storage keeps its artifacts: ``<file>-artifacts`` beside a SQLite or journal
     file, ``paretostab-artifacts`` in the working folder for a database server."""
     if url.startswith("sqlite:///"):
-        path = Path(url.removeprefix("sqlite:///"))
+        path = _sqlite_path(url)
     elif url.startswith("journal:"):
-        path = Path(url.removeprefix("journal:"))
+        path = _journal_path(url)
     else:
         return Path(DEFAULT_SERVER_ARTIFACTS)
     return path.with_name(f"{path.stem}-artifacts")

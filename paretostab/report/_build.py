@@ -19,7 +19,7 @@ computed, so that the next report reuses what an interrupted or killed one compu
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -142,7 +142,8 @@ def analysed_study(storage_url: str, *, study_name: str | None = None,
                    data: object = None, allow_chance: bool = False,
                    pfer: float | None = 1.0, fdp: float | None = None,
                    assumption: str | None = None,
-                   storage: optuna.storages.BaseStorage | None = None) -> StudyReportResult:
+                   storage: optuna.storages.BaseStorage | None = None,
+                   trusted: bool | Collection[str] = ()) -> StudyReportResult:
     """A study's report computed and drawn, not yet written (:func:`save_study_report`
     writes it). The refits it computed are written into the study.
 
@@ -158,13 +159,18 @@ def analysed_study(storage_url: str, *, study_name: str | None = None,
     storage : optuna storage, optional
         The storage at ``storage_url`` already opened, as a tuned study holds it (default:
         opened here).
+    trusted : bool or collection of str
+        The stored ``"module:Class"`` selectors that may be imported
+        (:func:`~paretostab.report._load.check_stored_code`; default: none but those of
+        registered packages).
     """
     as_gamma(gamma)
     as_level(level)
+    check_replicates(replicates)
     weight = as_weight(weight)
     check_controls(pfer=pfer, fdp=fdp, assumption=assumption)
     source = open_source(storage_url, study_name, artifacts=artifacts, data=data,
-                         storage=storage)
+                         storage=storage, trusted=trusted)
     source.store  # noqa: B018 - a wrong artifact store fails now, not after the replicates
     names = study_measures(source.objective, source.recorded, measures)
     study = read_study(source, names, outer_folds=True)
@@ -204,7 +210,8 @@ def save_study_report(result: StudyReportResult, out: str | Path) -> Path:
 def choose_trial(storage_url: str, gamma: float, *, study_name: str | None = None,
                  measure: str | None = None, artifacts: str | None = None,
                  data: object = None, level: float = 0.95, allow_chance: bool = False,
-                 storage: optuna.storages.BaseStorage | None = None) -> Choice:
+                 storage: optuna.storages.BaseStorage | None = None,
+                 trusted: bool | Collection[str] = ()) -> Choice:
     """The front trial maximising γA + (1−γ)φ (003 §7.1) under the study's objective (or
     ``measure``), its parameters, and the features its selector selects when fitted on the
     whole data set (``data``: those of a study tuned on data given in memory; the
@@ -225,11 +232,13 @@ def choose_trial(storage_url: str, gamma: float, *, study_name: str | None = Non
         As :func:`paretostab.choose`'s.
     storage : optuna storage, optional
         The storage at ``storage_url`` already opened (default: opened here).
+    trusted : bool or collection of str
+        As :func:`analysed_study`'s.
     """
     as_gamma(gamma)
     as_level(level)
     source = open_source(storage_url, study_name, artifacts=artifacts, data=data,
-                         storage=storage)
+                         storage=storage, trusted=trusted)
     objective = measure_name(measure) if measure else source.objective
     study = read_study(source, [objective])
     table = study.table
@@ -308,10 +317,11 @@ def _group_names(studies: Sequence[str]) -> list[str]:
             for k, name in enumerate(studies, start=1)]
 
 
-def _sources(studies: list[str], urls: list[str], stores: list) -> list[StudySource]:
+def _sources(studies: list[str], urls: list[str], stores: list,
+             trusted: bool | Collection[str]) -> list[StudySource]:
     """The studies, each storage opened once."""
     opened = {url: open_storage(url, must_exist=True) for url in dict.fromkeys(urls)}
-    return [open_source(url, name, artifacts=store, storage=opened[url])
+    return [open_source(url, name, artifacts=store, storage=opened[url], trusted=trusted)
             for name, url, store in zip(studies, urls, stores, strict=True)]
 
 
@@ -319,7 +329,8 @@ def build_comparison(studies: Sequence[str], storages: Sequence[str] | None = No
                      measures: Sequence[str] | None = None, replicates: int | None = None,
                      weight: object = None, level: float = 0.95,
                      out: str | Path = "comparison", artifacts: Sequence[str] | None = None,
-                     progress: bool | None = None) -> tuple[Path, Comparison]:
+                     progress: bool | None = None, trusted: bool | Collection[str] = ()
+                     ) -> tuple[Path, Comparison]:
     """Compare tuned studies (000 §6.2 Fig. 6, Table 3; 002 §3) and write ``out``:
     ``index.html``, ``comparison.csv`` (one row per study × measure) and
     ``comparison.json`` (everything); returns the folder and the
@@ -329,6 +340,8 @@ def build_comparison(studies: Sequence[str], storages: Sequence[str] | None = No
     ----------
     studies, storages, measures, replicates, weight, level, out, artifacts, progress
         As :func:`paretostab.compare`'s.
+    trusted : bool or collection of str
+        As :func:`analysed_study`'s.
     """
     studies = list(studies)
     if len(studies) < 2:
@@ -344,7 +357,7 @@ def build_comparison(studies: Sequence[str], storages: Sequence[str] | None = No
     as_level(level)
     weight = as_weight(weight)
     check_replicates(replicates)
-    sources = _sources(studies, urls, stores)
+    sources = _sources(studies, urls, stores, trusted)
     names = list(dict.fromkeys(measure_name(m) for m in (measures or default_measures(
         [(s.objective, list(s.recorded)) for s in sources]))))
     read = [read_study(source, names) for source in sources]

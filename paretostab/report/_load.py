@@ -16,8 +16,10 @@ joined the front, and the studies of its outer folds — and
 from __future__ import annotations
 
 import functools
+import importlib.metadata
 import math
-from collections.abc import Mapping, Sequence
+import sys
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 import optuna
@@ -25,6 +27,7 @@ import pandas as pd
 from optuna.trial import TrialState
 
 from paretostab._errors import InvalidInputError, UnknownNameError
+from paretostab._model import TRUSTED_PACKAGES
 from paretostab._optuna_internals import storage_of, study_id_of
 from paretostab._runset import RunSet
 from paretostab._storage import artifact_store, display_url, load_runset, open_storage
@@ -35,9 +38,15 @@ from paretostab.report._study_data import (
     REFIT_KEYS,
     StudyData,
 )
+from paretostab.selectors import ENTRY_POINT_GROUP
 from paretostab.spec import parse_spec
 
-__all__ = ["StudySource", "open_source", "open_study", "read_runsets", "read_study"]
+__all__ = ["TRUST_OPTION", "StudySource", "check_stored_code", "open_source", "open_study",
+           "read_runsets", "read_study"]
+
+#: How a person allows the selectors a storage names to be imported: the command line's
+#: option and the Python keyword (Hugging Face's ``trust_remote_code`` is the model).
+TRUST_OPTION = "--trust-stored-code (trust_stored_code=True in Python)"
 
 
 def open_study(storage: optuna.storages.BaseStorage, study_name: str | None) -> optuna.Study:
@@ -81,12 +90,17 @@ class StudySource:
         The data of a study tuned on data in memory (``tune(spec, data=…)``), in any form
         :func:`~paretostab.data.as_dataset` takes; checked against the content hash the
         study stored. None: the spec's ``[data]`` source.
+    trusted : bool or collection of str
+        The ``"module:Class"`` selectors of the stored spec that may be imported
+        (:func:`check_stored_code`): those of the spec the caller gave (a
+        :class:`~paretostab.TunedStudy`'s), or all (True: ``--trust-stored-code``).
     """
 
     study: optuna.Study
     storage_url: str
     artifacts: str | None = None
     data: object = None
+    trusted: bool | Collection[str] = ()
 
     @property
     def name(self) -> str:
@@ -124,18 +138,80 @@ class StudySource:
             name = outer_study_name(self.name, fold)
             found.append(None if name not in names else StudySource(
                 optuna.load_study(study_name=name, storage=self.storage), self.storage_url,
-                self.artifacts, self.data))
+                self.artifacts, self.data, self.trusted))
         return found
 
 
 def open_source(storage_url: str, study_name: str | None = None, *,
                 artifacts: str | None = None,
                 storage: optuna.storages.BaseStorage | None = None,
-                data: object = None) -> StudySource:
+                data: object = None, trusted: bool | Collection[str] = ()) -> StudySource:
     """The study ``study_name`` (default: the storage's only one) of the storage at
-    ``storage_url`` (or the already opened ``storage``), which must exist."""
+    ``storage_url`` (or the already opened ``storage``), which must exist; ``trusted``:
+    the stored selectors that may be imported (:class:`StudySource`)."""
     storage = open_storage(storage_url, must_exist=True) if storage is None else storage
-    return StudySource(open_study(storage, study_name), storage_url, artifacts, data)
+    return StudySource(open_study(storage, study_name), storage_url, artifacts, data,
+                       trusted)
+
+
+def check_stored_code(study: str, stored: Mapping, trusted: bool | Collection[str]) -> None:
+    """Refuse, before anything is imported, a stored spec whose ``[selector] name`` is a
+    ``"module:Class"`` nobody here chose: parsing the spec imports that module, and a
+    study's database is written by whoever can write to it — a shared database, a file
+    sent by someone — while ``python -m`` puts the working folder on the import path, so
+    that a stored ``"evilmod:Evil"`` ran the ``evilmod.py`` lying there (issue 36).
+
+    A stored name is imported when ``trusted`` is True (the person said so:
+    :data:`TRUST_OPTION`), when it is in ``trusted`` (the spec the caller gave: a study
+    :func:`~paretostab.tune` has just run), when it is the class of an entry point of
+    :data:`~paretostab.selectors.ENTRY_POINT_GROUP` (a package installed to register
+    it), or when its module belongs to a package of
+    :data:`~paretostab._model.TRUSTED_PACKAGES` (paretostab and the packages it has
+    imported already: their modules are found in their installed folders only, never in
+    the working folder). A registry name (``"lasso"``) imports nothing.
+
+    Parameters
+    ----------
+    study : str
+        The study's name, for the error line.
+    stored : mapping
+        The spec as the study stores it (its user attribute ``spec``).
+    trusted : bool or collection of str
+        As :class:`StudySource`'s.
+
+    Raises
+    ------
+    InvalidInputError
+        One line naming the study, the selector and its module, and
+        :data:`TRUST_OPTION`.
+    """
+    if isinstance(trusted, bool):  # True: every name; False: none given
+        if trusted:
+            return
+        trusted = ()
+    names = stored.get("selector", {}).get("name", []) if isinstance(stored, Mapping) else []
+    names = [names] if isinstance(names, str) else names
+    foreign = [name for name in names if isinstance(name, str) and ":" in name
+               and name not in trusted and not _imported_trusted(name)]
+    if not foreign:
+        return
+    registered = {entry.value for entry in
+                  importlib.metadata.entry_points(group=ENTRY_POINT_GROUP)}
+    for name in foreign:
+        if name not in registered:
+            raise InvalidInputError(
+                f"Study {study!r}: its stored spec names the selector {name!r}, which would "
+                f"import module {name.partition(':')[0]!r}, code chosen by whoever wrote "
+                f"the storage; not imported. If you trust the storage's writers, pass "
+                f"{TRUST_OPTION}.")
+
+
+def _imported_trusted(name: str) -> bool:
+    """Whether the module of ``"module:Class"`` lies in a package of
+    :data:`~paretostab._model.TRUSTED_PACKAGES` already imported (its submodules are then
+    looked for in its installed folder alone, not on the import path)."""
+    top = name.partition(":")[0].partition(".")[0]
+    return top in TRUSTED_PACKAGES and top in sys.modules
 
 
 def read_study(source: StudySource, measures: Sequence[str] | None = None, *,
@@ -159,6 +235,8 @@ def read_study(source: StudySource, measures: Sequence[str] | None = None, *,
         if "ignores_labels" in chance:  # probed by tune as the trial joined the front
             probes[f"{LABELS_KEY}{trial.number}"] = chance["ignores_labels"]
     attrs = study.user_attrs
+    if "spec" in attrs:
+        check_stored_code(study.study_name, attrs["spec"], source.trusted)
     spec = parse_spec(attrs["spec"]) if "spec" in attrs else None
     cache = {**probes, **{key: value for key, value in
                           source.storage.get_study_system_attrs(study_id_of(study)).items()

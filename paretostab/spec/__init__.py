@@ -166,6 +166,7 @@ from paretostab.spec._schema import (
     ProtocolSpec,
     SelectorSpec,
     StudySpec,
+    check_option,
     json_schema,
     reference_table,
 )
@@ -181,5 +182,6 @@ __all__ = ["BUILTIN_SOURCES", "DATA_GROUPS", "MEMORY_SOURCE", "RESAMPLES", "SAMP
            "SELECTOR_PARAM", "SIMILARITIES", "DataSpec", "FrozenMap", "ObjectiveSpec", "Param",
            "ProtocolSpec", "SelectorSpec", "StudySpec", "builtin_spec_data", "builtin_spec_names",
            "builtin_spec_path", "builtin_spec_summaries", "builtin_spec_text", "check_builtin_data",
+           "check_option",
            "find_spec", "fit_to_data", "grid", "grid_size", "json_schema", "load_spec",
            "param_name", "parse_spec", "reference_table", "trial_selector", "with_objective"]

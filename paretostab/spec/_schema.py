@@ -70,7 +70,8 @@ from paretostab.spec._keys import (
 __all__ = [
     "BUILTIN_SOURCES", "DATA_GROUPS", "MEMORY_SOURCE", "RESAMPLES", "SAMPLERS", "SCHEMA_FILE",
     "SIMILARITIES", "TABLES", "DataSpec", "FrozenMap", "ObjectiveSpec", "Param", "ProtocolSpec",
-    "SearchEntry", "SelectorSpec", "SpecErrors", "StudySpec", "content_hash", "declared_keys",
+    "SearchEntry", "SelectorSpec", "SpecErrors", "StudySpec", "check_option", "content_hash",
+    "declared_keys",
     "freeze", "is_int", "is_number", "json_schema", "parse_table", "reference_entries",
     "reference_table", "required_tables", "thaw", "to_dict", "write_json_schema",
 ]
@@ -458,6 +459,41 @@ def declared_keys() -> dict[str, Key]:
     """Every key of the spec by its dotted path (``protocol.runs``), in table order."""
     return {f"{table}.{name}": key for table, cls in TABLES.items()
             for name, key in keys_of(cls).items()}
+
+
+class _OptionErrors(SpecErrors):
+    """The errors of a value given as an option rather than in a spec: ``<name> <message>``
+    (``n_jobs must be a non-zero integer …``), as :class:`~paretostab._validation.Interval`
+    words them."""
+
+    def __init__(self) -> None:
+        super().__init__("")
+
+    def error(self, key: str, message: str) -> InvalidInputError:
+        return InvalidInputError(f"{key} {message}")
+
+
+def check_option(key: str, name: str, value: object) -> object:
+    """``value``, given as the option ``name`` (a keyword of :func:`paretostab.tune`, a
+    command-line option) for the spec's dotted ``key``, checked by that key's declaration:
+    the same rule and the same words as the spec's, so that ``n_jobs=0`` is refused as
+    ``protocol.n_jobs = 0`` is (issue 36: ``--n-jobs 0`` fell back to the spec's value).
+
+    Parameters
+    ----------
+    key : str
+        A key of :func:`declared_keys` (``"protocol.n_jobs"``).
+    name : str
+        How the error line names the value.
+    value : object
+        The value given.
+
+    Returns
+    -------
+    object
+        The value as the spec holds it (``int`` for an integer key).
+    """
+    return declared_keys()[key].kind.check(_OptionErrors(), name, value)
 
 
 # --------------------------------------------------------------------------- parsing
