@@ -155,6 +155,12 @@ class TrialObjective:
         :func:`~paretostab._faults.environment_error`) or while being recorded; such a
         trial fails with its reason and does not count. ``last_failure`` is its reason,
         ``last_error`` the error.
+    first_failures : int
+        The trials in a row that failed by their own computation (an error of the
+        selector, a map that cannot be drawn) while the study had no completed trial: such
+        a trial does not count (issue 36: a selector failing in every trial spent all the
+        study's slots, and a rerun after its fix ran nothing), and ``tune`` stops after a
+        few (:data:`~paretostab._faults.ENVIRONMENT_FAILURES_IN_A_ROW`) with its error.
     """
 
     def __init__(self, problem: Problem, *, store, palette: FeaturePalette,
@@ -178,6 +184,7 @@ class TrialObjective:
         self.no_information = no_information_value(self.problem.y, spec.protocol.metric)
         self.interrupts = Interrupts()
         self.environment_failures = 0
+        self.first_failures = 0
         self.last_failure = ""
         self.last_error: Exception | None = None
         _start_drawing()
@@ -217,12 +224,14 @@ class TrialObjective:
         except Exception as exc:
             self._failed(trial, exc, "could not record it: ")
             raise
-        self.environment_failures = 0
+        self.environment_failures = self.first_failures = 0
         return result
 
     def _failed(self, trial: optuna.Trial, exc: Exception, what: str) -> None:
         """Record why ``trial`` fails. An error of its own computation counts (the same
-        parameters would fail again); an :func:`~paretostab._faults.environment_error`,
+        parameters would fail again), unless the study has no completed trial yet
+        (:attr:`first_failures`: the selector may not work at all, and a rerun after its
+        fix must run the slot); an :func:`~paretostab._faults.environment_error`,
         or any error while starting the trial (claiming its slot, drawing its parameters)
         or recording it (its artifacts, note and attributes go to stores: the trial's
         result is lost, not wrong), does not: its slot is run again,
@@ -231,10 +240,19 @@ class TrialObjective:
         environment = bool(what) or environment_error(exc)
         if environment:  # a computation's error tells nothing of the stores
             self.environment_failures += 1
+        first = not environment and not self._study_has_result(trial)
+        self.first_failures = self.first_failures + 1 if first else 0
         self.last_failure, self.last_error = f"{what}{one_line(exc)}", exc
-        attrs = {"fail_reason": self.last_failure, **({"counted": False} if environment else {})}
+        attrs = {"fail_reason": self.last_failure,
+                 **({"counted": False} if environment or first else {})}
         with contextlib.suppress(Exception):
             set_trial_user_attrs(storage_of(trial.study), trial_id_of(trial), attrs)
+
+    def _study_has_result(self, trial: optuna.Trial) -> bool:
+        """Whether the study had a completed trial when ``trial`` claimed its slot
+        (:attr:`TrialSlots.seen`; read now without slots)."""
+        return bool(len(front_points(trial.study, None if self.slots is None
+                                     else self.slots.seen)[0]))
 
     def _chance(self, params: dict, accuracy: float, on_front: bool) -> dict:
         """What the trial records of chance (its ``chance`` user attribute, which
