@@ -279,16 +279,25 @@ def test_a_trial_that_cannot_be_recorded_after_its_upload_leaves_no_artifact(
 
 
 def test_computation_errors_still_count_and_do_not_stop_the_study(tmp_path, monkeypatch):
+    """Once a trial completed, a trial's own error counts (the same setting would fail
+    again) and the study goes on; the errors of the first trials are
+    ``test_own_failures.py``'s."""
     import paretostab._problem
 
+    original, calls = paretostab._problem.Problem.measure_values, []
+
     def broken(self, runs):
-        raise ValueError("a measure failed")
+        calls.append(1)
+        if len(calls) > 1:
+            raise ValueError("a measure failed")
+        return original(self, runs)
 
     monkeypatch.setattr(paretostab._problem.Problem, "measure_values", broken)
     study = run_study(tiny(study={"trials": 5}), storage=storage_url(tmp_path), progress=False)
     assert counted_trials(study) == 5
+    assert study.trials[0].state == TrialState.COMPLETE
     assert all(t.user_attrs["fail_reason"] == "ValueError: a measure failed"
-               for t in study.trials)
+               for t in study.trials[1:])
 
 
 # --------------------------------------------------------------------------- real full disks

@@ -23,9 +23,9 @@ the report's reader and writer (:mod:`paretostab.report._load`,
 """
 
 from paretostab._tuning.coordination import counted_trials
-from paretostab._tuning.notes import rewrite_note, study_note
+from paretostab._tuning.notes import put_note_section, study_note
 from paretostab._tuning.processes import quiet_optuna, run_study
 from paretostab._tuning.study import create_or_load_study, front_points, front_table
 
 __all__ = ["counted_trials", "create_or_load_study", "front_points", "front_table",
-           "quiet_optuna", "rewrite_note", "run_study", "study_note"]
+           "put_note_section", "quiet_optuna", "run_study", "study_note"]

@@ -26,8 +26,8 @@ from paretostab.maps import StabilityMap
 from paretostab.measures import get_measure
 from paretostab.spec import SELECTOR_PARAM, StudySpec, param_name
 
-__all__ = ["NOTE_FEATURES", "failed_note", "has_note", "note_failures", "rewrite_note",
-           "study_note", "trial_note", "write_note"]
+__all__ = ["NOTE_FEATURES", "failed_note", "has_note", "note_failures", "put_note_section",
+           "rewrite_note", "study_note", "trial_note", "with_section", "write_note"]
 
 NOTE_FEATURES = 10  # the most frequent features a trial's note lists
 
@@ -87,7 +87,12 @@ def rewrite_note(storage: optuna.storages.BaseStorage, study_id: int, trial_id: 
     (running or finished) by ``body``, as optuna-dashboard's ``save_note`` does: the next
     version, its pieces, and the old pieces past the new ones emptied. Reads the study's
     system attributes once (a failed trial's note; rare)."""
-    attrs = storage.get_study_system_attrs(study_id)
+    _save_note(storage, study_id, trial_id, storage.get_study_system_attrs(study_id), body)
+
+
+def _save_note(storage: optuna.storages.BaseStorage, study_id: int, trial_id: int | None,
+               attrs: dict, body: str) -> None:
+    """:func:`rewrite_note` with the study's system attributes ``attrs`` already read."""
     version, piece = _note_keys(trial_id)
     pieces = [body[i * _NOTE_PIECE:(i + 1) * _NOTE_PIECE]
               for i in range(max(1, math.ceil(len(body) / _NOTE_PIECE)))]
@@ -97,6 +102,40 @@ def rewrite_note(storage: optuna.storages.BaseStorage, study_id: int, trial_id: 
         storage.set_study_system_attr(study_id, f"{piece}{i}", text)
     for i in range(len(pieces), old):
         storage.set_study_system_attr(study_id, f"{piece}{i}", "")
+
+
+def put_note_section(storage: optuna.storages.BaseStorage, study_id: int, heading: str,
+                     section: str, *, new: str) -> None:
+    """Put ``section`` (Markdown whose first line is a heading starting with ``heading``)
+    in the study's optuna-dashboard note, keeping the rest of the note as it is — what a
+    person wrote there included (issue 36: the report's front replaced the whole note,
+    and a person's edit with it): in place of the note's section under such a heading
+    (up to the next heading of level 1 or 2), else after the note's text; a study
+    without a note gets ``new``, then the section."""
+    attrs = storage.get_study_system_attrs(study_id)
+    version, piece = _note_keys(None)
+    note = ("".join(str(attrs.get(f"{piece}{i}", "")) for i in
+                    range(sum(1 for key in attrs if key.startswith(piece))))
+            if version in attrs else new)
+    _save_note(storage, study_id, None, attrs, with_section(note, heading, section))
+
+
+_HEADING = re.compile(r"#{1,2} ")
+
+
+def with_section(note: str, heading: str, section: str) -> str:
+    """``note`` (Markdown) with ``section`` in place of its lines from the first line
+    starting with ``heading`` to the next heading of level 1 or 2 (or the end), else
+    appended after a blank line; the rest of ``note`` unchanged."""
+    lines = note.splitlines(keepends=True)
+    start = next((i for i, line in enumerate(lines) if line.startswith(heading)), None)
+    section = section.rstrip("\n") + "\n"
+    if start is None:
+        return (note.rstrip("\n") + "\n\n" if note.strip() else "") + section
+    end = next((i for i in range(start + 1, len(lines)) if _HEADING.match(lines[i])),
+               len(lines))
+    rest = "".join(lines[end:])
+    return "".join(lines[:start]) + section + ("\n" + rest if rest else "")
 
 
 def failed_note(number: int, reason: str) -> str:

@@ -24,6 +24,7 @@ import io
 import math
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, cast
 
@@ -154,6 +155,12 @@ class TrialObjective:
         :func:`~paretostab._faults.environment_error`) or while being recorded; such a
         trial fails with its reason and does not count. ``last_failure`` is its reason,
         ``last_error`` the error.
+    first_failures : int
+        The trials in a row that failed by their own computation (an error of the
+        selector, a map that cannot be drawn) while the study had no completed trial: such
+        a trial does not count (issue 36: a selector failing in every trial spent all the
+        study's slots, and a rerun after its fix ran nothing), and ``tune`` stops after a
+        few (:data:`~paretostab._faults.ENVIRONMENT_FAILURES_IN_A_ROW`) with its error.
     """
 
     def __init__(self, problem: Problem, *, store, palette: FeaturePalette,
@@ -177,6 +184,7 @@ class TrialObjective:
         self.no_information = no_information_value(self.problem.y, spec.protocol.metric)
         self.interrupts = Interrupts()
         self.environment_failures = 0
+        self.first_failures = 0
         self.last_failure = ""
         self.last_error: Exception | None = None
         _start_drawing()
@@ -201,6 +209,8 @@ class TrialObjective:
                                    n_jobs=self.n_jobs, cache=self.cache)
                 protocol_end = time.perf_counter()
                 values = problem.measure_values(runs)
+                measures_end = time.perf_counter()
+                outcome = self._outcome(trial, params, runs, values)
         except KeyboardInterrupt:
             release(storage_of(trial.study), trial_id_of(trial),
                     self.interrupts.reason or "interrupted")
@@ -209,16 +219,19 @@ class TrialObjective:
             self._failed(trial, exc, "")
             raise
         try:
-            result = self._record(trial, params, runs, values, start, protocol_end)
+            result = self._record(trial, params, outcome,
+                                  (start, protocol_end, measures_end))
         except Exception as exc:
             self._failed(trial, exc, "could not record it: ")
             raise
-        self.environment_failures = 0
+        self.environment_failures = self.first_failures = 0
         return result
 
     def _failed(self, trial: optuna.Trial, exc: Exception, what: str) -> None:
         """Record why ``trial`` fails. An error of its own computation counts (the same
-        parameters would fail again); an :func:`~paretostab._faults.environment_error`,
+        parameters would fail again), unless the study has no completed trial yet
+        (:attr:`first_failures`: the selector may not work at all, and a rerun after its
+        fix must run the slot); an :func:`~paretostab._faults.environment_error`,
         or any error while starting the trial (claiming its slot, drawing its parameters)
         or recording it (its artifacts, note and attributes go to stores: the trial's
         result is lost, not wrong), does not: its slot is run again,
@@ -227,10 +240,19 @@ class TrialObjective:
         environment = bool(what) or environment_error(exc)
         if environment:  # a computation's error tells nothing of the stores
             self.environment_failures += 1
+        first = not environment and not self._study_has_result(trial)
+        self.first_failures = self.first_failures + 1 if first else 0
         self.last_failure, self.last_error = f"{what}{one_line(exc)}", exc
-        attrs = {"fail_reason": self.last_failure, **({"counted": False} if environment else {})}
+        attrs = {"fail_reason": self.last_failure,
+                 **({"counted": False} if environment or first else {})}
         with contextlib.suppress(Exception):
             set_trial_user_attrs(storage_of(trial.study), trial_id_of(trial), attrs)
+
+    def _study_has_result(self, trial: optuna.Trial) -> bool:
+        """Whether the study had a completed trial when ``trial`` claimed its slot
+        (:attr:`TrialSlots.seen`; read now without slots)."""
+        return bool(len(front_points(trial.study, None if self.slots is None
+                                     else self.slots.seen)[0]))
 
     def _chance(self, params: dict, accuracy: float, on_front: bool) -> dict:
         """What the trial records of chance (its ``chance`` user attribute, which
@@ -249,16 +271,34 @@ class TrialObjective:
             chance["ignores_labels"] = bool(self.problem.ignores_labels(params))
         return chance
 
-    def _record(self, trial: optuna.Trial, params: dict, runs: RunSet, values: dict,
-                start: float, protocol_end: float) -> tuple[float, float]:
+    def _outcome(self, trial: optuna.Trial, params: dict, runs: RunSet,
+                 values: dict) -> _Outcome:
+        """What the trial computed beyond its runs and measures, before anything is
+        written: whether it joins the front, its chance record, its stability map and,
+        on the front, the map's PNG. Part of the trial's computation: a map that cannot be
+        drawn is the trial's own failure (the same trial would fail again), never a
+        store's (issue 36: every trial failing to draw stopped the study as a store
+        fault)."""
+        spec = self.problem.spec
+        accuracy, stability = runs.accuracy, values[spec.objective.stability]
+        on_front = _on_front(trial, accuracy, stability,
+                             None if self.slots is None else self.slots.seen)
+        map_data = stability_map(runs, feature_names=self.problem.feature_names,
+                                 top=NOTE_FEATURES, palette=self.palette)
+        chance = self._chance(params, accuracy, on_front)
+        png = (_map_png(map_data, f"Trial {trial.number} · {self.names[0]} {accuracy:.4f} · "
+                                  f"{self.names[1]} {stability:.4f}") if on_front else None)
+        return _Outcome(runs, values, accuracy, stability, map_data, chance, png)
+
+    def _record(self, trial: optuna.Trial, params: dict, outcome: _Outcome,
+                times: tuple[float, float, float]) -> tuple[float, float]:
         """Upload the trial's artifacts, write its note and user attributes: its result.
         If any of it fails, every artifact it uploaded is removed again (the trial fails:
         its files would be orphans in the store), and a note it wrote says that it failed
         (:func:`~paretostab._tuning.notes.failed_note`)."""
         written = _WrittenArtifacts(self.store)
         try:
-            return self._write_result(trial, params, runs, values, start, protocol_end,
-                                      written)
+            return self._write_result(trial, params, outcome, times, written)
         except BaseException as exc:
             written.remove_all()
             reason = ("interrupted" if isinstance(exc, KeyboardInterrupt)
@@ -269,24 +309,16 @@ class TrialObjective:
                                  trial_id_of(trial), failed_note(trial.number, reason))
             raise
 
-    def _write_result(self, trial: optuna.Trial, params: dict, runs: RunSet, values: dict,
-                      start: float, protocol_end: float,
+    def _write_result(self, trial: optuna.Trial, params: dict, outcome: _Outcome,
+                      times: tuple[float, float, float],
                       written: _WrittenArtifacts) -> tuple[float, float]:
-        spec, problem = self.problem.spec, self.problem
-        measures_end = time.perf_counter()
-        accuracy, stability = runs.accuracy, values[spec.objective.stability]
-        on_front = _on_front(trial, accuracy, stability,
-                             None if self.slots is None else self.slots.seen)
-        map_data = stability_map(runs, feature_names=problem.feature_names, top=NOTE_FEATURES,
-                                 palette=self.palette)
-        title = (f"Trial {trial.number} · {self.names[0]} {accuracy:.4f} · {self.names[1]} "
-                 f"{stability:.4f}")
-        chance = self._chance(params, accuracy, on_front)
-        image = _upload_artifacts(trial, runs, map_data, written, self.ranks,
-                                  title=title if on_front else None)
+        spec, runs, values = self.problem.spec, outcome.runs, outcome.values
+        start, protocol_end, measures_end = times
+        accuracy, stability, chance = outcome.accuracy, outcome.stability, outcome.chance
+        image = _upload_artifacts(trial, runs, outcome.png, written, self.ranks)
         artifacts_end = time.perf_counter()
         flags = chance_flags_of({trial.number: chance})
-        write_note(trial, trial_note(trial.number, spec, values, accuracy, map_data,
+        write_note(trial, trial_note(trial.number, spec, values, accuracy, outcome.map_data,
                                      image=image, selector=params.get(SELECTOR_PARAM),
                                      flagged=flags.reason(trial.number) if flags else ""))
         end = time.perf_counter()
@@ -341,45 +373,60 @@ def _start_drawing() -> None:
     """Import matplotlib and load its fonts now, by drawing a tiny map with a title: a
     start-up cost of the process (about a second), not of the first trial that draws
     one."""
-    from paretostab.plot import stability_map_figure
-
     tiny = RunSet(selection_matrix=np.eye(2, dtype=bool), importance_matrix=np.eye(2),
                   rank_matrix=None, scores=np.ones(2), seeds=np.zeros(2, dtype=np.uint32),
                   fit_seconds=np.zeros(2), metric="accuracy", resampling="bootstrap",
                   selector="start-up")
-    stability_map_figure(stability_map(tiny), size=MAP_SIZE, dpi=MAP_DPI,
-                         title="Trial 0 · accuracy 1 · φ_iw 1").savefig(io.BytesIO(),
-                                                                       format="png")
+    _map_png(stability_map(tiny), "Trial 0 · accuracy 1 · φ_iw 1")
 
 
-def _upload_artifacts(trial: optuna.Trial, runs: RunSet, map_data: StabilityMap,
-                      written: _WrittenArtifacts, ranks: str | int | None, *,
-                      title: str | None) -> str | None:
-    """Upload the trial's RunSet and, with a ``title``, its feature stability map
-    (``MAP_SIZE`` at ``MAP_DPI``, titled): the map's address on optuna-dashboard
-    (``/artifacts/<study_id>/<trial_id>/<artifact_id>``, as the dashboard's own notes
-    link images), else None.
+def _map_png(map_data: StabilityMap, title: str) -> bytes:
+    """A trial's feature stability map (``MAP_SIZE`` at ``MAP_DPI``, titled) as PNG.
 
     A map costs matplotlib about 0.13 s in the quickstart (laying out and rendering text
     mostly; 0.11 s at the former 640 × 400 px without a title), about half of the
     quickstart's median protocol (0.2–0.23 s): drawn only for the trials that join the
     front, which the dashboard and the report show; any other map is a ``load_runset``
-    away, and every trial's note lists its most frequent features without drawing.
-    ``written`` remembers what was uploaded: the caller removes it all if the upload or
-    anything after it fails.
+    away, and every trial's note lists its most frequent features without drawing."""
+    from paretostab.plot import stability_map_figure
+
+    png = io.BytesIO()
+    stability_map_figure(map_data, size=MAP_SIZE, dpi=MAP_DPI, title=title).savefig(
+        png, format="png", pil_kwargs={"compress_level": 1})
+    return png.getvalue()
+
+
+@dataclass(frozen=True)
+class _Outcome:
+    """What a trial computed, before it is written: its runs and measures, its objective
+    values, its stability map, its chance record and, on the front, its map's PNG."""
+
+    runs: RunSet
+    values: dict
+    accuracy: float
+    stability: float
+    map_data: StabilityMap
+    chance: dict
+    png: bytes | None
+
+
+def _upload_artifacts(trial: optuna.Trial, runs: RunSet, png: bytes | None,
+                      written: _WrittenArtifacts, ranks: str | int | None) -> str | None:
+    """Upload the trial's RunSet and, when it has one (:func:`_map_png`), its feature
+    stability map: the map's address on optuna-dashboard
+    (``/artifacts/<study_id>/<trial_id>/<artifact_id>``, as the dashboard's own notes
+    link images), else None. ``written`` remembers what was uploaded: the caller removes
+    it all if the upload or anything after it fails.
     """
     with tempfile.TemporaryDirectory() as folder:
         runset_path = runs.save(Path(folder) / f"runset-trial-{trial.number}.npz",
                                 ranks=ranks)
         upload_artifact(artifact_store=written, file_path=str(runset_path),
                         study_or_trial=trial, mimetype="application/octet-stream")
-        if title is None:
+        if png is None:
             return None
-        from paretostab.plot import stability_map_figure
-
-        figure = stability_map_figure(map_data, size=MAP_SIZE, dpi=MAP_DPI, title=title)
         map_path = Path(folder) / f"stability-map-trial-{trial.number}.png"
-        figure.savefig(map_path, pil_kwargs={"compress_level": 1})
+        map_path.write_bytes(png)
         artifact_id = upload_artifact(artifact_store=written, file_path=str(map_path),
                                       study_or_trial=trial, mimetype="image/png")
     return f"/artifacts/{study_id_of(trial.study)}/{trial_id_of(trial)}/{artifact_id}"

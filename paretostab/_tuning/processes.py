@@ -250,6 +250,11 @@ def run_trials(study: optuna.Study, problem: Problem, settings: TuneSettings, st
                 + f", the last one: {last}. "
                 + (_RESUME.replace("fix the store", "free memory or follow that advice")
                    if memory else _RESUME))
+        if objective.first_failures >= ENVIRONMENT_FAILURES_IN_A_ROW:
+            raise InvalidInputError(
+                f"the study's first {objective.first_failures} trials failed, the last "
+                f"one: {objective.last_failure.rstrip('.')}. Trials that fail before any "
+                "completes do not count: fix the cause, then run the same command.")
         if not slots.wait(interrupts, deadline):
             study.stop()
 

@@ -45,6 +45,13 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}" + ("" if n == 1 else "s")
 
 
+def _plain(text: object) -> str:
+    """``text`` drawn as written: its ``$`` escaped, which matplotlib would otherwise read
+    as the bounds of math text (issue 36: a feature named ``cost$_a_b$`` failed every
+    map with "Double subscript"). Feature names and trial labels are data, never math."""
+    return str(text).replace("$", r"\$")
+
+
 def _legend_handles(entries: Sequence[tuple[str, ColorType]], omitted: int,
                     omitted_in_grey: int, palette: FeaturePalette) -> list[Patch]:
     """Legend entries (label, colour), then one entry for the features the legend leaves
@@ -95,7 +102,7 @@ def draw_stability_map(stability_map: StabilityMap, *, ax: Axes | None = None,
         ax = new_axes((8.0, max(3.0, 0.15 * m.runs + 1.5)))
     _draw_map(ax, m, separated=True)
     if legend and m.features.size:
-        entries = [(f"{name} (p = {p:.2f})", color) for name, color, p in
+        entries = [(f"{_plain(name)} (p = {p:.2f})", color) for name, color, p in
                    zip(m.legend_names, m.legend_colors, m.legend_frequency, strict=True)]
         handles = _legend_handles(
             entries, m.legend_omitted,
@@ -284,7 +291,7 @@ def stability_maps_figure(maps: Sequence[StabilityMap], /,
         names.update(zip(m.features.tolist(), m.names, strict=True))
     coloured = [f for f in palette.features if f in names]
     shown = coloured[:top] if top is not None else coloured
-    entries = [(names[f], palette.color(f)) for f in shown]
+    entries = [(_plain(names[f]), palette.color(f)) for f in shown]
     handles = _legend_handles(entries, len(names) - len(shown), len(names) - len(coloured),
                               palette)
     if handles:
@@ -347,8 +354,9 @@ def draw_selection_overview(overview: SelectionOverview, *, ax: Axes | None = No
                       interpolation="nearest")
     ax.set_xlim(-0.5, n_columns - 0.5)
     ax.set_ylim(max(n_rows, 1) - 0.5, -0.5)
-    ax.set_xticks(range(n_columns), labels, rotation=90 if max(map(len, labels)) > 4 else 0)
-    ax.set_yticks(range(n_rows), overview.names)
+    ax.set_xticks(range(n_columns), [_plain(label) for label in labels],
+                  rotation=90 if max(map(len, labels)) > 4 else 0)
+    ax.set_yticks(range(n_rows), [_plain(name) for name in overview.names])
     ax.tick_params(labelsize="small", length=0)
     # white lines between the cells: rows and columns read apart
     ax.set_xticks(np.arange(n_columns + 1) - 0.5, minor=True)

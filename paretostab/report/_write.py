@@ -24,7 +24,7 @@ import optuna
 import pandas as pd
 
 from paretostab._errors import InvalidInputError, StoreError
-from paretostab._tuning import rewrite_note, study_note
+from paretostab._tuning import put_note_section, study_note
 from paretostab.measures import get_measure
 from paretostab.report._analysis import StudiesComparison, StudyReport
 from paretostab.report._compare import jsonable
@@ -34,8 +34,8 @@ from paretostab.report._html import write_report
 from paretostab.report._pages import studies_sections, study_sections
 from paretostab.spec import StudySpec
 
-__all__ = ["front_file", "note_front", "stable_set_file", "write_comparison", "write_refit",
-           "write_study_report", "written_folder"]
+__all__ = ["FRONT_HEADING", "front_file", "note_front", "stable_set_file", "write_comparison",
+           "write_refit", "write_study_report", "written_folder"]
 
 
 def write_refit(storage: optuna.storages.BaseStorage, study_name: str, key: str,
@@ -47,25 +47,31 @@ def write_refit(storage: optuna.storages.BaseStorage, study_name: str, key: str,
                                   cast(Any, value))
 
 
+#: The heading of the report's section of the study note (then the report's time).
+FRONT_HEADING = "## The Pareto front, as of the report of"
+
+
 def note_front(storage: optuna.storages.BaseStorage, study_name: str, spec: StudySpec | None,
                front: pd.DataFrame) -> None:
-    """Give the study's optuna-dashboard note the front as of now: the study note
-    (:func:`~paretostab._tuning.notes.study_note`) and a section listing the ``front`` rows
-    (trial, metric in the column ``accuracy``, objective). Trial notes say nothing of the
-    front (later trials change it); this note says when it was current. Nothing for a
+    """Give the study's optuna-dashboard note the front as of now: a section listing the
+    ``front`` rows (trial, metric in the column ``accuracy``, objective), in place of the
+    section a former report wrote, the rest of the note kept as it is — the study note
+    (:func:`~paretostab._tuning.notes.study_note`) and whatever a person wrote there
+    (:func:`~paretostab._tuning.notes.put_note_section`). Trial notes say nothing of the
+    front (later trials change it); this section says when it was current. Nothing for a
     study without its spec (made by hand)."""
     if spec is None:
         return
     when = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     metric, objective = spec.protocol.metric, spec.objective.stability
     label = get_measure(objective).label
-    lines = ["", f"## The Pareto front, as of the report of {when}", "",
+    lines = [f"{FRONT_HEADING} {when}", "",
              f"{len(front)} trials, by increasing {metric} (later trials may change it: "
              "run `python -m paretostab report` again):", ""]
     lines += [f"- trial {int(row['trial'])}: {metric} {row['accuracy']:.4f} · {label} "
               f"{row[objective]:.4f}" for _, row in front.iterrows()]
-    rewrite_note(storage, storage.get_study_id_from_name(study_name), None,
-                 study_note(spec) + "\n".join(lines) + "\n")
+    put_note_section(storage, storage.get_study_id_from_name(study_name), FRONT_HEADING,
+                     "\n".join(lines) + "\n", new=study_note(spec))
 
 
 def front_file(report: StudyReport) -> pd.DataFrame:
