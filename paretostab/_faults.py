@@ -17,21 +17,33 @@ kinds of error come from them, and ``tune`` treats each its own way:
   a limited time (:data:`DEFAULT_STORAGE_WAIT`), saying once when it starts waiting and
   once when the database is back.
 
+A process killed with kill -9 cannot clean up: the folders a process writes for a while
+(the data its ``--workers`` map, a report's staging folder) are made by
+:func:`owned_folder`, named for their owner, and the next process that makes one removes
+those whose owner has died.
+
 A process asked to stop (a signal) is :mod:`paretostab._signals`' concern.
 """
 
 from __future__ import annotations
 
 import errno
+import os
+import re
+import shutil
+import socket
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 from paretostab._errors import MemoryLimitError, StoreError
 
 __all__ = ["DEFAULT_STORAGE_WAIT", "ENVIRONMENT_FAILURES_IN_A_ROW", "Retrying", "causes",
-           "environment_error", "one_line", "server_unavailable", "transient_database_error"]
+           "environment_error", "one_line", "owned_folder", "server_unavailable",
+           "transient_database_error"]
 
 DEFAULT_STORAGE_WAIT = 300.0
 """Seconds a process waits for an unreachable database (a restart, a failover) before it
@@ -241,3 +253,45 @@ def _root(exc: BaseException) -> BaseException:
     says what happened (SQLAlchemy's pool errors carry no text)."""
     said = [cause for cause in causes(exc) if str(cause).strip()]
     return said[-1] if said else exc
+
+
+def _alive(pid: int) -> bool:
+    """Whether process ``pid`` of this machine runs (another user's included)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # another user's process: it exists
+        return True
+    return True
+
+
+def owned_folder(prefix: str, parent: str | Path | None = None) -> Path:
+    """A new folder in ``parent`` (default: the temporary folder) named ``prefix``, its
+    owner — this process's id and this machine's name, ``<pid>@<host>`` — and random
+    characters (:func:`tempfile.mkdtemp`). First the folders of the same ``prefix`` in
+    ``parent`` whose owner was a process of this machine that no longer runs (killed with
+    kill -9 before it could remove them; issue 36) are removed; a folder of another
+    machine (a shared file system) or of a running process is left. An ``OSError`` of
+    making the folder is raised as is.
+
+    Parameters
+    ----------
+    prefix : str
+        What the folder is for (``"paretostab-data-"``, ``".report-"``).
+    parent : str or Path, optional
+        Where to make it.
+    """
+    where = Path(parent if parent is not None else tempfile.gettempdir())
+    host = socket.gethostname().replace(os.sep, "_")
+    owned = re.compile(re.escape(prefix) + r"(\d+)@(.+)-[^-]+")
+    try:
+        found = list(where.iterdir())
+    except OSError:  # a folder it cannot list: mkdtemp says what is wrong
+        found = []
+    for folder in found:
+        match = owned.fullmatch(folder.name)
+        if (match and match.group(2) == host and folder.is_dir()
+                and not _alive(int(match.group(1)))):
+            shutil.rmtree(folder, ignore_errors=True)
+    return Path(tempfile.mkdtemp(prefix=f"{prefix}{os.getpid()}@{host}-", dir=where))
