@@ -6,8 +6,10 @@ kinds of error come from them, and ``tune`` treats each its own way:
 
 - an **environment error** (:func:`environment_error`): a store that is full, read-only
   or refuses us (``ENOSPC``, ``EDQUOT``, ``EROFS``, ``EACCES``…, an S3 client error, a
-  SQLite file on a full disk), or a machine without the memory a trial needs (a
-  :class:`~paretostab._errors.MemoryLimitError`, refused before the trial's work). Trying
+  SQLite file on a full disk), a machine without the memory a trial needs (a
+  :class:`~paretostab._errors.MemoryLimitError`, refused before the trial's work), or a
+  Dask cluster that is gone (an error of Dask distributed's own: a closed connection, a
+  client whose scheduler is gone; ``tune --backend dask``). Trying
   again at once fails again: a trial it hits fails
   with the error as its reason, does not count, and ``tune`` stops after a few in a row
   (:data:`ENVIRONMENT_FAILURES_IN_A_ROW`);
@@ -74,12 +76,15 @@ _TRANSIENT_MYSQL = frozenset({2002, 2003, 2006, 2013, 1205, 1213})
 
 
 def causes(exc: BaseException | None) -> Iterator[BaseException]:
-    """``exc`` and the exceptions it was raised from or while handling, nearest first."""
+    """``exc`` and the exceptions it was raised from or while handling, nearest first;
+    not the one it was raised while handling ``from None`` (its raiser said it is not the
+    cause: a :class:`~paretostab._errors.ParetostabError` that replaces a failure by its
+    reason, raised while the failure is being handled)."""
     seen: set[int] = set()
     while exc is not None and id(exc) not in seen:
         seen.add(id(exc))
         yield exc
-        exc = exc.__cause__ or exc.__context__
+        exc = exc.__cause__ or (None if exc.__suppress_context__ else exc.__context__)
 
 
 def one_line(exc: BaseException) -> str:
@@ -103,10 +108,11 @@ def environment_error(exc: BaseException) -> bool:
     """Whether ``exc`` (or what it was raised from) says a store cannot be written: a full,
     read-only or forbidden file system, an S3 client error, a SQLite file that cannot be
     written, or a :class:`~paretostab._errors.StoreError` — or that the machine has not the
-    memory the work needs (a :class:`~paretostab._errors.MemoryLimitError`). Such an error
+    memory the work needs (a :class:`~paretostab._errors.MemoryLimitError`), or that the
+    Dask cluster the trial's runs went to is gone (:func:`_of_dask`). Such an error
     repeats when the same work is tried again."""
     for cause in causes(exc):
-        if isinstance(cause, StoreError | MemoryLimitError):
+        if isinstance(cause, StoreError | MemoryLimitError) or _of_dask(cause):
             return True
         if isinstance(cause, OSError) and cause.errno in _ENVIRONMENT_ERRNOS:
             return True
@@ -116,6 +122,21 @@ def environment_error(exc: BaseException) -> bool:
         if message is not None and message.startswith(_SQLITE_ENVIRONMENT):
             return True
     return False
+
+
+def _of_dask(exc: BaseException) -> bool:
+    """Whether ``exc`` is Dask distributed's own (issue 36): of one of its types (a
+    ``CommClosedError``, a ``KilledWorker``…) or raised by its code, the client's, not a
+    task's (the ``AttributeError`` of a client whose scheduler is gone). A task's error
+    re-raised by the client ends in the task's code, where it was raised: it is the
+    trial's own."""
+    if type(exc).__module__.startswith("distributed."):
+        return True
+    last = exc.__traceback__
+    while last is not None and last.tb_next is not None:
+        last = last.tb_next
+    return last is not None and str(last.tb_frame.f_globals.get("__name__", "")
+                                    ).startswith("distributed.")
 
 
 def _sqlstate(exc: BaseException) -> str | None:
