@@ -54,6 +54,11 @@ gives up (``tune --storage-wait``)."""
 ENVIRONMENT_FAILURES_IN_A_ROW = 3
 """Trials in a row a process lets an environment error fail before it stops."""
 
+_WAITED_OUT = ("Completed trials are kept: once the database is back, run the same command "
+               "to resume.")
+# What the error of a database unreachable for longer than the wait ends with, in every
+# process that gives up (tune, each of its --workers: issue 36)
+
 _ENVIRONMENT_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES,
                                  errno.EPERM, errno.EIO, errno.EFBIG})
 # SQLite's errors of the file it writes (sqlite3.OperationalError, by message)
@@ -67,6 +72,11 @@ _TRANSIENT_SQLSTATES = ("08", "57P01", "57P02", "57P03", "53300", "40001", "40P0
 # SQLAlchemy's own errors after a lost connection: a pool emptied of its stale connections,
 # a session whose connection dropped mid-transaction
 _SQLALCHEMY_TRANSIENT = ("DisconnectionError", "InvalidatePoolError", "PendingRollbackError")
+# What SQLAlchemy's errors of a lost connection mean; they carry no message of their own
+_SQLALCHEMY_MEANING = {
+    "DisconnectionError": "a connection to the database was lost",
+    "InvalidatePoolError": "the connections to the database were dropped after one was lost",
+}
 # A server's answer that it cannot serve now (admin shutdown, crash shutdown, starting up,
 # too many connections)
 _UNAVAILABLE_SQLSTATES = ("57P01", "57P02", "57P03", "53300")
@@ -91,7 +101,7 @@ def one_line(exc: BaseException) -> str:
     """An exception as ``Type: message`` on one line (a database driver's message may
     span several); a :class:`~paretostab._errors.StoreError`, whose message names the
     store, as its message."""
-    text = " ".join(str(exc).split())
+    text = " ".join(str(exc).split()) if exc.args else ""  # SQLAlchemy's no message: "()"
     if isinstance(exc, StoreError) and text:
         return text
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
@@ -152,23 +162,32 @@ def transient_database_error(exc: BaseException) -> bool:
     locked SQLite file. An error of the request itself (a value too long, a missing
     table, a wrong password) is not."""
     for cause in causes(exc):
-        message = _sqlite_error(cause)
-        if message is not None:
-            return message.startswith(_SQLITE_TRANSIENT)
-        module = type(cause).__module__
-        if getattr(cause, "connection_invalidated", False):  # SQLAlchemy's DBAPIError
-            return True
-        if module == "sqlalchemy.exc" and type(cause).__name__ in _SQLALCHEMY_TRANSIENT:
-            return True
-        if module.startswith(("psycopg", "pg8000")):
-            state = _sqlstate(cause)
-            if state is None:  # no answer from a server: refused, reset, closed
-                return type(cause).__name__ in ("OperationalError", "InterfaceError")
-            return state.startswith(_TRANSIENT_SQLSTATES)
-        if module.startswith(("MySQLdb", "pymysql", "mysql")):
-            code = cause.args[0] if cause.args else None
-            return code in _TRANSIENT_MYSQL
+        transient = _transient(cause)
+        if transient is not None:
+            return transient
     return False
+
+
+def _transient(exc: BaseException) -> bool | None:
+    """Whether ``exc`` itself (not what it was raised from) is a transient database error
+    (:func:`transient_database_error`); None when it is no database error that says."""
+    message = _sqlite_error(exc)
+    if message is not None:
+        return message.startswith(_SQLITE_TRANSIENT)
+    module = type(exc).__module__
+    if getattr(exc, "connection_invalidated", False):  # SQLAlchemy's DBAPIError
+        return True
+    if module == "sqlalchemy.exc" and type(exc).__name__ in _SQLALCHEMY_TRANSIENT:
+        return True
+    if module.startswith(("psycopg", "pg8000")):
+        state = _sqlstate(exc)
+        if state is None:  # no answer from a server: refused, reset, closed
+            return type(exc).__name__ in ("OperationalError", "InterfaceError")
+        return state.startswith(_TRANSIENT_SQLSTATES)
+    if module.startswith(("MySQLdb", "pymysql", "mysql")):
+        code = exc.args[0] if exc.args else None
+        return code in _TRANSIENT_MYSQL
+    return None
 
 
 def server_unavailable(exc: BaseException) -> bool:
@@ -241,7 +260,8 @@ class Retrying:
                 if waited >= self.wait:
                     raise StoreError(
                         f"storage {self.name}: unreachable for {waited:.0f} s "
-                        f"(--storage-wait {self.wait:g}): {one_line(_root(exc))}") from exc
+                        f"(--storage-wait {self.wait:g}): {_outage(exc)}. {_WAITED_OUT}"
+                    ) from exc
                 self._sleep(min(pause, self.longest_pause, self.wait - waited))
                 pause *= 2
                 continue
@@ -254,7 +274,7 @@ class Retrying:
         with self._lock:
             if self._outage_start is None:
                 self._outage_start = now
-                print(f"storage {self.name}: unreachable ({one_line(_root(exc))}); "
+                print(f"storage {self.name}: unreachable ({_outage(exc)}); "
                       f"waiting up to {self.wait:g} s for it", file=sys.stderr, flush=True)
             return now - self._outage_start
 
@@ -272,8 +292,23 @@ class Retrying:
 def _root(exc: BaseException) -> BaseException:
     """The innermost cause of ``exc`` that says something: the driver's own error, which
     says what happened (SQLAlchemy's pool errors carry no text)."""
-    said = [cause for cause in causes(exc) if str(cause).strip()]
+    said = [cause for cause in causes(exc) if one_line(cause) != type(cause).__name__]
     return said[-1] if said else exc
+
+
+def _outage(exc: BaseException) -> str:
+    """What made a database unreachable, in one line (issue 36): the innermost of the
+    transient errors ``exc`` was raised from that says something (the driver's), not an
+    older error that the failing call was handling (a ``UniqueViolation`` of a race that
+    was lost before the server went away); SQLAlchemy's pool errors, which say nothing, in
+    words."""
+    transient = [cause for cause in causes(exc) if _transient(cause)] or [exc]
+    said = [cause for cause in transient if one_line(cause) != type(cause).__name__]
+    if said:
+        return one_line(said[-1])
+    last = transient[-1]
+    meaning = _SQLALCHEMY_MEANING.get(type(last).__name__)
+    return one_line(last) + (f": {meaning}" if meaning else "")
 
 
 def _alive(pid: int) -> bool:
