@@ -275,7 +275,7 @@ def tune(spec: object, /, *, data: object = None, storage: str | None = None,
     from paretostab._tuning import quiet_optuna, run_study
     from paretostab.spec import check_option
 
-    if timeout is not None:  # before anything is made (issue 36: -5 ran nothing)
+    if timeout is not None:  # before anything is made (-5 ran nothing)
         _TIMEOUT.check("timeout", timeout)
     if n_jobs is not None:  # the spec's rule: 0 is refused, not read as "the spec's"
         check_option("protocol.n_jobs", "n_jobs", n_jobs)

@@ -366,7 +366,7 @@ def _stable_set_options(parser: argparse.ArgumentParser, *, pfer: float | None) 
 
 def _target(text: str) -> float | None:
     """A target of ``--pfer`` or ``--fdp``: a number; 0 or less turns it off (``nan`` is
-    kept, for the check of the controls to refuse: issue 36, it turned the control off)."""
+    kept, for the check of the controls to refuse, where it once turned the control off)."""
     value = float(text)
     return None if value <= 0 else value
 

@@ -6,8 +6,10 @@ kinds of error come from them, and ``tune`` treats each its own way:
 
 - an **environment error** (:func:`environment_error`): a store that is full, read-only
   or refuses us (``ENOSPC``, ``EDQUOT``, ``EROFS``, ``EACCES``…, an S3 client error, a
-  SQLite file on a full disk), or a machine without the memory a trial needs (a
-  :class:`~paretostab._errors.MemoryLimitError`, refused before the trial's work). Trying
+  SQLite file on a full disk), a machine without the memory a trial needs (a
+  :class:`~paretostab._errors.MemoryLimitError`, refused before the trial's work), or a
+  Dask cluster that is gone (an error of Dask distributed's own: a closed connection, a
+  client whose scheduler is gone; ``tune --backend dask``). Trying
   again at once fails again: a trial it hits fails
   with the error as its reason, does not count, and ``tune`` stops after a few in a row
   (:data:`ENVIRONMENT_FAILURES_IN_A_ROW`);
@@ -17,21 +19,33 @@ kinds of error come from them, and ``tune`` treats each its own way:
   a limited time (:data:`DEFAULT_STORAGE_WAIT`), saying once when it starts waiting and
   once when the database is back.
 
+A process killed with kill -9 cannot clean up: the folders a process writes for a while
+(the data its ``--workers`` map, a report's staging folder) are made by
+:func:`owned_folder`, named for their owner, and the next process that makes one removes
+those whose owner has died.
+
 A process asked to stop (a signal) is :mod:`paretostab._signals`' concern.
 """
 
 from __future__ import annotations
 
 import errno
+import os
+import re
+import shutil
+import socket
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 from paretostab._errors import MemoryLimitError, StoreError
 
 __all__ = ["DEFAULT_STORAGE_WAIT", "ENVIRONMENT_FAILURES_IN_A_ROW", "Retrying", "causes",
-           "environment_error", "one_line", "server_unavailable", "transient_database_error"]
+           "environment_error", "one_line", "owned_folder", "server_unavailable",
+           "transient_database_error"]
 
 DEFAULT_STORAGE_WAIT = 300.0
 """Seconds a process waits for an unreachable database (a restart, a failover) before it
@@ -39,6 +53,11 @@ gives up (``tune --storage-wait``)."""
 
 ENVIRONMENT_FAILURES_IN_A_ROW = 3
 """Trials in a row a process lets an environment error fail before it stops."""
+
+_WAITED_OUT = ("Completed trials are kept: once the database is back, run the same command "
+               "to resume.")
+# What the error of a database unreachable for longer than the wait ends with, in every
+# process that gives up (tune, each of its --workers)
 
 _ENVIRONMENT_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES,
                                  errno.EPERM, errno.EIO, errno.EFBIG})
@@ -53,6 +72,11 @@ _TRANSIENT_SQLSTATES = ("08", "57P01", "57P02", "57P03", "53300", "40001", "40P0
 # SQLAlchemy's own errors after a lost connection: a pool emptied of its stale connections,
 # a session whose connection dropped mid-transaction
 _SQLALCHEMY_TRANSIENT = ("DisconnectionError", "InvalidatePoolError", "PendingRollbackError")
+# What SQLAlchemy's errors of a lost connection mean; they carry no message of their own
+_SQLALCHEMY_MEANING = {
+    "DisconnectionError": "a connection to the database was lost",
+    "InvalidatePoolError": "the connections to the database were dropped after one was lost",
+}
 # A server's answer that it cannot serve now (admin shutdown, crash shutdown, starting up,
 # too many connections)
 _UNAVAILABLE_SQLSTATES = ("57P01", "57P02", "57P03", "53300")
@@ -62,19 +86,22 @@ _TRANSIENT_MYSQL = frozenset({2002, 2003, 2006, 2013, 1205, 1213})
 
 
 def causes(exc: BaseException | None) -> Iterator[BaseException]:
-    """``exc`` and the exceptions it was raised from or while handling, nearest first."""
+    """``exc`` and the exceptions it was raised from or while handling, nearest first;
+    not the one it was raised while handling ``from None`` (its raiser said it is not the
+    cause: a :class:`~paretostab._errors.ParetostabError` that replaces a failure by its
+    reason, raised while the failure is being handled)."""
     seen: set[int] = set()
     while exc is not None and id(exc) not in seen:
         seen.add(id(exc))
         yield exc
-        exc = exc.__cause__ or exc.__context__
+        exc = exc.__cause__ or (None if exc.__suppress_context__ else exc.__context__)
 
 
 def one_line(exc: BaseException) -> str:
     """An exception as ``Type: message`` on one line (a database driver's message may
     span several); a :class:`~paretostab._errors.StoreError`, whose message names the
     store, as its message."""
-    text = " ".join(str(exc).split())
+    text = " ".join(str(exc).split()) if exc.args else ""  # SQLAlchemy's no message: "()"
     if isinstance(exc, StoreError) and text:
         return text
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
@@ -91,10 +118,11 @@ def environment_error(exc: BaseException) -> bool:
     """Whether ``exc`` (or what it was raised from) says a store cannot be written: a full,
     read-only or forbidden file system, an S3 client error, a SQLite file that cannot be
     written, or a :class:`~paretostab._errors.StoreError` — or that the machine has not the
-    memory the work needs (a :class:`~paretostab._errors.MemoryLimitError`). Such an error
+    memory the work needs (a :class:`~paretostab._errors.MemoryLimitError`), or that the
+    Dask cluster the trial's runs went to is gone (:func:`_of_dask`). Such an error
     repeats when the same work is tried again."""
     for cause in causes(exc):
-        if isinstance(cause, StoreError | MemoryLimitError):
+        if isinstance(cause, StoreError | MemoryLimitError) or _of_dask(cause):
             return True
         if isinstance(cause, OSError) and cause.errno in _ENVIRONMENT_ERRNOS:
             return True
@@ -104,6 +132,21 @@ def environment_error(exc: BaseException) -> bool:
         if message is not None and message.startswith(_SQLITE_ENVIRONMENT):
             return True
     return False
+
+
+def _of_dask(exc: BaseException) -> bool:
+    """Whether ``exc`` is Dask distributed's own: of one of its types (a
+    ``CommClosedError``, a ``KilledWorker``…) or raised by its code, the client's, not a
+    task's (the ``AttributeError`` of a client whose scheduler is gone). A task's error
+    re-raised by the client ends in the task's code, where it was raised: it is the
+    trial's own."""
+    if type(exc).__module__.startswith("distributed."):
+        return True
+    last = exc.__traceback__
+    while last is not None and last.tb_next is not None:
+        last = last.tb_next
+    return last is not None and str(last.tb_frame.f_globals.get("__name__", "")
+                                    ).startswith("distributed.")
 
 
 def _sqlstate(exc: BaseException) -> str | None:
@@ -119,23 +162,32 @@ def transient_database_error(exc: BaseException) -> bool:
     locked SQLite file. An error of the request itself (a value too long, a missing
     table, a wrong password) is not."""
     for cause in causes(exc):
-        message = _sqlite_error(cause)
-        if message is not None:
-            return message.startswith(_SQLITE_TRANSIENT)
-        module = type(cause).__module__
-        if getattr(cause, "connection_invalidated", False):  # SQLAlchemy's DBAPIError
-            return True
-        if module == "sqlalchemy.exc" and type(cause).__name__ in _SQLALCHEMY_TRANSIENT:
-            return True
-        if module.startswith(("psycopg", "pg8000")):
-            state = _sqlstate(cause)
-            if state is None:  # no answer from a server: refused, reset, closed
-                return type(cause).__name__ in ("OperationalError", "InterfaceError")
-            return state.startswith(_TRANSIENT_SQLSTATES)
-        if module.startswith(("MySQLdb", "pymysql", "mysql")):
-            code = cause.args[0] if cause.args else None
-            return code in _TRANSIENT_MYSQL
+        transient = _transient(cause)
+        if transient is not None:
+            return transient
     return False
+
+
+def _transient(exc: BaseException) -> bool | None:
+    """Whether ``exc`` itself (not what it was raised from) is a transient database error
+    (:func:`transient_database_error`); None when it is no database error that says."""
+    message = _sqlite_error(exc)
+    if message is not None:
+        return message.startswith(_SQLITE_TRANSIENT)
+    module = type(exc).__module__
+    if getattr(exc, "connection_invalidated", False):  # SQLAlchemy's DBAPIError
+        return True
+    if module == "sqlalchemy.exc" and type(exc).__name__ in _SQLALCHEMY_TRANSIENT:
+        return True
+    if module.startswith(("psycopg", "pg8000")):
+        state = _sqlstate(exc)
+        if state is None:  # no answer from a server: refused, reset, closed
+            return type(exc).__name__ in ("OperationalError", "InterfaceError")
+        return state.startswith(_TRANSIENT_SQLSTATES)
+    if module.startswith(("MySQLdb", "pymysql", "mysql")):
+        code = exc.args[0] if exc.args else None
+        return code in _TRANSIENT_MYSQL
+    return None
 
 
 def server_unavailable(exc: BaseException) -> bool:
@@ -208,7 +260,8 @@ class Retrying:
                 if waited >= self.wait:
                     raise StoreError(
                         f"storage {self.name}: unreachable for {waited:.0f} s "
-                        f"(--storage-wait {self.wait:g}): {one_line(_root(exc))}") from exc
+                        f"(--storage-wait {self.wait:g}): {_outage(exc)}. {_WAITED_OUT}"
+                    ) from exc
                 self._sleep(min(pause, self.longest_pause, self.wait - waited))
                 pause *= 2
                 continue
@@ -221,7 +274,7 @@ class Retrying:
         with self._lock:
             if self._outage_start is None:
                 self._outage_start = now
-                print(f"storage {self.name}: unreachable ({one_line(_root(exc))}); "
+                print(f"storage {self.name}: unreachable ({_outage(exc)}); "
                       f"waiting up to {self.wait:g} s for it", file=sys.stderr, flush=True)
             return now - self._outage_start
 
@@ -239,5 +292,62 @@ class Retrying:
 def _root(exc: BaseException) -> BaseException:
     """The innermost cause of ``exc`` that says something: the driver's own error, which
     says what happened (SQLAlchemy's pool errors carry no text)."""
-    said = [cause for cause in causes(exc) if str(cause).strip()]
+    said = [cause for cause in causes(exc) if one_line(cause) != type(cause).__name__]
     return said[-1] if said else exc
+
+
+def _outage(exc: BaseException) -> str:
+    """What made a database unreachable, in one line: the innermost of the
+    transient errors ``exc`` was raised from that says something (the driver's), not an
+    older error that the failing call was handling (a ``UniqueViolation`` of a race that
+    was lost before the server went away); SQLAlchemy's pool errors, which say nothing, in
+    words."""
+    transient = [cause for cause in causes(exc) if _transient(cause)] or [exc]
+    said = [cause for cause in transient if one_line(cause) != type(cause).__name__]
+    if said:
+        return one_line(said[-1])
+    last = transient[-1]
+    meaning = _SQLALCHEMY_MEANING.get(type(last).__name__)
+    return one_line(last) + (f": {meaning}" if meaning else "")
+
+
+def _alive(pid: int) -> bool:
+    """Whether process ``pid`` of this machine runs (another user's included)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # another user's process: it exists
+        return True
+    return True
+
+
+def owned_folder(prefix: str, parent: str | Path | None = None) -> Path:
+    """A new folder in ``parent`` (default: the temporary folder) named ``prefix``, its
+    owner — this process's id and this machine's name, ``<pid>@<host>`` — and random
+    characters (:func:`tempfile.mkdtemp`). First the folders of the same ``prefix`` in
+    ``parent`` whose owner was a process of this machine that no longer runs (killed with
+    kill -9 before it could remove them) are removed; a folder of another
+    machine (a shared file system) or of a running process is left. An ``OSError`` of
+    making the folder is raised as is.
+
+    Parameters
+    ----------
+    prefix : str
+        What the folder is for (``"paretostab-data-"``, ``".report-"``).
+    parent : str or Path, optional
+        Where to make it.
+    """
+    where = Path(parent if parent is not None else tempfile.gettempdir())
+    host = socket.gethostname().replace(os.sep, "_")
+    owned = re.compile(re.escape(prefix) + r"(\d+)@(.+)-[^-]+")
+    try:
+        found = list(where.iterdir())
+    except OSError:  # a folder it cannot list: mkdtemp says what is wrong
+        found = []
+    for folder in found:
+        match = owned.fullmatch(folder.name)
+        if (match and match.group(2) == host and folder.is_dir()
+                and not _alive(int(match.group(1)))):
+            shutil.rmtree(folder, ignore_errors=True)
+    return Path(tempfile.mkdtemp(prefix=f"{prefix}{os.getpid()}@{host}-", dir=where))

@@ -17,12 +17,13 @@ import functools
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import TYPE_CHECKING, TypedDict
 
 import numpy as np
 import pandas as pd
 
-from paretostab._data_formats import ORIENTATIONS
+from paretostab._data_formats import ORIENTATIONS, some_names
 from paretostab._errors import InvalidInputError, StabilityWarning
 from paretostab._metrics import metric_advice, metric_output
 from paretostab._protocol import replicate_protocols, run_protocol
@@ -173,6 +174,42 @@ def _importance_notes(spec: StudySpec, X: np.ndarray, y: np.ndarray) -> tuple[st
     return tuple(notes)
 
 
+#: Features per block of :func:`_check_information` (its copies held at once: n × 1 024).
+_BLOCK = 1024
+
+
+def _check_information(X: np.ndarray, names: Sequence[str], where: str,
+                       impute: str | None) -> None:
+    """Refuse data that carry nothing a study can compute from, before any
+    trial: features whose variance overflows 64-bit floats (values near ±1e308: every
+    selector's standardisation and every similarity would turn them into NaN), or every
+    feature constant (nothing to select or classify by: a study would tune to a front of
+    perfect stability at the majority class's accuracy). Each in one line saying what was
+    expected. ``impute`` is the spec's: a feature without any value is imputed as a
+    constant."""
+    overflowing, varying = [], False
+    for start in range(0, X.shape[1], _BLOCK):
+        block = X[:, start:start + _BLOCK]
+        with np.errstate(over="ignore", invalid="ignore"):
+            variance = block.var(axis=0)
+        overflowing.extend((start + np.flatnonzero(~np.isfinite(variance))).tolist())
+        varying = varying or bool((block.max(axis=0) != block.min(axis=0)).any())
+    if overflowing:
+        raise InvalidInputError(
+            f"{where}: {len(overflowing)} feature(s) hold values too large to compute with "
+            f"({some_names([names[j] for j in overflowing])}; largest |value| "
+            f"{np.abs(X[:, overflowing]).max():.3g}): their "
+            "variance overflows 64-bit floats; expected values whose squared deviations sum "
+            "to a finite number: rescale them (a log, another unit).")
+    if not varying:
+        imputed = (f"; a missing value counts as the imputed one, [data] impute = {impute!r}"
+                   if impute in ("mean", "median") else "")
+        raise InvalidInputError(
+            f"{where}: every feature is constant (one value in every row{imputed}): the data "
+            "carry nothing to select or classify by; expected at least one feature whose "
+            "values vary.")
+
+
 def _search_notes(spec: StudySpec) -> tuple[str, ...]:
     """A note when the study searches nothing: every trial runs the same setting."""
     if spec.selector_choice or spec.sampler == "grid" or spec.selectors[0].search:
@@ -277,6 +314,8 @@ class Problem:
                                 impute=spec.data.impute,
                                 orientation=spec.data.orientation or ORIENTATIONS[0],
                                 labels=spec.data.labels, id=spec.data.id, random_state=0)
+        _check_information(data.X, data.feature_names, Path(spec.data.source).name,
+                           spec.data.impute)
         protocol = spec.protocol
         split = evaluation_split(data.y, holdout=protocol.holdout,
                                  outer_folds=protocol.outer_folds,

@@ -21,7 +21,9 @@ import importlib.util
 import os
 import re
 import sqlite3
+import sys
 import tempfile
+import threading
 import warnings
 from collections.abc import Callable
 from pathlib import Path
@@ -77,6 +79,8 @@ _SCHEME = re.compile(r"[^:/?#@]*://")
 # A query parameter (key=value), its key as written.
 _PARAMETER = re.compile(r"(?P<key>(?<=[?&])[^&=]+)=(?P<value>[^&]*)")
 _SECRET_PARAMETERS = {"password", "passwd", "pwd"}
+#: Seconds without an answer from an S3 endpoint before a line says that it is waited for
+_S3_PATIENCE = 10.0
 # An artifact id as Optuna makes them (a UUID): a safe local file name, and a key that
 # stays inside its artifact store.
 _ARTIFACT_ID = re.compile(r"[A-Za-z0-9_-]+")
@@ -127,7 +131,7 @@ def _storage_file(url: str, prefix: str, form: str) -> Path:
     """The file of a SQLite (``prefix`` ``"sqlite:///"``) or journal (``"journal:"``) URL,
     refused in one line when the URL names no file (``journal:``, ``sqlite:///``,
     ``journal:/``): checked before anything is derived from it, such as the artifact
-    folder beside it, which a path without a file name has not (issue 36: a traceback)."""
+    folder beside it, which a path without a file name has not (a traceback)."""
     path = Path(url.removeprefix(prefix))
     if not path.name:
         raise InvalidInputError(f"storage {display_url(url)!r} names no file: {form}.")
@@ -494,8 +498,14 @@ def _s3_store(location: str) -> PrefixedArtifactStore:
                                 "pip install 'paretostab[s3]'.") from None
     from optuna.artifacts import Boto3ArtifactStore
 
+    client = boto3.client("s3")
+    silence = threading.Timer(_S3_PATIENCE, lambda: print(
+        f"artifacts {location}: no answer from {client.meta.endpoint_url} for "
+        f"{_S3_PATIENCE:g} s; still waiting (boto3's timeouts and retries; Ctrl-C stops).",
+        file=sys.stderr, flush=True))
+    silence.daemon = True  # a hung endpoint: said while it hangs, once
+    silence.start()
     try:  # one clear line now rather than a failed upload in every trial
-        client = boto3.client("s3")
         client.head_bucket(Bucket=parts.netloc)
     except ClientError as exc:
         code = exc.response.get("Error", {}).get("Code", "")
@@ -506,6 +516,8 @@ def _s3_store(location: str) -> PrefixedArtifactStore:
         raise InvalidInputError(
             f"artifacts {location}: cannot reach the bucket (boto3 takes the credentials, "
             f"region and AWS_ENDPOINT_URL from the environment): {_sentence(exc)}") from None
+    finally:
+        silence.cancel()
     return PrefixedArtifactStore(Boto3ArtifactStore(parts.netloc, client=client), parts.path)
 
 

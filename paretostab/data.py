@@ -206,7 +206,9 @@ def _clean(features: pd.DataFrame, labels: pd.Series, name: str, impute: str | N
             X, y = X[keep], y[keep]
             samples = None if samples is None else samples[keep]
         else:
-            fill = np.nanmean(X, axis=0) if impute == "mean" else np.nanmedian(X, axis=0)
+            with warnings.catch_warnings():  # a column without any value: its fill is NaN
+                warnings.simplefilter("ignore", RuntimeWarning)
+                fill = np.nanmean(X, axis=0) if impute == "mean" else np.nanmedian(X, axis=0)
             X = np.where(missing, np.nan_to_num(fill)[None, :], X)
     if not np.all(np.isfinite(X)):
         raise InvalidInputError(f"{name}: {int((~np.isfinite(X)).sum())} infinite value(s).")
@@ -250,7 +252,8 @@ def row_order_features(X: np.ndarray, y: ArrayLike) -> np.ndarray:
         return np.empty(0, dtype=np.intp)
     found = []
     for start in range(0, X.shape[1], _BLOCK):
-        step = np.diff(X[:, start:start + _BLOCK], axis=0)
+        with np.errstate(over="ignore"):  # ±1e308 apart: an infinite step keeps its sign
+            step = np.diff(X[:, start:start + _BLOCK], axis=0)
         monotone = (step >= 0).all(axis=0) | (step <= 0).all(axis=0)
         found.append(start + np.flatnonzero(monotone & (step[change] != 0).all(axis=0)))
     return np.concatenate(found).astype(np.intp) if found else np.empty(0, dtype=np.intp)

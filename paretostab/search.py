@@ -3,7 +3,7 @@ tunes a feature selector for accuracy *and* stability (a study of the package), 
 the trade-off with γ (003 §7.1) and is, once fitted, the chosen setting refitted on all the
 data: a selector (``get_support``, ``transform``) and a classifier (``predict``,
 ``score``) that a ``Pipeline``, ``cross_validate`` and ``clone`` take as any
-``*SearchCV`` (issue 35).
+``*SearchCV``.
 
 It is a layer over the main jobs: ``fit`` writes the study spec the arguments describe
 (:func:`search_spec`), runs it with :func:`paretostab.tune` on the data in memory, and
@@ -21,8 +21,8 @@ from __future__ import annotations
 import hashlib
 import json
 import tempfile
-from dataclasses import replace
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -206,7 +206,7 @@ def _results(study, choice: Choice, metric: str, stability: str) -> dict[str, np
 
 class ParetoSearchCV(ClassifierMixin, SelectorMixin, MetaEstimatorMixin, BaseEstimator):
     """A Pareto search of a feature selector's setting for accuracy and stability, and the
-    trade-off γ chooses refitted on all the data (issue 35; 003 §7.1).
+    trade-off γ chooses refitted on all the data (003 §7.1).
 
     ``fit`` runs a study of the package (:func:`paretostab.tune`, the data in memory):
     each trial a setting of ``selector``, scored by ``metric`` out of bag and by the

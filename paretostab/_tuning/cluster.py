@@ -78,13 +78,30 @@ def runs_on(scheduler: str | None, problem: Problem) -> Iterator[None]:
     """Within the block, run the trials' runs on the cluster of ``scheduler`` (joblib's
     Dask backend, ``problem``'s data scattered to every worker once), or on this machine
     for None. ``problem`` is the one the trials run on: the backend recognises the arrays
-    each trial hands it as the ones scattered."""
+    each trial hands it as the ones scattered. A trial whose runs the cluster's loss cut
+    short fails as an :func:`~paretostab._faults.environment_error` (not counted); when
+    ``tune`` stops on such errors (a few in a row) and the client has lost its scheduler,
+    the error says so, and how to resume, in one line."""
     if scheduler is None:
         yield
         return
     from distributed import Client
     from joblib import parallel_config
 
-    with Client(scheduler, set_as_default=False) as client, parallel_config(
-            backend="dask", client=client, scatter=[problem.X, problem.y]):
-        yield
+    with Client(scheduler, set_as_default=False) as client:
+        try:
+            with parallel_config(backend="dask", client=client,
+                                 scatter=[problem.X, problem.y]):
+                yield
+        except ParetostabError:
+            if client.status == "running":
+                raise
+            lost = True  # raised once the client is closed
+        else:
+            lost = False
+    if lost:  # from None: what stopped tune was the scheduler's loss, not a store's fault
+        raise ParetostabError(
+            f"scheduler {scheduler!r}: the Dask scheduler is gone (its client lost the "
+            "connection and could not reconnect); the trials it cut short are not counted. "
+            "Completed trials are kept: start the scheduler and its workers again, then run "
+            "the same command to resume.") from None

@@ -108,7 +108,7 @@ def put_note_section(storage: optuna.storages.BaseStorage, study_id: int, headin
                      section: str, *, new: str) -> None:
     """Put ``section`` (Markdown whose first line is a heading starting with ``heading``)
     in the study's optuna-dashboard note, keeping the rest of the note as it is — what a
-    person wrote there included (issue 36: the report's front replaced the whole note,
+    person wrote there included (the report's front replaced the whole note,
     and a person's edit with it): in place of the note's section under such a heading
     (up to the next heading of level 1 or 2), else after the note's text; a study
     without a note gets ``new``, then the section."""

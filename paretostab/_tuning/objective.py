@@ -158,7 +158,7 @@ class TrialObjective:
     first_failures : int
         The trials in a row that failed by their own computation (an error of the
         selector, a map that cannot be drawn) while the study had no completed trial: such
-        a trial does not count (issue 36: a selector failing in every trial spent all the
+        a trial does not count (a selector failing in every trial spent all the
         study's slots, and a rerun after its fix ran nothing), and ``tune`` stops after a
         few (:data:`~paretostab._faults.ENVIRONMENT_FAILURES_IN_A_ROW`) with its error.
     """
@@ -277,7 +277,7 @@ class TrialObjective:
         written: whether it joins the front, its chance record, its stability map and,
         on the front, the map's PNG. Part of the trial's computation: a map that cannot be
         drawn is the trial's own failure (the same trial would fail again), never a
-        store's (issue 36: every trial failing to draw stopped the study as a store
+        store's (every trial failing to draw stopped the study as a store
         fault)."""
         spec = self.problem.spec
         accuracy, stability = runs.accuracy, values[spec.objective.stability]

@@ -54,6 +54,7 @@ from paretostab._faults import (
     ENVIRONMENT_FAILURES_IN_A_ROW,
     causes,
     one_line,
+    owned_folder,
 )
 from paretostab._problem import Problem
 from paretostab._progress import Progress, bar_class, progress_bar
@@ -357,12 +358,14 @@ def run_workers(workers: int, problem: Problem, settings: TuneSettings, *,
 def _shared_data(problem: Problem):
     """The file that the workers map the problem from (``joblib.dump``: every array in it
     stored raw, mapped by ``joblib.load(path, mmap_mode="r")``), in a folder of its own in
-    the temporary folder, removed when the block ends. A temporary folder that cannot take
-    it (full, missing, forbidden) is a :class:`~paretostab._errors.StoreError`."""
+    the temporary folder, removed when the block ends (one left by a ``tune`` killed with
+    kill -9 is removed by the next: :func:`~paretostab._faults.owned_folder`). A temporary
+    folder that cannot take it (full, missing, forbidden) is a
+    :class:`~paretostab._errors.StoreError`."""
     folder = None
     try:
         try:
-            folder = Path(tempfile.mkdtemp(prefix="paretostab-data-"))
+            folder = owned_folder("paretostab-data-")
             joblib.dump(problem, folder / "problem.joblib")
         except OSError as exc:
             raise StoreError(

@@ -47,7 +47,7 @@ def _plural(n: int, word: str) -> str:
 
 def _plain(text: object) -> str:
     """``text`` drawn as written: its ``$`` escaped, which matplotlib would otherwise read
-    as the bounds of math text (issue 36: a feature named ``cost$_a_b$`` failed every
+    as the bounds of math text (a feature named ``cost$_a_b$`` failed every
     map with "Double subscript"). Feature names and trial labels are data, never math."""
     return str(text).replace("$", r"\$")
 

@@ -159,7 +159,7 @@ def check_stored_code(study: str, stored: Mapping, trusted: bool | Collection[st
     ``"module:Class"`` nobody here chose: parsing the spec imports that module, and a
     study's database is written by whoever can write to it — a shared database, a file
     sent by someone — while ``python -m`` puts the working folder on the import path, so
-    that a stored ``"evilmod:Evil"`` ran the ``evilmod.py`` lying there (issue 36).
+    that a stored ``"evilmod:Evil"`` ran the ``evilmod.py`` lying there.
 
     A stored name is imported when ``trusted`` is True (the person said so:
     :data:`TRUST_OPTION`), when it is in ``trusted`` (the spec the caller gave: a study

@@ -14,7 +14,6 @@ import contextlib
 import json
 import os
 import shutil
-import tempfile
 from collections.abc import Iterator
 from datetime import datetime, timezone
 from pathlib import Path
@@ -24,6 +23,7 @@ import optuna
 import pandas as pd
 
 from paretostab._errors import InvalidInputError, StoreError
+from paretostab._faults import owned_folder
 from paretostab._tuning import put_note_section, study_note
 from paretostab.measures import get_measure
 from paretostab.report._analysis import StudiesComparison, StudyReport
@@ -137,14 +137,15 @@ def written_folder(out: Path, what: str) -> Iterator[Path]:
     each by a rename, replacing files of the same names. When writing fails (a full disk,
     a read-only folder) nothing is moved — a previous report in ``out`` is left whole —
     and the error is a :class:`~paretostab._errors.StoreError` naming ``out``; the new
-    folder is removed either way."""
+    folder is removed either way, and one left by a process killed with kill -9 by the
+    next (:func:`~paretostab._faults.owned_folder`)."""
     if out.exists() and not out.is_dir():
         raise InvalidInputError(f"{what} folder {out}: it is a file, not a folder.")
     ancestor = out if out.is_dir() else out.parent
     while not ancestor.exists():
         ancestor = ancestor.parent
     try:
-        staging = Path(tempfile.mkdtemp(prefix=f".{out.name or what}-", dir=ancestor))
+        staging = owned_folder(f".{out.name or what}-", ancestor)
     except OSError as exc:
         raise StoreError(f"{what} folder {out}: cannot write in {ancestor}: "
                          f"{exc.strerror or exc}.") from None

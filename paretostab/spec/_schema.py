@@ -477,7 +477,7 @@ def check_option(key: str, name: str, value: object) -> object:
     """``value``, given as the option ``name`` (a keyword of :func:`paretostab.tune`, a
     command-line option) for the spec's dotted ``key``, checked by that key's declaration:
     the same rule and the same words as the spec's, so that ``n_jobs=0`` is refused as
-    ``protocol.n_jobs = 0`` is (issue 36: ``--n-jobs 0`` fell back to the spec's value).
+    ``protocol.n_jobs = 0`` is (``--n-jobs 0`` fell back to the spec's value).
 
     Parameters
     ----------
