@@ -4,6 +4,10 @@
 :class:`~paretostab._errors.Interrupted` naming the signal (a ``KeyboardInterrupt``), so
 that a command cleans up the same way whatever asked it to stop and exits with the
 signal's code; :func:`raise_if_stopped` raises one whose exception a clean-up swallowed.
+
+A signal the process was started ignoring stays ignored (:func:`heeded_stop_signals`,
+issue 36): ``nohup`` ignores SIGHUP so that a study outlives the ssh session that
+started it, and a shell ignores SIGINT for its background jobs.
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ from collections.abc import Iterator
 
 from paretostab._errors import Interrupted
 
-__all__ = ["STOP_SIGNALS", "raise_if_stopped", "stop_signals"]
+__all__ = ["STOP_SIGNALS", "heeded_stop_signals", "raise_if_stopped", "stop_signals"]
 
 STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP")
                      if hasattr(signal, name))
@@ -25,6 +29,16 @@ has them)."""
 
 #: The stop signals received during the current :func:`stop_signals` block.
 _received: list[int] = []
+
+
+def heeded_stop_signals() -> tuple[int, ...]:
+    """The :data:`STOP_SIGNALS` this process does not ignore: the ones whose handler may
+    be replaced. A signal ignored when a process starts (``SIG_IGN``, inherited: ``nohup``
+    for SIGHUP, a non-interactive shell's background job for SIGINT) was ignored on
+    purpose by whoever started it, and stays ignored — in the worker processes too, which
+    inherit it (issue 36: ``nohup tune`` stopped when its ssh session closed)."""
+    return tuple(signum for signum in STOP_SIGNALS
+                 if signal.getsignal(signum) != signal.SIG_IGN)
 
 
 def _raise_interrupted(signum, frame) -> None:
@@ -44,7 +58,7 @@ def raise_if_stopped() -> None:
 
 @contextlib.contextmanager
 def stop_signals() -> Iterator[None]:
-    """During the block, each of :data:`STOP_SIGNALS` raises an
+    """During the block, each of :func:`heeded_stop_signals` raises an
     :class:`~paretostab._errors.Interrupted` (a ``KeyboardInterrupt``) naming it, as Ctrl-C
     raises a ``KeyboardInterrupt`` by default: a command cleans up the same way whatever
     asked it to stop, and exits with the signal's code. Only in the main thread (where
@@ -53,7 +67,8 @@ def stop_signals() -> Iterator[None]:
         yield
         return
     _received.clear()
-    previous = {signum: signal.signal(signum, _raise_interrupted) for signum in STOP_SIGNALS}
+    previous = {signum: signal.signal(signum, _raise_interrupted)
+                for signum in heeded_stop_signals()}
     try:
         yield
     finally:

@@ -45,7 +45,7 @@ from paretostab._optuna_internals import (
     trial_id_of,
     trials_with_heartbeat,
 )
-from paretostab._signals import STOP_SIGNALS
+from paretostab._signals import heeded_stop_signals
 from paretostab._tuning.notes import note_failures
 
 __all__ = ["GRACE_SECONDS", "HEARTBEAT_SECONDS", "POLL_SECONDS", "Interrupts", "StreamSampler",
@@ -329,8 +329,9 @@ class Interrupts:
     Optuna's trial loop is not safe against an interrupt that lands while it samples a
     trial or writes it to the storage: Optuna 5's ``_run_trial`` then fails with an
     ``UnboundLocalError`` in place of the ``KeyboardInterrupt``. While :meth:`handling` a
-    study, a stop signal (:data:`~paretostab._signals.STOP_SIGNALS`) that lands in a
-    :meth:`computation` (a trial's protocol and measures, a wait for a slot) raises an
+    study, a stop signal (:func:`~paretostab._signals.heeded_stop_signals`: one the
+    process was started ignoring stays ignored) that lands in a :meth:`computation` (a
+    trial's protocol and measures, a wait for a slot) raises an
     :class:`~paretostab._errors.Interrupted` there (a trial is recorded as failed, with
     ``reason``); one that lands anywhere else stops the study after the trial in progress
     and is raised when ``study.optimize`` has returned, or at the start of the next
@@ -361,7 +362,7 @@ class Interrupts:
             return
         self._study, self.pending = study, None
         self._previous = {signum: signal.signal(signum, self._handle)
-                          for signum in STOP_SIGNALS}
+                          for signum in heeded_stop_signals()}
         try:
             yield
         finally:

@@ -58,7 +58,7 @@ from paretostab._faults import (
 from paretostab._problem import Problem
 from paretostab._progress import Progress, bar_class, progress_bar
 from paretostab._run_cache import DEFAULT_CACHE_BYTES
-from paretostab._signals import raise_if_stopped, stop_signals
+from paretostab._signals import STOP_SIGNALS, raise_if_stopped, stop_signals
 from paretostab._storage import (
     DEFAULT_STORAGE,
     artifact_notice,
@@ -377,7 +377,8 @@ def _worker(path: Path, settings: TuneSettings, errors) -> None:
     killed. Its error goes to the parent through ``errors`` (the parent prints it) and it
     exits with code 1. In a process group of its own, it gets Ctrl-C from the parent
     (once), not from the terminal; SIGTERM and SIGHUP stop it as Ctrl-C does, whoever
-    sends them."""
+    sends them, unless the parent was started ignoring them: the worker inherits that
+    ``SIG_IGN`` and keeps it (:func:`~paretostab._signals.heeded_stop_signals`)."""
     os.setpgrp()
     try:
         with stop_signals():
@@ -401,13 +402,16 @@ def _worker(path: Path, settings: TuneSettings, errors) -> None:
 
 def _end_with_parent(interrupts: Interrupts) -> None:
     """Interrupt this worker process when the ``tune`` process that started it ends (even
-    by kill -9), and end it 10 s later if the interrupt has not."""
+    by kill -9) with a stop signal that it handles, and end it 10 s later if the interrupt
+    has not (or if it ignores all three)."""
     parent = cast(BaseProcess, multiprocessing.parent_process())  # a worker has one
 
     def watch() -> None:
         multiprocessing.connection.wait([parent.sentinel])
         interrupts.reason = "interrupted: the tune process that started its worker ended"
-        os.kill(os.getpid(), signal.SIGINT)
+        handled = [signum for signum in STOP_SIGNALS if callable(signal.getsignal(signum))]
+        if handled:  # SIGINT may be one the worker ignores (issue 36): another of ours
+            os.kill(os.getpid(), handled[0])
         time.sleep(10.0)
         os._exit(1)
 
