@@ -45,7 +45,7 @@ from paretostab._optuna_internals import (
     trial_id_of,
     trials_with_heartbeat,
 )
-from paretostab._signals import STOP_SIGNALS
+from paretostab._signals import heeded_stop_signals, interrupts_unsaid, raise_if_stopped
 from paretostab._tuning.notes import note_failures
 
 __all__ = ["GRACE_SECONDS", "HEARTBEAT_SECONDS", "POLL_SECONDS", "Interrupts", "StreamSampler",
@@ -329,12 +329,18 @@ class Interrupts:
     Optuna's trial loop is not safe against an interrupt that lands while it samples a
     trial or writes it to the storage: Optuna 5's ``_run_trial`` then fails with an
     ``UnboundLocalError`` in place of the ``KeyboardInterrupt``. While :meth:`handling` a
-    study, a stop signal (:data:`~paretostab._signals.STOP_SIGNALS`) that lands in a
-    :meth:`computation` (a trial's protocol and measures, a wait for a slot) raises an
+    study, a stop signal (:func:`~paretostab._signals.heeded_stop_signals`: one the
+    process was started ignoring stays ignored) that lands in a :meth:`computation` (a
+    trial's protocol and measures, a wait for a slot) raises an
     :class:`~paretostab._errors.Interrupted` there (a trial is recorded as failed, with
     ``reason``); one that lands anywhere else stops the study after the trial in progress
     and is raised when ``study.optimize`` has returned, or at the start of the next
-    computation if it comes first. A second signal is not deferred.
+    computation if it comes first. So is one whose exception a garbage collector's
+    callback, run inside the computation, swallowed (issue 36: a worker then ran on until
+    it was killed, its trial left running), and it is not printed
+    (:func:`~paretostab._signals.interrupts_unsaid`). A second signal is not deferred.
+    Without a study (the parent of ``--workers``, which only waits), the signal is kept
+    and raised at the next computation or at the end of the block.
     """
 
     REASONS = {signal.SIGINT: "interrupted (Ctrl-C)",
@@ -352,31 +358,34 @@ class Interrupts:
         self._previous: dict = {}
 
     @contextlib.contextmanager
-    def handling(self, study: optuna.Study) -> Iterator[None]:
+    def handling(self, study: optuna.Study | None) -> Iterator[None]:
         """Handle the stop signals as above during the block (in the main thread;
         elsewhere Python delivers no signal and nothing changes); raise the deferred
-        interrupt at its end."""
+        interrupt at its end. One swallowed before the block is raised at its start."""
         if threading.current_thread() is not threading.main_thread():
             yield
             return
+        raise_if_stopped()
         self._study, self.pending = study, None
         self._previous = {signum: signal.signal(signum, self._handle)
-                          for signum in STOP_SIGNALS}
+                          for signum in heeded_stop_signals()}
         try:
-            yield
+            with interrupts_unsaid():
+                yield
         finally:
             self._restore()
-        if self.pending is not None:
-            raise Interrupted(self.pending)
+        raise_if_stopped(self.pending)
 
     @contextlib.contextmanager
     def computation(self) -> Iterator[None]:
         """A block that a stop signal interrupts at once."""
-        if self.pending is not None:
-            raise Interrupted(self.pending)
+        raise_if_stopped(self.pending)
         self.computing = True
         try:
             yield
+        except KeyboardInterrupt:  # the stop is raised: no longer pending
+            self.pending = None
+            raise
         finally:
             self.computing = False
 
@@ -388,9 +397,9 @@ class Interrupts:
     def _handle(self, signum, frame) -> None:
         self._restore()
         self.reason = self.reason or self.REASONS.get(signum, "interrupted")
+        self.pending = signum  # raised later if the exception below is swallowed
+        if self._study is not None:
+            with contextlib.suppress(RuntimeError):  # outside Optuna's trial loop
+                self._study.stop()
         if self.computing:
             raise Interrupted(signum)
-        self.pending = signum
-        study = cast(optuna.Study, self._study)  # set by handling(), which installs us
-        with contextlib.suppress(RuntimeError):  # outside Optuna's trial loop
-            study.stop()

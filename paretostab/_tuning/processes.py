@@ -59,7 +59,7 @@ from paretostab._faults import (
 from paretostab._problem import Problem
 from paretostab._progress import Progress, bar_class, progress_bar
 from paretostab._run_cache import DEFAULT_CACHE_BYTES
-from paretostab._signals import raise_if_stopped, stop_signals
+from paretostab._signals import STOP_SIGNALS, stop_signals
 from paretostab._storage import (
     DEFAULT_STORAGE,
     artifact_notice,
@@ -74,6 +74,7 @@ from paretostab._tuning.coordination import (
     Interrupts,
     TrialSlots,
     counted_trials,
+    fail_stale_trials,
 )
 from paretostab._tuning.objective import TrialObjective
 from paretostab._tuning.study import (
@@ -203,8 +204,12 @@ def run_study(spec: StudySpec, *, storage: str | None = None, study_name: str | 
                 run_trials(study, problem, settings, store,
                            callbacks=[lambda s, t: _advance(bar, s, start)])
             else:
-                run_workers(min(workers, total - start), problem, settings,
-                            follow=lambda: _advance(bar, study, start))
+                try:
+                    run_workers(min(workers, total - start), problem, settings,
+                                follow=lambda: _advance(bar, study, start))
+                except KeyboardInterrupt:  # a worker killed after its 30 s left its trial
+                    fail_stale_trials(study)  # running: failed now, its slot run again
+                    raise
     folds = protocol.outer_folds if protocol.outer_fold is None else None
     for fold in range(1, (folds or 0) + 1):  # nested evaluation: then each fold's study
         run_study(replace(spec, protocol=replace(protocol, outer_fold=fold)),
@@ -317,8 +322,12 @@ def run_workers(workers: int, problem: Problem, settings: TuneSettings, *,
     """Start ``workers`` processes running trials (:func:`run_trials`) on the problem's
     data mapped from one file (:func:`_shared_data`), and call ``follow`` every second
     until they end. Ctrl-C, SIGTERM or SIGHUP is passed on to each of them once (they stop
-    after their trial's computation is interrupted), then awaited for 30 s. A worker's
-    error is raised as a :class:`~paretostab._errors.WorkerError`."""
+    after their trial's computation is interrupted), then awaited for 30 s in all and killed
+    (:func:`run_study` then fails the trial a killed one left running). The signal is
+    taken in the wait between two calls of ``follow`` (:class:`Interrupts`), never inside
+    a clean-up that the garbage collector runs, which would swallow it and print a
+    traceback (issue 36); one the process was started ignoring stays ignored, by the
+    workers too. A worker's error is raised as a :class:`~paretostab._errors.WorkerError`."""
     context = multiprocessing.get_context("spawn")
     errors = context.SimpleQueue()
     with _shared_data(problem) as path:
@@ -326,20 +335,24 @@ def run_workers(workers: int, problem: Problem, settings: TuneSettings, *,
                                      name=f"worker-{i}") for i in range(workers)]
         for process in processes:
             process.start()
+        interrupts = Interrupts()  # a signal is raised here in the wait, not in follow()
         try:
-            while any(p.is_alive() for p in processes):
-                time.sleep(1.0)
-                raise_if_stopped()  # a stop whose exception a clean-up callback swallowed
-                follow()
+            with interrupts.handling(None):
+                while any(p.is_alive() for p in processes):
+                    with interrupts.computation():
+                        time.sleep(1.0)
+                    follow()
         except KeyboardInterrupt as interrupt:
             signum = getattr(interrupt, "signum", signal.SIGINT)
             for process in processes:
                 if process.is_alive():
                     os.kill(cast(int, process.pid), signum)  # started: it has a pid
+            deadline = time.monotonic() + 30.0  # 30 s for them all, not for each
             for process in processes:
-                process.join(30.0)
+                process.join(max(0.0, deadline - time.monotonic()))
                 if process.is_alive():
                     process.kill()
+                    process.join()  # ended, as fail_stale_trials then sees it
             raise
     follow()
     messages = []
@@ -385,7 +398,8 @@ def _worker(path: Path, settings: TuneSettings, errors) -> None:
     killed. Its error goes to the parent through ``errors`` (the parent prints it) and it
     exits with code 1. In a process group of its own, it gets Ctrl-C from the parent
     (once), not from the terminal; SIGTERM and SIGHUP stop it as Ctrl-C does, whoever
-    sends them."""
+    sends them, unless the parent was started ignoring them: the worker inherits that
+    ``SIG_IGN`` and keeps it (:func:`~paretostab._signals.heeded_stop_signals`)."""
     os.setpgrp()
     try:
         with stop_signals():
@@ -409,13 +423,16 @@ def _worker(path: Path, settings: TuneSettings, errors) -> None:
 
 def _end_with_parent(interrupts: Interrupts) -> None:
     """Interrupt this worker process when the ``tune`` process that started it ends (even
-    by kill -9), and end it 10 s later if the interrupt has not."""
+    by kill -9) with a stop signal that it handles, and end it 10 s later if the interrupt
+    has not (or if it ignores all three)."""
     parent = cast(BaseProcess, multiprocessing.parent_process())  # a worker has one
 
     def watch() -> None:
         multiprocessing.connection.wait([parent.sentinel])
         interrupts.reason = "interrupted: the tune process that started its worker ended"
-        os.kill(os.getpid(), signal.SIGINT)
+        handled = [signum for signum in STOP_SIGNALS if callable(signal.getsignal(signum))]
+        if handled:  # SIGINT may be one the worker ignores (issue 36): another of ours
+            os.kill(os.getpid(), handled[0])
         time.sleep(10.0)
         os._exit(1)
 
