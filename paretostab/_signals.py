@@ -5,8 +5,8 @@
 that a command cleans up the same way whatever asked it to stop and exits with the
 signal's code; :func:`raise_if_stopped` raises one whose exception a clean-up swallowed.
 
-A signal the process was started ignoring stays ignored (:func:`heeded_stop_signals`,
-issue 36): ``nohup`` ignores SIGHUP so that a study outlives the ssh session that
+A signal the process was started ignoring stays ignored (:func:`heeded_stop_signals`):
+``nohup`` ignores SIGHUP so that a study outlives the ssh session that
 started it, and a shell ignores SIGINT for its background jobs.
 """
 
@@ -38,7 +38,7 @@ def heeded_stop_signals() -> tuple[int, ...]:
     be replaced. A signal ignored when a process starts (``SIG_IGN``, inherited: ``nohup``
     for SIGHUP, a non-interactive shell's background job for SIGINT) was ignored on
     purpose by whoever started it, and stays ignored — in the worker processes too, which
-    inherit it (issue 36: ``nohup tune`` stopped when its ssh session closed)."""
+    inherit it (``nohup tune`` once stopped when its ssh session closed)."""
     return tuple(signum for signum in STOP_SIGNALS
                  if signal.getsignal(signum) != signal.SIG_IGN)
 
@@ -63,7 +63,7 @@ def raise_if_stopped(deferred: int | None = None) -> None:
 def interrupts_unsaid() -> Iterator[None]:
     """During the block, an :class:`~paretostab._errors.Interrupted` raised where Python
     ignores exceptions (a garbage collector's weakref callback, a ``__del__``) is not
-    printed ("Exception ignored in: …" and a traceback, issue 36) but kept for
+    printed ("Exception ignored in: …" and a traceback) but kept for
     :func:`raise_if_stopped`, which raises it where it can be handled. Other such
     exceptions are shown as before."""
     shown = sys.unraisablehook

@@ -336,7 +336,7 @@ class Interrupts:
     ``reason``); one that lands anywhere else stops the study after the trial in progress
     and is raised when ``study.optimize`` has returned, or at the start of the next
     computation if it comes first. So is one whose exception a garbage collector's
-    callback, run inside the computation, swallowed (issue 36: a worker then ran on until
+    callback, run inside the computation, swallowed (a worker once ran on until
     it was killed, its trial left running), and it is not printed
     (:func:`~paretostab._signals.interrupts_unsaid`). A second signal is not deferred.
     Without a study (the parent of ``--workers``, which only waits), the signal is kept

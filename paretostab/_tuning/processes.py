@@ -326,7 +326,7 @@ def run_workers(workers: int, problem: Problem, settings: TuneSettings, *,
     (:func:`run_study` then fails the trial a killed one left running). The signal is
     taken in the wait between two calls of ``follow`` (:class:`Interrupts`), never inside
     a clean-up that the garbage collector runs, which would swallow it and print a
-    traceback (issue 36); one the process was started ignoring stays ignored, by the
+    traceback; one the process was started ignoring stays ignored, by the
     workers too. A worker's error is raised as a :class:`~paretostab._errors.WorkerError`."""
     context = multiprocessing.get_context("spawn")
     errors = context.SimpleQueue()
@@ -431,7 +431,7 @@ def _end_with_parent(interrupts: Interrupts) -> None:
         multiprocessing.connection.wait([parent.sentinel])
         interrupts.reason = "interrupted: the tune process that started its worker ended"
         handled = [signum for signum in STOP_SIGNALS if callable(signal.getsignal(signum))]
-        if handled:  # SIGINT may be one the worker ignores (issue 36): another of ours
+        if handled:  # SIGINT may be one the worker ignores: another of ours
             os.kill(os.getpid(), handled[0])
         time.sleep(10.0)
         os._exit(1)
