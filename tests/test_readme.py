@@ -51,7 +51,7 @@ def test_readme_is_a_front_page():
     assert text.index("## Set up a fresh machine") < first
     block = text[first:text.index("```", first + 3)]
     assert "python -m paretostab tune" in block
-    assert "python -m pip install -e '.[test]' && python -m pytest -q" in block
+    assert "python -m pip install -e '.[test]' && python -m pytest -q -n 2" in block
     # its links to the documentation point at files that exist
     for target in re.findall(r"\]\(((?:docs|examples)/[^)#]*)", text):
         assert (ROOT / target).exists(), target
