@@ -103,6 +103,9 @@ def _tune(args) -> int:
           f"{seconds:.1f} s" + (f"; prepared runs kept: {cache:.0f} MiB per process."
                                 if cache else "."))
     table = front_table(study)
+    if table.empty:  # not "Empty DataFrame / Columns: [] / Index: []"
+        print("\nPareto front: empty (no trial completed).")
+        return 0
     if "flagged" in table and not table["flagged"].any():  # a column of blanks says nothing
         table = table.drop(columns="flagged")
     elif "flagged" in table:  # a trial of a version that did not record chance

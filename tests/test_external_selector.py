@@ -417,3 +417,33 @@ def test_entry_points_register_selectors(monkeypatch, binary):
         get_selector("broken")
     assert "entry point 'tests.test_external_selector:base_spec' is not a scikit-learn " \
            "estimator class" in one_line(exc_info)
+
+
+
+class Diverged(ClassifierMixin, BaseEstimator):
+    """A classifier whose fit diverged: its weights (``attribute``: ``coef_`` or
+    ``feature_importances_``) hold an infinity and a NaN."""
+
+    def __init__(self, attribute="coef_"):
+        self.attribute = attribute
+
+    def fit(self, X, y):
+        self.classes_ = np.unique(y)
+        weights = np.ones(X.shape[1])
+        weights[[0, 2]] = [np.inf, np.nan]
+        setattr(self, self.attribute, weights[None, :] if self.attribute == "coef_" else weights)
+        return self
+
+    def predict(self, X):
+        return np.full(len(X), self.classes_[0])
+
+
+@pytest.mark.parametrize("attribute", ["coef_", "feature_importances_"])
+def test_weights_that_are_not_finite_are_the_estimators_failure(binary, attribute):
+    """NaN or infinite weights are refused in one line naming the estimator and the
+    attribute, never read as zero weights that select and rank."""
+    X, y = binary
+    with pytest.raises(InvalidInputError) as exc_info:
+        ExternalSelector(Diverged(attribute), n_features=3).fit(X, y)
+    assert (f"Diverged.{attribute} holds 2 NaN or infinite values of {X.shape[1]} after fit"
+            in one_line(exc_info))

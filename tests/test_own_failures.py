@@ -132,6 +132,9 @@ BROKEN = {
     "raises in fit": "raise RuntimeError('my selector is broken')",
     "wrong-shaped support": "self.mask_ = np.ones(X.shape[1] + 1, dtype=bool)",
     "no support": "pass",
+    "selects nothing": "self.mask_ = np.zeros(X.shape[1], dtype=bool)",
+    "NaN weights": "self.mask_ = np.arange(X.shape[1]) < self.n_keep; "
+                   "self.coef_ = np.full(X.shape[1], np.nan)",
 }
 FIXED = "self.mask_ = np.arange(X.shape[1]) < self.n_keep"
 
@@ -188,7 +191,8 @@ def test_a_selector_failing_in_every_trial_stops_tune_and_its_fix_runs_the_slots
     assert sum(t.state == TrialState.COMPLETE for t in study.trials) == 5
 
 
-@pytest.mark.parametrize("kind", ["wrong-shaped support", "no support"])
+@pytest.mark.parametrize("kind", ["wrong-shaped support", "no support", "selects nothing",
+                                  "NaN weights"])
 def test_a_selector_failing_in_every_trial_stops_tune_with_its_error(tmp_path, monkeypatch,
                                                                      kind):
     """The other ways a user's selector fails every trial stop the study the same way,

@@ -20,6 +20,7 @@ from paretostab._errors import InvalidInputError
 from paretostab._runset import RunSet
 from paretostab._storage import artifact_store, load_runset, open_storage
 from paretostab._tuning import run_study
+from paretostab._tuning.coordination import counted_trials
 from paretostab.spec import parse_spec
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -610,21 +611,40 @@ def test_worker_processes_log_as_the_process_that_started_them(tmp_path, level, 
 
 def test_a_trial_whose_stability_is_undefined_names_its_parameters(tmp_path, monkeypatch):
     """A value the spec allowed that leaves a measure undefined (NaN): the trial fails
-    with the setting that gave it, so that the user sees which parameter to bound."""
+    with the setting that gave it, so that the user sees which parameter to bound, and
+    counts once the study has a completed trial; before, it is one of the study's first
+    failures: none counts, and the third stops the study with its reason."""
     import paretostab._problem
 
     original = paretostab._problem.Problem.measure_values
+    calls = []
 
-    def undefined(self, runs, names=None):
-        return {name: float("nan") for name in original(self, runs, names)}
+    def undefined_after(first_defined):
+        def measure_values(self, runs, names=None):
+            calls.append(1)
+            values = original(self, runs, names)
+            return (values if len(calls) <= first_defined
+                    else {name: float("nan") for name in values})
+        return measure_values
 
-    monkeypatch.setattr(paretostab._problem.Problem, "measure_values", undefined)
-    study = run_study(tiny(study={"trials": 2}), storage=storage_url(tmp_path), progress=False)
-    for trial in study.trials:
+    monkeypatch.setattr(paretostab._problem.Problem, "measure_values", undefined_after(1))
+    study = run_study(tiny(study={"trials": 3}), storage=storage_url(tmp_path), progress=False)
+    assert [t.state for t in study.trials] == [TrialState.COMPLETE] + [TrialState.FAIL] * 2
+    assert counted_trials(study) == 3
+    for trial in study.trials[1:]:
         reason = trial.user_attrs["fail_reason"]
         assert reason.startswith("φ_iw undefined (NaN) at "), reason
         assert f"n_stable = {trial.params['n_stable']}" in reason
         assert f"epsilon = {trial.params['epsilon']:.4g}" in reason
+
+    calls.clear()
+    monkeypatch.setattr(paretostab._problem.Problem, "measure_values", undefined_after(0))
+    url = storage_url(tmp_path, "none.db")
+    with pytest.raises(InvalidInputError, match=r"first 3 trials failed, the last one: "
+                                                r"φ_iw undefined \(NaN\) at alpha = "):
+        run_study(tiny(study={"trials": 5}), storage=url, progress=False)
+    study = optuna.load_study(study_name=study.study_name, storage=url)
+    assert len(study.trials) == 3 and counted_trials(study) == 0
 
 
 def test_the_front_table_flags_the_trials_that_recorded_chance_and_no_other():

@@ -157,9 +157,10 @@ class TrialObjective:
         ``last_error`` the error.
     first_failures : int
         The trials in a row that failed by their own computation (an error of the
-        selector, a map that cannot be drawn) while the study had no completed trial: such
-        a trial does not count (a selector failing in every trial spent all the
-        study's slots, and a rerun after its fix ran nothing), and ``tune`` stops after a
+        selector, an undefined objective, a map that cannot be drawn) while the study had
+        no completed trial: such a trial does not count (a selector failing in every
+        trial spent all the study's slots, and a rerun after its fix ran nothing), and
+        ``tune`` stops after a
         few (:data:`~paretostab._faults.ENVIRONMENT_FAILURES_IN_A_ROW`) with its error.
     """
 
@@ -224,7 +225,7 @@ class TrialObjective:
         except Exception as exc:
             self._failed(trial, exc, "could not record it: ")
             raise
-        self.environment_failures = self.first_failures = 0
+        self.environment_failures = 0
         return result
 
     def _failed(self, trial: optuna.Trial, exc: Exception, what: str) -> None:
@@ -247,6 +248,26 @@ class TrialObjective:
                  **({"counted": False} if environment or first else {})}
         with contextlib.suppress(Exception):
             set_trial_user_attrs(storage_of(trial.study), trial_id_of(trial), attrs)
+
+    def _recorded(self, trial: optuna.Trial, params: dict,
+                  values: tuple[float, float]) -> dict:
+        """Count a trial whose result is being recorded; returns the user attributes that
+        say why it fails when a value is undefined (NaN: Optuna fails it). Such a trial
+        counts (the parameters the spec allowed gave it), unless the study has no
+        completed trial yet: then it is one of :attr:`first_failures` (a selector that
+        selects nothing, or only NaN, at every setting stopped no study, and a rerun
+        after its fix ran nothing)."""
+        undefined = [name for name, value in zip(self.names, values, strict=True)
+                     if math.isnan(value)]
+        if not undefined:
+            self.first_failures = 0
+            return {}
+        self.last_failure = (f"{' and '.join(undefined)} undefined (NaN) at "
+                             f"{_shown_params(params)}")
+        self.last_error = None
+        first = not self._study_has_result(trial)
+        self.first_failures = self.first_failures + 1 if first else 0
+        return {"fail_reason": self.last_failure, **({"counted": False} if first else {})}
 
     def _study_has_result(self, trial: optuna.Trial) -> bool:
         """Whether the study had a completed trial when ``trial`` claimed its slot
@@ -342,11 +363,7 @@ class TrialObjective:
             "spec_hash": self.spec_hash, "chance": chance}
         if runs.params.get("calibrated"):
             attrs["calibrated"] = runs.params["calibrated"]
-        undefined = [name for name, value in zip(self.names, (accuracy, stability),
-                                                 strict=True) if math.isnan(value)]
-        if undefined:  # the parameters the spec allowed that gave it
-            attrs["fail_reason"] = (f"{' and '.join(undefined)} undefined (NaN) at "
-                                    f"{_shown_params(params)}")
+        attrs.update(self._recorded(trial, params, (accuracy, stability)))
         set_trial_user_attrs(storage_of(trial.study), trial_id_of(trial), attrs)  # 1 commit
         return accuracy, stability
 

@@ -30,6 +30,10 @@ standardised training sample, and
   filters; NaN last) or weight, ties by importance and index; absent when the estimator
   has none of them.
 
+A ``coef_`` or ``feature_importances_`` holding NaN or an infinity is the estimator's
+failure, refused in one line (its trial fails with it, and ``tune`` stops when the
+study's first trials all fail), never read as zero weights.
+
 :func:`external_parameters` and :func:`external_selector` give a spec's view of a wrapped
 class: its own ``get_params()`` names, with the wrapper's ``n_features`` (a class without
 ``get_support``) and ``final_reg`` (a class without ``predict``) added.
@@ -58,13 +62,31 @@ __all__ = ["ExternalSelector", "external_parameters", "external_selector",
            "gives_importances"]
 
 
+def _finite(model: object, name: str) -> np.ndarray | None:
+    """A fitted model's ``coef_`` or ``feature_importances_`` (``name``) as floats; None
+    without it. A NaN or infinite value is the estimator's own failure (a fit that
+    diverged), refused in one line: read as 0 it would select and rank by weights the
+    model never had, and every trial of the study would end with an undefined φ
+    counted as the parameters' result instead of stopping ``tune`` with the cause."""
+    values = getattr(model, name, None)
+    if values is None:
+        return None
+    values = np.asarray(values, dtype=float)
+    bad = int(np.count_nonzero(~np.isfinite(values)))
+    if bad:
+        raise InvalidInputError(
+            f"{type(model).__name__}.{name} holds {bad} NaN or infinite value"
+            f"{'s' if bad > 1 else ''} of {values.size} after fit: its fit failed; a "
+            "selector's weights must be finite numbers.")
+    return values
+
+
 def _coef(model: object) -> np.ndarray | None:
     """A fitted linear model's weights: a binary model's 1 × d ``coef_`` as its vector,
     a K-class model's K × d; None without ``coef_``."""
-    coef = getattr(model, "coef_", None)
+    coef = _finite(model, "coef_")
     if coef is None:
         return None
-    coef = np.asarray(coef, dtype=float)
     return coef[0] if coef.ndim == 2 and coef.shape[0] == 1 else coef
 
 
@@ -74,8 +96,7 @@ def _weights(model: object) -> np.ndarray | None:
     coef = _coef(model)
     if coef is not None:
         return class_weight_norm(coef)
-    importances = getattr(model, "feature_importances_", None)
-    return None if importances is None else np.asarray(importances, dtype=float)
+    return _finite(model, "feature_importances_")
 
 
 def _importance(model: object) -> np.ndarray | None:
@@ -84,10 +105,8 @@ def _importance(model: object) -> np.ndarray | None:
     coef = _coef(model)
     if coef is not None:
         return linear_importance(coef)
-    importances = getattr(model, "feature_importances_", None)
-    if importances is None:
-        return None
-    return np.maximum(np.nan_to_num(np.asarray(importances, dtype=float)), 0.0)
+    importances = _finite(model, "feature_importances_")
+    return None if importances is None else np.maximum(importances, 0.0)
 
 
 class _Classifier(Protocol):
@@ -225,7 +244,6 @@ class ExternalSelector(LinearModelMixin, SelectorBase):
                 f"{self.selector_name} cannot select features: after fit it has no "
                 f"get_support(), and no coef_ or feature_importances_ of one value per "
                 f"feature ({d}) to rank them by.")
-        weight = np.nan_to_num(weight)
         order = np.lexsort((np.arange(d), -weight))
         if self.n_features is None:
             kept = np.flatnonzero(weight)
