@@ -50,6 +50,7 @@ from paretostab._validation import FRACTION
 from paretostab._version import __version__
 from paretostab.data import IN_MEMORY, check_prefilter, variance_prefilter
 from paretostab.evaluation import HeldOutScore, score_interval
+from paretostab.selectors import groups_follow_columns
 
 __all__ = ["TRUSTED_PACKAGES", "Predictions", "SavedModel", "VariancePrefilter", "final_model",
            "load_model", "save_model"]
@@ -121,10 +122,7 @@ def final_model(selector: object, X: np.ndarray, y: np.ndarray,
     steps: list[tuple[str, object]] = []
     if prefilter:
         steps.append(("prefilter", VariancePrefilter(prefilter)))
-        groups = selector.get_params().get("groups")  # type: ignore[attr-defined]
-        if groups is not None:  # the groups of the columns kept, as in a run
-            selector.set_params(  # type: ignore[attr-defined]
-                groups=np.asarray(groups)[variance_prefilter(X, prefilter)])
+        groups_follow_columns(selector, variance_prefilter(X, prefilter))
     steps.append(("selector", selector))
     return Pipeline(steps).fit(pd.DataFrame(X, columns=list(feature_names)), y)
 

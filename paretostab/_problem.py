@@ -39,7 +39,7 @@ from paretostab.evaluation import (
     score_interval,
 )
 from paretostab.measures import get_measure
-from paretostab.selectors import get_selector
+from paretostab.selectors import get_selector, groups_follow_columns
 from paretostab.spec import (
     DATA_GROUPS,
     MEMORY_SOURCE,
@@ -499,9 +499,7 @@ class Problem:
         columns = np.arange(self.X.shape[1])
         if self.spec.data.prefilter:
             columns = variance_prefilter(self.X, self.spec.data.prefilter)
-            groups = selector.get_params().get("groups")
-            if groups is not None:  # feature groups follow the pre-filter, as in a run
-                selector.set_params(groups=np.asarray(groups)[columns])
+            groups_follow_columns(selector, columns)
         selector.fit(self.X[:, columns], self.y if y is None else y)
         return selector, columns
 

@@ -42,7 +42,7 @@ from paretostab._runset import RunSet, metadata_value
 from paretostab._validation import COUNT, FRACTION, PAIRED_RUNS, Interval, is_int
 from paretostab._vocabulary import METRICS, RESAMPLINGS
 from paretostab.data import check_classes, check_prefilter
-from paretostab.selectors import TrainingSample, protocol_selector
+from paretostab.selectors import TrainingSample, groups_follow_columns, protocol_selector
 
 __all__ = ["CALIBRATION_BYTES", "replicate_protocols", "replicates", "run_protocol",
            "run_transfer_protocol"]
@@ -215,9 +215,8 @@ def _run_one(selector, X, y, draw: tuple[int, int], settings: tuple, metric: str
     run, prepare_seconds = timed_run
     estimator = clone(selector)
     features = run.features
-    groups = estimator.get_params().get("groups")
-    if groups is not None and features is not None:  # feature groups follow the pre-filter
-        estimator.set_params(groups=np.asarray(groups)[features])
+    if features is not None:
+        groups_follow_columns(estimator, features)
     start = time.perf_counter()
     if hasattr(estimator, "fit_sample"):
         estimator.fit_sample(run.sample)

@@ -15,6 +15,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from paretostab import CalibrationWarning, InvalidInputError
 from paretostab.data import UNGROUPED, simulate_correlated_groups
+from paretostab.selectors import groups_follow_columns
 from paretostab.selectors._linear import (
     ElasticNetSelector,
     GroupLassoSelector,
@@ -520,3 +521,13 @@ def test_saga_stuck_at_zero_near_the_first_entry_is_retried():
     assert saga.n_selected_ == fista.n_selected_ == 1
     np.testing.assert_allclose(saga.coef_, fista.coef_, rtol=1e-5)
     assert kkt_residuals(X, y, saga, np.arange(5), 0.0, 1.0) <= 1e-5
+
+
+def test_groups_follow_the_columns_a_fit_sees():
+    """A selector that takes feature groups gets those of the columns it will be fitted
+    on (a pre-filter's), in their order; one without groups is left as it is."""
+    selector = GroupLassoSelector(groups=[0, 0, 1, 1, 2, UNGROUPED])
+    assert groups_follow_columns(selector, np.array([5, 1, 3])) is selector
+    assert selector.groups.tolist() == [UNGROUPED, 0, 1]
+    plain = ElasticNetSelector()
+    assert groups_follow_columns(plain, np.array([0])).get_params() == plain.get_params()

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from paretostab._errors import InvalidInputError, UnknownNameError
-from paretostab.selectors._base import SelectorBase, TrainingSample
+from paretostab.selectors._base import SelectorBase, TrainingSample, groups_follow_columns
 from paretostab.selectors._external import (
     ExternalSelector,
     external_parameters,
@@ -386,4 +386,5 @@ __all__ = ["ENTRY_POINT_GROUP", "SELECTORS", "BiasedRFE", "ElasticNetSelector",
            "MIMSelector", "MRMRSelector",
            "RandomForestSelector", "Range", "ReliefSelector", "SelectorInfo", "TTestSelector",
            "TrainingSample", "class_reference",
-           "get_selector", "protocol_selector", "selector_reference", "transfer_learning_rfe"]
+           "get_selector", "groups_follow_columns", "protocol_selector", "selector_reference",
+           "transfer_learning_rfe"]

@@ -59,6 +59,30 @@ def single_threaded():
     return _threadpools().limit(limits=1)
 
 
+def groups_follow_columns(estimator, columns: np.ndarray):
+    """Give ``estimator`` (not fitted) the feature groups of ``columns`` only, the columns
+    of the data it will see (a pre-filter's), when it takes feature groups (a ``groups``
+    parameter set to one group per column of the whole data); returns it. Every fit on
+    pre-filtered columns does this — a run of the protocol, the whole-data fit, the model
+    for new samples — so that a feature keeps its group.
+
+    Parameters
+    ----------
+    estimator : scikit-learn estimator, not fitted
+        Its ``groups`` parameter, when it has one that is set, is replaced.
+    columns : int or bool array
+        The columns of the whole data the estimator will be fitted on.
+
+    Returns
+    -------
+    The same estimator.
+    """
+    groups = estimator.get_params().get("groups")
+    if groups is not None:
+        estimator.set_params(groups=np.asarray(groups)[columns])
+    return estimator
+
+
 def check_positive(name: str, value: object) -> float:
     """A finite number > 0, or one error line naming ``name``."""
     return POSITIVE.number(name, value)
