@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from paretostab._choice import Choice
+from paretostab._choice import Choice, kept_runs
 from paretostab._errors import InvalidInputError, described
 from paretostab._validation import Interval
 from paretostab.measures import measure_label
@@ -432,7 +432,7 @@ class Report:
                       params=dict(trade_off.params), features=features, held_out=held,
                       flagged=({} if a.flags is None or a.allow_chance else
                                {n: a.flags.reason(n) for n in a.flags.flagged_trials}),
-                      metric=a.metric, runs=a.chosen_runs, study=a.study,
+                      metric=a.metric, read_runs=kept_runs(a.chosen_runs), study=a.study,
                       fit_model=(functools.partial(study.problem.final_model,
                                                    study.params[number])
                                  if study.has_spec else None))

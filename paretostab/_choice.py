@@ -5,6 +5,7 @@ the report, which computes it, and the API, which returns it: importing it loads
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -22,7 +23,7 @@ if TYPE_CHECKING:
 
     from paretostab.stable_set import StableSet
 
-__all__ = ["Choice", "TrialRuns"]
+__all__ = ["Choice", "TrialRuns", "kept_runs"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -79,6 +80,16 @@ class TrialRuns:
                           importances=self.importances)
 
 
+def _same(runs: TrialRuns | None) -> TrialRuns | None:
+    return runs
+
+
+def kept_runs(runs: TrialRuns | None) -> Callable[[], TrialRuns | None]:
+    """A :attr:`Choice.read_runs` for runs read already (a report's, a pickled choice's):
+    it gives ``runs`` back, and pickles with them."""
+    return functools.partial(_same, runs)
+
+
 @dataclass(frozen=True)
 class Choice:
     """The front trial γ chooses (003 §7.1).
@@ -104,9 +115,12 @@ class Choice:
         ``balanced_accuracy``, …): what :meth:`label` and the command line call it.
     runs : TrialRuns or None
         What :meth:`stable_set` computes from (None: the study does not hold the trial's
-        runs).
+        runs): read from the study's artifact store when first asked for (``read_runs``),
+        then kept.
     study : str
         The study's name.
+    read_runs : callable or None
+        Reads :attr:`runs` from the study (None: no runs).
     fit_model : callable or None
         Fits :meth:`model` (None: the study holds no spec to refit the trial's setting).
     """
@@ -119,9 +133,15 @@ class Choice:
     held_out: Mapping[str, object] | None
     flagged: Mapping[int, str]
     metric: str = "accuracy"
-    runs: TrialRuns | None = field(default=None, repr=False, compare=False)
+    read_runs: Callable[[], TrialRuns | None] | None = field(default=None, repr=False,
+                                                             compare=False)
     study: str = ""
     fit_model: Callable[[], Pipeline] | None = field(default=None, repr=False, compare=False)
+
+    @functools.cached_property
+    def runs(self) -> TrialRuns | None:
+        """The trial's runs (:class:`TrialRuns`), read once, when first asked for."""
+        return None if self.read_runs is None else self.read_runs()
 
     def model(self) -> Pipeline:
         """The chosen trade-off as a model for new samples: a scikit-learn ``Pipeline`` of

@@ -474,6 +474,9 @@ class ParetoSearchCV(ClassifierMixin, SelectorMixin, MetaEstimatorMixin, BaseEst
             state.pop(name, None)
         choice = state.get("choice_")
         if choice is not None:
+            from paretostab._choice import kept_runs
+
             runs = None if choice.runs is None else replace(choice.runs, decoy_selection=None)
-            state["choice_"] = replace(choice, fit_model=None, runs=runs)
+            state["choice_"] = replace(choice, fit_model=None,
+                                       read_runs=kept_runs(runs))
         return state

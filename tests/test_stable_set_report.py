@@ -113,6 +113,23 @@ def test_choose_prints_the_stable_set_with_its_assumption(tuned, capsys):
     assert "stable set (FDP <= 0.5)" in capsys.readouterr().out
 
 
+def test_a_choice_reads_its_runs_once_and_only_when_asked(tuned, monkeypatch):
+    """``choose`` reads no RunSet (a choice without a stable set costs no download);
+    the first stable set reads the chosen trial's, once."""
+    import paretostab.report._build as build
+
+    reads = []
+    original = build.read_runsets
+    monkeypatch.setattr(build, "read_runsets",
+                        lambda source, numbers: reads.append(numbers) or original(source,
+                                                                                   numbers))
+    choice = paretostab.choose(tuned.storage, 0.5)
+    assert reads == []
+    choice.stable_set(pfer=1.0)
+    choice.stable_set(fdp=0.5)
+    assert reads == [[choice.trial]] and choice.runs is choice.runs
+
+
 def test_a_bad_target_is_one_line_before_any_work(tuned, capsys):
     with pytest.raises(InvalidInputError, match="pfer"):
         tuned.report(pfer=float("nan"))

@@ -267,7 +267,8 @@ def choose_trial(storage_url: str, gamma: float, *, study_name: str | None = Non
                   flagged=({} if flags is None else
                            {int(n): flags.reason(n) for n in flags.flagged_trials}),
                   metric=study.spec.protocol.metric if study.spec is not None else "accuracy",
-                  runs=_chosen_runs(study, refits, source, number, selection),
+                  read_runs=functools.partial(_chosen_runs, study, refits, source, number,
+                                              selection),
                   study=study.name,
                   fit_model=(functools.partial(study.problem.final_model, study.params[number])
                              if study.has_spec else None))
