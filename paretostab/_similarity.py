@@ -12,15 +12,18 @@ are ever needed, so the full d×d matrix is never built for large d:
   the data and computes the blocks the measures ask for;
 * :class:`SimilarityMatrix` wraps an explicit, validated d×d matrix.
 
-Both expose ``n_features``, ``submatrix(features)`` and ``block(rows, cols)`` (a batch of
-blocks, for random features). No measure makes a pass over all d² pairs of features when
-d is large: :func:`offdiagonal_sum`, the one whole-space quantity a measure needs
-(``sechidis``'s normaliser), is exact up to a size and a Monte-Carlo estimate with its
-standard error above it.
+Both expose ``n_features``, ``submatrix(features)``, ``block(rows, cols)`` (a batch of
+blocks, for random features) and ``similar_features(threshold)``. No measure makes a pass
+over all d² pairs of features when d is large: :func:`offdiagonal_sum`, the one
+whole-space quantity a measure needs by default (``sechidis``'s normaliser), is exact up
+to a size and a Monte-Carlo estimate with its standard error above it. Only the adjusted
+measures' ``expectation="exact"`` asks which features have a similar feature
+(:func:`offdiagonal_peaks`): read from a matrix when it is built, computed once from data.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Protocol, cast
 
@@ -32,7 +35,8 @@ from paretostab._validation import Interval
 
 __all__ = ["METHODS", "SUM_BLOCK", "Blocks", "FeatureSimilarity", "OffdiagonalSum",
            "SimilarityMatrix", "SimilaritySource", "as_similarity", "nmi_similarity",
-           "offdiagonal_sum", "pearson_similarity", "spearman_similarity"]
+           "offdiagonal_peaks", "offdiagonal_sum", "pearson_similarity",
+           "spearman_similarity"]
 
 #: The bins of a feature's values for normalised mutual information.
 N_BINS = Interval("integer", 2)
@@ -228,6 +232,7 @@ class FeatureSimilarity:
         if method == "nmi":
             self.n_bins = _check_bins(n_bins, self._data.shape[0])
         self._rows: np.ndarray | None = None
+        self._peaks: np.ndarray | None = None
 
     @property
     def n_features(self) -> int:
@@ -279,6 +284,21 @@ class FeatureSimilarity:
                 out[batch] = _abs_correlation(prepared[r[batch]], prepared[c[batch]])
         out[r[:, :, None] == c[:, None, :]] = 1.0
         return out
+
+    def similar_features(self, threshold: float) -> np.ndarray:
+        """The features (increasing) with a similarity ≥ ``threshold`` to another feature.
+
+        The first call reads all d(d − 1)/2 pairs (:func:`offdiagonal_peaks`, O(d² n)),
+        which later calls reuse; only ``expectation="exact"`` of the adjusted measures asks.
+
+        Parameters
+        ----------
+        threshold : float
+            Features with a similarity ≥ ``threshold`` (inclusive) are similar.
+        """
+        if self._peaks is None:
+            self._peaks = offdiagonal_peaks(self)
+        return np.flatnonzero(self._peaks >= threshold)
 
     def _prepared(self) -> np.ndarray:
         """One row per feature (d × n, computed once): the standardised (ranked) column,
@@ -345,6 +365,9 @@ class SimilarityMatrix:
 
     def __init__(self, matrix: object, *, atol: float = 1e-8):
         self._matrix = _clean_similarity(_as_square(matrix), atol)
+        np.fill_diagonal(self._matrix, -np.inf)  # each feature's largest other similarity
+        self._peaks = self._matrix.max(axis=1)
+        np.fill_diagonal(self._matrix, 1.0)
 
     @property
     def n_features(self) -> int:
@@ -362,6 +385,17 @@ class SimilarityMatrix:
         r, c = _batch_indices(rows, cols, self.n_features)
         return np.take(self._matrix, r[:, :, None] * self.n_features + c[:, None, :])
 
+    def similar_features(self, threshold: float) -> np.ndarray:
+        """The features (increasing) with a similarity ≥ ``threshold`` to another feature
+        (from each feature's largest other similarity, found when the matrix was built).
+
+        Parameters
+        ----------
+        threshold : float
+            Features with a similarity ≥ ``threshold`` (inclusive) are similar.
+        """
+        return np.flatnonzero(self._peaks >= threshold)
+
 
 class Blocks(Protocol):
     """What :func:`offdiagonal_sum` and the measures read of a similarity of d features:
@@ -374,10 +408,13 @@ class Blocks(Protocol):
 
 
 class SimilaritySource(Blocks, Protocol):
-    """A similarity as :func:`as_similarity` gives it: :class:`Blocks`, and the
-    |features|×|features| ``submatrix(features)``."""
+    """A similarity as :func:`as_similarity` gives it: :class:`Blocks`, the
+    |features|×|features| ``submatrix(features)``, and ``similar_features(threshold)``,
+    the features (increasing) with a similarity ≥ ``threshold`` to another feature."""
 
     def submatrix(self, features: np.ndarray) -> np.ndarray: ...
+
+    def similar_features(self, threshold: float) -> np.ndarray: ...
 
 
 class _ArraySimilarity:
@@ -401,9 +438,15 @@ class _ArraySimilarity:
         return _clean_similarity(self._array[np.ix_(idx, idx)], 1e-8, idx)
 
     def block(self, rows: object, cols: object) -> np.ndarray:
+        return self._validated().block(rows, cols)
+
+    def similar_features(self, threshold: float) -> np.ndarray:
+        return self._validated().similar_features(threshold)
+
+    def _validated(self) -> SimilarityMatrix:
         if self._whole is None:
             self._whole = SimilarityMatrix(self._array)
-        return self._whole.block(rows, cols)
+        return self._whole
 
 
 def as_similarity(similarity: object, n_features: int) -> SimilaritySource:
@@ -472,14 +515,8 @@ def offdiagonal_sum(similarity: Blocks, threshold: float | None = None, *,
     area = SUM_BLOCK * SUM_BLOCK
     if d * (d - 1) // 2 <= n_samples * area:
         total = 0.0
-        for start in range(0, d, _BLOCK):
-            rows = np.arange(start, min(start + _BLOCK, d))
-            for cstart in range(start, d, _BLOCK):
-                cols = np.arange(cstart, min(cstart + _BLOCK, d))
-                tile = _thresholded(similarity.block(rows[None], cols[None])[0], threshold)
-                if cstart == start:
-                    np.fill_diagonal(tile, 0.0)
-                total += (1 if cstart == start else 2) * float(tile.sum())
+        for rows, cols, tile in _tiles(similarity, 0.0):
+            total += (1 if rows[0] == cols[0] else 2) * float(_thresholded(tile, threshold).sum())
         return OffdiagonalSum(total, 0.0, True)
     rng = np.random.default_rng(random_state)
     sums = np.empty(n_samples)
@@ -494,6 +531,39 @@ def offdiagonal_sum(similarity: Blocks, threshold: float | None = None, *,
     scale = d * d / area
     return OffdiagonalSum(scale * float(sums.mean()), scale * float(spread) / np.sqrt(n_samples),
                           False)
+
+
+def _tiles(similarity: Blocks, diagonal: float
+           ) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """The pairs of features f ≤ g as tiles of up to 1 024 × 1 024: their rows, columns
+    and similarities, ``diagonal`` on the diagonal (a tile on it has
+    ``rows[0] == cols[0]``)."""
+    d = similarity.n_features
+    for start in range(0, d, _BLOCK):
+        rows = np.arange(start, min(start + _BLOCK, d))
+        for cstart in range(start, d, _BLOCK):
+            cols = np.arange(cstart, min(cstart + _BLOCK, d))
+            tile = similarity.block(rows[None], cols[None])[0]
+            if cstart == start:
+                np.fill_diagonal(tile, diagonal)
+            yield rows, cols, tile
+
+
+def offdiagonal_peaks(similarity: Blocks) -> np.ndarray:
+    """Each feature's largest similarity to another feature (−∞ for d = 1), in one pass
+    over the d(d − 1)/2 pairs in 1 024 × 1 024 tiles: O(d² n) for a
+    :class:`FeatureSimilarity` on n examples, O(d) memory besides a tile.
+
+    A feature f has a similar feature at ``threshold`` iff its peak is ≥ ``threshold``:
+    the features the exact expectations of the adjusted measures enumerate
+    (:mod:`paretostab.measures._exact`), and none at all for stabm's fallback to SMU
+    (SPEC §2a).
+    """
+    peaks = np.full(similarity.n_features, -np.inf)
+    for rows, cols, tile in _tiles(similarity, -np.inf):
+        peaks[rows] = np.maximum(peaks[rows], tile.max(axis=1))
+        peaks[cols] = np.maximum(peaks[cols], tile.max(axis=0))
+    return peaks
 
 
 def _thresholded(S: np.ndarray, threshold: float | None) -> np.ndarray:

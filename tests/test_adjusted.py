@@ -19,7 +19,6 @@ from paretostab import StabilityWarning, stability
 from paretostab._errors import InvalidInputError
 from paretostab._similarity import SimilarityMatrix
 from paretostab.measures import SimilarityView, get_measure
-from paretostab.measures._adjusted import EXACT_LIMIT
 from tests.reference import adjusted as ref
 
 CORRECTED = ["yu", "sma_count", "sma_mean", "sma_greedy", "sma_mbm"]
@@ -673,18 +672,6 @@ def test_overlaps_of_sets_that_share_no_feature_are_zero():
     assert adjusted._overlaps(same, sizes).tolist() == [[0.0] * 3] * 2
     same[1, 1, 3] = True
     assert adjusted._overlaps(same, sizes).tolist() == [[0.0] * 3, [0.0, 1.0, 0.0]]
-
-
-def test_exact_expectation_refuses_large_enumerations():
-    d = 30
-    S = _symmetric(np.full((d, d), 0.95))
-    runs = [list(range(10)), list(range(5, 15))]
-    count = math.comb(d, 10) ** 2
-    assert count > EXACT_LIMIT
-    with pytest.raises(InvalidInputError,
-                       match=rf"expectation='exact' would enumerate {count:,} pairs.*"
-                             r"limit of 1,000,000; use expectation='monte_carlo'"):
-        stability("sma_count", runs, n_features=d, similarity=S, expectation="exact")
 
 
 # ------------------------------------------------------------- the Monte-Carlo machinery

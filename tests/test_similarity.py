@@ -16,6 +16,7 @@ from paretostab._similarity import (
     SimilarityMatrix,
     as_similarity,
     nmi_similarity,
+    offdiagonal_peaks,
     offdiagonal_sum,
     pearson_similarity,
     spearman_similarity,
@@ -210,3 +211,41 @@ def test_an_array_is_validated_where_the_measures_read_it():
         SimilarityMatrix(S)
     with pytest.raises(InvalidInputError, match="square"):
         stability("pogr", Z, similarity=np.ones((d, d - 1)))
+
+
+def _peaks(S):
+    """Each feature's largest similarity to another one, from the full matrix."""
+    off = np.array(S, dtype=float)
+    np.fill_diagonal(off, -np.inf)
+    return off.max(axis=1)
+
+
+@pytest.mark.parametrize("method, d", [("pearson", 1100), ("spearman", 1100), ("nmi", 40)])
+def test_offdiagonal_peaks_read_every_pair(method, d):
+    """d = 1 100 crosses the 1 024-wide tiles; two copies of a feature (peak 1) and
+    features whose peak lies in the off-diagonal tile."""
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(30, d))
+    X[:, d - 1] = X[:, 2]
+    X[:, d - 3] = X[:, 5] + 0.3 * rng.normal(size=30)
+    full = {"pearson": pearson_similarity, "spearman": spearman_similarity,
+            "nmi": nmi_similarity}[method](X)
+    source = FeatureSimilarity(X, method)
+    np.testing.assert_allclose(offdiagonal_peaks(source), _peaks(full), rtol=0, atol=1e-12)
+    threshold = float(np.sort(_peaks(full))[-6])  # inclusive: the six largest peaks
+    expected = np.flatnonzero(_peaks(full) >= threshold)
+    assert np.array_equal(source.similar_features(threshold), expected)
+    assert np.array_equal(SimilarityMatrix(full).similar_features(threshold), expected)
+    assert np.array_equal(as_similarity(full, d).similar_features(threshold), expected)
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), d=st.integers(1, 9),
+       threshold=st.sampled_from([0.0, 0.5, 0.9, 1.0]))
+def test_similar_features_are_those_with_a_similar_other_feature(seed, d, threshold):
+    rng = np.random.default_rng(seed)
+    S = np.triu(rng.choice([0.0, 0.5, 0.89, 0.9, 1.0], size=(d, d)), 1)
+    S = S + S.T + np.eye(d)
+    expected = [f for f in range(d) if any(S[f, g] >= threshold for g in range(d) if g != f)]
+    assert SimilarityMatrix(S).similar_features(threshold).tolist() == expected
+    assert offdiagonal_peaks(SimilarityMatrix(S)).tolist() == _peaks(S).tolist()

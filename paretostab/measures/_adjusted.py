@@ -18,11 +18,12 @@ The corrected measures SMY and SMA-* turn each pair's intersection statistic ``I
 ``(I − E) / (max − E)``, with ``E`` the expectation of ``I`` for two sets of the same sizes
 drawn uniformly at random from the d features. ``E`` depends only on the two sizes: it is
 computed once per size pair (stabm re-draws it for every pair of runs, which is
-equivalent in distribution), by Monte-Carlo or by exact enumeration for tiny d.
+equivalent in distribution), by Monte-Carlo or exactly (:mod:`paretostab.measures._exact`).
 
-No measure makes a pass over the d² pairs of features. ``I = |F ∩ G| + h`` where ``h``
-reads only the similar pairs of the cross block, so ``E = n1·n2/d + E[h]``: the first term
-exactly (hypergeometric mean), the second by Monte-Carlo over random sets whose
+No measure makes a pass over the d² pairs of features by default (``expectation="exact"``
+needs the features that have a similar feature anywhere in the space). ``I = |F ∩ G| + h``
+where ``h`` reads only the similar pairs of the cross block, so ``E = n1·n2/d + E[h]``: the
+first term exactly (hypergeometric mean), the second by Monte-Carlo over random sets whose
 similarities are computed on demand — all size pairs from the same draws, and only where
 a similar pair occurs (:func:`_sampled_expectations`). φ_S's numerator reads the selected
 features only; its normaliser's whole-space sum is exact up to a size and estimated above
@@ -35,7 +36,6 @@ from __future__ import annotations
 import inspect
 import math
 from collections.abc import Callable, Iterator
-from itertools import combinations
 from typing import Literal, overload
 
 import numpy as np
@@ -44,15 +44,14 @@ from scipy.sparse.csgraph import maximum_bipartite_matching
 
 from paretostab._errors import InvalidInputError
 from paretostab._similarity import offdiagonal_sum
+from paretostab.measures._exact import exact_expectations
 from paretostab.measures._inputs import PairScores, UndefinedMeasure, pair_counts, pair_index
 from paretostab.measures._registry import SimilarityView, register
 
-__all__ = ["EXACT_LIMIT", "EXPECTATIONS", "pogr", "sechidis", "unadjusted", "zucknick"]
+__all__ = ["EXPECTATIONS", "pogr", "sechidis", "unadjusted", "zucknick"]
 
 #: Similarity entries held at once by one batch of pairs of sets (bounds the memory).
 _BATCH = 2**21
-#: Largest number of pairs of subsets ``expectation="exact"`` enumerates in one call.
-EXACT_LIMIT = 1_000_000
 EXPECTATIONS = ("monte_carlo", "exact")
 
 _CORRECTED_OPTIONS = """\
@@ -74,9 +73,16 @@ random_state : int, None, numpy.random.Generator or numpy.random.SeedSequence
     (n1, n2) only — not on the other runs nor their order (up to floating-point
     rounding). ``None`` draws fresh entropy; a Generator is advanced by one draw.
 expectation : {"monte_carlo", "exact"}
-    ``"exact"`` averages over all pairs of subsets of the two sizes (stabm's
-    ``correction.for.chance = "exact"``); it refuses to enumerate more than
-    ``EXACT_LIMIT`` = 1 000 000 pairs of subsets in one call.
+    ``"exact"`` is E over all pairs of subsets of the two sizes (stabm's
+    ``correction.for.chance = "exact"``), from the similar features V alone (those with
+    a similar feature; :mod:`paretostab.measures._exact`): E = n1 n2 / d in closed form,
+    for any d, when V is empty — and then, as in stabm, every measure is SMU (SMY's
+    maximum becomes √(n1 n2)) — else a hypergeometric mixture over the pairs of subsets
+    of V, enumerated. It refuses more than ``EXACT_LIMIT`` = 10⁸ pairs in one call,
+    which stabm (all C(d, n1) C(d, n2) pairs of subsets, about 1 kB and 0.4 ms each)
+    does not reach either. V is read from every pair of features once: from the matrix
+    of a ``SimilarityMatrix`` (when it is built), or in one pass over the data, O(d² n),
+    kept by a ``FeatureSimilarity``.
 
 Notes
 -----
@@ -95,8 +101,9 @@ whatever d. A pair's score moves by about |max − I| · SE / (max − E)² with
 estimate above max is max (the score is then undefined). Ê is exact when no similar pair
 is drawn — in particular when no off-diagonal similarity reaches ``threshold``: h = 0 and
 ``E = n1 n2 / d`` (001 §2.2: SMA equals SMU; SMY becomes Cohen's ``kappa``, whose maximum
-is (n1 + n2)/2) — and when every drawn pair of sets has the same I (every feature similar
-to every other: E = I). The similarities of the sampled features are computed on demand,
+is (n1 + n2)/2, where stabm and ``"exact"`` give SMU: telling needs every pair of features
+read) — and when every drawn pair of sets has the same I (every feature similar to every
+other: E = I). The similarities of the sampled features are computed on demand,
 O(N · max n1 · max n2 · n) for a ``FeatureSimilarity`` on n examples for all size pairs
 at once, never over the d² pairs of features; only the drawn pairs of sets whose cross
 block holds a similar pair are scored.
@@ -399,51 +406,30 @@ def _sampled_expectations(sizes: np.ndarray, similarity: SimilarityView, statist
     return expected_r + sum_h / n - gamma * (sum_r / n - expected_r)
 
 
-def _all_pairs(a: int, b: int, d: int) -> Iterator[tuple[np.ndarray, np.ndarray]]:
-    first = np.array(list(combinations(range(d), a)), dtype=np.intp)
-    second = np.array(list(combinations(range(d), b)), dtype=np.intp)
-    step = max(1, _BATCH // (a * b * len(second)))
-    for start in range(0, len(first), step):
-        chunk = first[start : start + step]
-        yield np.repeat(chunk, len(second), axis=0), np.tile(second, (len(chunk), 1))
-
-
-def _check_exact_size(sizes: np.ndarray, d: int) -> None:
-    total = sum(math.comb(d, int(a)) * math.comb(d, int(b)) for a, b in sizes if a > 0)
-    if total > EXACT_LIMIT:
-        raise InvalidInputError(
-            f"expectation='exact' would enumerate {total:,} pairs of feature subsets "
-            f"(d = {d}, {len(sizes)} pair(s) of run sizes), above the limit of "
-            f"{EXACT_LIMIT:,}; use expectation='monte_carlo' (with n_samples=) instead."
-        )
-
-
 def _expectations(n1: np.ndarray, n2: np.ndarray, similarity: SimilarityView,
                   statistic: Statistic, threshold: float, *, n_samples: int,
-                  seed: np.random.SeedSequence, expectation: str) -> np.ndarray:
+                  seed: np.random.SeedSequence, similar: np.ndarray | None) -> np.ndarray:
     """Expected ``statistic`` of two random sets of sizes (n1, n2), for every pair of runs.
 
     Computed once per unordered size pair; every statistic is symmetric in (F, G), so the
-    smaller set comes first. ``"exact"`` averages over all pairs of subsets; Monte-Carlo:
-    :func:`_sampled_expectations`.
+    smaller set comes first. Exact when ``similar`` (the similar features) is given
+    (:func:`~paretostab.measures._exact.exact_expectations`), else by Monte-Carlo
+    (:func:`_sampled_expectations`).
     """
-    d = similarity.n_features
     sizes, inverse = np.unique(
         np.stack([np.minimum(n1, n2), np.maximum(n1, n2)], axis=1).astype(int),
         axis=0, return_inverse=True,
     )
     values = np.zeros(len(sizes))
     real = sizes[:, 0] > 0  # an empty set shares nothing: the statistic is 0
-    if expectation == "exact":
-        _check_exact_size(sizes, d)
-        for s in np.flatnonzero(real):
-            total, count = 0.0, 0
-            a, b = sizes[s].tolist()
-            for f, g in _all_pairs(a, b, d):
-                total += float(statistic(_Blocks(f, g, similarity.block(f, g)),
-                                         threshold).sum())
-                count += len(f)
-            values[s] = total / count
+
+    def excess(f: np.ndarray, g: np.ndarray) -> np.ndarray:
+        blocks = _Blocks(f, g, similarity.block(f, g))
+        return statistic(blocks, threshold) - blocks.common
+
+    if similar is not None:
+        values[real] = exact_expectations(sizes[real], similarity.n_features, similar, excess,
+                                          batch=_BATCH)
     elif real.any():
         values[real] = _sampled_expectations(sizes[real], similarity, statistic, threshold,
                                              n_samples=n_samples, seed=seed)
@@ -548,12 +534,15 @@ def _corrected(Z: np.ndarray, similarity: SimilarityView, statistic: Statistic,
     seed = _seed_sequence(random_state)
     n1, n2, _ = pair_counts(Z)
     observed = _pair_statistic(Z, similarity, statistic, threshold)
+    similar = similarity.similar_features(threshold) if expectation == "exact" else None
+    if similar is not None and not similar.size:  # stabm: the plain intersection, SMU
+        maximum, empty = _geometric_mean, "a run selected no feature"
     top = maximum(n1, n2)
     # E ≤ max; an estimate beyond it (possible near saturation) is max, and a gap within
     # rounding of max is none: the score is then undefined, not a ratio of rounding errors
     expected = np.minimum(top, _expectations(n1, n2, similarity, statistic, threshold,
                                              n_samples=n_samples, seed=seed,
-                                             expectation=expectation))
+                                             similar=similar))
     gap = np.where(top - expected > 1e-9 * top, top - expected, 0.0)
     return _ratio(observed - expected, gap,
                   f"{empty}, or both selected all features, or random sets of their sizes "

@@ -79,6 +79,17 @@ class SimilarityView:
         """
         return self.source.block(rows, cols)
 
+    def similar_features(self, threshold: float) -> np.ndarray:
+        """The features (increasing, in ``0..d−1``) with a similarity ≥ ``threshold`` to
+        another feature of the whole space (``source.similar_features``).
+
+        Parameters
+        ----------
+        threshold : float
+            Features with a similarity ≥ ``threshold`` (inclusive) are similar.
+        """
+        return self.source.similar_features(threshold)
+
 
 @dataclass(frozen=True)
 class MeasureInfo:

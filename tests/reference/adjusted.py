@@ -203,9 +203,15 @@ def yu_expectation(n1, n2, S, threshold=0.9):
 
 
 def corrected_terms(name, Z, S, threshold=0.9):
-    """(I, E, max) of every pair of runs i < j for a corrected measure, E exact."""
+    """(I, E, max) of every pair of runs i < j for a corrected measure, E exact.
+
+    stabm (``stability()``): when no two distinct features are similar, every adjusted
+    intersection is the plain one and its maximum √(n1 n2) — SMY too (SPEC §2a).
+    """
     statistic, maximum = INTERSECTIONS[name]
     d = np.asarray(Z).shape[1]
+    if not any(S[x][y] >= threshold for x in range(d) for y in range(d) if x != y):
+        maximum = INTERSECTIONS["sma_count"][1]
     cache = {}
     terms = []
     for a, b in _pairs(Z):
