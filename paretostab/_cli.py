@@ -376,11 +376,30 @@ class _Parser(argparse.ArgumentParser):
     under private names only), to name the closest one to a mistyped option."""
 
     options: tuple[str, ...] = ()
+    shown: tuple[tuple[str, str], ...] = ()  # (dest, how an error names it)
 
     def add_argument(self, *args, **kwargs) -> argparse.Action:
         action = super().add_argument(*args, **kwargs)
         self.options = (*self.options, *action.option_strings)
+        shown = max(action.option_strings, key=len, default=action.metavar or action.dest)
+        self.shown = (*self.shown, (action.dest, str(shown)))
         return action
+
+    def refuse_blank(self, args: argparse.Namespace) -> None:
+        """Exit with one ``error:`` line for a blank value given to an option or argument
+        of this (a command's) parser: each took it for one not given, its default — the
+        quickstart for ``tune ""``, ``paretostab.db`` for ``--storage ""``, the working
+        folder for ``--out ""``, no model for ``--save-model ""`` — so that a shell's
+        unset variable (``--storage "$DB"``) ran or wrote another study than the one
+        meant."""
+        for dest, shown in self.shown:
+            value = getattr(args, dest, None)
+            values = value if isinstance(value, list) else [value]
+            blank = next((v for v in values if isinstance(v, str) and not v.strip()), None)
+            if blank is not None:
+                leave = f", or leave {shown} out" if shown.startswith("-") else ""
+                self.exit(2, f"error: {shown}: a blank value ({blank!r}) names nothing; "
+                             f"give one{leave}.\n")
 
     def unrecognized(self, unknown: list[str]) -> None:
         """Exit with argparse's error for the ``unknown`` arguments of this (a command's)
@@ -546,6 +565,7 @@ def _run(argv: list[str] | None) -> int:
     args, unknown = parser.parse_known_args(argv)
     if unknown:
         commands.choices[args.command].unrecognized(unknown)
+    commands.choices[args.command].refuse_blank(args)
     handlers = {"tune": _tune, "dashboard": _dashboard, "report": _report, "choose": _choose,
                 "compare": _compare, "studies": _studies, "predict": _predict}
     if args.command in handlers:

@@ -81,3 +81,29 @@ def test_n_jobs_given_to_tune_is_refused_as_the_spec_refuses_it(tmp_path):
     assert rule == "must be a non-zero integer (-1: all cores); got 0."
     assert str(given.value) == f"n_jobs {rule}"
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(("argv", "shown"), [
+    (["tune", ""], "spec"),
+    (["tune", "--storage", ""], "--storage"),
+    (["tune", "--objective", ""], "--objective"),
+    (["tune", "--artifacts", " "], "--artifacts"),
+    (["report", "--out", ""], "--out"),
+    (["report", "--measures", ""], "--measures"),
+    (["choose", "--gamma", "0.5", "--save-model", ""], "--save-model"),
+    (["compare", "a", "", "--storage", "sqlite:///s.db"], "STUDY"),
+    (["compare", "a", "b", "--storage", "sqlite:///s.db", "--storage", ""], "--storage"),
+    (["predict", "", "new.csv"], "model"),
+    (["dashboard", "--host", ""], "--host"),
+])
+def test_a_blank_value_is_one_error_line_not_the_default(argv, shown, capsys, tmp_path,
+                                                         monkeypatch):
+    # before: each was taken as not given: tune "" ran the quickstart, --storage "" wrote
+    # paretostab.db, --out "" spread the report over the working folder, --save-model ""
+    # saved nothing, all with exit 0 (a shell's unset variable: --storage "$DB")
+    monkeypatch.chdir(tmp_path)
+    err = _refused(argv, capsys)
+    assert err.startswith(f"error: {shown}: a blank value (")
+    assert ("or leave" in err) == shown.startswith("-")
+    assert list(tmp_path.iterdir()) == []
+
