@@ -35,6 +35,7 @@ import os
 import re
 import shlex
 import signal
+import socket
 import sys
 import time
 import warnings
@@ -141,6 +142,16 @@ def _dashboard(args) -> int:
     storage = args.storage or DEFAULT_STORAGE
     opened = open_storage(storage, must_exist=True)
     store = artifact_store(storage, args.artifacts, must_exist=True)
+    try:  # before it says it serves: a traceback from the server's bind otherwise
+        family, kind, _, _, address = socket.getaddrinfo(args.host, args.port,
+                                                         type=socket.SOCK_STREAM)[0]
+        with socket.socket(family, kind) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the server does
+            probe.bind(address)
+    except OSError as exc:  # a host that does not resolve or is no address here; a port in use
+        raise InvalidInputError(f"the dashboard cannot listen at {args.host}:{args.port} "
+                                f"({exc.strerror or exc}); give another --host or --port."
+                                ) from None
     print(f"Serving {display_url(storage)} at http://{args.host}:{args.port}/ (Ctrl-C stops).")
     optuna_dashboard.run_server(opened, host=args.host, port=args.port, artifact_store=store)
     return 0

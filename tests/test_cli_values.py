@@ -107,3 +107,38 @@ def test_a_blank_value_is_one_error_line_not_the_default(argv, shown, capsys, tm
     assert ("or leave" in err) == shown.startswith("-")
     assert list(tmp_path.iterdir()) == []
 
+
+@pytest.fixture
+def served(tmp_path, monkeypatch):
+    """A storage the dashboard may serve, in the working folder, and the calls of its
+    server (none: refused before)."""
+    optuna_dashboard = pytest.importorskip("optuna_dashboard")
+    import optuna
+
+    monkeypatch.chdir(tmp_path)
+    optuna.create_study(storage="sqlite:///s.db", study_name="s")
+    (tmp_path / "s-artifacts").mkdir()
+    calls: list[object] = []
+    monkeypatch.setattr(optuna_dashboard, "run_server", lambda *a, **k: calls.append(k))
+    return calls
+
+
+def test_a_dashboard_host_that_is_no_address_here_is_one_error_line(served, capsys):
+    # before: a traceback from the server's bind (socket.gaierror), after "Serving … at"
+    err = _refused(["dashboard", "--storage", "sqlite:///s.db", "--host", "999.1.1.1"], capsys)
+    assert err.startswith("error: the dashboard cannot listen at 999.1.1.1:8080 (")
+    assert err.endswith("); give another --host or --port.\n") and served == []
+
+
+def test_a_dashboard_port_in_use_is_one_error_line(served, capsys):
+    import socket
+
+    with socket.create_server(("127.0.0.1", 0)) as taken:
+        port = taken.getsockname()[1]
+        err = _refused(["dashboard", "--storage", "sqlite:///s.db", "--port", str(port)], capsys)
+    assert err == (f"error: the dashboard cannot listen at 127.0.0.1:{port} (Address already "
+                   "in use); give another --host or --port.\n")
+    assert served == []
+    assert main(["dashboard", "--storage", "sqlite:///s.db", "--port", str(port)]) == 0
+    assert capsys.readouterr().out.startswith("Serving sqlite:///s.db at http://127.0.0.1:")
+    assert served and served[0]["port"] == port
