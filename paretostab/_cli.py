@@ -307,8 +307,13 @@ def _predict(args) -> int:
         raise InvalidInputError(f"cannot write the predictions to {args.out!r}: no folder "
                                 f"{str(Path(args.out).parent)!r}.")
     model = load_model(args.model)
-    predictions = model.predict(args.data, label=args.label, id=args.id,
+    label = args.label or "label"
+    predictions = model.predict(args.data, label=label, id=args.id,
                                 orientation=args.orientation, level=args.level)
+    if args.label and predictions.score is None:  # asked for, not silently left out
+        raise InvalidInputError(
+            f"--label {args.label!r}: {Path(args.data).name} has no labels in such a column; "
+            "name its label column, or leave --label out to classify samples without labels.")
     # the predictions on stdout when no --out is given: what is said goes to stderr then
     said = sys.stdout if args.out else sys.stderr
     if not args.out:
@@ -327,7 +332,7 @@ def _predict(args) -> int:
     score = predictions.score
     if score is not None:
         print(f"{predictions.metric.replace('_', ' ')} on the {score.n} labelled samples "
-              f"(label column {args.label!r}): {score.value:.4g}, {score.level:.0%} interval "
+              f"(label column {label!r}): {score.value:.4g}, {score.level:.0%} interval "
               f"[{score.low:.4g}, {score.high:.4g}]", file=said)
     return 0
 
@@ -546,8 +551,9 @@ def _run(argv: list[str] | None) -> int:
     predict.add_argument("model", help="a model file (choose --save-model)")
     predict.add_argument("data", help=f"the new samples: a {FILE_TYPES} file")
     predict.add_argument("--out", help="the CSV to write (default: standard output)")
-    predict.add_argument("--label", default="label",
-                         help="the label column, if the file has one (default %(default)s)")
+    predict.add_argument("--label",
+                         help="the label column, if the file has one (default label); a "
+                              "column --label names must hold labels")
     predict.add_argument("--id", help="the column of sample IDs (default: an index-like "
                                       "first column, if any)")
     predict.add_argument("--orientation", choices=ORIENTATIONS, default=ORIENTATIONS[0],
