@@ -35,6 +35,7 @@ import os
 import re
 import shlex
 import signal
+import socket
 import sys
 import time
 import warnings
@@ -144,6 +145,16 @@ def _dashboard(args) -> int:
     storage = args.storage or DEFAULT_STORAGE
     opened = open_storage(storage, must_exist=True)
     store = artifact_store(storage, args.artifacts, must_exist=True)
+    try:  # before it says it serves: a traceback from the server's bind otherwise
+        family, kind, _, _, address = socket.getaddrinfo(args.host, args.port,
+                                                         type=socket.SOCK_STREAM)[0]
+        with socket.socket(family, kind) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the server does
+            probe.bind(address)
+    except OSError as exc:  # a host that does not resolve or is no address here; a port in use
+        raise InvalidInputError(f"the dashboard cannot listen at {args.host}:{args.port} "
+                                f"({exc.strerror or exc}); give another --host or --port."
+                                ) from None
     print(f"Serving {display_url(storage)} at http://{args.host}:{args.port}/ (Ctrl-C stops).")
     optuna_dashboard.run_server(opened, host=args.host, port=args.port, artifact_store=store)
     return 0
@@ -299,8 +310,13 @@ def _predict(args) -> int:
         raise InvalidInputError(f"cannot write the predictions to {args.out!r}: no folder "
                                 f"{str(Path(args.out).parent)!r}.")
     model = load_model(args.model)
-    predictions = model.predict(args.data, label=args.label, id=args.id,
+    label = args.label or "label"
+    predictions = model.predict(args.data, label=label, id=args.id,
                                 orientation=args.orientation, level=args.level)
+    if args.label and predictions.score is None:  # asked for, not silently left out
+        raise InvalidInputError(
+            f"--label {args.label!r}: {Path(args.data).name} has no labels in such a column; "
+            "name its label column, or leave --label out to classify samples without labels.")
     # the predictions on stdout when no --out is given: what is said goes to stderr then
     said = sys.stdout if args.out else sys.stderr
     if not args.out:
@@ -319,7 +335,7 @@ def _predict(args) -> int:
     score = predictions.score
     if score is not None:
         print(f"{predictions.metric.replace('_', ' ')} on the {score.n} labelled samples "
-              f"(label column {args.label!r}): {score.value:.4g}, {score.level:.0%} interval "
+              f"(label column {label!r}): {score.value:.4g}, {score.level:.0%} interval "
               f"[{score.low:.4g}, {score.high:.4g}]", file=said)
     return 0
 
@@ -379,11 +395,30 @@ class _Parser(argparse.ArgumentParser):
     under private names only), to name the closest one to a mistyped option."""
 
     options: tuple[str, ...] = ()
+    shown: tuple[tuple[str, str], ...] = ()  # (dest, how an error names it)
 
     def add_argument(self, *args, **kwargs) -> argparse.Action:
         action = super().add_argument(*args, **kwargs)
         self.options = (*self.options, *action.option_strings)
+        shown = max(action.option_strings, key=len, default=action.metavar or action.dest)
+        self.shown = (*self.shown, (action.dest, str(shown)))
         return action
+
+    def refuse_blank(self, args: argparse.Namespace) -> None:
+        """Exit with one ``error:`` line for a blank value given to an option or argument
+        of this (a command's) parser: each took it for one not given, its default — the
+        quickstart for ``tune ""``, ``paretostab.db`` for ``--storage ""``, the working
+        folder for ``--out ""``, no model for ``--save-model ""`` — so that a shell's
+        unset variable (``--storage "$DB"``) ran or wrote another study than the one
+        meant."""
+        for dest, shown in self.shown:
+            value = getattr(args, dest, None)
+            values = value if isinstance(value, list) else [value]
+            blank = next((v for v in values if isinstance(v, str) and not v.strip()), None)
+            if blank is not None:
+                leave = f", or leave {shown} out" if shown.startswith("-") else ""
+                self.exit(2, f"error: {shown}: a blank value ({blank!r}) names nothing; "
+                             f"give one{leave}.\n")
 
     def unrecognized(self, unknown: list[str]) -> None:
         """Exit with argparse's error for the ``unknown`` arguments of this (a command's)
@@ -519,8 +554,9 @@ def _run(argv: list[str] | None) -> int:
     predict.add_argument("model", help="a model file (choose --save-model)")
     predict.add_argument("data", help=f"the new samples: a {FILE_TYPES} file")
     predict.add_argument("--out", help="the CSV to write (default: standard output)")
-    predict.add_argument("--label", default="label",
-                         help="the label column, if the file has one (default %(default)s)")
+    predict.add_argument("--label",
+                         help="the label column, if the file has one (default label); a "
+                              "column --label names must hold labels")
     predict.add_argument("--id", help="the column of sample IDs (default: an index-like "
                                       "first column, if any)")
     predict.add_argument("--orientation", choices=ORIENTATIONS, default=ORIENTATIONS[0],
@@ -549,6 +585,7 @@ def _run(argv: list[str] | None) -> int:
     args, unknown = parser.parse_known_args(argv)
     if unknown:
         commands.choices[args.command].unrecognized(unknown)
+    commands.choices[args.command].refuse_blank(args)
     handlers = {"tune": _tune, "dashboard": _dashboard, "report": _report, "choose": _choose,
                 "compare": _compare, "studies": _studies, "predict": _predict}
     if args.command in handlers:

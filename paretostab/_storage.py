@@ -18,6 +18,7 @@ import contextlib
 import difflib
 import functools
 import importlib.util
+import json
 import os
 import re
 import sqlite3
@@ -256,10 +257,31 @@ def _journal_storage(url: str, must_exist: bool) -> optuna.storages.BaseStorage:
     problem = _unwritable(path)
     if problem:
         raise InvalidInputError(f"journal storage {path}: {problem}.")
+    if _not_a_journal(path):
+        raise InvalidInputError(
+            f"journal storage {path}: it is not an Optuna journal file (its first line is "
+            "not one of Optuna's JSON records); name a new file or the journal tune wrote.")
     try:
         return optuna.storages.JournalStorage(JournalFileBackend(str(path)))
     except OSError as exc:
         raise InvalidInputError(f"journal storage {path}: {_sentence(exc)}") from None
+
+
+def _not_a_journal(path: Path) -> bool:
+    """Whether ``path`` is a file with content that is not an Optuna journal, whose first
+    line is a JSON record with an ``op_code``. Optuna ignores a last line it cannot read (a
+    write cut short), so another file of one line opened as a journal, then appended to:
+    the next read raised ``JSONDecodeError`` with a traceback, the file changed."""
+    try:
+        with path.open("rb") as file:
+            first = file.readline()
+    except OSError:  # missing (a new journal) or unreadable: the storage's own error
+        return False
+    try:
+        record = json.loads(first) if first else {"op_code": None}
+    except ValueError:
+        return True
+    return not (isinstance(record, dict) and "op_code" in record)
 
 
 def open_storage(url: str, *, must_exist: bool = False, heartbeat_interval: int | None = None,

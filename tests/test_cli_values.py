@@ -81,3 +81,64 @@ def test_n_jobs_given_to_tune_is_refused_as_the_spec_refuses_it(tmp_path):
     assert rule == "must be a non-zero integer (-1: all cores); got 0."
     assert str(given.value) == f"n_jobs {rule}"
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(("argv", "shown"), [
+    (["tune", ""], "spec"),
+    (["tune", "--storage", ""], "--storage"),
+    (["tune", "--objective", ""], "--objective"),
+    (["tune", "--artifacts", " "], "--artifacts"),
+    (["report", "--out", ""], "--out"),
+    (["report", "--measures", ""], "--measures"),
+    (["choose", "--gamma", "0.5", "--save-model", ""], "--save-model"),
+    (["compare", "a", "", "--storage", "sqlite:///s.db"], "STUDY"),
+    (["compare", "a", "b", "--storage", "sqlite:///s.db", "--storage", ""], "--storage"),
+    (["predict", "", "new.csv"], "model"),
+    (["dashboard", "--host", ""], "--host"),
+])
+def test_a_blank_value_is_one_error_line_not_the_default(argv, shown, capsys, tmp_path,
+                                                         monkeypatch):
+    # before: each was taken as not given: tune "" ran the quickstart, --storage "" wrote
+    # paretostab.db, --out "" spread the report over the working folder, --save-model ""
+    # saved nothing, all with exit 0 (a shell's unset variable: --storage "$DB")
+    monkeypatch.chdir(tmp_path)
+    err = _refused(argv, capsys)
+    assert err.startswith(f"error: {shown}: a blank value (")
+    assert ("or leave" in err) == shown.startswith("-")
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.fixture
+def served(tmp_path, monkeypatch):
+    """A storage the dashboard may serve, in the working folder, and the calls of its
+    server (none: refused before)."""
+    optuna_dashboard = pytest.importorskip("optuna_dashboard")
+    import optuna
+
+    monkeypatch.chdir(tmp_path)
+    optuna.create_study(storage="sqlite:///s.db", study_name="s")
+    (tmp_path / "s-artifacts").mkdir()
+    calls: list[object] = []
+    monkeypatch.setattr(optuna_dashboard, "run_server", lambda *a, **k: calls.append(k))
+    return calls
+
+
+def test_a_dashboard_host_that_is_no_address_here_is_one_error_line(served, capsys):
+    # before: a traceback from the server's bind (socket.gaierror), after "Serving … at"
+    err = _refused(["dashboard", "--storage", "sqlite:///s.db", "--host", "999.1.1.1"], capsys)
+    assert err.startswith("error: the dashboard cannot listen at 999.1.1.1:8080 (")
+    assert err.endswith("); give another --host or --port.\n") and served == []
+
+
+def test_a_dashboard_port_in_use_is_one_error_line(served, capsys):
+    import socket
+
+    with socket.create_server(("127.0.0.1", 0)) as taken:
+        port = taken.getsockname()[1]
+        err = _refused(["dashboard", "--storage", "sqlite:///s.db", "--port", str(port)], capsys)
+    assert err == (f"error: the dashboard cannot listen at 127.0.0.1:{port} (Address already "
+                   "in use); give another --host or --port.\n")
+    assert served == []
+    assert main(["dashboard", "--storage", "sqlite:///s.db", "--port", str(port)]) == 0
+    assert capsys.readouterr().out.startswith("Serving sqlite:///s.db at http://127.0.0.1:")
+    assert served and served[0]["port"] == port

@@ -28,7 +28,7 @@ from optuna.artifacts import FileSystemArtifactStore
 from optuna.trial import TrialState
 
 from paretostab._cli import main
-from paretostab._errors import StoreError
+from paretostab._errors import InvalidInputError, StoreError
 from paretostab._faults import (
     ENVIRONMENT_FAILURES_IN_A_ROW,
     Retrying,
@@ -537,6 +537,7 @@ def test_a_database_down_longer_than_the_wait_stops_tune_and_a_resume_finishes(
     (["--storage", "postgresql://postgres@127.0.0.1:1/x"], "cannot open storage"),
     (["--storage", "postgresl://u@h/d"], "did you mean 'postgresql'"),
     (["--study-name", "x" * 600], "at most 512 characters"),
+    (["--study-name", ""], "--study-name: a blank value ('') names nothing"),
 ])
 def test_a_wrong_storage_or_name_is_one_error_line_and_creates_nothing(
         tmp_path, monkeypatch, capsys, args, says):
@@ -548,6 +549,14 @@ def test_a_wrong_storage_or_name_is_one_error_line_and_creates_nothing(
     err = capsys.readouterr().err
     assert exited.value.code == 2 and err.count("\n") == 1 and err.startswith("error:")
     assert says in err
+    assert files_in(tmp_path) == set()
+
+
+def test_a_blank_study_name_given_to_tune_is_refused_before_anything_is_made(tmp_path):
+    # before: tune(spec, study_name="") tuned the spec's own study ("" taken as none)
+    with pytest.raises(InvalidInputError, match=r"study name: a name or none \(the spec's, "
+                                                r"'tiny'\); got the blank ' '\."):
+        run_study(tiny(), storage=storage_url(tmp_path), study_name=" ", progress=False)
     assert files_in(tmp_path) == set()
 
 

@@ -203,6 +203,23 @@ def test_predict_without_labels_and_with_columns_in_any_order(saved, data, tmp_p
     assert list(table.index) == list(range(1, 41)) and err == ""
 
 
+def test_predict_refuses_a_label_column_it_was_given_that_holds_no_labels(saved, data,
+                                                                          tmp_path, capsys):
+    # before: --label nope classified the samples, exit 0, without the metric asked for
+    _, path = saved
+    data.to_csv(tmp_path / "new.csv", index=False)
+    data.assign(label=np.nan).to_csv(tmp_path / "unlabelled.csv", index=False)
+    for file, label in (("new.csv", "nope"), ("unlabelled.csv", "label")):
+        with pytest.raises(SystemExit) as stop:
+            main(["predict", str(path), str(tmp_path / file), "--label", label])
+        assert stop.value.code == 2
+        assert capsys.readouterr() == ("", (
+            f"error: --label {label!r}: {file} has no labels in such a column; name its label "
+            "column, or leave --label out to classify samples without labels.\n"))
+    _, err = _predict(capsys, path, tmp_path / "unlabelled.csv")  # without --label: no metric
+    assert "accuracy" not in err
+
+
 def test_predict_refuses_a_file_lacking_features_naming_them(saved, data, tmp_path, capsys):
     _, path = saved
     data.drop(columns=["x3", "g1_0"]).to_csv(tmp_path / "new.csv", index=False)

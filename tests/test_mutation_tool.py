@@ -3,25 +3,19 @@ and the equivalents file, which must name mutants of the code as it is now."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 
 import pytest
+
+from tests.benchmark_modules import benchmark_module
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="module")
 def mutation():
-    spec = importlib.util.spec_from_file_location("mutation", ROOT / "benchmarks" / "mutation.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["mutation"] = module  # its dataclasses look their module up there
-    try:
-        spec.loader.exec_module(module)
+    with benchmark_module("mutation") as module:
         yield module
-    finally:
-        del sys.modules["mutation"]
 
 
 SMALL = '''"""A module."""

@@ -126,6 +126,19 @@ def test_report_without_storage_and_no_default_file_says_so(tmp_path, monkeypatc
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.parametrize("content", [b"not a journal\n", bytes(range(256))])
+@pytest.mark.parametrize("command", [["tune", "--n-trials", "1"], ["report"]])
+def test_a_journal_url_naming_another_file_is_one_error_line_and_leaves_it(
+        tmp_path, monkeypatch, capsys, content, command):
+    # before: Optuna's replay of the file's lines raised JSONDecodeError (a traceback)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "notes.log").write_bytes(content)
+    line = cli_error(capsys, *command, "--storage", "journal:notes.log")
+    assert line.startswith("error: journal storage notes.log: it is not an Optuna journal file")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.log"]
+    assert (tmp_path / "notes.log").read_bytes() == content
+
+
 def test_paths_below_a_regular_file_are_one_error_line_each(tmp_path):
     # fails for root too: nobody can create a folder below a regular file
     (tmp_path / "file").write_text("not a folder")

@@ -176,6 +176,9 @@ def run_study(spec: StudySpec, *, storage: str | None = None, study_name: str | 
     if spec.sampler == "grid" and total > grid_size(spec):
         raise InvalidInputError(f"n_trials: the grid has {grid_size(spec)} points, each run "
                                 f"once; got {total}.")
+    if study_name is not None and not study_name.strip():  # `--study-name "$UNSET"`
+        raise InvalidInputError(f"study name: a name or none (the spec's, {spec.name!r}); "
+                                f"got the blank {study_name!r}.")
     name = study_name or spec.name
     if len(name) > MAX_STUDY_NAME:
         raise InvalidInputError(

@@ -1,0 +1,51 @@
+"""The fault matrix of issue 36 (``benchmarks/fault_inputs.py``): its cases are the ones the
+docs count, and a case runs and is judged, so that the table cannot silently rot."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.benchmark_modules import benchmark_module
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def fault_inputs():
+    with benchmark_module("fault_inputs") as module:
+        yield module
+
+
+def test_fault_inputs_cases_are_named_once_and_as_many_as_the_docs_say(fault_inputs):
+    names = [case.name for case in fault_inputs.CASES]
+    assert len(set(names)) == len(names) == 132
+    page = (ROOT / "docs" / "benchmarks.md").read_text(encoding="utf-8")
+    section = page.partition("## The fault matrix: bad inputs")[2]
+    assert f"of {len(names)} bad inputs were clean" in section
+    assert section.count("\n| `") >= len(names)  # a row per case
+
+
+def test_fault_inputs_a_case_runs_and_gives_a_clean_row(fault_inputs, tmp_path):
+    lines = []
+    rows = fault_inputs.run(tmp_path, only="tune-timeout-nan", log=lines.append)
+    assert [row["name"] for row in rows] == ["tune-timeout-nan"] and len(lines) == 1
+    row = rows[0]
+    assert row["ok"] is True and row["why"] == "" and row["exit"] == 2 and row["errors"] == 1
+    assert row["line"].startswith("error: timeout must be a finite number > 0")
+    assert row["created"] == []
+
+
+def test_fault_inputs_an_accepted_input_and_a_password_are_not_clean(fault_inputs, tmp_path):
+    shown = fault_inputs.case("shown", f"studies {fault_inputs.PASSWORD}", "a secret echoed")
+    row = fault_inputs.check(shown, tmp_path / "shown" / "here", tmp_path)
+    assert row["ok"] is False and row["why"] == "a password shown"  # else clean: exit 2
+    assert fault_inputs.PASSWORD not in repr(row)  # never printed into a row
+    listed = fault_inputs.case("listed", "studies", "valid")
+    row = fault_inputs.check(listed, tmp_path / "listed" / "here", tmp_path)
+    assert row["ok"] is False and row["why"] == "exit 0, expected 2; 0 error: lines"
+    table = fault_inputs.table([row])
+    assert table.count("\n") == 2 and "**no**" in table
+    assert fault_inputs.totals([row, {**row, "ok": True}, {**row, "ok": None}]) == (
+        "1 of 2 bad inputs were clean (1 skipped)")
