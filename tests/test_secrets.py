@@ -36,6 +36,7 @@ from paretostab._errors import InvalidInputError, ParetostabError
 from paretostab._optuna_internals import trial_id_of
 from paretostab._runset import RunSet
 from paretostab._storage import display_url, load_runset, open_storage
+from tests import servers
 from tests.test_storage import cli
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -198,10 +199,13 @@ def test_the_dashboard_line_shows_no_password(monkeypatch, capsys, tmp_path):
     monkeypatch.setattr(paretostab._storage, "open_storage", lambda url, **kwargs: "storage")
     monkeypatch.setattr(optuna_dashboard, "run_server", lambda *args, **kwargs: served.append(1))
     url = f"postgresql://u:{quote(SECRET + '/@:', safe='')}@db.example:5432/studies"
-    assert main(["dashboard", "--storage", url, "--artifacts", str(tmp_path)]) == 0
+    port = servers.free_port()  # the dashboard checks it can listen there first
+    assert main(["dashboard", "--storage", url, "--artifacts", str(tmp_path),
+                 "--port", str(port)]) == 0
     out = capsys.readouterr().out
     assert served and SECRET not in out
-    assert "Serving postgresql://u:***@db.example:5432/studies at http://127.0.0.1:8080/" in out
+    assert (f"Serving postgresql://u:***@db.example:5432/studies at http://127.0.0.1:{port}/"
+            in out)
 
 
 # --------------------------------------------------------------------------- end to end
