@@ -377,7 +377,8 @@ def _stable_set_options(parser: argparse.ArgumentParser, *, pfer: float | None) 
     parser.add_argument("--fdp", type=_target, metavar="Q",
                         help="the chosen trial's stable set at an FDP+ of at most Q over "
                              "decoys (its setting runs once more on the data with permuted "
-                             "copies of every feature; kept in the study)")
+                             "copies of every feature; kept in the study; 0 or less: "
+                             "none)")
     parser.add_argument("--assumption", choices=ASSUMPTIONS,
                         help="the PFER bound's assumption (default: unimodal with "
                              "complementary pairs, none otherwise)")

@@ -410,3 +410,23 @@ def test_front_csv_flags_each_trial_and_keeps_accuracy_by_its_name(study_url, tm
     flagged = summary["chance"]["flagged"]
     assert list(front["flag"]) == [flagged.get(str(n), "") for n in front["trial"]]
     assert summary["at_chance"] is False
+
+
+@pytest.mark.parametrize("names", [None, ["accuracy", "loss"]])
+def test_a_study_tune_did_not_make_is_one_line_naming_what_it_lacks(tmp_path, names):
+    """A plain Optuna study with two objectives (unnamed, or a second name that is no
+    measure): report and choose say it was not made by tune, not "Unknown measure
+    'stability'" or a missing RunSet; named after a measure, it is read as that measure."""
+    url = f"sqlite:///{tmp_path / 'plain.db'}"
+    study = optuna.create_study(study_name="plain", storage=url,
+                                directions=["maximize", "maximize"])
+    if names:
+        study.set_metric_names(names)
+    study.optimize(lambda trial: (trial.suggest_float("x", 0, 1), 0.5), n_trials=2)
+    (tmp_path / "artifacts").mkdir()
+    artifacts = str(tmp_path / "artifacts")
+    with pytest.raises(InvalidInputError, match="^Study 'plain' was not made by paretostab "
+                                                "tune: it names no stability measure"):
+        build_report(url, out=tmp_path / "report", artifacts=artifacts)
+    with pytest.raises(InvalidInputError, match="was not made by paretostab tune"):
+        choose(url, 0.5, artifacts=artifacts)

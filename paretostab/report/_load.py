@@ -15,6 +15,7 @@ joined the front, and the studies of its outer folds — and
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import importlib.metadata
 import math
@@ -33,6 +34,7 @@ from paretostab._runset import RunSet
 from paretostab._storage import artifact_store, display_url, load_runset, open_storage
 from paretostab._vocabulary import FEATURE_COLORS, KBAR
 from paretostab.evaluation import outer_study_name
+from paretostab.measures import measure_name
 from paretostab.report._study_data import (
     LABELS_KEY,
     REFIT_KEYS,
@@ -118,9 +120,21 @@ class StudySource:
 
     @functools.cached_property
     def objective(self) -> str:
-        """The registry name of the study's stability objective."""
-        return (self.study.user_attrs.get("objective")
-                or (self.study.metric_names or ["", "stability"])[1])
+        """The registry name of the study's stability objective: the one ``tune`` stored,
+        else the study's second objective's name when it is a measure's; a study with
+        neither (a plain Optuna study) is refused in one line."""
+        name = self.study.user_attrs.get("objective")
+        if name:
+            return name
+        names = self.study.metric_names or []
+        if len(names) == 2:
+            with contextlib.suppress(UnknownNameError):
+                return measure_name(names[1])
+        raise InvalidInputError(
+            f"Study {self.name!r} was not made by paretostab tune: it names no stability "
+            "measure (tune stores it as the study's user attribute 'objective', with the "
+            "spec and each trial's runs); report, choose and compare read the studies tune "
+            "makes.")
 
     @functools.cached_property
     def recorded(self) -> tuple[str, ...]:
