@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from paretostab._rounding import gamma
 from paretostab.measures._inputs import PairScores, UndefinedMeasure, pair_index
 from paretostab.measures._registry import register
 
@@ -25,11 +26,18 @@ def pearson(I: np.ndarray) -> PairScores:
     """
     d = I.shape[1]
     used = I[:, I.any(axis=0)]  # features never selected are 0 in every run
+    n = used.shape[1]
     means = used.sum(axis=1) / d
-    # Σ_f (I_if − μ_i)(I_jf − μ_j) = Σ_f I_if I_jf − d μ_i μ_j, over the used features only
-    covariance = used @ used.T - d * np.outer(means, means)
+    # centred before the products (two-pass): Σ_f I_if I_jf − d μ_i μ_j would lose the
+    # variance of a nearly constant run to the cancellation, n·u·Σ_f I_if² (issue 37);
+    # each of the d − n features never selected has deviation −μ_i
+    centred = used - means[:, None]
+    covariance = centred @ centred.T + (d - n) * np.outer(means, means)
     variance = np.diag(covariance).copy()
-    constant = variance <= 1e-12 * np.maximum((used**2).sum(axis=1), 1e-300)
+    # a constant run's computed mean is off by at most γ_n·μ (n non-negative terms summed,
+    # then ÷d), so its computed variance d·(γ_n·μ)² ≤ γ_n²·Σ_f I_f²; 2γ_n covers the
+    # roundings of the deviations and of their squares' sum (Higham 2002, eq. 3.5)
+    constant = variance <= (2 * gamma(n)) ** 2 * (used**2).sum(axis=1)
     scale = np.sqrt(np.where(constant, 1.0, variance))
     i, j = pair_index(I.shape[0])
     values = covariance[i, j] / (scale[i] * scale[j])
