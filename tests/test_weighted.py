@@ -18,6 +18,7 @@ from tests.reference.weighted import (
     correlation,
     iw_double_loop,
     iw_frequency_form,
+    iw_terms_exact,
     normalise,
     pearson_pairs,
     pearson_terms_exact,
@@ -304,3 +305,54 @@ def test_pearson_of_ten_equal_importances_with_one_raised(raised):
     exact = correlation(*pearson_terms_exact(normalised[0], normalised[1]))
     assert exact == pytest.approx(-0.5222329678670935, abs=1e-7)
     assert stability("pearson", runs) == pytest.approx(exact, abs=1e-12)
+
+
+def pair_minima_sum(values):
+    """Σ over unordered pairs of distinct entries of min(value, value'), by a double loop."""
+    return sum(min(a, b) for i, a in enumerate(values) for b in values[i + 1:])
+
+
+@settings(max_examples=150, deadline=None)
+@given(M=st.integers(2, 4), d=st.integers(2, 12), base=st.floats(0.01, 100.0),
+       raises=st.lists(st.tuples(st.integers(0, 47), st.integers(0, 40).flatmap(
+           lambda e: st.integers(0, 2**e))), min_size=1, max_size=3),
+       dropped=st.integers(0, 47))
+def test_iw_is_undefined_within_rounding_of_k_bar_equal_to_c_and_exact_above(
+        M, d, base, raises, dropped):
+    """Runs of equal importances (one may miss a feature), some raised by a number of ulps,
+    normalised: k̄ − C is 0 or tiny. C is a difference of two sums of pair minima of the
+    N = Mk̄ values, each off by γ_N of its size: twice that bound with k̄ is the tolerance
+    R. An exact k̄ − C below R/8 is undefined, one above 2R is defined and equal to the
+    exact φ_iw within the bound R(1 + |φ|)/(k̄ − C − R) (the old 1e-12·k̄ was 80 times R
+    at 2 × 6 and half of it at 2 × 1000)."""
+    from paretostab.measures._inputs import UndefinedMeasure
+    from paretostab.measures._weighted import iw
+
+    raw = np.full((M, d), base)
+    for where, ulps in raises:
+        raw.flat[where % raw.size] += ulps * np.spacing(base)
+    if dropped < raw.size:
+        raw.flat[dropped] = 0.0  # a run that misses one feature (below 48: most draws)
+    I = normalise_importances(raw)
+    numerator, denominator = iw_terms_exact(I)
+    values = [I[i][I[i] > 0].tolist() for i in range(M)]
+    n_values, k_bar, pairs = sum(map(len, values)), np.count_nonzero(I) / M, M * (M - 1) / 2
+    everything = pair_minima_sum([v for run in values for v in run])
+    within = sum(pair_minima_sum(run) for run in values)
+    rounding = 2 * gamma_n(n_values + 4) * (k_bar + (everything + within) / d / pairs)
+    if denominator <= rounding / 8:
+        with pytest.raises(UndefinedMeasure):
+            iw(I)
+    elif denominator >= 2 * rounding:
+        exact = numerator / denominator
+        bound = rounding * (1 + abs(exact)) / (float(denominator) - rounding)
+        assert iw(I) == pytest.approx(float(exact), abs=bound)
+
+
+def test_iw_calls_the_largest_rounding_of_k_bar_equal_to_c_undefined():
+    """Of 20 000 normalised matrices of equal importances (2 to 5 runs of 2 to 39
+    features), two runs of two features of 63.227... leave the largest k̄ − C relative to
+    the tolerance, 1/24 of it: undefined, with the factor 24 the tolerance keeps for the
+    worst case of sums in other orders."""
+    with pytest.warns(StabilityWarning, match="equal importance"):
+        assert np.isnan(stability("iw", np.full((2, 2), 63.22740971108938)))
