@@ -218,7 +218,8 @@ def test_iw_is_undefined_when_every_run_selects_every_feature_equally():
     """k̄ = C (003 Property 1): exactly for ones, and to rounding for 0.3 in 2 × 6, whose
     normalised importances leave k̄ − C = +2.7e-15 — undefined too, not a ratio of
     rounding errors. The rounding grows with k̄ (5.7e-14 for 0.3 in 2 × 50, 1.8e-11 in
-    2 × 1000): the tolerance is relative to k̄."""
+    2 × 1000): the tolerance is relative to k̄ and to the sums C is the difference
+    of."""
     with pytest.warns(StabilityWarning, match="equal importance"):
         assert np.isnan(stability("iw", np.ones((3, 4))))
     for shape in ((2, 6), (2, 50), (2, 1000)):
