@@ -13,21 +13,20 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["UNIT_ROUNDOFF", "gamma"]
+__all__ = ["UNIT_ROUNDOFF", "gamma_n"]
 
 #: u, half the distance from 1 to the next float64: the relative error of one rounding.
 UNIT_ROUNDOFF = float(np.finfo(np.float64).eps) / 2
 
 
-def gamma(n: int | np.ndarray) -> float | np.ndarray:
+def gamma_n(n: int) -> float:
     """``γ_n = n·u / (1 − n·u)``: the relative rounding error of ``n`` successive
     operations (Higham 2002, Lemma 3.1), e.g. a sum of ``n + 1`` terms.
 
     Parameters
     ----------
-    n : int or integer array, ≥ 0 and below ``1/u``
+    n : int, ≥ 0 and below ``1/u``
         The number of roundings.
     """
-    nu = np.asarray(n, dtype=float) * UNIT_ROUNDOFF
-    result = nu / (1.0 - nu)
-    return float(result) if result.ndim == 0 else result
+    nu = n * UNIT_ROUNDOFF
+    return nu / (1.0 - nu)

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from paretostab._errors import InvalidInputError
-from paretostab._rounding import UNIT_ROUNDOFF, gamma
+from paretostab._rounding import UNIT_ROUNDOFF, gamma_n
 from paretostab._validation import Interval, is_number
 from paretostab._weight import Weight, as_weight
 
@@ -538,7 +538,7 @@ def _hull_vertices(points: object) -> tuple[np.ndarray, np.ndarray]:
             # each product, and points on a line to the rounding of their coordinates of
             # size ≤ s (a + φ = 1 computed as 1 − a) move u and v by 2us each coordinate
             scale = np.max(np.abs([o, m, f[k]]))
-            rounding = (gamma(4) * (abs(u[0] * v[1]) + abs(u[1] * v[0]))
+            rounding = (gamma_n(4) * (abs(u[0] * v[1]) + abs(u[1] * v[0]))
                         + 2 * UNIT_ROUNDOFF * scale * (np.abs(u).sum() + np.abs(v).sum()))
             if cross >= -rounding:
                 hull.pop()

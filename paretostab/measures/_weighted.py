@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from paretostab._rounding import gamma
+from paretostab._rounding import gamma_n
 from paretostab.measures._inputs import PairScores, UndefinedMeasure, pair_index
 from paretostab.measures._registry import register
 
@@ -37,7 +37,7 @@ def pearson(I: np.ndarray) -> PairScores:
     # a constant run's computed mean is off by at most γ_n·μ (n non-negative terms summed,
     # then ÷d), so its computed variance d·(γ_n·μ)² ≤ γ_n²·Σ_f I_f²; 2γ_n covers the
     # roundings of the deviations and of their squares' sum (Higham 2002, eq. 3.5)
-    constant = variance <= (2 * gamma(n)) ** 2 * (used**2).sum(axis=1)
+    constant = variance <= (2 * gamma_n(n)) ** 2 * (used**2).sum(axis=1)
     scale = np.sqrt(np.where(constant, 1.0, variance))
     i, j = pair_index(I.shape[0])
     values = covariance[i, j] / (scale[i] * scale[j])
@@ -85,7 +85,7 @@ class _OverlapSums:
         weights, each off by at most γ_N of its size (Higham 2002, eq. 3.5); ÷d, the empty
         pairs, ÷ the pairs, k̄ = N/M and the subtraction add four roundings.
         """
-        return 2 * gamma(self.n_values + 4) * (
+        return 2 * gamma_n(self.n_values + 4) * (
             self.k_bar + (self.rand_size + self.empty_pairs * self.k_bar) / self.n_pairs)
 
 
