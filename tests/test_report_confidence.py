@@ -189,11 +189,13 @@ def test_a_segment_is_held_to_the_centres_magnitude():
     assert e.contains(e.center + [0.0, 1e-7]) and not e.contains(e.center + [0.0, 1e-5])
 
 
-@pytest.mark.parametrize(("minor", "degenerate"), [(0.95e-9, True), (1.05e-9, False)])
+@pytest.mark.parametrize(("minor", "degenerate"), [(3e-8, True), (1e-7, False)])
 def test_a_minor_spread_is_cut_relative_to_the_major_spread(minor, degenerate):
-    """A standard deviation ≤ 1e-9 × max(major standard deviation, max |replicate|) is
-    rounding. Here the major one (1.155, accuracies ±1) exceeds the replicates' size
-    (1), and the minor ones 1.10e-9 and 1.21e-9 fall either side of the cut."""
+    """A standard deviation within twice the rounding, √3·γ_{B+2}·max |replicate| +
+    √(2γ_{B+2})·(major standard deviation), is none: eigh cannot tell a variance below
+    2γ_{B+2}·λ_max from 0. Here the major one (1.155, accuracies ±1) sets the cut at
+    8.4e-8, and the minor ones 3.5e-8 and 1.15e-7 fall either side of it
+    (tests/test_tolerances.py holds both sides against exact arithmetic)."""
     x = np.column_stack([[-1.0, 1.0, -1.0, 1.0], minor * np.array([1.0, 1.0, -1.0, -1.0])])
     (e,) = confidence_regions([x])
     assert e.degenerate == degenerate
@@ -245,13 +247,14 @@ def test_a_3d_array_of_replicates_is_its_front_points_in_order():
 @pytest.mark.parametrize("size", [1e-6, 1e-3, 1e3])
 def test_the_singular_cut_is_relative_to_the_replicates_size(size):
     """Scaling the replicates scales the region: a spread of 1e-11 of their size along
-    one axis is a segment at every scale (1e-6 to 1e3, where a fixed floor of 1 would
-    decide), a spread of 1e-3 an ellipse; spreads of 1e-11 and 1e-12 about (0, 0.8) are
-    a point (the largest coordinate sets the size, not the smallest, about 0)."""
+    one axis (below the rounding of eigh at a major spread of 0.05) is a segment at every
+    scale (1e-6 to 1e3, where a fixed floor of 1 would decide), a spread of 1e-3 an
+    ellipse; spreads of 1e-17 and 1e-16 about (0, 0.8), the rounding of 0.8, are a point
+    (the largest coordinate sets the size, not the smallest, about 0)."""
     rng = np.random.default_rng(6)
     flat = np.column_stack([rng.normal(0.5, 0.05, 12), 0.8 + 1e-11 * rng.normal(size=12)])
     round_ = np.column_stack([flat[:, 0], 0.8 + 1e-3 * rng.normal(size=12)])
-    still = np.column_stack([1e-12 * rng.normal(size=12), 0.8 + 1e-11 * rng.normal(size=12)])
+    still = np.column_stack([1e-17 * rng.normal(size=12), 0.8 + 1e-16 * rng.normal(size=12)])
     for point in confidence_regions([still, still * size]):
         assert point.degenerate and point.semi_axes.tolist() == [0.0, 0.0]
     (segment, ellipse), (scaled_segment, scaled_ellipse) = (
@@ -419,12 +422,13 @@ def test_interval_bad_inputs():
         dominance_area_interval(a, weight="exponential")
 
 
-@pytest.mark.parametrize(("spread", "expected"), [(1e-10, "point"), (2.83e-10, "segment"),
+@pytest.mark.parametrize(("spread", "expected"), [(1e-16, "point"), (2e-15, "segment"),
                                                   (1e-3, "segment")])
 def test_a_collinear_sample_gives_a_degenerate_region_at_any_spread(spread, expected):
     """Replicates on a line: the minor axis is rounding alone and is zeroed, relative to
-    the larger of the major axis and the data's magnitude (1e-9 of 0.9 here); a major axis
-    below that is zeroed too (a point). sd 1.0e-9 (spread 2.83e-10) is just above it."""
+    the major axis and to the data's magnitude (2√3·γ_7 · 0.9 = 2.4e-15 here); a major
+    axis below that is zeroed too (a point): sd 3.5e-16 (spread 1e-16) is, sd 7.1e-15
+    (spread 2e-15) is just above it."""
     t = np.arange(5.0)
     replicates = np.array([0.9, 0.8]) + t[:, None] * np.array([1.0, 2.0]) * spread
     (region,) = confidence_regions([replicates])
