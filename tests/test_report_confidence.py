@@ -169,24 +169,25 @@ def test_the_angle_is_the_major_axis_direction_in_its_half_open_range(slope):
     assert e.angle == pytest.approx(math.atan(slope), abs=1e-12)
 
 
-def test_a_long_segment_ends_at_its_semi_axis_to_the_relative_tolerance():
-    """A segment 2000 long (stability values in the thousands): a point 0.5e-9 of the
-    semi-axis past its end is on it (tolerance 1e-9 relative), one 1e-6 past is not."""
+def test_a_long_segment_ends_at_its_semi_axis_to_the_rounding_of_its_size():
+    """A segment 2000 long (stability values in the thousands): a point 2e-16 of the
+    semi-axis past its end is on it (the rounding of coordinates in the thousands,
+    4e-12), one 1e-12 of it (2e-9) past is not (tests/test_tolerances.py)."""
     x = np.array([[0.5, 0.0], [0.5, 1000.0], [0.5, 2000.0], [0.5, 500.0]])
     (e,) = confidence_regions([x])
     a = e.semi_axes[0]
     assert e.degenerate and a > 1000
-    assert e.contains(e.center + [0.0, a * (1 + 0.5e-9)])
-    assert not e.contains(e.center + [0.0, a * (1 + 1e-6)])
+    assert e.contains(e.center + [0.0, a * (1 + 2e-16)])
+    assert not e.contains(e.center + [0.0, a * (1 + 1e-12)])
 
 
 def test_a_segment_is_held_to_the_centres_magnitude():
     """Stability values need not lie in [0, 1]: on a segment at stability 2000 a point
-    1e-7 off the line is rounding (tolerance 1e-9 × 2000), one 1e-5 off is not."""
+    1e-13 off the line is rounding (2γ_4 · 4000 = 3.6e-12), one 1e-9 off is not."""
     x = np.array([[0.5, 2000.0], [0.6, 2000.0], [0.7, 2000.0], [0.55, 2000.0]])
     (e,) = confidence_regions([x])
     assert e.degenerate
-    assert e.contains(e.center + [0.0, 1e-7]) and not e.contains(e.center + [0.0, 1e-5])
+    assert e.contains(e.center + [0.0, 1e-13]) and not e.contains(e.center + [0.0, 1e-9])
 
 
 @pytest.mark.parametrize(("minor", "degenerate"), [(3e-8, True), (1e-7, False)])
@@ -306,16 +307,16 @@ def test_an_ellipse_made_by_hand_is_not_simultaneous_by_default():
     assert e.simultaneous is False and math.isnan(e.family_level)
 
 
-def test_a_small_segment_contains_points_within_an_absolute_1e_9_of_its_line():
-    """Objective values live in [0, 1]: a segment near the origin, 1e-4 long, contains
-    a point 5e-10 off its line (the tolerance is 1e-9 of the larger of 1, the centre and
-    the segment), and not one 5e-9 off."""
+def test_a_small_segment_contains_points_within_the_rounding_of_its_coordinates():
+    """A segment near the origin, 1e-4 long, holds points to the rounding of its
+    coordinates of 0.002 (4.5e-18), not to an absolute 1e-9, which would make it a strip
+    wider than a segment 1e-10 long: 1e-19 off its line is on it, 1e-15 off is not."""
     t = np.linspace(-1.0, 1.0, 7)[:, None]
     (segment,) = confidence_regions([np.array([0.001, 0.002]) + 1e-4 * t * [0.6, 0.8]])
     assert segment.degenerate
     normal = np.array([-0.8, 0.6])
-    assert segment.contains(segment.center + 5e-10 * normal)
-    assert not segment.contains(segment.center + 5e-9 * normal)
+    assert segment.contains(segment.center + 1e-19 * normal)
+    assert not segment.contains(segment.center + 1e-15 * normal)
 
 
 def test_boundary_points_go_once_around_the_ellipse():

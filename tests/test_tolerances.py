@@ -138,3 +138,33 @@ def test_a_minor_spread_is_none_within_rounding_and_exact_beyond(b, angle, scale
         assert not region.degenerate
         bound = (cut / 2) ** 2 / minor  # |λ̂ − λ| ≤ (cut/2)², so |σ̂ − σ| ≤ that / σ
         assert region.semi_axes[1] == pytest.approx(root * minor, abs=root * bound)
+
+
+@settings(max_examples=150, deadline=None)
+@given(b=st.integers(3, 12), angle=st.floats(-1.5, 1.5), scale=st.floats(1e-9, 1.0),
+       thinness=st.floats(0.0, 18.0), offset=st.floats(-1e3, 1e3),
+       seed=st.integers(0, 2**32 - 1))
+def test_a_region_holds_its_boundary_to_rounding_and_not_a_point_beyond_it(
+        b, angle, scale, thinness, offset, seed):
+    """Every point of a region's boundary is inside, for ellipses, segments and points
+    at any size and place (the old 1e-9 on (u/a)² + (v/b)² left 14 % of the boundary
+    points of thin ellipses outside). Past the end of an axis, a point an eighth of the
+    rounding e = 2γ_4(|x| + |centre| + a) out is inside, one 3e out is not."""
+    from paretostab.report import confidence_regions
+
+    rng = np.random.default_rng(seed)
+    along, across = np.array([np.cos(angle), np.sin(angle)]), np.array([-np.sin(angle),
+                                                                       np.cos(angle)])
+    x = (offset + rng.uniform(0, 1, 2) + scale * rng.normal(size=b)[:, None] * along
+         + scale * 10**-thinness * rng.normal(size=b)[:, None] * across)
+    (region,) = confidence_regions([x])
+    assert all(region.contains(p) for p in region.boundary(16))
+    frame = region.boundary(4) - region.center  # the ends of the major, then minor axis
+    for end, axis in ((frame[0], 0), (frame[1], 1)):
+        size = region.semi_axes[axis]
+        direction = (along if axis == 0 else across) if size == 0 else end / np.linalg.norm(end)
+        for inside, factor in ((True, 1 / 8), (False, 3.0)):
+            point = region.center + direction * size
+            e = 2 * gamma_n(4) * (np.max(np.abs(point)) + np.max(np.abs(region.center))
+                                  + region.semi_axes[0])
+            assert region.contains(point + factor * e * direction) == inside

@@ -44,8 +44,6 @@ __all__ = ["DominanceAreaInterval", "Ellipse", "as_level", "confidence_regions",
 #: The points a region's boundary is drawn with.
 BOUNDARY_POINTS = Interval("integer", 3, why=" (points on the boundary)")
 
-# contains(): tolerance relative to the region's size (boundary points are inside).
-_CONTAINS_RTOL = 1e-9
 
 
 def _readonly(arr: np.ndarray) -> np.ndarray:
@@ -131,9 +129,9 @@ class Ellipse:
 
     def contains(self, point: object) -> bool:
         """Whether ``point`` (accuracy, stability) lies in the region, its boundary
-        included (to a relative tolerance of 1e-9). For a degenerate region: whether it
-        lies on the segment (or is the point), to that tolerance of the region's size
-        and of the centre's magnitude.
+        included to the rounding of the coordinates (every point of :meth:`boundary` is
+        inside). For a degenerate region: whether it lies on the segment (or is the
+        point), to that rounding.
 
         Parameters
         ----------
@@ -150,13 +148,17 @@ class Ellipse:
         if not np.all(np.isfinite(x)):
             return False
         u = self._frame().T @ (x - self.center)  # coordinates along the major, minor axes
-        a, b = self.semi_axes
-        slack = _CONTAINS_RTOL * max(1.0, float(np.max(np.abs(self.center))), float(a))
-        if b > 0.0:
-            return bool((u[0] / a) ** 2 + (u[1] / b) ** 2 <= 1.0 + _CONTAINS_RTOL)
-        if abs(u[1]) > slack:
-            return False
-        return bool(abs(u[0]) <= a * (1.0 + _CONTAINS_RTOL) + slack)
+        axes = self.semi_axes
+        # a boundary point's own rounding (the centre plus the rotated axes), x − centre
+        # and the rotation leave u off by γ_4 of the coordinates' and the major axis's
+        # sizes on each axis (Higham 2002, eq. 3.5): twice that is on the boundary
+        rounding = 2 * gamma_n(4) * (float(np.max(np.abs(x)) + np.max(np.abs(self.center)))
+                                     + float(axes[0]))
+        excess = np.maximum(np.abs(u) - rounding, 0.0)
+        if np.any(excess[axes == 0.0] > 0.0):
+            return False  # off the segment's line, or off the point
+        spread = axes > 0.0
+        return bool(np.sum((excess[spread] / axes[spread]) ** 2) <= 1.0 + gamma_n(4))
 
     def boundary(self, n: int = 128) -> np.ndarray:
         """``n`` points of the boundary, counter-clockwise from the positive end of the
