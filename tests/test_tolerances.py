@@ -1,4 +1,5 @@
-"""The tolerances of the front and of the confidence regions, on both sides of each.
+"""The tolerances of the front, of the confidence regions and of φ_S's normaliser, on both
+sides of each (those of φ_pears and φ_iw are in tests/test_weighted.py).
 
 Each tolerance is the rounding error of the computation it guards, relative to the
 quantities compared (issue 37); a case just inside it is treated as equal, a case just
@@ -168,3 +169,35 @@ def test_a_region_holds_its_boundary_to_rounding_and_not_a_point_beyond_it(
             e = 2 * gamma_n(4) * (np.max(np.abs(point)) + np.max(np.abs(region.center))
                                   + region.semi_axes[0])
             assert region.contains(point + factor * e * direction) == inside
+
+
+@settings(max_examples=150, deadline=None)
+@given(lowered=st.integers(0, 40).flatmap(lambda e: st.integers(0, 2**e)),
+       shared=st.integers(0, 40).flatmap(lambda e: st.integers(0, 2**e)))
+def test_phi_s_is_undefined_within_rounding_of_a_zero_normaliser_and_exact_beyond(
+        lowered, shared):
+    """Runs {0} and {1} of three features all similar (C = 1) give tr(C Σ⁰) = 0 (000
+    eq. 3): C[0, 2] lowered by ``lowered`` and C[0, 1] by ``shared`` units of 2⁻⁵³ make it
+    2(ε₀₂ + ε₀₁)/9. Within an eighth of the rounding R = 2γ_{M+d²+8} · (the terms of Σ⁰
+    and of Σ C) φ_S is undefined; beyond 2R it equals 1 − tr(CK)/tr(CΣ⁰) of exact
+    arithmetic within R(1 + |φ_S|)/(tr(CΣ⁰) − R) (the old 1e-12 · d · diagonal was 43
+    times R here)."""
+    from paretostab import StabilityWarning, stability
+
+    C = np.ones((3, 3))
+    C[0, 2] = C[2, 0] = 1 - lowered * U
+    C[0, 1] = C[1, 0] = 1 - shared * U
+    off = sum(Fraction(C[f, g]) for f in range(3) for g in range(3) if f != g)
+    denominator = Fraction(2, 3) - off / 9  # d·k̄/d(1 − k̄/d) + (0/6 − 1/9)·Σ_{f≠g} C
+    numerator = 1 - Fraction(C[0, 1])  # tr(CK) with K = [[½, −½], [−½, ½]] on features 0, 1
+    rounding = 2 * gamma_n(2 + 9 + 8) * (2 / 3 + float(off) * 3 / 6)
+    runs = np.array([[1, 0, 0], [0, 1, 0]], dtype=bool)
+    if denominator <= rounding / 8:
+        with pytest.warns(StabilityWarning, match=r"tr\(C Σ⁰\) = 0"):
+            assert np.isnan(stability("sechidis", runs, similarity=C))
+    elif denominator >= 2 * rounding:
+        exact = 1 - numerator / denominator
+        bound = rounding * (1 + abs(float(exact))) / (float(denominator) - rounding)
+        assert stability("sechidis", runs, similarity=C) == pytest.approx(float(exact),
+                                                                           abs=bound)
+
