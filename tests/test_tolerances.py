@@ -201,3 +201,21 @@ def test_phi_s_is_undefined_within_rounding_of_a_zero_normaliser_and_exact_beyon
         assert stability("sechidis", runs, similarity=C) == pytest.approx(float(exact),
                                                                            abs=bound)
 
+
+@pytest.mark.parametrize(("factor", "accepted"), [(1 + 0.5e-6, True), (1 - 0.5e-6, True),
+                                                  (1 + 2e-6, False), (1 - 2e-6, False)])
+def test_a_callable_weight_integrates_to_one_within_the_stated_tolerance(factor, accepted):
+    """Not a rounding guard but the documented contract of a callable weight: its
+    integral over [0, 1]² is 1 to within 1e-6 (plus the cubature's own error estimate,
+    1e-16 for this polynomial), relative to the 1 it is compared with, on both sides."""
+    from paretostab import InvalidInputError
+    from paretostab.front import dominance_area
+
+    def weight(a, phi):
+        return factor * (a + phi)
+
+    if accepted:
+        assert dominance_area([[1.0, 1.0]], weight=weight) == pytest.approx(factor, rel=1e-9)
+    else:
+        with pytest.raises(InvalidInputError, match="integrates to"):
+            dominance_area([[1.0, 1.0]], weight=weight)
