@@ -33,6 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from paretostab._errors import InvalidInputError
+from paretostab._rounding import UNIT_ROUNDOFF, gamma_n
 from paretostab._validation import Interval, is_number
 from paretostab._weight import Weight, as_weight
 
@@ -478,9 +479,6 @@ class ParetoFront:
 
 # --------------------------------------------------------------------------- γ choice
 
-_COLLINEAR_RTOL = 1e-12
-
-
 @dataclass(frozen=True)
 class GammaChoice:
     """A front point that maximises ``γA + (1 − γ)φ`` for the γ in
@@ -535,8 +533,14 @@ def _hull_vertices(points: object) -> tuple[np.ndarray, np.ndarray]:
             o, m = f[hull[-2]], f[hull[-1]]
             u, v = m - o, f[k] - o
             cross = u[0] * v[1] - u[1] * v[0]
-            # m is dropped unless it lies strictly above the chord o–k (a right turn)
-            if cross >= -_COLLINEAR_RTOL * np.hypot(*u) * np.hypot(*v):
+            # m is dropped unless it lies strictly above the chord o–k (a right turn),
+            # beyond rounding: two differences, two products and a subtraction put γ_4 on
+            # each product, and points on a line to the rounding of their coordinates of
+            # size ≤ s (a + φ = 1 computed as 1 − a) move u and v by 2us each coordinate
+            scale = np.max(np.abs([o, m, f[k]]))
+            rounding = (gamma_n(4) * (abs(u[0] * v[1]) + abs(u[1] * v[0]))
+                        + 2 * UNIT_ROUNDOFF * scale * (np.abs(u).sum() + np.abs(v).sum()))
+            if cross >= -rounding:
                 hull.pop()
             else:
                 break
@@ -555,10 +559,10 @@ def gamma_table(points: object, /) -> tuple[GammaChoice, ...]:
     ``j``), ``v_j`` wins exactly when ``s_j ≤ γ/(1 − γ) ≤ s_{j+1}`` (``s_0 = 0``,
     ``s_{m+1} = ∞``), i.e. for ``γ ∈ [s_j/(1 + s_j), s_{j+1}/(1 + s_{j+1})]``.
 
-    Rules: a front point on a hull segment between two vertices (collinear, to a
-    relative tolerance of 1e-12 on the cross product) ties with them at a single γ but is
-    never the only maximiser: it is not listed. Duplicates of a point are listed once,
-    with the lowest index. Rows with a NaN are ignored (they are never on the front).
+    Rules: a front point on a hull segment between two vertices (collinear, to the
+    rounding of the cross product and of the points' coordinates) ties with them at a
+    single γ but is never the only maximiser: it is not listed. Duplicates of a point are
+    listed once, with the lowest index. Rows with a NaN are ignored (they are never on the front).
 
     Parameters
     ----------

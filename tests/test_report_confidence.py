@@ -169,31 +169,34 @@ def test_the_angle_is_the_major_axis_direction_in_its_half_open_range(slope):
     assert e.angle == pytest.approx(math.atan(slope), abs=1e-12)
 
 
-def test_a_long_segment_ends_at_its_semi_axis_to_the_relative_tolerance():
-    """A segment 2000 long (stability values in the thousands): a point 0.5e-9 of the
-    semi-axis past its end is on it (tolerance 1e-9 relative), one 1e-6 past is not."""
+def test_a_long_segment_ends_at_its_semi_axis_to_the_rounding_of_its_size():
+    """A segment 2000 long (stability values in the thousands): a point 2e-16 of the
+    semi-axis past its end is on it (the rounding of coordinates in the thousands,
+    4e-12), one 1e-12 of it (2e-9) past is not (tests/test_tolerances.py)."""
     x = np.array([[0.5, 0.0], [0.5, 1000.0], [0.5, 2000.0], [0.5, 500.0]])
     (e,) = confidence_regions([x])
     a = e.semi_axes[0]
     assert e.degenerate and a > 1000
-    assert e.contains(e.center + [0.0, a * (1 + 0.5e-9)])
-    assert not e.contains(e.center + [0.0, a * (1 + 1e-6)])
+    assert e.contains(e.center + [0.0, a * (1 + 2e-16)])
+    assert not e.contains(e.center + [0.0, a * (1 + 1e-12)])
 
 
 def test_a_segment_is_held_to_the_centres_magnitude():
     """Stability values need not lie in [0, 1]: on a segment at stability 2000 a point
-    1e-7 off the line is rounding (tolerance 1e-9 × 2000), one 1e-5 off is not."""
+    1e-13 off the line is rounding (2γ_4 · 4000 = 3.6e-12), one 1e-9 off is not."""
     x = np.array([[0.5, 2000.0], [0.6, 2000.0], [0.7, 2000.0], [0.55, 2000.0]])
     (e,) = confidence_regions([x])
     assert e.degenerate
-    assert e.contains(e.center + [0.0, 1e-7]) and not e.contains(e.center + [0.0, 1e-5])
+    assert e.contains(e.center + [0.0, 1e-13]) and not e.contains(e.center + [0.0, 1e-9])
 
 
-@pytest.mark.parametrize(("minor", "degenerate"), [(0.95e-9, True), (1.05e-9, False)])
+@pytest.mark.parametrize(("minor", "degenerate"), [(3e-8, True), (1e-7, False)])
 def test_a_minor_spread_is_cut_relative_to_the_major_spread(minor, degenerate):
-    """A standard deviation ≤ 1e-9 × max(major standard deviation, max |replicate|) is
-    rounding. Here the major one (1.155, accuracies ±1) exceeds the replicates' size
-    (1), and the minor ones 1.10e-9 and 1.21e-9 fall either side of the cut."""
+    """A standard deviation within twice the rounding, √3·γ_{B+2}·max |replicate| +
+    √(2γ_{B+2})·(major standard deviation), is none: eigh cannot tell a variance below
+    2γ_{B+2}·λ_max from 0. Here the major one (1.155, accuracies ±1) sets the cut at
+    8.4e-8, and the minor ones 3.5e-8 and 1.15e-7 fall either side of it
+    (tests/test_tolerances.py holds both sides against exact arithmetic)."""
     x = np.column_stack([[-1.0, 1.0, -1.0, 1.0], minor * np.array([1.0, 1.0, -1.0, -1.0])])
     (e,) = confidence_regions([x])
     assert e.degenerate == degenerate
@@ -245,13 +248,14 @@ def test_a_3d_array_of_replicates_is_its_front_points_in_order():
 @pytest.mark.parametrize("size", [1e-6, 1e-3, 1e3])
 def test_the_singular_cut_is_relative_to_the_replicates_size(size):
     """Scaling the replicates scales the region: a spread of 1e-11 of their size along
-    one axis is a segment at every scale (1e-6 to 1e3, where a fixed floor of 1 would
-    decide), a spread of 1e-3 an ellipse; spreads of 1e-11 and 1e-12 about (0, 0.8) are
-    a point (the largest coordinate sets the size, not the smallest, about 0)."""
+    one axis (below the rounding of eigh at a major spread of 0.05) is a segment at every
+    scale (1e-6 to 1e3, where a fixed floor of 1 would decide), a spread of 1e-3 an
+    ellipse; spreads of 1e-17 and 1e-16 about (0, 0.8), the rounding of 0.8, are a point
+    (the largest coordinate sets the size, not the smallest, about 0)."""
     rng = np.random.default_rng(6)
     flat = np.column_stack([rng.normal(0.5, 0.05, 12), 0.8 + 1e-11 * rng.normal(size=12)])
     round_ = np.column_stack([flat[:, 0], 0.8 + 1e-3 * rng.normal(size=12)])
-    still = np.column_stack([1e-12 * rng.normal(size=12), 0.8 + 1e-11 * rng.normal(size=12)])
+    still = np.column_stack([1e-17 * rng.normal(size=12), 0.8 + 1e-16 * rng.normal(size=12)])
     for point in confidence_regions([still, still * size]):
         assert point.degenerate and point.semi_axes.tolist() == [0.0, 0.0]
     (segment, ellipse), (scaled_segment, scaled_ellipse) = (
@@ -303,16 +307,16 @@ def test_an_ellipse_made_by_hand_is_not_simultaneous_by_default():
     assert e.simultaneous is False and math.isnan(e.family_level)
 
 
-def test_a_small_segment_contains_points_within_an_absolute_1e_9_of_its_line():
-    """Objective values live in [0, 1]: a segment near the origin, 1e-4 long, contains
-    a point 5e-10 off its line (the tolerance is 1e-9 of the larger of 1, the centre and
-    the segment), and not one 5e-9 off."""
+def test_a_small_segment_contains_points_within_the_rounding_of_its_coordinates():
+    """A segment near the origin, 1e-4 long, holds points to the rounding of its
+    coordinates of 0.002 (4.5e-18), not to an absolute 1e-9, which would make it a strip
+    wider than a segment 1e-10 long: 1e-19 off its line is on it, 1e-15 off is not."""
     t = np.linspace(-1.0, 1.0, 7)[:, None]
     (segment,) = confidence_regions([np.array([0.001, 0.002]) + 1e-4 * t * [0.6, 0.8]])
     assert segment.degenerate
     normal = np.array([-0.8, 0.6])
-    assert segment.contains(segment.center + 5e-10 * normal)
-    assert not segment.contains(segment.center + 5e-9 * normal)
+    assert segment.contains(segment.center + 1e-19 * normal)
+    assert not segment.contains(segment.center + 1e-15 * normal)
 
 
 def test_boundary_points_go_once_around_the_ellipse():
@@ -419,12 +423,13 @@ def test_interval_bad_inputs():
         dominance_area_interval(a, weight="exponential")
 
 
-@pytest.mark.parametrize(("spread", "expected"), [(1e-10, "point"), (2.83e-10, "segment"),
+@pytest.mark.parametrize(("spread", "expected"), [(1e-16, "point"), (2e-15, "segment"),
                                                   (1e-3, "segment")])
 def test_a_collinear_sample_gives_a_degenerate_region_at_any_spread(spread, expected):
     """Replicates on a line: the minor axis is rounding alone and is zeroed, relative to
-    the larger of the major axis and the data's magnitude (1e-9 of 0.9 here); a major axis
-    below that is zeroed too (a point). sd 1.0e-9 (spread 2.83e-10) is just above it."""
+    the major axis and to the data's magnitude (2√3·γ_7 · 0.9 = 2.4e-15 here); a major
+    axis below that is zeroed too (a point): sd 3.5e-16 (spread 1e-16) is, sd 7.1e-15
+    (spread 2e-15) is just above it."""
     t = np.arange(5.0)
     replicates = np.array([0.9, 0.8]) + t[:, None] * np.array([1.0, 2.0]) * spread
     (region,) = confidence_regions([replicates])

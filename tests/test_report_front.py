@@ -907,9 +907,10 @@ def test_tuning_does_not_import_the_report():
 
 
 def test_a_hull_vertex_just_above_its_chord_is_kept_at_any_segment_length():
-    """The collinearity tolerance scales with both segments' lengths (1e-12 · |u| · |v|):
-    a point 1e-4 from its neighbour and 1e-10 above the chord to the far end is a vertex
-    of the upper-right hull, and γ can choose it."""
+    """The collinearity tolerance scales with both segments' lengths (the rounding of the
+    cross product and of the points' coordinates, tests/test_tolerances.py): a point 1e-4
+    from its neighbour and 1e-10 above the chord to the far end is a vertex of the
+    upper-right hull, and γ can choose it."""
     from paretostab.front import gamma_table
 
     points = np.array([[0.0, 1.0], [1e-4, 1.0 - 1e-4 + 1e-10], [1.0, 0.0]])

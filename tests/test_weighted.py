@@ -2,20 +2,26 @@
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from paretostab import StabilityWarning, stability
+from paretostab.measures import normalise_importances
 from paretostab.measures._weighted import chance_overlap
 from tests.reference.weighted import (
     algorithm2_chance,
     chance_double_loop,
+    correlation,
     iw_double_loop,
     iw_frequency_form,
+    iw_terms_exact,
     normalise,
     pearson_pairs,
+    pearson_terms_exact,
 )
 
 
@@ -183,9 +189,9 @@ def test_pearson_is_undefined_for_a_constant_run_and_scale_free_otherwise(scale)
 
 
 def test_pearson_is_undefined_for_a_constant_run_of_small_importances():
-    """Four importances of 1e-4 leave a variance of rounding of 6.6e-24: below 1e-12 of
-    their sum of squares (4e-20), the scale-free tolerance, though above 1e-12 of a sum of
-    cubes (4e-24), which shrinks faster than the rounding."""
+    """Four importances of 1e-4: the tolerance is relative to their sum of squares (4e-20),
+    not absolute nor relative to a sum of cubes (4e-24), which shrinks faster than the
+    rounding."""
     from paretostab.measures._weighted import pearson
 
     runs = np.vstack([np.full(4, 1e-4), [0.2, 0.5, 0.9, 0.1], [0.9, 0.1, 0.3, 0.4]])
@@ -212,7 +218,8 @@ def test_iw_is_undefined_when_every_run_selects_every_feature_equally():
     """k̄ = C (003 Property 1): exactly for ones, and to rounding for 0.3 in 2 × 6, whose
     normalised importances leave k̄ − C = +2.7e-15 — undefined too, not a ratio of
     rounding errors. The rounding grows with k̄ (5.7e-14 for 0.3 in 2 × 50, 1.8e-11 in
-    2 × 1000): the tolerance is relative to k̄."""
+    2 × 1000): the tolerance is relative to k̄ and to the sums C is the difference
+    of."""
     with pytest.warns(StabilityWarning, match="equal importance"):
         assert np.isnan(stability("iw", np.ones((3, 4))))
     for shape in ((2, 6), (2, 50), (2, 1000)):
@@ -223,10 +230,130 @@ def test_iw_is_undefined_when_every_run_selects_every_feature_equally():
 def test_pearson_of_a_nearly_constant_run_is_still_defined():
     """A run varying by 1e-5 of its size (variance 2e-16 at importances near 1e-3) is not
     constant: the tolerance is relative to the run's sum of squares, so it correlates
-    perfectly with a run that varies the same way (to the 1e-6 that the sums' cancellation
-    leaves at this variance)."""
+    perfectly with a run that varies the same way (centred before the products, nothing
+    cancels: 1e-5 was all the one-pass sums kept)."""
     from paretostab.measures._weighted import pearson
 
     near = 1e-3 * np.array([1.0, 1.0 + 1e-5, 1.0 + 2e-5])
     values = pearson(np.vstack([near, [1.0, 2.0, 3.0]])).values
-    assert values[0] == pytest.approx(1.0, abs=1e-5)
+    assert values[0] == pytest.approx(1.0, abs=1e-12)
+
+
+# --------------------------------------------------------------------------- rounding
+# (issue 37: each tolerance is the rounding error of the computation it guards, tested on
+# both sides against exact rational arithmetic)
+
+U = 2.0**-53  # the unit roundoff, written here apart from the package's
+
+
+def gamma_n(n):
+    """Higham's γ_n = nu/(1 − nu): the relative rounding error of a sum of n + 1 terms."""
+    return n * U / (1 - n * U)
+
+
+@settings(max_examples=300, deadline=None)
+@given(n=st.integers(2, 40), base=st.floats(1e-6, 1e6), where=st.integers(0, 39),
+       ulps=st.integers(0, 45).flatmap(lambda e: st.integers(0, 2**e)),
+       seed=st.integers(0, 2**32 - 1))
+def test_pearson_is_undefined_within_rounding_of_a_constant_run_and_exact_above(
+        n, base, where, ulps, seed):
+    """A run of n equal importances with one raised by some ulps, against a varying run.
+    A constant run's computed mean is off by γ_n·μ, so its computed variance is at most
+    T/4, T = (2γ_n)²·Σ I²: a run whose exact variance is below T/8 is constant to rounding
+    (undefined), one above 2T is defined and equal to the exact correlation within the
+    rounding bound T/(4·variance) + 8γ_n (the old 1e-12·Σ I² called a variance of 1e11·T
+    constant)."""
+    from paretostab.measures._weighted import pearson
+
+    run = np.full(n, base)
+    run[where % n] = base + ulps * np.spacing(base)
+    partner = np.random.default_rng(seed).uniform(0.05, 2.0, n)
+    covariance, variance, partner_variance = pearson_terms_exact(run, partner)
+    tolerance = (2 * gamma_n(n)) ** 2 * float(sum(Fraction(x) ** 2 for x in run.tolist()))
+    value = pearson(np.vstack([run, partner])).values[0]
+    if variance <= tolerance / 8:
+        assert np.isnan(value)
+    elif variance >= 2 * tolerance:
+        exact = correlation(covariance, variance, partner_variance)
+        bound = tolerance / 4 / float(variance) + 8 * gamma_n(n)
+        assert value == pytest.approx(exact, abs=bound)
+
+
+def test_pearson_calls_the_largest_rounding_of_a_constant_run_constant():
+    """Of 200 000 constant runs of 3 to 33 importances in [0.5, 2], three of 0.66667140685...
+    leave the largest computed variance relative to the tolerance: 1/16 of it (its mean is
+    off by two roundings). Undefined, with the factor 16 the tolerance keeps for the worst
+    case of sums in other orders."""
+    from paretostab.measures._weighted import pearson
+
+    run = np.full(3, 0.6666714068572064)
+    centred = run - run.sum() / 3
+    assert (centred**2).sum() == pytest.approx((2 * gamma_n(3)) ** 2 * (run**2).sum() / 16,
+                                               rel=1e-3)
+    assert np.isnan(pearson(np.vstack([run, [0.2, 0.5, 0.9]])).values[0])
+
+
+@pytest.mark.parametrize("raised", [4e-5, 4e-6, 4e-7, 4e-8])
+def test_pearson_of_ten_equal_importances_with_one_raised(raised):
+    """The case of issue 37: ten equal importances, one raised, against linspace(1, 2, 10)
+    correlate as e_0 does, −0.5222 at any raise; the old tolerance 1e-12·Σ I² gave −0.5222
+    at 4e-6 but called 4e-7 (×10 on the tolerance: 4e-6) constant. Now each is defined and
+    equals the exact correlation of the normalised floats (whose rounding moves it from
+    e_0's by up to 1e-8 at 4e-8)."""
+    runs = np.vstack([np.ones(10), np.linspace(1, 2, 10)])
+    runs[0, 0] += raised
+    normalised = normalise_importances(runs)
+    exact = correlation(*pearson_terms_exact(normalised[0], normalised[1]))
+    assert exact == pytest.approx(-0.5222329678670935, abs=1e-7)
+    assert stability("pearson", runs) == pytest.approx(exact, abs=1e-12)
+
+
+def pair_minima_sum(values):
+    """Σ over unordered pairs of distinct entries of min(value, value'), by a double loop."""
+    return sum(min(a, b) for i, a in enumerate(values) for b in values[i + 1:])
+
+
+@settings(max_examples=150, deadline=None)
+@given(M=st.integers(2, 4), d=st.integers(2, 12), base=st.floats(0.01, 100.0),
+       raises=st.lists(st.tuples(st.integers(0, 47), st.integers(0, 40).flatmap(
+           lambda e: st.integers(0, 2**e))), min_size=1, max_size=3),
+       dropped=st.integers(0, 47))
+def test_iw_is_undefined_within_rounding_of_k_bar_equal_to_c_and_exact_above(
+        M, d, base, raises, dropped):
+    """Runs of equal importances (one may miss a feature), some raised by a number of ulps,
+    normalised: k̄ − C is 0 or tiny. C is a difference of two sums of pair minima of the
+    N = Mk̄ values, each off by γ_N of its size: twice that bound with k̄ is the tolerance
+    R. An exact k̄ − C below R/8 is undefined, one above 2R is defined and equal to the
+    exact φ_iw within the bound R(1 + |φ|)/(k̄ − C − R) (the old 1e-12·k̄ was 80 times R
+    at 2 × 6 and half of it at 2 × 1000)."""
+    from paretostab.measures._inputs import UndefinedMeasure
+    from paretostab.measures._weighted import iw
+
+    raw = np.full((M, d), base)
+    for where, ulps in raises:
+        raw.flat[where % raw.size] += ulps * np.spacing(base)
+    if dropped < raw.size:
+        raw.flat[dropped] = 0.0  # a run that misses one feature (below 48: most draws)
+    I = normalise_importances(raw)
+    numerator, denominator = iw_terms_exact(I)
+    values = [I[i][I[i] > 0].tolist() for i in range(M)]
+    n_values, k_bar, pairs = sum(map(len, values)), np.count_nonzero(I) / M, M * (M - 1) / 2
+    everything = pair_minima_sum([v for run in values for v in run])
+    within = sum(pair_minima_sum(run) for run in values)
+    rounding = 2 * gamma_n(n_values + 4) * (k_bar + (everything + within) / d / pairs)
+    if denominator <= rounding / 8:
+        with pytest.raises(UndefinedMeasure):
+            iw(I)
+    elif denominator >= 2 * rounding:
+        exact = numerator / denominator
+        bound = rounding * (1 + abs(exact)) / (float(denominator) - rounding)
+        assert iw(I) == pytest.approx(float(exact), abs=bound)
+
+
+def test_iw_calls_the_largest_rounding_of_k_bar_equal_to_c_undefined():
+    """Of 20 000 normalised matrices of equal importances (2 to 5 runs of 2 to 39
+    features), two runs of two features of 63.227... leave the largest k̄ − C relative to
+    the tolerance, 1/24 of it: undefined, with the factor 24 the tolerance keeps for the
+    worst case of sums in other orders."""
+    with pytest.warns(StabilityWarning, match="equal importance"):
+        assert np.isnan(stability("iw", np.full((2, 2), 63.22740971108938)))

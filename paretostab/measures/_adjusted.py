@@ -43,6 +43,7 @@ from scipy import sparse
 from scipy.sparse.csgraph import maximum_bipartite_matching
 
 from paretostab._errors import InvalidInputError
+from paretostab._rounding import gamma_n
 from paretostab._similarity import offdiagonal_sum
 from paretostab.measures._exact import exact_expectations
 from paretostab.measures._inputs import PairScores, UndefinedMeasure, pair_counts, pair_index
@@ -615,7 +616,8 @@ def sechidis(Z: np.ndarray, *, similarity: SimilarityView, threshold: float | No
     off_diagonal = (np.mean(k**2) - k_bar) / (d * d - d) - k_bar**2 / d**2
     total = offdiagonal_sum(similarity, threshold, n_samples=n_samples, random_state=seed)
     denominator = d * diagonal + off_diagonal * total.value
-    if denominator <= 1e-12 * d * diagonal:
+    terms = d * diagonal + total.value * (np.mean(k**2) + k_bar + k_bar**2) / (d * d - d)
+    if denominator <= 2 * gamma_n(M + d * d + 8) * terms:  # Σ⁰: M + 8 roundings, total: d²
         raise UndefinedMeasure("tr(C Σ⁰) = 0 (all selected features are mutually similar)")
     return 1 - numerator / denominator
 

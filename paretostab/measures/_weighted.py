@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from paretostab._rounding import gamma_n
 from paretostab.measures._inputs import PairScores, UndefinedMeasure, pair_index
 from paretostab.measures._registry import register
 
@@ -25,11 +26,18 @@ def pearson(I: np.ndarray) -> PairScores:
     """
     d = I.shape[1]
     used = I[:, I.any(axis=0)]  # features never selected are 0 in every run
+    n = used.shape[1]
     means = used.sum(axis=1) / d
-    # Σ_f (I_if − μ_i)(I_jf − μ_j) = Σ_f I_if I_jf − d μ_i μ_j, over the used features only
-    covariance = used @ used.T - d * np.outer(means, means)
+    # centred before the products (two-pass): Σ_f I_if I_jf − d μ_i μ_j would lose the
+    # variance of a nearly constant run to the cancellation, n·u·Σ_f I_if² (issue 37);
+    # each of the d − n features never selected has deviation −μ_i
+    centred = used - means[:, None]
+    covariance = centred @ centred.T + (d - n) * np.outer(means, means)
     variance = np.diag(covariance).copy()
-    constant = variance <= 1e-12 * np.maximum((used**2).sum(axis=1), 1e-300)
+    # a constant run's computed mean is off by at most γ_n·μ (n non-negative terms summed,
+    # then ÷d), so its computed variance d·(γ_n·μ)² ≤ γ_n²·Σ_f I_f²; 2γ_n covers the
+    # roundings of the deviations and of their squares' sum (Higham 2002, eq. 3.5)
+    constant = variance <= (2 * gamma_n(n)) ** 2 * (used**2).sum(axis=1)
     scale = np.sqrt(np.where(constant, 1.0, variance))
     i, j = pair_index(I.shape[0])
     values = covariance[i, j] / (scale[i] * scale[j])
@@ -62,10 +70,23 @@ class _OverlapSums:
     rand: float  # Σ_{i<j} |F_i ∩ F_j|_rand, pairs of empty runs excluded
     n_pairs: float
     empty_pairs: float  # pairs of two empty runs: k̄ in both overlaps (003 §5)
+    n_values: int  # N = Mk̄, the non-zero importances summed
+    rand_size: float  # (Σ over all pairs of values + Σ over pairs inside runs) / d
 
     @property
     def chance(self) -> float:
         return (self.rand + self.empty_pairs * self.k_bar) / self.n_pairs
+
+    @property
+    def rounding(self) -> float:
+        """Twice a bound on the rounding error of ``k̄ − C``, below which it is no number.
+
+        ``rand`` is the difference of two dot products of the N values with integer
+        weights, each off by at most γ_N of its size (Higham 2002, eq. 3.5); ÷d, the empty
+        pairs, ÷ the pairs, k̄ = N/M and the subtraction add four roundings.
+        """
+        return 2 * gamma_n(self.n_values + 4) * (
+            self.k_bar + (self.rand_size + self.empty_pairs * self.k_bar) / self.n_pairs)
 
 
 def _overlap_sums(I: np.ndarray) -> _OverlapSums:
@@ -81,12 +102,15 @@ def _overlap_sums(I: np.ndarray) -> _OverlapSums:
     values = used[runs, features]
     empty = M - np.unique(runs).size
     everything = _sum_of_pair_minima(values, np.zeros_like(runs))
+    within = _sum_of_pair_minima(values, runs)
     return _OverlapSums(
         k_bar=values.size / M,
         shared=_sum_of_pair_minima(values, features),
-        rand=(everything - _sum_of_pair_minima(values, runs)) / d,
+        rand=(everything - within) / d,
         n_pairs=M * (M - 1) / 2,
         empty_pairs=empty * (empty - 1) / 2,
+        n_values=values.size,
+        rand_size=(everything + within) / d,
     )
 
 
@@ -116,7 +140,7 @@ def iw(I: np.ndarray) -> float:
     if sums.k_bar == 0:
         raise UndefinedMeasure("no run selected any feature (k̄ = 0)")
     denominator = sums.k_bar - sums.chance
-    if denominator <= 1e-12 * sums.k_bar:
+    if denominator <= sums.rounding:  # k̄ = C to rounding, relative to k̄ and C's terms
         raise UndefinedMeasure(
             f"every run selected all d = {I.shape[1]} features with equal importance (k̄ = C)"
         )

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from paretostab._errors import InvalidInputError
+from paretostab._rounding import gamma_n
 from paretostab._validation import FRACTION, Interval
 from paretostab.front import dominance_area
 
@@ -43,11 +44,6 @@ __all__ = ["DominanceAreaInterval", "Ellipse", "as_level", "confidence_regions",
 #: The points a region's boundary is drawn with.
 BOUNDARY_POINTS = Interval("integer", 3, why=" (points on the boundary)")
 
-# An eigen-direction whose standard deviation is below this fraction of the largest one
-# (or of the scale of the values) carries no variance: rounding noise of constant data.
-_SINGULAR_RTOL = 1e-9
-# contains(): tolerance relative to the region's size (boundary points are inside).
-_CONTAINS_RTOL = 1e-9
 
 
 def _readonly(arr: np.ndarray) -> np.ndarray:
@@ -133,9 +129,9 @@ class Ellipse:
 
     def contains(self, point: object) -> bool:
         """Whether ``point`` (accuracy, stability) lies in the region, its boundary
-        included (to a relative tolerance of 1e-9). For a degenerate region: whether it
-        lies on the segment (or is the point), to that tolerance of the region's size
-        and of the centre's magnitude.
+        included to the rounding of the coordinates (every point of :meth:`boundary` is
+        inside). For a degenerate region: whether it lies on the segment (or is the
+        point), to that rounding.
 
         Parameters
         ----------
@@ -152,13 +148,17 @@ class Ellipse:
         if not np.all(np.isfinite(x)):
             return False
         u = self._frame().T @ (x - self.center)  # coordinates along the major, minor axes
-        a, b = self.semi_axes
-        slack = _CONTAINS_RTOL * max(1.0, float(np.max(np.abs(self.center))), float(a))
-        if b > 0.0:
-            return bool((u[0] / a) ** 2 + (u[1] / b) ** 2 <= 1.0 + _CONTAINS_RTOL)
-        if abs(u[1]) > slack:
-            return False
-        return bool(abs(u[0]) <= a * (1.0 + _CONTAINS_RTOL) + slack)
+        axes = self.semi_axes
+        # a boundary point's own rounding (the centre plus the rotated axes), x − centre
+        # and the rotation leave u off by γ_4 of the coordinates' and the major axis's
+        # sizes on each axis (Higham 2002, eq. 3.5): twice that is on the boundary
+        rounding = 2 * gamma_n(4) * (float(np.max(np.abs(x)) + np.max(np.abs(self.center)))
+                                     + float(axes[0]))
+        excess = np.maximum(np.abs(u) - rounding, 0.0)
+        if np.any(excess[axes == 0.0] > 0.0):
+            return False  # off the segment's line, or off the point
+        spread = axes > 0.0
+        return bool(np.sum((excess[spread] / axes[spread]) ** 2) <= 1.0 + gamma_n(4))
 
     def boundary(self, n: int = 128) -> np.ndarray:
         """``n`` points of the boundary, counter-clockwise from the positive end of the
@@ -257,8 +257,13 @@ def _ellipse(x: np.ndarray, level: float, simultaneous: bool, family_level: floa
     radius2 = hotelling_radius2(b, level)
     eigenvalues, vectors = np.linalg.eigh(cov)  # ascending
     sd = np.sqrt(np.clip(eigenvalues, 0.0, None))
-    scale = max(float(np.max(np.abs(x))), 1e-300)
-    sd[sd <= _SINGULAR_RTOL * max(float(sd[1]), scale)] = 0.0
+    # a direction without spread keeps one of rounding: replicates on a line to the
+    # rounding of coordinates of size ≤ s, centred on a mean off by γ_B·s, leave it
+    # √3·γ_{B+2}·s (B/(B − 1) ≤ 3/2, two coordinates), and the products and eigh add
+    # 2γ_{B+2}·λ_max to its variance (Higham 2002, eq. 3.5; Weyl): twice that is none
+    rounding = (math.sqrt(3) * gamma_n(b + 2) * float(np.max(np.abs(x)))
+                + math.sqrt(2 * gamma_n(b + 2)) * float(sd[1]))
+    sd[sd <= 2 * rounding] = 0.0
     semi = np.sqrt(radius2) * sd[::-1]
     if sd[1] == 0.0 or sd[0] == sd[1]:
         angle = 0.0  # a point, or a circle: no major direction
@@ -301,7 +306,8 @@ def confidence_regions(replicates: Sequence[object], /, *, level: float = 0.95,
     replicate) give a singular covariance: the region is then degenerate — the segment
     (or point) that the ellipse shrinks to as that variance goes to 0, with the same
     ``radius2`` (:attr:`Ellipse.degenerate`). Directions whose standard deviation is
-    below 1e-9 of the largest one (or of the values' magnitude) count as constant.
+    within the rounding of the replicates' size and of the largest one (about 1e-15 of
+    the first and 1e-7 of the second) count as constant.
 
     Raises
     ------

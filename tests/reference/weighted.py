@@ -6,6 +6,9 @@ papers, with no vectorisation and no shared code with the package.
 
 from __future__ import annotations
 
+import math
+from fractions import Fraction
+
 import numpy as np
 
 
@@ -108,3 +111,41 @@ def algorithm2_chance(I: np.ndarray) -> float:
                     overlap += prefix[i][ci] + (k[i] - ci) * rows[j][cj]
             total += overlap / d
     return total / (M * (M - 1) / 2)
+
+
+def pearson_terms_exact(a: np.ndarray, b: np.ndarray) -> tuple[Fraction, Fraction, Fraction]:
+    """(covariance, variance of a, variance of b) of two runs over their d features, in
+    exact rational arithmetic on the floats given (000 eq. 5 before the ratio)."""
+    a_exact, b_exact = [Fraction(x) for x in a.tolist()], [Fraction(x) for x in b.tolist()]
+    mean_a, mean_b = sum(a_exact) / len(a_exact), sum(b_exact) / len(b_exact)
+    da, db = [x - mean_a for x in a_exact], [x - mean_b for x in b_exact]
+    return (sum(x * y for x, y in zip(da, db, strict=True)), sum(x * x for x in da),
+            sum(y * y for y in db))
+
+
+def correlation(covariance: Fraction, var_a: Fraction, var_b: Fraction) -> float:
+    """cov/√(var_a·var_b) to within 1.5 roundings: the exact square, rounded once, then √."""
+    return math.copysign(math.sqrt(covariance * covariance / (var_a * var_b)), covariance)
+
+
+def iw_terms_exact(I: np.ndarray) -> tuple[Fraction, Fraction]:
+    """(mean over pairs of |F_i ∩ F_j|_iw − |F_i ∩ F_j|_rand, k̄ − C) of 003 eq. 6 in exact
+    rational arithmetic on the (already normalised) floats given, with the empty-run
+    conventions of 003 §5; φ_iw is their ratio."""
+    M, d = I.shape
+    F = [{f: Fraction(float(I[i, f])) for f in np.flatnonzero(I[i])} for i in range(M)]
+    k_bar = Fraction(sum(len(run) for run in F), M)
+    shared, rand = [], []
+    for i in range(M):
+        for j in range(i + 1, M):
+            if not F[i] and not F[j]:
+                shared.append(k_bar)
+                rand.append(k_bar)
+                continue
+            shared.append(sum((min(F[i][f], F[j][f]) for f in F[i].keys() & F[j].keys()),
+                              Fraction(0)))
+            rand.append(sum((min(a, b) for a in F[i].values() for b in F[j].values()),
+                            Fraction(0)) / d)
+    pairs = len(shared)
+    return (sum(s - r for s, r in zip(shared, rand, strict=True)) / pairs,
+            k_bar - sum(rand) / pairs)
