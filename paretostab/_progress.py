@@ -30,8 +30,8 @@ from typing import TYPE_CHECKING, Protocol
 if TYPE_CHECKING:
     from tqdm.std import tqdm
 
-__all__ = ["DEFAULT_SECONDS", "EVERY", "SECONDS_VARIABLE", "Progress", "ProgressLines",
-           "bar_class", "duration", "progress_bar"]
+__all__ = ["DEFAULT_SECONDS", "EVERY", "SECONDS_VARIABLE", "NoProgress", "Progress",
+           "ProgressLines", "bar_class", "duration", "progress_bar"]
 
 EVERY = 10
 """A plain line at least every this many steps."""
@@ -159,6 +159,37 @@ class ProgressLines:
                 self._write()
 
 
+class NoProgress:
+    """The reporter of ``progress=False``: it counts its steps and says nothing. Not a
+    disabled tqdm bar: that makes tqdm's process-wide lock, a named semaphore, which a
+    process started by spawn (a ``tune --workers`` worker) registers with Python's
+    resource tracker; killed with kill -9, it leaves the semaphore to the tracker, which
+    then prints "UserWarning: resource_tracker: There appear to be 1 leaked semaphore
+    objects to clean up at shutdown" after ``tune``'s own last line."""
+
+    def __init__(self, total: int) -> None:
+        self.total, self.n = int(total), 0
+
+    def __enter__(self) -> NoProgress:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, value: BaseException | None,
+                 traceback: TracebackType | None) -> None:
+        """Nothing to close."""
+
+    def update(self, n: int = 1) -> None:
+        self.n += n
+
+    def set_postfix(self, **values: object) -> None:
+        """Nothing to show."""
+
+    def refresh(self) -> None:
+        """Nothing to show."""
+
+    def close(self) -> None:
+        """Nothing to close."""
+
+
 class Progress(Protocol):
     """What :func:`progress_bar` gives, a tqdm bar or :class:`ProgressLines`: steps done
     ``n`` of ``total``, and a context manager."""
@@ -208,8 +239,8 @@ def progress_bar(total: int, description: str, *, progress: bool | None = None,
         What the bar or the line starts with.
     progress : bool, optional
         None (default): a tqdm bar when stderr is a terminal, :class:`ProgressLines`
-        otherwise; True: the bar (:func:`bar_class`); False: nothing (a disabled console
-        bar).
+        otherwise; True: the bar (:func:`bar_class`); False: nothing
+        (:class:`NoProgress`).
     unit : str
         The steps' name, in the plain lines and the bar's rate (``runs/s``).
     leave : bool
@@ -219,14 +250,12 @@ def progress_bar(total: int, description: str, *, progress: bool | None = None,
 
     Returns
     -------
-    tqdm.tqdm or ProgressLines
-        Either way with ``n``, ``update``, ``set_postfix``, ``refresh`` and ``close``,
+    tqdm.tqdm, ProgressLines or NoProgress
+        Each with ``n``, ``update``, ``set_postfix``, ``refresh`` and ``close``,
         and a context manager.
     """
     if progress is None and not sys.stderr.isatty():
         return ProgressLines(total, description, unit=unit, every=every)
     if progress is False:
-        from tqdm.std import tqdm
-
-        return tqdm(total=total, disable=True)
+        return NoProgress(total)
     return bar_class()(total=total, desc=description, unit=unit, leave=leave)

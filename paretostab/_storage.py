@@ -26,7 +26,7 @@ import sys
 import tempfile
 import threading
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from urllib.parse import unquote_plus, urlsplit
 
@@ -488,21 +488,50 @@ def artifact_notice(url: str, directory: str | Path | None) -> str | None:
             "report and choose the same --artifacts (a shared folder or s3://bucket/prefix).")
 
 
+@contextlib.contextmanager
+def _said_while_silent(location: str, endpoint: str) -> Iterator[None]:
+    """Say once on stderr, if the block has not ended after ``_S3_PATIENCE`` seconds,
+    that the S3 endpoint is not answering and is still waited for: a hung endpoint is said
+    while it hangs, at start-up and during a trial's upload alike (before, a hung upload
+    printed nothing for as long as boto3's timeouts and retries lasted)."""
+    silence = threading.Timer(_S3_PATIENCE, lambda: print(
+        f"artifacts {location}: no answer from {endpoint} for {_S3_PATIENCE:g} s; still "
+        "waiting (boto3's timeouts and retries; Ctrl-C stops).", file=sys.stderr,
+        flush=True))
+    silence.daemon = True
+    silence.start()
+    try:
+        yield
+    finally:
+        silence.cancel()
+
+
 class PrefixedArtifactStore:
     """An Optuna artifact store whose objects are kept under ``prefix/`` in another store
-    (Optuna's Boto3ArtifactStore writes to a bucket's top level)."""
+    (Optuna's Boto3ArtifactStore writes to a bucket's top level). With ``location`` and
+    ``endpoint`` (an S3 store's), a read or write the endpoint does not answer for
+    ``_S3_PATIENCE`` seconds is said on stderr while it hangs."""
 
-    def __init__(self, store, prefix: str) -> None:
+    def __init__(self, store, prefix: str, *, location: str | None = None,
+                 endpoint: str | None = None) -> None:
         self.store, self.prefix = store, prefix.strip("/")
+        self.location, self.endpoint = location, endpoint
 
     def _key(self, artifact_id: str) -> str:
         return f"{self.prefix}/{artifact_id}" if self.prefix else artifact_id
 
+    def _waited(self):
+        if self.location is None or self.endpoint is None:
+            return contextlib.nullcontext()
+        return _said_while_silent(self.location, self.endpoint)
+
     def open_reader(self, artifact_id: str):
-        return self.store.open_reader(self._key(artifact_id))
+        with self._waited():
+            return self.store.open_reader(self._key(artifact_id))
 
     def write(self, artifact_id: str, content_body) -> None:
-        self.store.write(self._key(artifact_id), content_body)
+        with self._waited():
+            self.store.write(self._key(artifact_id), content_body)
 
     def remove(self, artifact_id: str) -> None:
         self.store.remove(self._key(artifact_id))
@@ -521,14 +550,10 @@ def _s3_store(location: str) -> PrefixedArtifactStore:
     from optuna.artifacts import Boto3ArtifactStore
 
     client = boto3.client("s3")
-    silence = threading.Timer(_S3_PATIENCE, lambda: print(
-        f"artifacts {location}: no answer from {client.meta.endpoint_url} for "
-        f"{_S3_PATIENCE:g} s; still waiting (boto3's timeouts and retries; Ctrl-C stops).",
-        file=sys.stderr, flush=True))
-    silence.daemon = True  # a hung endpoint: said while it hangs, once
-    silence.start()
+    endpoint = client.meta.endpoint_url
     try:  # one clear line now rather than a failed upload in every trial
-        client.head_bucket(Bucket=parts.netloc)
+        with _said_while_silent(location, endpoint):
+            client.head_bucket(Bucket=parts.netloc)
     except ClientError as exc:
         code = exc.response.get("Error", {}).get("Code", "")
         reason = (f"the bucket {parts.netloc!r} does not exist." if code in ("404", "NoSuchBucket")
@@ -538,9 +563,8 @@ def _s3_store(location: str) -> PrefixedArtifactStore:
         raise InvalidInputError(
             f"artifacts {location}: cannot reach the bucket (boto3 takes the credentials, "
             f"region and AWS_ENDPOINT_URL from the environment): {_sentence(exc)}") from None
-    finally:
-        silence.cancel()
-    return PrefixedArtifactStore(Boto3ArtifactStore(parts.netloc, client=client), parts.path)
+    return PrefixedArtifactStore(Boto3ArtifactStore(parts.netloc, client=client), parts.path,
+                                 location=location, endpoint=endpoint)
 
 
 def artifact_store(url: str, directory: str | Path | None = None, *, create: bool = True,

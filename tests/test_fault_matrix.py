@@ -1,12 +1,16 @@
-"""The fault matrix of issue 36 (``benchmarks/fault_inputs.py``): its cases are the ones the
-docs count, and a case runs and is judged, so that the table cannot silently rot."""
+"""The fault matrix of ``benchmarks/`` (``fault_matrix.py``: the bad inputs of
+``fault_inputs.py`` and the scenarios of ``fault_scenarios.py``): each half names its cases
+once, has the count the docs quote, and plays one cheap case for real, so that its table
+cannot silently rot."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 
+from benchmarks import fault_scenarios
 from tests.benchmark_modules import benchmark_module
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -49,3 +53,24 @@ def test_fault_inputs_an_accepted_input_and_a_password_are_not_clean(fault_input
     assert table.count("\n") == 2 and "**no**" in table
     assert fault_inputs.totals([row, {**row, "ok": True}, {**row, "ok": None}]) == (
         "1 of 2 bad inputs were clean (1 skipped)")
+
+
+def test_fault_scenarios_are_named_once_and_as_many_as_the_docs_quote():
+    names = [case.name for case in fault_scenarios.CASES]
+    assert len(names) == len(set(names)) == 35
+    docs = (ROOT / "docs" / "benchmarks.md").read_text(encoding="utf-8")
+    section = docs[docs.index("## The fault matrix: scenarios"):]
+    quoted = re.search(r"(\d+) of (\d+) scenarios held, (\d+) skipped", section)
+    assert quoted is not None and int(quoted[2]) == len(names)
+    assert section.count("\n| ") - 1 == len(names)  # a row per scenario under the header
+
+
+def test_fault_scenarios_play_a_cheap_one_for_real(tmp_path):
+    said = []
+    (row,) = fault_scenarios.run(tmp_path, only="dollar-names", log=said.append)
+    assert row["ok"] is True, row
+    assert row["counted"] == 4 and row["lost"] == row["running"] == 0
+    assert said == [f"dollar-names: held ({row['seconds']} s)"]
+    table = fault_scenarios.table([row])
+    assert table.splitlines()[2].startswith("| dollar-names | feature names with `$` |")
+    assert fault_scenarios.totals([row]) == "1 of 1 scenarios held, 0 skipped"

@@ -6,17 +6,23 @@ worker prints it as its own error line); a hung S3 endpoint is said while it han
 
 from __future__ import annotations
 
+import http.server
+import io
 import os
 import socket
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 
 import pytest
 import sqlalchemy.exc as sa
 
+import paretostab._storage
 from paretostab._errors import StoreError
 from paretostab._faults import Retrying, one_line
+from paretostab._storage import artifact_store
 from tests.clock import FakeClock
 from tests.test_tuning import write_spec
 
@@ -100,4 +106,60 @@ def test_a_hung_s3_endpoint_is_said_while_it_hangs(tmp_path):
             tune.kill()
             tune.wait(timeout=60)
     assert line == (f"artifacts s3://bucket/study: no answer from {endpoint} for 10 s; still "
+                    "waiting (boto3's timeouts and retries; Ctrl-C stops).\n")
+
+
+class HangingUploads(http.server.BaseHTTPRequestHandler):
+    """An S3 endpoint that answers the start-up's check of the bucket at once and takes
+    an upload without answering until its server's ``release`` is set."""
+
+    protocol_version = "HTTP/1.1"
+
+    def do_HEAD(self) -> None:
+        self.send_response(200)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def do_PUT(self) -> None:
+        self.server.release.wait(120)  # type: ignore[attr-defined]
+        self.send_response(200)
+        for header, value in (("ETag", '"0"'), ("Content-Length", "0"), ("Connection", "close")):
+            self.send_header(header, value)
+        self.end_headers()
+
+    def log_message(self, *args) -> None:
+        pass
+
+
+def test_a_hung_s3_upload_is_said_while_it_hangs(tmp_path, monkeypatch, capsys):
+    """A trial's upload to an endpoint that takes it and does not answer: the start-up's
+    line, said while the upload hangs (before, nothing was printed for as long as boto3's
+    timeouts and retries lasted, minutes)."""
+    pytest.importorskip("boto3")
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), HangingUploads)
+    server.release = threading.Event()  # type: ignore[attr-defined]
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    endpoint = f"http://127.0.0.1:{server.server_address[1]}"
+    for name, value in {"AWS_ENDPOINT_URL": endpoint, "AWS_ACCESS_KEY_ID": "key",
+                        "AWS_SECRET_ACCESS_KEY": "secret", "AWS_DEFAULT_REGION": "us-east-1",
+                        "AWS_CONFIG_FILE": str(tmp_path / "none"),
+                        "AWS_SHARED_CREDENTIALS_FILE": str(tmp_path / "none")}.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setattr(paretostab._storage, "_S3_PATIENCE", 0.5)
+    try:
+        store = artifact_store(f"sqlite:///{tmp_path / 's.db'}", "s3://bucket/study")
+        said = capsys.readouterr().err  # the check of the bucket answered at once
+        upload = threading.Thread(target=store.write, args=("id", io.BytesIO(b"runs")))
+        upload.start()
+        deadline = time.monotonic() + 60
+        while "no answer" not in said and time.monotonic() < deadline:
+            time.sleep(0.1)
+            said += capsys.readouterr().err
+        server.release.set()  # type: ignore[attr-defined]
+        upload.join(120)
+    finally:
+        server.release.set()  # type: ignore[attr-defined]
+        server.shutdown()
+    assert not upload.is_alive()
+    assert said == (f"artifacts s3://bucket/study: no answer from {endpoint} for 0.5 s; still "
                     "waiting (boto3's timeouts and retries; Ctrl-C stops).\n")

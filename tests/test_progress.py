@@ -1,17 +1,24 @@
 """Progress in a notebook: the bar tqdm can draw there, and never a warning (issue 33: a
-``TqdmWarning`` in the first notebook cell, from ``tqdm.auto`` without ipywidgets)."""
+``TqdmWarning`` in the first notebook cell, from ``tqdm.auto`` without ipywidgets); no
+progress makes nothing a killed process leaves behind."""
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
 import sys
 import types
 import warnings
+from pathlib import Path
 
 import pytest
 from tqdm.std import TqdmWarning
 from tqdm.std import tqdm as console_bar
 
-from paretostab._progress import ProgressLines, bar_class, progress_bar
+from paretostab._progress import NoProgress, ProgressLines, bar_class, progress_bar
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture
@@ -46,9 +53,13 @@ def test_no_warning_in_a_notebook_without_ipywidgets(notebook, progress, capsys)
     assert "tqdm.auto" not in sys.modules
 
 
-def test_no_progress_is_a_disabled_bar_and_lines_skip_the_last_step(capsys):
-    bar = progress_bar(5, "x", progress=False)
-    assert isinstance(bar, console_bar) and bar.disable
+def test_no_progress_says_nothing_and_lines_skip_the_last_step(capsys):
+    with progress_bar(5, "x", progress=False) as bar:
+        bar.set_postfix(front=2)
+        bar.update(5)
+        bar.refresh()
+    assert isinstance(bar, NoProgress) and bar.n == bar.total == 5
+    assert capsys.readouterr().err == ""
     with ProgressLines(4, "replicates", unit="runs", every=2, seconds=3600) as lines:
         lines.update(2)
         lines.update(2)  # the last step: its line is the final one
@@ -91,3 +102,22 @@ def test_importing_and_running_in_a_notebook_warns_nothing(tmp_path):
                          cwd=tmp_path)
     assert run.returncode == 0, run.stderr[-2000:]
     assert "Warning" not in run.stderr and "Trial 0 finished" not in run.stderr
+
+
+def test_a_process_killed_after_no_progress_leaves_no_leaked_semaphore():
+    """A process whose start method is spawn, as ``tune``'s ``--workers`` are, that ran
+    steps without progress (a worker's runs), then killed with kill -9. Before: its
+    disabled tqdm bar had made tqdm's lock, a named semaphore (registered with Python's
+    resource tracker under spawn), and the tracker printed "There appear to be 1 leaked
+    semaphore objects to clean up at shutdown" after ``tune``'s own last line."""
+    script = ("import multiprocessing, os, signal\n"
+              "multiprocessing.set_start_method('spawn')\n"
+              "from paretostab._progress import progress_bar\n"
+              "with progress_bar(3, 'runs', progress=False) as bar:\n"
+              "    bar.update(3)\n"
+              "os.kill(os.getpid(), signal.SIGKILL)\n")
+    killed = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                            timeout=120, cwd=ROOT,
+                            env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert killed.returncode == -signal.SIGKILL
+    assert "leaked" not in killed.stderr and "resource_tracker" not in killed.stderr
