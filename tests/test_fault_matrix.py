@@ -74,3 +74,16 @@ def test_fault_scenarios_play_a_cheap_one_for_real(tmp_path):
     table = fault_scenarios.table([row])
     assert table.splitlines()[2].startswith("| dollar-names | feature names with `$` |")
     assert fault_scenarios.totals([row]) == "1 of 1 scenarios held, 0 skipped"
+
+
+def test_fault_matrix_runs_the_halves_asked_for_in_one_command(tmp_path, capsys):
+    """``python benchmarks/fault_matrix.py``: a section per half with its totals line and
+    table, then the totals of all; ``--out`` writes what it prints."""
+    with benchmark_module("fault_matrix") as fault_matrix:
+        out = tmp_path / "matrix.md"
+        assert fault_matrix.main(["--part", "inputs", "--only", "tune-timeout-nan",
+                                  "--out", str(out)]) == 0
+    text = out.read_text(encoding="utf-8")
+    assert text.startswith("## inputs (") and "| `tune` | --timeout nan | yes | 2 | 1 |" in text
+    assert text.endswith("\n1 of 1 bad inputs were clean\n")
+    assert text in capsys.readouterr().out
