@@ -3,9 +3,8 @@ may give, run for real and checked to be refused cleanly.
 
 Run from the repository root::
 
-    python benchmarks/fault_inputs.py                   # every case, a markdown table
-    python benchmarks/fault_inputs.py --only predict    # the cases whose name holds "predict"
-    python benchmarks/fault_inputs.py --out inputs.md --keep
+    python benchmarks/fault_matrix.py --part inputs                  # every case
+    python benchmarks/fault_matrix.py --part inputs --only predict   # names holding "predict"
 
 An audit of the package's fault handling typed 132 bad inputs by hand (issue 36: "117 of
 132 bad inputs were clean"); its last requirement is that the matrix can be rerun from
@@ -31,14 +30,12 @@ it is a measurement.
 
 from __future__ import annotations
 
-import argparse
 import os
 import re
 import shlex
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -49,7 +46,7 @@ sys.path.insert(0, str(ROOT))
 
 import numpy as np  # noqa: E402
 
-__all__ = ["CASES", "Case", "PASSWORD", "main", "run", "table"]
+__all__ = ["CASES", "Case", "PASSWORD", "run", "table"]
 
 PASSWORD = "Pw-n0t-shown"  # given in storage URLs; no output may hold it
 TIMEOUT = 300  # seconds a case may run before it counts as hanging
@@ -222,7 +219,8 @@ CASES: tuple[Case, ...] = (
          "--scheduler that is no address", SPEC_FILES),
     case("tune-artifacts-file", "tune s.toml --artifacts afile", "--artifacts naming a file",
          {**SPEC_FILES, "afile": "x\n"}),
-    case("tune-artifacts-s3-empty", "tune s.toml --artifacts s3://", "--artifacts s3:// (no bucket)",
+    case("tune-artifacts-s3-empty", "tune s.toml --artifacts s3://",
+         "--artifacts s3:// (no bucket)",
          SPEC_FILES),
     case("tune-artifacts-s3-refused", "tune s.toml --artifacts s3://bucket/p",
          "--artifacts s3:// on an endpoint refusing connections", SPEC_FILES,
@@ -341,7 +339,8 @@ CASES: tuple[Case, ...] = (
     case("choose-save-model-directory",
          "choose --gamma 0.5 --storage sqlite:///study.db --study-name s --save-model adir",
          "--save-model naming a folder", {"adir": DIR}, prepared="study"),
-    case("choose-study-missing", "choose --gamma 0.5 --storage sqlite:///study.db --study-name nope",
+    case("choose-study-missing",
+         "choose --gamma 0.5 --storage sqlite:///study.db --study-name nope",
          "a study that does not exist", prepared="study"),
     case("choose-empty-study", "choose --gamma 0.5 --storage sqlite:///stored.db",
          "a study without trials", prepared="empty"),
@@ -365,7 +364,8 @@ CASES: tuple[Case, ...] = (
     case("compare-stored-module", "compare shared other --storage sqlite:///stored.db",
          'stored specs naming "evilmod:Evil"', prepared="evil"),
     # ---- predict
-    case("predict-model-missing", "predict missing.skops data.csv", "a model file that does not exist",
+    case("predict-model-missing", "predict missing.skops data.csv",
+         "a model file that does not exist",
          {"data.csv": DATA}),
     case("predict-model-text", "predict m.skops data.csv", "a model file that is text",
          {"m.skops": "not a model\n", "data.csv": DATA}),
@@ -568,31 +568,3 @@ def totals(rows: list[dict]) -> str:
     counted = len(rows) - skipped
     return (f"{clean} of {counted} bad inputs were clean"
             + (f" ({skipped} skipped)" if skipped else ""))
-
-
-def main(argv: list[str] | None = None) -> int:
-    """The command line: run the cases, print (and with ``--out``, write) the table and
-    the totals line; exit 0 whatever they show."""
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--only", help="run the cases whose name holds this text")
-    parser.add_argument("--out", type=Path, help="write the table and totals to this file")
-    parser.add_argument("--keep", action="store_true", help="keep the work folder")
-    args = parser.parse_args(argv)
-    workdir = Path(tempfile.mkdtemp(prefix="fault-inputs-"))
-    try:
-        rows = run(workdir, only=args.only, log=lambda line: print(line, flush=True))
-    finally:
-        if args.keep:
-            print(f"work folder kept: {workdir}")
-        else:
-            shutil.rmtree(workdir, ignore_errors=True)
-    text = f"{table(rows)}\n\n{totals(rows)}\n"
-    print(f"\n{text}", end="")
-    if args.out:
-        args.out.write_text(text, encoding="utf-8")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

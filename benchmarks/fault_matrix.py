@@ -45,6 +45,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--long-outage", type=float, default=45.0, metavar="SECONDS",
                         help="how long the database is down past --storage-wait in the "
                              "scenarios (45; the audit's was 600)")
+    parser.add_argument("--trials", type=int, default=12,
+                        help="N of each scenario's study (12)")
     parser.add_argument("--out", type=Path, help="write the sections to this file")
     parser.add_argument("--keep", action="store_true", help="keep the work folders")
     args = parser.parse_args(argv)
@@ -53,15 +55,15 @@ def main(argv: list[str] | None = None) -> int:
         # in /tmp: the postgres user goes through it to the scenarios' cluster
         workdir = Path(tempfile.mkdtemp(prefix=f"paretostab-{part}-", dir="/tmp"))
         start = time.perf_counter()
+        log = lambda line: print(line, flush=True)  # noqa: E731  (as it comes)
         try:
             if part == "scenarios":
                 rows = fault_scenarios.run(workdir, only=args.only,
                                            long_outage=args.long_outage,
-                                           log=lambda line: print(line, flush=True))
+                                           n_trials=args.trials, log=log)
                 table, total = fault_scenarios.table(rows), fault_scenarios.totals(rows)
             else:
-                rows = fault_inputs.run(workdir, only=args.only,
-                                        log=lambda line: print(line, flush=True))
+                rows = fault_inputs.run(workdir, only=args.only, log=log)
                 table, total = fault_inputs.table(rows), fault_inputs.totals(rows)
         finally:
             if args.keep:

@@ -5,9 +5,9 @@ size-limited tmpfs mounts; PostgreSQL rows need Debian's postgresql-15 server bi
 and psycopg, S3 rows boto3 and moto, Dask rows distributed, the dashboard row
 optuna-dashboard: a row whose server or package is missing is skipped, and says why)::
 
-    python benchmarks/fault_scenarios.py                  # every scenario, about 25 minutes
-    python benchmarks/fault_scenarios.py --only s3 --keep  # those whose name holds "s3"
-    python benchmarks/fault_scenarios.py --out scenarios.md --long-outage 600
+    python benchmarks/fault_matrix.py --part scenarios               # about 25 minutes
+    python benchmarks/fault_matrix.py --part scenarios --only s3 --keep
+    python benchmarks/fault_matrix.py --part scenarios --long-outage 600
 
 Each scenario runs the commands a user types (``python -m paretostab tune …`` and the
 others, in subprocesses, in a fresh folder of its own), injects its fault — a signal, a
@@ -33,16 +33,13 @@ trials the fault cut short, whose slots were run again.
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import json
 import os
-import shutil
 import signal
 import socket
 import subprocess
 import sys
-import tempfile
 import time
 import uuid
 from collections.abc import Callable
@@ -71,7 +68,7 @@ from paretostab._storage import open_storage  # noqa: E402
 from tests import servers  # noqa: E402
 from tests.test_own_failures import BROKEN, DOLLARS, FIXED, write_selector  # noqa: E402
 
-__all__ = ["CASES", "main", "run", "table", "totals"]
+__all__ = ["CASES", "run", "table", "totals"]
 
 #: Dask's wait for a lost scheduler to come back (30 s by default), shortened as the tests do.
 DASK_ENV = {"DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT": "5s"}
@@ -748,36 +745,3 @@ def totals(rows: list[dict]) -> str:
     skipped = sum(row["ok"] is None for row in rows)
     held = sum(row["ok"] is True for row in rows)
     return f"{held} of {len(rows)} scenarios held, {skipped} skipped"
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--only", help="the scenarios whose name holds this (or one of "
-                        "these, comma-separated)")
-    parser.add_argument("--out", type=Path, help="write the table (and totals) here")
-    parser.add_argument("--keep", action="store_true", help="keep the work folder (each "
-                        "scenario's commands and their output in its commands.log)")
-    parser.add_argument("--trials", type=int, default=12, help="N of each study (12)")
-    parser.add_argument("--long-outage", type=float, default=45.0, metavar="SECONDS",
-                        help="how long the database is down past --storage-wait (45)")
-    args = parser.parse_args(argv)
-    # in /tmp, which the postgres user goes through to its cluster (a TMPDIR may not let it)
-    workdir = Path(tempfile.mkdtemp(prefix="paretostab-scenarios-", dir="/tmp"))
-    try:
-        rows = run(workdir, only=args.only, long_outage=args.long_outage,
-                   n_trials=args.trials, log=lambda line: print(line, flush=True))
-    finally:
-        if args.keep:
-            print(f"work folder kept: {workdir}")
-        else:
-            shutil.rmtree(workdir, ignore_errors=True)
-    text = f"{table(rows)}\n\n{totals(rows)}\n"
-    print("\n" + text, end="")
-    if args.out:
-        args.out.write_text(text, encoding="utf-8")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
