@@ -18,6 +18,7 @@ whatever the cases show: it is a measurement.
 from __future__ import annotations
 
 import argparse
+import functools
 import shutil
 import sys
 import tempfile
@@ -55,7 +56,7 @@ def main(argv: list[str] | None = None) -> int:
         # in /tmp: the postgres user goes through it to the scenarios' cluster
         workdir = Path(tempfile.mkdtemp(prefix=f"paretostab-{part}-", dir="/tmp"))
         start = time.perf_counter()
-        log = lambda line: print(line, flush=True)  # noqa: E731  (as it comes)
+        log = functools.partial(print, flush=True)  # each case's line as it comes
         try:
             if part == "scenarios":
                 rows = fault_scenarios.run(workdir, only=args.only,
