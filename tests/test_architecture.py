@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "paretostab"
+TESTS = Path(__file__).resolve().parent
 MAX_PRIVATE_PARAMETERS = 8
 
 
@@ -233,19 +234,52 @@ def test_type_only_imports_are_told_apart():
     assert type_only_lines(tree) == {4}
 
 
-def test_optunas_private_interfaces_are_used_in_one_module():
+def optuna_private_uses(module: Module) -> list[str]:
+    """Where ``module`` imports a private name or module of Optuna or reads one of
+    :data:`OPTUNA_PRIVATE_ATTRIBUTES` (``paretostab._storage``, the package's module of
+    that name, is not Optuna's)."""
     found = []
-    for module in modules().values():
-        if module.name == "paretostab._optuna_internals":
-            continue
-        for imported, name, line in module.imports:
-            if imported.split(".")[0] == "optuna" and (
-                    any(_private(p) for p in imported.split(".")) or (name and _private(name))):
-                found.append(f"{module.name}:{line} imports {imported}.{name or ''}")
-        for node in ast.walk(module.tree):
-            if isinstance(node, ast.Attribute) and node.attr in OPTUNA_PRIVATE_ATTRIBUTES:
-                found.append(f"{module.name}:{node.lineno} reads .{node.attr}")
+    for imported, name, line in module.imports:
+        if imported.split(".")[0] == "optuna" and (
+                any(_private(p) for p in imported.split(".")) or (name and _private(name))):
+            found.append(f"{module.name}:{line} imports {imported}.{name or ''}")
+    for node in ast.walk(module.tree):
+        if isinstance(node, ast.Attribute) and node.attr in OPTUNA_PRIVATE_ATTRIBUTES \
+                and ast.unparse(node.value).split(".")[0] != "paretostab":
+            found.append(f"{module.name}:{node.lineno} reads .{node.attr}")
+        elif isinstance(node, ast.Attribute) and _private(node.attr) \
+                and ast.unparse(node.value).split(".")[0] == "optuna":
+            found.append(f"{module.name}:{node.lineno} reads {ast.unparse(node)}")
+    return found
+
+
+def test_optunas_private_interfaces_are_used_in_one_module():
+    found = [use for module in modules().values()
+             if module.name != "paretostab._optuna_internals"
+             for use in optuna_private_uses(module)]
     assert not found, "\n".join(found)
+
+
+def test_tests_reach_optunas_private_interfaces_through_one_module():
+    """A test reaches Optuna's internals through ``paretostab._optuna_internals`` (whose own
+    tests, ``tests/test_optuna_internals.py``, exercise them): an Optuna release that changes
+    one fails there, naming it, and not in tests about something else (issue 38)."""
+    found = [use for path in sorted(TESTS.glob("*.py")) if path.name != "test_optuna_internals.py"
+             for use in optuna_private_uses(read_module(f"tests.{path.stem}",
+                                                        path.read_text(encoding="utf-8"), path))]
+    assert not found, "\n".join(found)
+
+
+def test_a_reach_into_optunas_internals_is_found():
+    source = ("import optuna\nimport paretostab._storage\n"
+              "from optuna.study._multi_objective import _is_pareto_front\n"
+              "study._storage.get_trial(trial._trial_id)\n"
+              "optuna.storages._heartbeat.BaseHeartbeat\n"
+              "paretostab._storage.open_storage\n")
+    assert sorted(optuna_private_uses(read_module("tests.test_x", source))) == [
+        "tests.test_x:3 imports optuna.study._multi_objective._is_pareto_front",
+        "tests.test_x:4 reads ._storage", "tests.test_x:4 reads ._trial_id",
+        "tests.test_x:5 reads optuna.storages._heartbeat"]
 
 
 def _calls(tree: ast.AST) -> set[str]:
@@ -404,3 +438,4 @@ def test_every_public_module_is_one_the_api_reference_documents():
               if not any(_private(p) for p in module.name.split("."))
               and module.name.rpartition(".")[2] != "__main__"}
     assert public == set(PUBLIC_MODULES)
+

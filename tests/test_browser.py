@@ -34,6 +34,7 @@ from tests.browser import (
     probe_images,
     render,
 )
+from tests.extras import need
 from tests.test_tuning import storage_url, write_spec
 
 pytestmark = pytest.mark.skipif(find_chromium() is None, reason=CHROMIUM_MISSING)
@@ -171,8 +172,7 @@ def get(address, timeout=5.0):
 def dashboard(url, folder, timeout=60.0):
     """``python -m paretostab dashboard`` on a free port of 127.0.0.1: its base address
     once it answers; stopped (terminate, wait) at the end."""
-    pytest.importorskip("optuna_dashboard",
-                        reason="the dashboard needs optuna-dashboard (pip install -e '.[test]')")
+    need("optuna_dashboard")
     port = servers.free_port()
     log = folder / f"dashboard-{port}.log"
     with open(log, "wb") as output:

@@ -19,13 +19,13 @@ from paretostab._problem import Problem
 from paretostab._run_cache import RunCache
 from paretostab._tuning import run_study
 from paretostab._tuning.cluster import runs_on
+from tests.extras import need
 from tests.test_tuning import storage_url, tiny, write_spec
 
 
 @pytest.fixture(scope="module")
 def cluster():
-    distributed = pytest.importorskip(
-        "distributed", reason="Dask distributed is not installed: pip install 'paretostab[dask]'")
+    distributed = need("distributed")
     with distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1,
                                   host="127.0.0.1", dashboard_address=None) as local:
         yield local
@@ -107,9 +107,8 @@ def test_tune_without_dask_distributed_says_which_extra_to_install(tmp_path, cap
 
 
 def test_an_unreachable_scheduler_is_one_error_line_before_any_trial(tmp_path, capsys):
-    dask = pytest.importorskip(
-        "dask", reason="Dask distributed is not installed: pip install 'paretostab[dask]'")
-    pytest.importorskip("distributed")
+    dask = need("dask")
+    need("distributed")
     address = f"tcp://127.0.0.1:{closed_port()}"
     with dask.config.set({"distributed.comm.timeouts.connect": "2s"}):
         lines = error_lines(capsys, tmp_path, "--scheduler", address)

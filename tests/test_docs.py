@@ -21,6 +21,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.extras import need
+
 ROOT = Path(__file__).resolve().parents[1]
 DOCS_PACKAGES = ("sphinx", "numpydoc", "sphinx_gallery", "myst_parser", "pydata_sphinx_theme")
 
@@ -171,7 +173,7 @@ def test_every_parameter_of_a_public_callable_is_described():
     "Attributes") section, where the API reference shows it — not only named in the
     prose. Private parameters (``_token``), ``self``/``cls`` and ``*args`` /
     ``**kwargs`` are not asked for."""
-    pytest.importorskip("numpydoc")
+    need("numpydoc")
     offenders = []
     for name, obj, doc in public_callables():
         try:

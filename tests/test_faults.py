@@ -35,11 +35,13 @@ from paretostab._faults import (
     environment_error,
     transient_database_error,
 )
+from paretostab._optuna_internals import storage_of, trial_id_of
 from paretostab._storage import open_storage
 from paretostab._tuning import run_study
 from paretostab._tuning.coordination import counted_trials, counts
 from tests import servers
 from tests.clock import FakeClock
+from tests.extras import need
 from tests.test_tuning import storage_url, tiny, write_spec
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -83,7 +85,7 @@ def test_environment_errors_are_found_under_what_raised_them():
 
 
 def test_transient_database_errors_are_the_ones_a_later_attempt_passes():
-    psycopg = pytest.importorskip("psycopg")
+    psycopg = need("psycopg")
     from sqlalchemy import exc as sa
 
     assert transient_database_error(psycopg.OperationalError("connection refused"))
@@ -113,7 +115,7 @@ def flaky(failures, error):
 
 
 def test_retrying_waits_out_an_outage_and_says_so_twice(capsys):
-    psycopg = pytest.importorskip("psycopg")
+    psycopg = need("psycopg")
     clock = FakeClock()
     retry = Retrying("postgresql://u:***@db/x", 60, clock=clock, sleep=clock.sleep)
     call, calls = flaky(5, psycopg.errors.AdminShutdown("terminating connection"))
@@ -125,7 +127,7 @@ def test_retrying_waits_out_an_outage_and_says_so_twice(capsys):
 
 
 def test_retrying_gives_up_after_its_wait_with_a_store_error():
-    psycopg = pytest.importorskip("psycopg")
+    psycopg = need("psycopg")
     clock = FakeClock()
     retry = Retrying("db", 20, clock=clock, sleep=clock.sleep, longest_pause=4)
     call, calls = flaky(10**6, psycopg.OperationalError("connection refused"))
@@ -147,7 +149,7 @@ def test_retrying_raises_other_errors_at_once_and_a_full_disk_as_a_store_error()
 
 
 def test_a_call_inside_a_retried_call_is_retried_by_the_outer_one():
-    psycopg = pytest.importorskip("psycopg")
+    psycopg = need("psycopg")
     clock = FakeClock()
     retry = Retrying("db", 60, clock=clock, sleep=clock.sleep)
     inner, inner_calls = flaky(2, psycopg.OperationalError("reset"))
@@ -190,7 +192,7 @@ def artifact_files_of_complete_trials(study, store_folder):
     from optuna.artifacts import get_all_artifact_meta
 
     ids = {meta.artifact_id for trial in study.get_trials(states=(TrialState.COMPLETE,))
-           for meta in get_all_artifact_meta(trial, storage=study._storage)}
+           for meta in get_all_artifact_meta(trial, storage=storage_of(study))}
     return ids, {p.name for p in store_folder.iterdir()}
 
 
@@ -269,10 +271,9 @@ def test_a_trial_that_cannot_be_recorded_after_its_upload_leaves_no_artifact(
     recorded, present = artifact_files_of_complete_trials(study, store)
     assert present == recorded == set()  # the uploaded RunSets and maps were removed
     if failing == "set_trial_user_attrs":  # its note was written: it now says it failed
-        from optuna_dashboard import get_note
-
+        get_note = need("optuna_dashboard").get_note
         for trial in study.trials:
-            note = get_note(optuna.trial.Trial(study, trial._trial_id))
+            note = get_note(optuna.trial.Trial(study, trial_id_of(trial)))
             assert note.startswith(f"**Trial {trial.number}** · failed: could not record it: "
                                    "PermissionError"), note
             assert "objectives" not in note
@@ -481,7 +482,7 @@ def wait_for(condition, timeout=120):
 
 
 def test_a_database_restart_under_two_tunes_loses_and_repeats_nothing(tmp_path, own_postgres):
-    pytest.importorskip("psycopg")
+    need("psycopg")
     folder, url = own_postgres
     spec = write_spec(tmp_path, "restart", trials=80)
     command = [sys.executable, "-m", "paretostab", "tune", str(spec), "--storage", url,
@@ -509,7 +510,7 @@ def test_a_database_restart_under_two_tunes_loses_and_repeats_nothing(tmp_path, 
 
 def test_a_database_down_longer_than_the_wait_stops_tune_and_a_resume_finishes(
         tmp_path, own_postgres):
-    pytest.importorskip("psycopg")
+    need("psycopg")
     folder, url = own_postgres
     spec = write_spec(tmp_path, "down", trials=200)
     command = ["tune", spec, "--storage", url, "--artifacts", tmp_path / "art"]
@@ -541,7 +542,7 @@ def test_a_database_down_longer_than_the_wait_stops_tune_and_a_resume_finishes(
 def test_a_wrong_storage_or_name_is_one_error_line_and_creates_nothing(
         tmp_path, monkeypatch, capsys, args, says):
     if args[1].startswith("postgresql:"):
-        pytest.importorskip("psycopg")
+        need("psycopg")
     monkeypatch.chdir(tmp_path)
     with pytest.raises(SystemExit) as exited:
         main(["tune", "--n-trials", "1", *args])
