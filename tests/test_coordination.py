@@ -190,12 +190,14 @@ def test_a_trial_without_heartbeat_for_the_grace_period_fails_as_stale(tmp_path)
 # ------------------------------------------------------------------ sampler streams
 
 
+@pytest.mark.slow
 def test_one_uninterrupted_process_replays_the_spec_seed(tmp_path):
     first = run_study(tiny(study={"trials": 4}), storage=storage_url(tmp_path, "a.db"), progress=False)
     again = run_study(tiny(study={"trials": 4}), storage=storage_url(tmp_path, "b.db"), progress=False)
     assert param_sets(first) == param_sets(again)
 
 
+@pytest.mark.slow
 def test_a_resume_draws_new_parameters(tmp_path):
     """Before: every process seeded its sampler with the spec's seed, so trials 3–5 of a
     resume replayed trials 0–2."""
@@ -208,6 +210,7 @@ def test_a_resume_draws_new_parameters(tmp_path):
 # ------------------------------------------------------------------ processes
 
 
+@pytest.mark.slow
 def test_two_tune_processes_end_with_exactly_n_trials(tmp_path):
     """Before: each computed its missing trials at start-up, and two asking for 6 ran 12."""
     spec_path = write_spec(tmp_path, "both", trials=6)
@@ -221,6 +224,7 @@ def test_two_tune_processes_end_with_exactly_n_trials(tmp_path):
     assert not study.get_trials(states=(TrialState.RUNNING,))
 
 
+@pytest.mark.slow
 def test_kill_9_then_resume_fails_the_killed_trial_and_ends_with_exactly_n(tmp_path):
     spec_path = write_spec(tmp_path, "killed", trials=400)
     url = storage_url(tmp_path)
@@ -247,6 +251,7 @@ def test_kill_9_then_resume_fails_the_killed_trial_and_ends_with_exactly_n(tmp_p
         assert trial.state == TrialState.FAIL and "went stale" in trial.user_attrs["fail_reason"]
 
 
+@pytest.mark.slow
 def test_the_workers_end_within_seconds_when_their_parent_is_killed(tmp_path):
     spec_path = write_spec(tmp_path, "orphans", trials=400)
     url = storage_url(tmp_path)
@@ -273,6 +278,7 @@ def test_the_workers_end_within_seconds_when_their_parent_is_killed(tmp_path):
                for t in interrupted)
 
 
+@pytest.mark.slow
 def test_a_failing_worker_fails_tune_with_its_error_once(tmp_path):
     """Before: `--workers 2` whose workers failed exited 0 and printed two tracebacks.
     (What tune can check, it checks before starting workers: here a worker's storage
@@ -290,6 +296,7 @@ def test_a_failing_worker_fails_tune_with_its_error_once(tmp_path):
     assert not study.get_trials()
 
 
+@pytest.mark.slow
 def test_tune_checks_the_artifact_store_before_any_trial(tmp_path):
     artifacts = tmp_path / "artifacts"
     artifacts.write_text("a file where the artifact folder should be")
@@ -303,6 +310,7 @@ def test_tune_checks_the_artifact_store_before_any_trial(tmp_path):
     assert not (tmp_path / "study.db").exists()  # checked before the study is opened
 
 
+@pytest.mark.slow
 def test_ctrl_c_to_a_tune_with_workers_stops_them_all(tmp_path):
     spec_path = write_spec(tmp_path, "stopped", trials=400)
     url = storage_url(tmp_path)
@@ -318,6 +326,7 @@ def test_ctrl_c_to_a_tune_with_workers_stops_them_all(tmp_path):
 # ------------------------------------------------------------------ a PostgreSQL server
 
 
+@pytest.mark.slow
 def test_three_tune_processes_as_three_machines_on_one_fresh_postgresql_database(
         tmp_path, postgres_url):
     spec_path = write_spec(tmp_path, "machines", trials=12)
@@ -331,6 +340,7 @@ def test_three_tune_processes_as_three_machines_on_one_fresh_postgresql_database
     assert not study.get_trials(states=(TrialState.RUNNING,))
 
 
+@pytest.mark.slow
 def test_kill_9_of_one_of_three_processes_on_postgresql_then_a_resume(tmp_path, postgres_url):
     spec_path = write_spec(tmp_path, "killed", trials=15)
     processes = [cli_tune(spec_path, postgres_url, cwd=tmp_path) for _ in range(3)]

@@ -38,6 +38,7 @@ def cached_runs() -> dict[int, int]:
     return {os.getpid(): sum(len(cache) for cache in run_cache._REMOTE_CACHES.values())}
 
 
+@pytest.mark.slow
 def test_a_protocol_on_the_cluster_is_the_local_one_and_each_worker_keeps_its_runs(cluster):
     from distributed import Client
 
@@ -55,6 +56,7 @@ def test_a_protocol_on_the_cluster_is_the_local_one_and_each_worker_keeps_its_ru
     assert sum(held.values()) >= 8 and all(held.values())  # each worker its own runs
 
 
+@pytest.mark.slow
 def test_tune_on_the_cluster_records_the_local_study(tmp_path, cluster):
     spec = tiny(study={"trials": 3})
     local = run_study(spec, storage=storage_url(tmp_path, "local.db"), progress=False)

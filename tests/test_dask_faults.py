@@ -13,6 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from optuna.trial import TrialState
 
 from paretostab._faults import environment_error
@@ -53,6 +54,7 @@ def cluster(address: str):
             process.wait(timeout=60)
 
 
+@pytest.mark.slow
 def test_a_scheduler_killed_mid_study_stops_tune_in_one_line_and_a_resume_finishes(
         tmp_path):
     need("distributed")

@@ -78,6 +78,7 @@ def test_the_error_of_a_wait_run_out_says_how_to_resume_in_every_process(capsys)
                           "same command to resume.")
 
 
+@pytest.mark.slow
 def test_a_hung_s3_endpoint_is_said_while_it_hangs(tmp_path):
     """A real endpoint that takes the connection and never answers: ``tune`` says that
     it waits for it (before, nothing was printed for minutes)."""

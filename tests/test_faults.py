@@ -196,6 +196,7 @@ def artifact_files_of_complete_trials(study, store_folder):
     return ids, {p.name for p in store_folder.iterdir()}
 
 
+@pytest.mark.slow
 def test_a_full_artifact_store_stops_tune_after_three_trials_in_a_row(tmp_path, monkeypatch):
     url, store = storage_url(tmp_path), tmp_path / "art"
     with failing_writes(monkeypatch, after=6), pytest.raises(StoreError) as raised:
@@ -331,6 +332,7 @@ def small_disk(tmp_path):
         subprocess.run(["umount", "-l", str(folder)], check=False)
 
 
+@pytest.mark.slow
 def test_tune_with_artifacts_on_a_full_disk_is_one_error_line(tmp_path, small_disk):
     disk = small_disk("small", 3072, 400)
     spec = write_spec(tmp_path, "full", trials=60)
@@ -346,6 +348,7 @@ def test_tune_with_artifacts_on_a_full_disk_is_one_error_line(tmp_path, small_di
     assert counted_trials(study) < 60 and all(t.state == TrialState.FAIL for t in last)
 
 
+@pytest.mark.slow
 def test_tune_with_its_sqlite_file_on_a_full_disk_is_one_error_line(tmp_path, small_disk):
     disk = small_disk("small", 1024, 300)
     spec = write_spec(tmp_path, "full", trials=400)
@@ -364,6 +367,7 @@ def test_a_storage_that_cannot_be_made_on_a_full_disk_leaves_no_file(tmp_path, s
     assert not (disk / "s.db").exists()
 
 
+@pytest.mark.slow
 def test_a_report_on_a_full_disk_leaves_the_previous_one_whole(tmp_path, small_disk):
     url = storage_url(tmp_path)
     run_study(tiny(study={"trials": 3}), storage=url, progress=False)
@@ -401,6 +405,7 @@ def wait_for_complete_trials(database: Path, n: int, timeout: float = 90) -> Non
     raise AssertionError(f"fewer than {n} complete trials after {timeout} s")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("signum, code, workers", [
     (signal.SIGTERM, 143, 1), (signal.SIGTERM, 143, 2), (signal.SIGHUP, 129, 1),
     (signal.SIGHUP, 129, 2)])
@@ -481,6 +486,7 @@ def wait_for(condition, timeout=120):
         time.sleep(0.3)
 
 
+@pytest.mark.slow
 def test_a_database_restart_under_two_tunes_loses_and_repeats_nothing(tmp_path, own_postgres):
     need("psycopg")
     folder, url = own_postgres
@@ -508,6 +514,7 @@ def test_a_database_restart_under_two_tunes_loses_and_repeats_nothing(tmp_path, 
     assert not any(t.state == TrialState.RUNNING for t in study.trials)
 
 
+@pytest.mark.slow
 def test_a_database_down_longer_than_the_wait_stops_tune_and_a_resume_finishes(
         tmp_path, own_postgres):
     need("psycopg")
@@ -552,6 +559,7 @@ def test_a_wrong_storage_or_name_is_one_error_line_and_creates_nothing(
     assert files_in(tmp_path) == set()
 
 
+@pytest.mark.slow
 def test_a_report_with_a_wrong_artifact_folder_is_one_error_line(tmp_path, monkeypatch, capsys):
     url = storage_url(tmp_path)
     run_study(tiny(), storage=url, progress=False)

@@ -137,6 +137,7 @@ def test_bad_report_arguments(study_url, tmp_path):
         build_report(study_url, measures=["nogeira"], out=tmp_path)
 
 
+@pytest.mark.slow
 def test_cli_report_and_choose(study_url, tmp_path):
     run = subprocess.run([sys.executable, "-m", "paretostab", "report", "--storage", study_url,
                           "--out", str(tmp_path / "cli"), "--gamma", "0.6"],
@@ -343,6 +344,7 @@ def test_an_analysis_is_drawn_with_its_maps_and_scored_on_a_held_out_part_it_has
                             level=0.95)
 
 
+@pytest.mark.slow
 def test_a_report_killed_mid_way_keeps_the_replicates_it_computed(tmp_path):
     """kill -9 (no clean-up runs: the out-of-memory killer, a lost node) on the second
     front trial's replicates: the first trial's were written as they were computed."""

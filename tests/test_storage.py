@@ -265,6 +265,7 @@ def assert_all_opened(started, urls):
         assert names == {f"process-{i}" for i in range(len(started))}
 
 
+@pytest.mark.slow
 def test_processes_opening_fresh_postgresql_databases_together_all_succeed(
         new_postgres_database, tmp_path):
     # without the schema lock, 4 processes failed on 6 of 10 fresh databases
@@ -282,6 +283,7 @@ def test_processes_opening_fresh_sqlite_files_together_all_succeed(tmp_path):
 # PostgreSQL end to end
 
 
+@pytest.mark.slow
 def test_tune_on_postgresql_then_choose_and_the_artifact_notice(postgres_url, tmp_path):
     spec = write_spec(tmp_path, "pg", trials=4)
     result = cli("tune", spec, "--storage", postgres_url, "--n-trials", 4, cwd=tmp_path)
@@ -340,6 +342,7 @@ def test_an_s3_store_that_cannot_be_used_is_one_error_line(s3_server, monkeypatc
         artifact_store("sqlite:///x.db", "s3://bucket/p")
 
 
+@pytest.mark.slow
 def test_two_tune_processes_write_to_s3_and_the_report_reads_it_back(s3_bucket, tmp_path):
     import boto3
 

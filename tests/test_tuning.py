@@ -154,6 +154,7 @@ def test_the_dashboard_serves_the_study_with_metric_names_and_artifacts(tmp_path
     assert status.startswith("200") and body[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+@pytest.mark.slow
 def test_cli_tune_prints_the_front_and_resumes(tmp_path):
     spec_path = write_spec(tmp_path, "tiny", trials=2)
     url = storage_url(tmp_path)
@@ -212,6 +213,7 @@ def test_a_trial_checks_the_front_on_the_trials_its_claim_read(tmp_path):
     assert slots.seen[3].state == optuna.trial.TrialState.RUNNING
 
 
+@pytest.mark.slow
 def test_ctrl_c_keeps_completed_trials_and_fails_the_running_one(tmp_path):
     import signal
     import sqlite3
@@ -592,6 +594,7 @@ def test_a_trial_note_escapes_markdown_in_names_and_counts_the_features_left_out
         0, tiny(), {"iw": 0.0}, 0.5, empty, image="/artifacts/1/2/x")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("level, logged", [("INFO", True), ("WARNING", False)])
 def test_worker_processes_log_as_the_process_that_started_them(tmp_path, level, logged):
     """The library sets no log level: tune's worker processes take Optuna's level of the
