@@ -4,7 +4,10 @@ Read from the code's syntax (nothing is imported): no module reaches another mod
 underscore names, no circle of imports (imports inside functions included), every public
 module says what it exports (``__all__``), Optuna's private interfaces and Optuna itself
 stay where they belong, the library sets no global logging, drawers compute nothing, and
-no private function of the report or tuning takes a long list of loose arguments.
+no private function of the report or tuning takes a long list of loose arguments. The
+tests keep to two of these rules too: they reach Optuna's internals through one module,
+and no test module takes a new helper from another (tests/*.py without the test_ prefix hold
+them).
 """
 
 from __future__ import annotations
@@ -439,3 +442,61 @@ def test_every_public_module_is_one_the_api_reference_documents():
               and module.name.rpartition(".")[2] != "__main__"}
     assert public == set(PUBLIC_MODULES)
 
+
+#: Test modules that still take helpers from another test module (importer, imported), to
+#: move into a helper module of tests/ without the test_ prefix (servers.py, studies.py):
+#: the list may only shrink.
+HELPERS_TAKEN_FROM_TEST_MODULES = {
+    ("test_docs", "test_architecture"),
+    *{(name, "test_coordination") for name in (
+        "test_dask_faults", "test_leftovers", "test_signals_inherited", "test_worker_data")},
+    ("test_signals_inherited", "test_external_selector"),
+    ("test_complementary_pairs", "test_linear_selectors"), ("test_memory", "test_linear_selectors"),
+    ("test_multiclass_rfe", "test_multiclass_filters"), ("test_protocol", "test_multiclass_filters"),
+    ("test_protocol", "test_multiclass_linear"), ("test_protocol", "test_multiclass_rfe"),
+    ("test_multiclass_filters", "test_other_selectors"), ("test_maps_overview", "test_report_maps"),
+    ("test_binary_unchanged", "test_run_cache"),
+    *{(name, "test_selector_checks") for name in (
+        "test_kernel_svm", "test_linear_selectors", "test_other_selectors")},
+    ("test_secrets", "test_storage"),
+    *{(name, "test_tuning") for name in (
+        "test_browser", "test_complementary_pairs", "test_coordination",
+        "test_coordination_units", "test_dask_backend", "test_dask_faults", "test_evaluation",
+        "test_fault_messages", "test_faults", "test_leftovers", "test_memory",
+        "test_own_failures", "test_selector_choice", "test_signals_inherited", "test_storage",
+        "test_worker_data")},
+}
+
+
+def helpers_taken_from(module: Module) -> set[tuple[str, str]]:
+    """(this test module, a test module it imports from)."""
+    importer = module.name.split(".")[-1]
+    return {(importer, imported.split(".")[1] if imported != "tests" else name or "")
+            for imported, name, _ in module.imports
+            if imported.startswith("tests.test_")
+            or (imported == "tests" and name and name.startswith("test_"))}
+
+
+def test_the_tests_are_laid_out_like_the_package():
+    """Each test module says in its opening docstring which part of the package it tests,
+    and shares its helpers through tests/ modules without the test_ prefix, not by being
+    imported by other test modules (issue 38: the suite reads like the package)."""
+    taken, undocumented = set(), []
+    for path in sorted(TESTS.glob("test_*.py")):
+        module = read_module(f"tests.{path.stem}", path.read_text(encoding="utf-8"), path)
+        if not (ast.get_docstring(module.tree) or "").strip():
+            undocumented.append(path.name)
+        taken |= helpers_taken_from(module)
+    assert not undocumented, f"test modules without a docstring: {undocumented}"
+    assert taken <= HELPERS_TAKEN_FROM_TEST_MODULES, (
+        f"helpers taken from a test module: {sorted(taken - HELPERS_TAKEN_FROM_TEST_MODULES)}; "
+        "move them into a tests/ module without the test_ prefix")
+    assert taken == HELPERS_TAKEN_FROM_TEST_MODULES, (
+        f"moved, to leave the list: {sorted(HELPERS_TAKEN_FROM_TEST_MODULES - taken)}")
+
+
+def test_a_helper_taken_from_a_test_module_is_found():
+    source = ("from tests.test_tuning import tiny\nfrom tests import test_multiclass_rfe, studies\n"
+              "from tests.servers import free_port\n")
+    assert helpers_taken_from(read_module("tests.test_x", source)) == {
+        ("test_x", "test_tuning"), ("test_x", "test_multiclass_rfe")}
