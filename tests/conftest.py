@@ -17,6 +17,7 @@ import uuid
 import pytest
 
 from tests import servers
+from tests.extras import need
 
 
 @pytest.fixture(scope="session")
@@ -78,7 +79,8 @@ def postgres_url(new_postgres_database):
 def s3_server(tmp_path_factory):
     """The endpoint of a moto S3 server on 127.0.0.1; boto3 reaches it with fake
     credentials through the environment (this process's and its subprocesses')."""
-    pytest.importorskip("boto3", reason="the s3 tests need boto3 (pip install -e '.[test]')")
+    need("boto3")
+    need("moto")
     process, endpoint = servers.start_s3()
     nowhere = tmp_path_factory.mktemp("aws") / "absent"  # no user's AWS config is read
     with pytest.MonkeyPatch.context() as patch:

@@ -4,7 +4,10 @@ Read from the code's syntax (nothing is imported): no module reaches another mod
 underscore names, no circle of imports (imports inside functions included), every public
 module says what it exports (``__all__``), Optuna's private interfaces and Optuna itself
 stay where they belong, the library sets no global logging, drawers compute nothing, and
-no private function of the report or tuning takes a long list of loose arguments.
+no private function of the report or tuning takes a long list of loose arguments. The
+tests keep to two of these rules too: they reach Optuna's internals through one module,
+and no test module takes a new helper from another (tests/*.py without the test_ prefix hold
+them).
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "paretostab"
+TESTS = Path(__file__).resolve().parent
 MAX_PRIVATE_PARAMETERS = 8
 
 
@@ -233,19 +237,52 @@ def test_type_only_imports_are_told_apart():
     assert type_only_lines(tree) == {4}
 
 
-def test_optunas_private_interfaces_are_used_in_one_module():
+def optuna_private_uses(module: Module) -> list[str]:
+    """Where ``module`` imports a private name or module of Optuna or reads one of
+    :data:`OPTUNA_PRIVATE_ATTRIBUTES` (``paretostab._storage``, the package's module of
+    that name, is not Optuna's)."""
     found = []
-    for module in modules().values():
-        if module.name == "paretostab._optuna_internals":
-            continue
-        for imported, name, line in module.imports:
-            if imported.split(".")[0] == "optuna" and (
-                    any(_private(p) for p in imported.split(".")) or (name and _private(name))):
-                found.append(f"{module.name}:{line} imports {imported}.{name or ''}")
-        for node in ast.walk(module.tree):
-            if isinstance(node, ast.Attribute) and node.attr in OPTUNA_PRIVATE_ATTRIBUTES:
-                found.append(f"{module.name}:{node.lineno} reads .{node.attr}")
+    for imported, name, line in module.imports:
+        if imported.split(".")[0] == "optuna" and (
+                any(_private(p) for p in imported.split(".")) or (name and _private(name))):
+            found.append(f"{module.name}:{line} imports {imported}.{name or ''}")
+    for node in ast.walk(module.tree):
+        if isinstance(node, ast.Attribute) and node.attr in OPTUNA_PRIVATE_ATTRIBUTES \
+                and ast.unparse(node.value).split(".")[0] != "paretostab":
+            found.append(f"{module.name}:{node.lineno} reads .{node.attr}")
+        elif isinstance(node, ast.Attribute) and _private(node.attr) \
+                and ast.unparse(node.value).split(".")[0] == "optuna":
+            found.append(f"{module.name}:{node.lineno} reads {ast.unparse(node)}")
+    return found
+
+
+def test_optunas_private_interfaces_are_used_in_one_module():
+    found = [use for module in modules().values()
+             if module.name != "paretostab._optuna_internals"
+             for use in optuna_private_uses(module)]
     assert not found, "\n".join(found)
+
+
+def test_tests_reach_optunas_private_interfaces_through_one_module():
+    """A test reaches Optuna's internals through ``paretostab._optuna_internals`` (whose own
+    tests, ``tests/test_optuna_internals.py``, exercise them): an Optuna release that changes
+    one fails there, naming it, and not in tests about something else (issue 38)."""
+    found = [use for path in sorted(TESTS.glob("*.py")) if path.name != "test_optuna_internals.py"
+             for use in optuna_private_uses(read_module(f"tests.{path.stem}",
+                                                        path.read_text(encoding="utf-8"), path))]
+    assert not found, "\n".join(found)
+
+
+def test_a_reach_into_optunas_internals_is_found():
+    source = ("import optuna\nimport paretostab._storage\n"
+              "from optuna.study._multi_objective import _is_pareto_front\n"
+              "study._storage.get_trial(trial._trial_id)\n"
+              "optuna.storages._heartbeat.BaseHeartbeat\n"
+              "paretostab._storage.open_storage\n")
+    assert sorted(optuna_private_uses(read_module("tests.test_x", source))) == [
+        "tests.test_x:3 imports optuna.study._multi_objective._is_pareto_front",
+        "tests.test_x:4 reads ._storage", "tests.test_x:4 reads ._trial_id",
+        "tests.test_x:5 reads optuna.storages._heartbeat"]
 
 
 def _calls(tree: ast.AST) -> set[str]:
@@ -404,3 +441,62 @@ def test_every_public_module_is_one_the_api_reference_documents():
               if not any(_private(p) for p in module.name.split("."))
               and module.name.rpartition(".")[2] != "__main__"}
     assert public == set(PUBLIC_MODULES)
+
+
+#: Test modules that still take helpers from another test module (importer, imported), to
+#: move into a helper module of tests/ without the test_ prefix (servers.py, studies.py):
+#: the list may only shrink.
+HELPERS_TAKEN_FROM_TEST_MODULES = {
+    ("test_docs", "test_architecture"),
+    *{(name, "test_coordination") for name in (
+        "test_dask_faults", "test_leftovers", "test_signals_inherited", "test_worker_data")},
+    ("test_signals_inherited", "test_external_selector"),
+    ("test_complementary_pairs", "test_linear_selectors"), ("test_memory", "test_linear_selectors"),
+    ("test_multiclass_rfe", "test_multiclass_filters"), ("test_protocol", "test_multiclass_filters"),
+    ("test_protocol", "test_multiclass_linear"), ("test_protocol", "test_multiclass_rfe"),
+    ("test_multiclass_filters", "test_other_selectors"), ("test_maps_overview", "test_report_maps"),
+    ("test_binary_unchanged", "test_run_cache"),
+    *{(name, "test_selector_checks") for name in (
+        "test_kernel_svm", "test_linear_selectors", "test_other_selectors")},
+    ("test_secrets", "test_storage"),
+    *{(name, "test_tuning") for name in (
+        "test_browser", "test_complementary_pairs", "test_coordination",
+        "test_coordination_units", "test_dask_backend", "test_dask_faults", "test_evaluation",
+        "test_fault_messages", "test_faults", "test_leftovers", "test_memory",
+        "test_own_failures", "test_selector_choice", "test_signals_inherited", "test_storage",
+        "test_worker_data")},
+}
+
+
+def helpers_taken_from(module: Module) -> set[tuple[str, str]]:
+    """(this test module, a test module it imports from)."""
+    importer = module.name.split(".")[-1]
+    return {(importer, imported.split(".")[1] if imported != "tests" else name or "")
+            for imported, name, _ in module.imports
+            if imported.startswith("tests.test_")
+            or (imported == "tests" and name and name.startswith("test_"))}
+
+
+def test_the_tests_are_laid_out_like_the_package():
+    """Each test module says in its opening docstring which part of the package it tests,
+    and shares its helpers through tests/ modules without the test_ prefix, not by being
+    imported by other test modules (issue 38: the suite reads like the package)."""
+    taken, undocumented = set(), []
+    for path in sorted(TESTS.glob("test_*.py")):
+        module = read_module(f"tests.{path.stem}", path.read_text(encoding="utf-8"), path)
+        if not (ast.get_docstring(module.tree) or "").strip():
+            undocumented.append(path.name)
+        taken |= helpers_taken_from(module)
+    assert not undocumented, f"test modules without a docstring: {undocumented}"
+    assert taken <= HELPERS_TAKEN_FROM_TEST_MODULES, (
+        f"helpers taken from a test module: {sorted(taken - HELPERS_TAKEN_FROM_TEST_MODULES)}; "
+        "move them into a tests/ module without the test_ prefix")
+    assert taken == HELPERS_TAKEN_FROM_TEST_MODULES, (
+        f"moved, to leave the list: {sorted(HELPERS_TAKEN_FROM_TEST_MODULES - taken)}")
+
+
+def test_a_helper_taken_from_a_test_module_is_found():
+    source = ("from tests.test_tuning import tiny\nfrom tests import test_multiclass_rfe, studies\n"
+              "from tests.servers import free_port\n")
+    assert helpers_taken_from(read_module("tests.test_x", source)) == {
+        ("test_x", "test_tuning"), ("test_x", "test_multiclass_rfe")}

@@ -34,6 +34,7 @@ from tests.browser import (
     probe_images,
     render,
 )
+from tests.extras import need
 from tests.test_tuning import storage_url, write_spec
 
 pytestmark = pytest.mark.skipif(find_chromium() is None, reason=CHROMIUM_MISSING)
@@ -65,6 +66,7 @@ def assert_not_blank(png):
     assert not_blank(png), f"{png} looks blank: {colours} colours, standard deviation {std:.1f}"
 
 
+@pytest.mark.slow
 def test_the_report_renders_with_its_figures_front_table_and_gamma_choice(study, tmp_path):
     folder, url, optuna_study = study
     out = tmp_path / "report"
@@ -118,6 +120,7 @@ def test_the_report_renders_with_its_figures_front_table_and_gamma_choice(study,
     assert_not_blank(png)
 
 
+@pytest.mark.slow
 def test_the_comparison_renders_its_fronts_differences_and_table3(study, tmp_path):
     folder, url, _ = study
     other = write_spec(tmp_path, "other", trials=4)
@@ -171,8 +174,7 @@ def get(address, timeout=5.0):
 def dashboard(url, folder, timeout=60.0):
     """``python -m paretostab dashboard`` on a free port of 127.0.0.1: its base address
     once it answers; stopped (terminate, wait) at the end."""
-    pytest.importorskip("optuna_dashboard",
-                        reason="the dashboard needs optuna-dashboard (pip install -e '.[test]')")
+    need("optuna_dashboard")
     port = servers.free_port()
     log = folder / f"dashboard-{port}.log"
     with open(log, "wb") as output:
@@ -218,6 +220,7 @@ def assert_on_page(text, patterns, where):
         assert re.search(pattern, text), f"{pattern!r} not on the {where}: {text[:2000]}"
 
 
+@pytest.mark.slow
 def test_the_dashboard_shows_the_study_and_a_trial_with_its_map(study, tmp_path):
     import io
 

@@ -78,6 +78,7 @@ def outputs(tmp_path_factory):
     return folder, stderr
 
 
+@pytest.mark.slow
 def test_tune_prints_plain_progress_lines_on_a_pipe(outputs):
     _, stderr = outputs
     lines = stderr["tune a"].splitlines()
@@ -88,6 +89,7 @@ def test_tune_prints_plain_progress_lines_on_a_pipe(outputs):
     assert stderr["tune b"] == ""  # --quiet
 
 
+@pytest.mark.slow
 def test_report_and_compare_print_progress_lines_unless_quiet(outputs):
     _, stderr = outputs
     report = stderr["report a"].splitlines()
@@ -112,6 +114,7 @@ def strict_json(text: str) -> object:
     return json.loads(text, parse_constant=refuse)
 
 
+@pytest.mark.slow
 def test_json_is_strict_and_csv_headers_ascii(outputs):
     """Every JSON file report and compare write parses without NaN or Infinity (with
     replicates, and without them: NaN intervals), and every CSV header is ASCII: k̄ is

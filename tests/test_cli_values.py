@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from paretostab._cli import main
+from tests.extras import need
 
 
 def _refused(argv: list[str], capsys) -> str:
@@ -29,7 +30,7 @@ def test_a_storage_url_without_a_file_is_one_error_line(url, command, capsys, tm
     # ValueError: PosixPath('.') has an empty name
     monkeypatch.chdir(tmp_path)
     if command == ["dashboard"]:
-        pytest.importorskip("optuna_dashboard")
+        need("optuna_dashboard")
     err = _refused([*command, "--storage", url], capsys)
     assert f"storage {url!r} names no file" in err
     assert ("journal:PATH" if url.startswith("journal") else "sqlite:///FILE") in err
@@ -60,7 +61,7 @@ def test_a_value_out_of_range_is_one_error_line_before_anything_is_made(argv, li
     # -1 and --port -1 were checked only after the storage was read
     monkeypatch.chdir(tmp_path)
     if argv[0] == "dashboard":
-        pytest.importorskip("optuna_dashboard")
+        need("optuna_dashboard")
     err = _refused([*argv, "--storage", "sqlite:///s.db"], capsys)
     assert line in err
     assert list(tmp_path.iterdir()) == []

@@ -18,6 +18,7 @@ from scipy import stats
 
 from paretostab._cli import main
 from paretostab._errors import InvalidInputError
+from paretostab._optuna_internals import storage_of, study_id_of
 from paretostab._tuning import run_study
 from paretostab.front import dominance_area, pareto_front
 from paretostab.report import Group, compare_groups, table3
@@ -447,7 +448,7 @@ def test_compare_writes_the_page_the_csv_and_the_json(storages, tmp_path, capsys
     import paretostab.report._write
 
     study = optuna.load_study(study_name="t_test", storage=storages[0])
-    cached = study._storage.get_study_system_attrs(study._study_id)
+    cached = storage_of(study).get_study_system_attrs(study_id_of(study))
     fronts = {t for f in data["fronts"] if f["group"] == "t_test" for t in f["trials"]}
     assert {f"paretostab:replicates:{t}:3" for t in fronts} <= set(cached)
     monkeypatch.setattr(paretostab._problem, "replicate_protocols",

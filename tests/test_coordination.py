@@ -17,6 +17,7 @@ import pytest
 from optuna.trial import TrialState, create_trial
 
 from paretostab._errors import InvalidInputError, WorkerError
+from paretostab._optuna_internals import trial_id_of
 from paretostab._storage import open_storage
 from paretostab._tuning import create_or_load_study, run_study
 from paretostab._tuning.coordination import (
@@ -27,6 +28,7 @@ from paretostab._tuning.coordination import (
     counts,
     fail_stale_trials,
 )
+from tests.extras import need
 from tests.test_tuning import storage_url, tiny, write_spec
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -151,9 +153,9 @@ def test_a_trial_whose_process_ended_on_this_host_fails_as_stale(tmp_path):
 def test_a_stale_trial_that_had_written_its_note_gets_a_note_that_says_it_failed(tmp_path):
     """Killed between writing its note and finishing: the note no longer shows values that
     the study did not keep; a stale trial without a note gets none."""
-    from optuna_dashboard import get_note
-
     from paretostab._tuning.notes import write_note
+
+    get_note = need("optuna_dashboard").get_note
 
     study = create_or_load_study(tiny(), storage=open_storage(storage_url(tmp_path)))
     noted, silent = study.ask(), study.ask()
@@ -176,7 +178,7 @@ def test_a_trial_without_heartbeat_for_the_grace_period_fails_as_stale(tmp_path)
     storage = open_storage(storage_url(tmp_path), heartbeat_interval=1, grace_period=1)
     study = create_or_load_study(tiny(), storage=storage)
     trial = study.ask()  # of a process on another machine: no process of this host
-    storage.record_heartbeat(trial._trial_id)
+    storage.record_heartbeat(trial_id_of(trial))
     assert fail_stale_trials(study) == []
     time.sleep(2.5)
     assert fail_stale_trials(study) == [trial.number]
@@ -188,12 +190,14 @@ def test_a_trial_without_heartbeat_for_the_grace_period_fails_as_stale(tmp_path)
 # ------------------------------------------------------------------ sampler streams
 
 
+@pytest.mark.slow
 def test_one_uninterrupted_process_replays_the_spec_seed(tmp_path):
     first = run_study(tiny(study={"trials": 4}), storage=storage_url(tmp_path, "a.db"), progress=False)
     again = run_study(tiny(study={"trials": 4}), storage=storage_url(tmp_path, "b.db"), progress=False)
     assert param_sets(first) == param_sets(again)
 
 
+@pytest.mark.slow
 def test_a_resume_draws_new_parameters(tmp_path):
     """Before: every process seeded its sampler with the spec's seed, so trials 3–5 of a
     resume replayed trials 0–2."""
@@ -206,6 +210,7 @@ def test_a_resume_draws_new_parameters(tmp_path):
 # ------------------------------------------------------------------ processes
 
 
+@pytest.mark.slow
 def test_two_tune_processes_end_with_exactly_n_trials(tmp_path):
     """Before: each computed its missing trials at start-up, and two asking for 6 ran 12."""
     spec_path = write_spec(tmp_path, "both", trials=6)
@@ -219,6 +224,7 @@ def test_two_tune_processes_end_with_exactly_n_trials(tmp_path):
     assert not study.get_trials(states=(TrialState.RUNNING,))
 
 
+@pytest.mark.slow
 def test_kill_9_then_resume_fails_the_killed_trial_and_ends_with_exactly_n(tmp_path):
     spec_path = write_spec(tmp_path, "killed", trials=400)
     url = storage_url(tmp_path)
@@ -245,6 +251,7 @@ def test_kill_9_then_resume_fails_the_killed_trial_and_ends_with_exactly_n(tmp_p
         assert trial.state == TrialState.FAIL and "went stale" in trial.user_attrs["fail_reason"]
 
 
+@pytest.mark.slow
 def test_the_workers_end_within_seconds_when_their_parent_is_killed(tmp_path):
     spec_path = write_spec(tmp_path, "orphans", trials=400)
     url = storage_url(tmp_path)
@@ -271,6 +278,7 @@ def test_the_workers_end_within_seconds_when_their_parent_is_killed(tmp_path):
                for t in interrupted)
 
 
+@pytest.mark.slow
 def test_a_failing_worker_fails_tune_with_its_error_once(tmp_path):
     """Before: `--workers 2` whose workers failed exited 0 and printed two tracebacks.
     (What tune can check, it checks before starting workers: here a worker's storage
@@ -288,6 +296,7 @@ def test_a_failing_worker_fails_tune_with_its_error_once(tmp_path):
     assert not study.get_trials()
 
 
+@pytest.mark.slow
 def test_tune_checks_the_artifact_store_before_any_trial(tmp_path):
     artifacts = tmp_path / "artifacts"
     artifacts.write_text("a file where the artifact folder should be")
@@ -301,6 +310,7 @@ def test_tune_checks_the_artifact_store_before_any_trial(tmp_path):
     assert not (tmp_path / "study.db").exists()  # checked before the study is opened
 
 
+@pytest.mark.slow
 def test_ctrl_c_to_a_tune_with_workers_stops_them_all(tmp_path):
     spec_path = write_spec(tmp_path, "stopped", trials=400)
     url = storage_url(tmp_path)
@@ -316,6 +326,7 @@ def test_ctrl_c_to_a_tune_with_workers_stops_them_all(tmp_path):
 # ------------------------------------------------------------------ a PostgreSQL server
 
 
+@pytest.mark.slow
 def test_three_tune_processes_as_three_machines_on_one_fresh_postgresql_database(
         tmp_path, postgres_url):
     spec_path = write_spec(tmp_path, "machines", trials=12)
@@ -329,6 +340,7 @@ def test_three_tune_processes_as_three_machines_on_one_fresh_postgresql_database
     assert not study.get_trials(states=(TrialState.RUNNING,))
 
 
+@pytest.mark.slow
 def test_kill_9_of_one_of_three_processes_on_postgresql_then_a_resume(tmp_path, postgres_url):
     spec_path = write_spec(tmp_path, "killed", trials=15)
     processes = [cli_tune(spec_path, postgres_url, cwd=tmp_path) for _ in range(3)]
@@ -405,12 +417,12 @@ def test_a_trial_that_never_beat_fails_as_stale_once_watched_for_the_grace_perio
     silent, late = study.ask(), study.ask()  # no heartbeat, no process recorded
     watched: dict[int, float] = {}
     assert fail_stale_trials(study, silent_since=watched) == []
-    assert watched.keys() == {silent._trial_id, late._trial_id}
+    assert watched.keys() == {trial_id_of(silent), trial_id_of(late)}
     time.sleep(1.2)
-    storage.record_heartbeat(late._trial_id)  # its first heartbeat comes late, but comes
+    storage.record_heartbeat(trial_id_of(late))  # its first heartbeat comes late, but comes
     assert fail_stale_trials(study) == []  # not watched: Optuna's rule alone
     assert fail_stale_trials(study, silent_since=watched) == [silent.number]
-    assert watched.keys() == {silent._trial_id}  # the late one beats: no longer watched
+    assert watched.keys() == {trial_id_of(silent)}  # the late one beats: no longer watched
     assert fail_stale_trials(study, silent_since=watched) == [] and watched == {}
     frozen = study.get_trials()[silent.number]
     assert frozen.state == TrialState.FAIL and not counts(frozen)
@@ -419,7 +431,7 @@ def test_a_trial_that_never_beat_fails_as_stale_once_watched_for_the_grace_perio
         "stopped while starting the trial)")
     assert study.get_trials()[late.number].state == TrialState.RUNNING
     study.tell(late, [0.5, 0.5])
-    watched = {late._trial_id: 0.0}  # with nothing running, nothing is watched or queried
+    watched = {trial_id_of(late): 0.0}  # with nothing running, nothing is watched or queried
     assert fail_stale_trials(study, silent_since=watched) == [] and watched == {}
 
 
@@ -428,7 +440,7 @@ def test_a_trial_without_heartbeat_on_postgresql_fails_as_stale(postgres_url):
     storage = open_storage(postgres_url, heartbeat_interval=1, grace_period=1)
     study = create_or_load_study(tiny(), storage=storage)
     trial = study.ask()
-    storage.record_heartbeat(trial._trial_id)
+    storage.record_heartbeat(trial_id_of(trial))
     time.sleep(2.5)
     assert fail_stale_trials(study) == [trial.number]
     assert "no heartbeat" in study.get_trials()[0].user_attrs["fail_reason"]

@@ -19,13 +19,13 @@ from paretostab._problem import Problem
 from paretostab._run_cache import RunCache
 from paretostab._tuning import run_study
 from paretostab._tuning.cluster import runs_on
+from tests.extras import need
 from tests.test_tuning import storage_url, tiny, write_spec
 
 
 @pytest.fixture(scope="module")
 def cluster():
-    distributed = pytest.importorskip(
-        "distributed", reason="Dask distributed is not installed: pip install 'paretostab[dask]'")
+    distributed = need("distributed")
     with distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1,
                                   host="127.0.0.1", dashboard_address=None) as local:
         yield local
@@ -38,6 +38,7 @@ def cached_runs() -> dict[int, int]:
     return {os.getpid(): sum(len(cache) for cache in run_cache._REMOTE_CACHES.values())}
 
 
+@pytest.mark.slow
 def test_a_protocol_on_the_cluster_is_the_local_one_and_each_worker_keeps_its_runs(cluster):
     from distributed import Client
 
@@ -55,6 +56,7 @@ def test_a_protocol_on_the_cluster_is_the_local_one_and_each_worker_keeps_its_ru
     assert sum(held.values()) >= 8 and all(held.values())  # each worker its own runs
 
 
+@pytest.mark.slow
 def test_tune_on_the_cluster_records_the_local_study(tmp_path, cluster):
     spec = tiny(study={"trials": 3})
     local = run_study(spec, storage=storage_url(tmp_path, "local.db"), progress=False)
@@ -107,9 +109,8 @@ def test_tune_without_dask_distributed_says_which_extra_to_install(tmp_path, cap
 
 
 def test_an_unreachable_scheduler_is_one_error_line_before_any_trial(tmp_path, capsys):
-    dask = pytest.importorskip(
-        "dask", reason="Dask distributed is not installed: pip install 'paretostab[dask]'")
-    pytest.importorskip("distributed")
+    dask = need("dask")
+    need("distributed")
     address = f"tcp://127.0.0.1:{closed_port()}"
     with dask.config.set({"distributed.comm.timeouts.connect": "2s"}):
         lines = error_lines(capsys, tmp_path, "--scheduler", address)

@@ -18,6 +18,7 @@ from optuna.trial import TrialState
 
 from paretostab._faults import environment_error
 from paretostab._tuning.coordination import counted_trials
+from tests.extras import need
 from tests.test_coordination import current, wait_for
 from tests.test_tuning import storage_url, write_spec
 
@@ -53,10 +54,10 @@ def cluster(address: str):
             process.wait(timeout=60)
 
 
+@pytest.mark.slow
 def test_a_scheduler_killed_mid_study_stops_tune_in_one_line_and_a_resume_finishes(
         tmp_path):
-    pytest.importorskip("distributed",
-                        reason="Dask distributed is not installed: pip install 'paretostab[dask]'")
+    need("distributed")
     address = f"tcp://127.0.0.1:{free_port()}"
     spec = write_spec(tmp_path, "gone", trials=20)
     url = storage_url(tmp_path)
@@ -93,6 +94,7 @@ def test_a_scheduler_killed_mid_study_stops_tune_in_one_line_and_a_resume_finish
 
 
 def test_a_tasks_own_error_is_the_trials_and_dask_errors_the_environments():
+    need("distributed")
     from distributed.comm.core import CommClosedError
 
     def raised(error: BaseException) -> BaseException:

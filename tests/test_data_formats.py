@@ -19,6 +19,7 @@ from paretostab._tuning import run_study
 from paretostab.data import as_dataset, load_dataset
 from paretostab.report._build import build_report
 from paretostab.spec import load_spec, parse_spec
+from tests.extras import need
 
 N, D = 12, 30
 SAMPLES = [f"GSM{100 + i}" for i in range(N)]
@@ -266,8 +267,7 @@ def test_an_npz_with_object_labels_says_how_to_save_them(tmp_path, values):
 def test_parquet_files_are_read(tmp_path, values):
     """Parquet tables (pyarrow: paretostab[parquet], in the test extra) with samples or
     features in rows, and a parquet labels file."""
-    pytest.importorskip("pyarrow", reason="the parquet tests need pyarrow "
-                                          "(pip install 'paretostab[parquet]')")
+    need("pyarrow")
     samples_in_rows(values).to_parquet(tmp_path / "t.parquet")
     data = load_dataset(tmp_path / "t.parquet")
     np.testing.assert_allclose(data.X, values)
@@ -298,8 +298,7 @@ def test_parquet_without_an_engine_says_what_to_install(tmp_path, values, monkey
 
 
 def anndata_or_skip():
-    return pytest.importorskip(
-        "anndata", reason="the .h5ad tests need anndata (pip install 'paretostab[h5ad]')")
+    return need("anndata")
 
 
 def make_anndata(values, *, sparse: bool = False):

@@ -488,6 +488,7 @@ def test_the_whole_data_refit_takes_the_prefilters_groups():
 
 
 
+@pytest.mark.slow
 def test_tune_says_what_it_clipped_and_the_study_stores_the_clipped_space(tmp_path):
     """The lasso's default target_features range [5, 50] on 8 features: one line on stderr,
     the study's stored spec searches [5, 8], and every trial draws within it."""

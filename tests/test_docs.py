@@ -21,6 +21,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.extras import need
+
 ROOT = Path(__file__).resolve().parents[1]
 DOCS_PACKAGES = ("sphinx", "numpydoc", "sphinx_gallery", "myst_parser", "pydata_sphinx_theme")
 
@@ -52,12 +54,14 @@ def site(tmp_path_factory):
     return out
 
 
+@pytest.mark.slow
 def test_the_site_builds_with_warnings_as_errors(site):
     for page in ("index", "getting-started", "user-guide/index", "spec-reference",
                  "papers", "benchmarks", "design", "api/index"):
         assert (site / f"{page}.html").is_file(), page
 
 
+@pytest.mark.slow
 def test_the_spec_reference_is_definition_lists_that_wrap(site):
     """Every key and selector a definition-list entry, no table: the page's tables of four
     and five columns were cut off at the page's width (1 400 and 1 920 pixels)."""
@@ -69,6 +73,7 @@ def test_the_spec_reference_is_definition_lists_that_wrap(site):
     assert page.count("<dt") == page.count("<dd") == len(reference_entries()) + len(SELECTORS)
 
 
+@pytest.mark.slow
 def test_the_api_reference_documents_the_main_jobs(site):
     page = (site / "api" / "main.html").read_text(encoding="utf-8")
     for name in ("paretostab.tune", "paretostab.study_report", "paretostab.choose",
@@ -77,6 +82,7 @@ def test_the_api_reference_documents_the_main_jobs(site):
         assert f'id="{name}"' in page, name
 
 
+@pytest.mark.slow
 def test_every_example_is_a_gallery_page_with_its_output(site):
     examples = sorted(p.stem for p in (ROOT / "examples").glob("plot_*.py"))
     assert len(examples) >= 3
@@ -104,6 +110,7 @@ def documented_objects(site: Path) -> set[str]:
     return {name for kind, items in data.items() if kind.startswith("py:") for name in items}
 
 
+@pytest.mark.slow
 def test_every_public_name_is_in_the_api_reference(site):
     """The public surface and its reference are one list: each public module (those of
     tests/test_architecture.py, which checks that every other module is private) is
@@ -171,7 +178,7 @@ def test_every_parameter_of_a_public_callable_is_described():
     "Attributes") section, where the API reference shows it — not only named in the
     prose. Private parameters (``_token``), ``self``/``cls`` and ``*args`` /
     ``**kwargs`` are not asked for."""
-    pytest.importorskip("numpydoc")
+    need("numpydoc")
     offenders = []
     for name, obj, doc in public_callables():
         try:

@@ -15,6 +15,7 @@ from paretostab._tuning.notes import with_section
 from paretostab.report._build import build_report
 from paretostab.report._write import FRONT_HEADING
 from paretostab.spec import parse_spec
+from tests.extras import need
 
 SPEC = {"study": {"name": "noted", "trials": 3, "seed": 0, "sampler": "random"},
         "data": {"source": "wine"}, "protocol": {"runs": 4, "n_jobs": 1},
@@ -36,7 +37,7 @@ def _fronts(note: str) -> list[str]:
 def test_a_persons_edit_of_the_study_note_survives_every_report(study_url, tmp_path):
     """A person's sentence added on the dashboard, and their own section after the
     report's, are kept by the next report, which replaces its own section only."""
-    dashboard = pytest.importorskip("optuna_dashboard")
+    dashboard = need("optuna_dashboard")
     study = optuna.load_study(study_name="noted", storage=study_url)
     build_report(study_url, out=tmp_path / "r1", replicates=0, progress=False)
     note = dashboard.get_note(study)
@@ -53,7 +54,7 @@ def test_a_persons_edit_of_the_study_note_survives_every_report(study_url, tmp_p
 
 def test_a_note_written_over_before_any_report_keeps_the_persons_text(study_url, tmp_path):
     """A note a person wrote in place of the study note gets the front after their text."""
-    dashboard = pytest.importorskip("optuna_dashboard")
+    dashboard = need("optuna_dashboard")
     study = optuna.load_study(study_name="noted", storage=study_url)
     dashboard.save_note(study, "Only my words.")
     build_report(study_url, out=tmp_path / "r", replicates=0, progress=False)

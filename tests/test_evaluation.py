@@ -242,6 +242,7 @@ def simulated_coverage(metric, sizes, true_rate, rng):
         float(u[0]) / (m * n), m, n, LEVEL), true_rate), true_rate
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("metric, sizes", [
     ("balanced_accuracy", (6, 6)), ("balanced_accuracy", (3, 3, 3, 3)),
     ("balanced_accuracy", (4, 8)), ("balanced_accuracy", (50, 50)),
@@ -286,6 +287,7 @@ def held_out_case(max_classes):
     return case()
 
 
+@pytest.mark.slow
 @given(held_out_case(4), st.sampled_from([0.5, 0.8, 0.95, 0.99]))
 @settings(max_examples=150, deadline=None)
 def test_every_interval_holds_its_value_within_bounds_with_a_width(case, level):
@@ -328,6 +330,7 @@ def test_no_information_values_are_what_ignoring_the_features_scores():
     assert math.isnan(chance_p_value(math.nan, y, "accuracy"))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("counts", [[20, 12], [15, 15, 10]])
 def test_the_null_variances_of_balanced_accuracy_and_auc(counts):
     """The normal tests' null variances against simulation: predictions and scores drawn

@@ -24,6 +24,7 @@ from paretostab._errors import StoreError
 from paretostab._faults import Retrying, one_line
 from paretostab._storage import artifact_store
 from tests.clock import FakeClock
+from tests.extras import need
 from tests.test_tuning import write_spec
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -48,7 +49,7 @@ def wait_line(capsys, call, wait: float = 10) -> tuple[str, str]:
 
 
 def test_the_wait_line_names_the_outage_not_an_older_error_being_handled(capsys):
-    psycopg = pytest.importorskip("psycopg")
+    psycopg = need("psycopg")
 
     def restart_during_a_lost_race():
         try:  # a slot lost to another process, as the server goes away
@@ -75,7 +76,7 @@ def test_a_pool_error_without_a_message_is_said_in_words(capsys):
 
 
 def test_the_error_of_a_wait_run_out_says_how_to_resume_in_every_process(capsys):
-    psycopg = pytest.importorskip("psycopg")
+    psycopg = need("psycopg")
     _, error = wait_line(capsys, raising(lambda: psycopg.OperationalError("connection refused")))
     assert error.startswith("storage postgresql://u:***@db/x: unreachable for 10 s "
                             "(--storage-wait 10): OperationalError: connection refused. ")
@@ -83,10 +84,11 @@ def test_the_error_of_a_wait_run_out_says_how_to_resume_in_every_process(capsys)
                           "same command to resume.")
 
 
+@pytest.mark.slow
 def test_a_hung_s3_endpoint_is_said_while_it_hangs(tmp_path):
     """A real endpoint that takes the connection and never answers: ``tune`` says that
     it waits for it (before, nothing was printed for minutes)."""
-    pytest.importorskip("boto3")
+    need("boto3")
     with socket.socket() as hung:
         hung.bind(("127.0.0.1", 0))
         hung.listen(8)  # connections complete in the backlog; nothing ever answers

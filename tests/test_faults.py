@@ -35,11 +35,13 @@ from paretostab._faults import (
     environment_error,
     transient_database_error,
 )
+from paretostab._optuna_internals import storage_of, trial_id_of
 from paretostab._storage import open_storage
 from paretostab._tuning import run_study
 from paretostab._tuning.coordination import counted_trials, counts
 from tests import servers
 from tests.clock import FakeClock
+from tests.extras import need
 from tests.test_tuning import storage_url, tiny, write_spec
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -83,7 +85,7 @@ def test_environment_errors_are_found_under_what_raised_them():
 
 
 def test_transient_database_errors_are_the_ones_a_later_attempt_passes():
-    psycopg = pytest.importorskip("psycopg")
+    psycopg = need("psycopg")
     from sqlalchemy import exc as sa
 
     assert transient_database_error(psycopg.OperationalError("connection refused"))
@@ -113,7 +115,7 @@ def flaky(failures, error):
 
 
 def test_retrying_waits_out_an_outage_and_says_so_twice(capsys):
-    psycopg = pytest.importorskip("psycopg")
+    psycopg = need("psycopg")
     clock = FakeClock()
     retry = Retrying("postgresql://u:***@db/x", 60, clock=clock, sleep=clock.sleep)
     call, calls = flaky(5, psycopg.errors.AdminShutdown("terminating connection"))
@@ -125,7 +127,7 @@ def test_retrying_waits_out_an_outage_and_says_so_twice(capsys):
 
 
 def test_retrying_gives_up_after_its_wait_with_a_store_error():
-    psycopg = pytest.importorskip("psycopg")
+    psycopg = need("psycopg")
     clock = FakeClock()
     retry = Retrying("db", 20, clock=clock, sleep=clock.sleep, longest_pause=4)
     call, calls = flaky(10**6, psycopg.OperationalError("connection refused"))
@@ -147,7 +149,7 @@ def test_retrying_raises_other_errors_at_once_and_a_full_disk_as_a_store_error()
 
 
 def test_a_call_inside_a_retried_call_is_retried_by_the_outer_one():
-    psycopg = pytest.importorskip("psycopg")
+    psycopg = need("psycopg")
     clock = FakeClock()
     retry = Retrying("db", 60, clock=clock, sleep=clock.sleep)
     inner, inner_calls = flaky(2, psycopg.OperationalError("reset"))
@@ -190,10 +192,11 @@ def artifact_files_of_complete_trials(study, store_folder):
     from optuna.artifacts import get_all_artifact_meta
 
     ids = {meta.artifact_id for trial in study.get_trials(states=(TrialState.COMPLETE,))
-           for meta in get_all_artifact_meta(trial, storage=study._storage)}
+           for meta in get_all_artifact_meta(trial, storage=storage_of(study))}
     return ids, {p.name for p in store_folder.iterdir()}
 
 
+@pytest.mark.slow
 def test_a_full_artifact_store_stops_tune_after_three_trials_in_a_row(tmp_path, monkeypatch):
     url, store = storage_url(tmp_path), tmp_path / "art"
     with failing_writes(monkeypatch, after=6), pytest.raises(StoreError) as raised:
@@ -269,10 +272,9 @@ def test_a_trial_that_cannot_be_recorded_after_its_upload_leaves_no_artifact(
     recorded, present = artifact_files_of_complete_trials(study, store)
     assert present == recorded == set()  # the uploaded RunSets and maps were removed
     if failing == "set_trial_user_attrs":  # its note was written: it now says it failed
-        from optuna_dashboard import get_note
-
+        get_note = need("optuna_dashboard").get_note
         for trial in study.trials:
-            note = get_note(optuna.trial.Trial(study, trial._trial_id))
+            note = get_note(optuna.trial.Trial(study, trial_id_of(trial)))
             assert note.startswith(f"**Trial {trial.number}** · failed: could not record it: "
                                    "PermissionError"), note
             assert "objectives" not in note
@@ -330,6 +332,7 @@ def small_disk(tmp_path):
         subprocess.run(["umount", "-l", str(folder)], check=False)
 
 
+@pytest.mark.slow
 def test_tune_with_artifacts_on_a_full_disk_is_one_error_line(tmp_path, small_disk):
     disk = small_disk("small", 3072, 400)
     spec = write_spec(tmp_path, "full", trials=60)
@@ -345,6 +348,7 @@ def test_tune_with_artifacts_on_a_full_disk_is_one_error_line(tmp_path, small_di
     assert counted_trials(study) < 60 and all(t.state == TrialState.FAIL for t in last)
 
 
+@pytest.mark.slow
 def test_tune_with_its_sqlite_file_on_a_full_disk_is_one_error_line(tmp_path, small_disk):
     disk = small_disk("small", 1024, 300)
     spec = write_spec(tmp_path, "full", trials=400)
@@ -363,6 +367,7 @@ def test_a_storage_that_cannot_be_made_on_a_full_disk_leaves_no_file(tmp_path, s
     assert not (disk / "s.db").exists()
 
 
+@pytest.mark.slow
 def test_a_report_on_a_full_disk_leaves_the_previous_one_whole(tmp_path, small_disk):
     url = storage_url(tmp_path)
     run_study(tiny(study={"trials": 3}), storage=url, progress=False)
@@ -400,6 +405,7 @@ def wait_for_complete_trials(database: Path, n: int, timeout: float = 90) -> Non
     raise AssertionError(f"fewer than {n} complete trials after {timeout} s")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("signum, code, workers", [
     (signal.SIGTERM, 143, 1), (signal.SIGTERM, 143, 2), (signal.SIGHUP, 129, 1),
     (signal.SIGHUP, 129, 2)])
@@ -480,8 +486,9 @@ def wait_for(condition, timeout=120):
         time.sleep(0.3)
 
 
+@pytest.mark.slow
 def test_a_database_restart_under_two_tunes_loses_and_repeats_nothing(tmp_path, own_postgres):
-    pytest.importorskip("psycopg")
+    need("psycopg")
     folder, url = own_postgres
     spec = write_spec(tmp_path, "restart", trials=80)
     command = [sys.executable, "-m", "paretostab", "tune", str(spec), "--storage", url,
@@ -507,9 +514,10 @@ def test_a_database_restart_under_two_tunes_loses_and_repeats_nothing(tmp_path, 
     assert not any(t.state == TrialState.RUNNING for t in study.trials)
 
 
+@pytest.mark.slow
 def test_a_database_down_longer_than_the_wait_stops_tune_and_a_resume_finishes(
         tmp_path, own_postgres):
-    pytest.importorskip("psycopg")
+    need("psycopg")
     folder, url = own_postgres
     spec = write_spec(tmp_path, "down", trials=200)
     command = ["tune", spec, "--storage", url, "--artifacts", tmp_path / "art"]
@@ -542,7 +550,7 @@ def test_a_database_down_longer_than_the_wait_stops_tune_and_a_resume_finishes(
 def test_a_wrong_storage_or_name_is_one_error_line_and_creates_nothing(
         tmp_path, monkeypatch, capsys, args, says):
     if args[1].startswith("postgresql:"):
-        pytest.importorskip("psycopg")
+        need("psycopg")
     monkeypatch.chdir(tmp_path)
     with pytest.raises(SystemExit) as exited:
         main(["tune", "--n-trials", "1", *args])
@@ -560,6 +568,7 @@ def test_a_blank_study_name_given_to_tune_is_refused_before_anything_is_made(tmp
     assert files_in(tmp_path) == set()
 
 
+@pytest.mark.slow
 def test_a_report_with_a_wrong_artifact_folder_is_one_error_line(tmp_path, monkeypatch, capsys):
     url = storage_url(tmp_path)
     run_study(tiny(), storage=url, progress=False)

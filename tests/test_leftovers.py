@@ -13,6 +13,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
 from paretostab._faults import owned_folder
 from paretostab._tuning.coordination import _process_ended
 from paretostab.report._write import written_folder
@@ -26,6 +28,7 @@ def environment(temporary: Path) -> dict[str, str]:
     return {**os.environ, "TMPDIR": str(temporary), "PYTHONPATH": str(ROOT)}
 
 
+@pytest.mark.slow
 def test_a_data_folder_left_by_a_killed_tune_is_removed_by_the_next(tmp_path):
     temporary = tmp_path / "tmp"
     temporary.mkdir()
@@ -63,6 +66,7 @@ def test_a_data_folder_left_by_a_killed_tune_is_removed_by_the_next(tmp_path):
     assert set(temporary.glob("paretostab-data-*")) == {alive, elsewhere}
 
 
+@pytest.mark.slow
 def test_a_staging_folder_left_by_a_killed_report_is_removed_by_the_next(tmp_path):
     out = tmp_path / "report"
     writer = subprocess.Popen(

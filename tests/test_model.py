@@ -21,6 +21,7 @@ from paretostab._cli import main
 from paretostab._model import VariancePrefilter
 from paretostab.data import load_dataset
 from paretostab.selectors import ExternalSelector, TTestSelector
+from tests.extras import need
 
 SOURCE = "simulated:n_other=30,n_per_class=20"
 
@@ -245,7 +246,7 @@ def test_predict_reads_every_data_format_with_or_without_labels(saved, data, tmp
     by_rows = features.T.rename_axis("feature").set_axis(data["sample_id"], axis=1)
     by_rows.to_csv(tmp_path / "rows.tsv.gz", sep="\t")
     features.set_index(data["sample_id"]).to_parquet(tmp_path / "new.parquet")
-    anndata = pytest.importorskip("anndata")
+    anndata = need("anndata")
     anndata.AnnData(features.set_index(data["sample_id"])).write_h5ad(tmp_path / "new.h5ad")
     for found in (model.predict(tmp_path / "new.npz"),
                   model.predict(tmp_path / "rows.tsv.gz", orientation="features_in_rows"),

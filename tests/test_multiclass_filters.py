@@ -6,7 +6,8 @@ information against scikit-learn's ``mutual_info_score`` on the contingency tabl
 relevance against the R² of a least-squares fit on the class indicators, ReliefF against a
 direct loop over Robnik-Šikonja & Kononenko (2003) Fig. 3, the decision flip against the
 exact flip of a K-class linear argmax. Then every selector end to end on simulated classes
-with known informative features, on wine and iris, and through ``run_protocol``.
+with known informative features and on wine and iris (through ``run_protocol`` with
+every metric: tests/test_protocol.py).
 """
 
 from __future__ import annotations
@@ -21,8 +22,6 @@ from sklearn.metrics import mutual_info_score
 
 from paretostab._errors import InvalidInputError
 from paretostab._importance import decision_flip_importance, flip_distances
-from paretostab._protocol import run_protocol
-from paretostab._vocabulary import METRICS
 from paretostab.selectors import TrainingSample
 from paretostab.selectors import _other as other
 from paretostab.selectors._filters import (
@@ -331,17 +330,6 @@ def test_k_classes_on_wine_and_iris_well_above_chance(name, load):
     train = np.setdiff1d(np.arange(y.size), test)
     model = selectors(k=2)[name].fit(X[train], y[train])
     assert model.score(X[test], y[test]) > 0.8  # chance: 1/3 to 0.4
-
-
-@pytest.mark.parametrize("name", sorted(selectors()))
-def test_run_protocol_with_every_metric(name):
-    X, y = simulate(3, n_per_class=15, d=12)
-    for metric in METRICS:
-        runs = run_protocol(selectors(k=3)[name], X, y, runs=5, metric=metric, random_state=0,
-                            progress=False)
-        assert runs.selection_matrix.shape == (5, 12)
-        assert np.all(np.isfinite(runs.scores)) and np.all(runs.scores > 0.5)
-        assert np.all(runs.importance_matrix[~runs.selection_matrix] == 0)
 
 
 @settings(max_examples=10, deadline=None)

@@ -20,7 +20,6 @@ from sklearn.linear_model import LogisticRegression
 
 from paretostab import CalibrationWarning, InvalidInputError
 from paretostab._protocol import run_protocol
-from paretostab._vocabulary import METRICS
 from paretostab.selectors import SELECTORS
 from paretostab.selectors._linear import ElasticNetSelector, GroupLassoSelector, group_fista
 
@@ -282,16 +281,10 @@ def test_single_fit_calibration_selects_the_target_with_four_classes():
 
 
 @pytest.mark.parametrize("name", ["lasso", "elastic_net", "group_lasso"])
-def test_run_protocol_with_every_metric(name):
+def test_calibration_with_a_prefilter_with_three_classes(name):
+    """Every metric with K classes: tests/test_protocol.py."""
     X, y = simulate(12, n_classes=3, n=60, d=20)
     selector = SELECTORS[name].make(target_features=4)
-    for metric in METRICS:
-        runs = run_protocol(selector, X, y, runs=5, metric=metric, random_state=0,
-                            progress=False)
-        assert runs.selection_matrix.shape == (5, 20)
-        assert np.all(np.isfinite(runs.scores)) and np.all(runs.scores > 0.5)
-        assert np.all(runs.importance_matrix[~runs.selection_matrix] == 0)
-        assert abs(runs.selection_matrix.sum(axis=1).mean() - 4) <= 1
     prefiltered = run_protocol(selector, X, y, runs=5, prefilter=10, random_state=0,
                                progress=False)  # calibrated on each run's own columns
     assert abs(prefiltered.selection_matrix.sum(axis=1).mean() - 4) <= 1

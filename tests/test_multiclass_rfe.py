@@ -14,8 +14,6 @@ from sklearn.datasets import load_iris, load_wine
 from sklearn.metrics.pairwise import pairwise_kernels
 from sklearn.svm import SVC, LinearSVC
 
-from paretostab._protocol import run_protocol
-from paretostab._vocabulary import METRICS
 from paretostab.selectors import (
     SELECTORS,
     BiasedRFE,
@@ -100,18 +98,6 @@ def test_wine_and_iris_are_classified_well_above_chance(name, data):
     assert model.support_.sum() == 3
     assert model.decision_function(X).shape == (len(y), 3)
     assert model.score(X, y) > 0.85  # chance: 1/3
-
-
-@pytest.mark.parametrize("name", RFES)
-def test_the_protocol_runs_every_metric_on_four_classes(name):
-    X, y = simulate(1)
-    for metric in METRICS:
-        runs = run_protocol(selector(name), X, y, runs=5, metric=metric, random_state=2,
-                            progress=False)
-        assert runs.selection_matrix.shape == (5, X.shape[1])
-        assert np.all(runs.selection_matrix.sum(axis=1) == INFORMATIVE)
-        assert np.all((runs.scores > 0.5) & (runs.scores <= 1))
-        assert np.all(runs.importance_matrix[~runs.selection_matrix] == 0)
 
 
 def test_transfer_learning_runs_on_three_class_tasks():

@@ -31,6 +31,7 @@ def f(a: int, b: int = 2) -> bool:
 '''
 
 
+@pytest.mark.slow
 def test_the_mutator_makes_each_kind_of_mutant_and_leaves_the_rest(mutation, tmp_path):
     path = tmp_path / "small.py"
     path.write_text(SMALL, encoding="utf-8")
@@ -48,6 +49,7 @@ def test_the_mutator_makes_each_kind_of_mutant_and_leaves_the_rest(mutation, tmp
     assert len({m.id for m, _ in mutants}) == len(mutants)
 
 
+@pytest.mark.slow
 def test_the_modules_and_their_tests_exist(mutation):
     for module, arguments in mutation.MODULES.items():
         assert (ROOT / "paretostab" / module).is_file(), module
@@ -56,6 +58,7 @@ def test_the_modules_and_their_tests_exist(mutation):
                 assert (ROOT / argument).is_file(), argument
 
 
+@pytest.mark.slow
 def test_every_equivalents_entry_names_a_mutant_of_the_code_as_it_is(mutation):
     """An entry names its mutant by the line's text: an edited line leaves the entry
     naming nothing, and it must then be removed or rewritten, not left stale."""

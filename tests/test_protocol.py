@@ -1,4 +1,5 @@
-"""The resampling protocol and RunSet."""
+"""The resampling protocol and RunSet (:mod:`paretostab._protocol`,
+:mod:`paretostab._runset`)."""
 
 from __future__ import annotations
 
@@ -7,10 +8,10 @@ import warnings
 import numpy as np
 import pytest
 
-from paretostab import InvalidInputError, StabilityWarning, stability
-from paretostab._importance import linear_importance
 import paretostab._protocol as protocol_module
+from paretostab import InvalidInputError, StabilityWarning, stability
 from paretostab._errors import MemoryLimitError
+from paretostab._importance import linear_importance
 from paretostab._protocol import (
     replicate_protocols,
     replicates,
@@ -19,6 +20,7 @@ from paretostab._protocol import (
 )
 from paretostab._run_cache import resample
 from paretostab._runset import RunSet
+from paretostab._vocabulary import METRICS
 from paretostab.data import simulate_correlated_groups, variance_prefilter
 from paretostab.selectors import SELECTORS, BiasedRFE, HybridRFE, get_selector
 from paretostab.selectors._base import SelectorBase
@@ -310,3 +312,48 @@ def test_every_registered_selector_runs_through_the_protocol(name, data):
     assert -1 <= runs.stability("nogueira") <= 1 and -1 <= runs.stability("iw") <= 1
     if "target_features" in params:
         assert runs.params["calibrated"]["reg"] == runs.params["reg"] > 0
+
+
+# ------------------------------------------------------------- K classes, every metric
+
+
+def multiclass_selectors():
+    """name → (a new selector, X, y, random state, mean selected count, its tolerance) of
+    the K-class selectors (issue 20), each on its test module's simulated classes: the
+    filters, the forest and ReliefF (3 classes), the multinomial lasso family (3 classes,
+    calibrated to 4 features) and the RFE family (4 classes)."""
+    from tests import test_multiclass_filters as filters
+    from tests import test_multiclass_linear as linear
+    from tests import test_multiclass_rfe as rfe
+
+    cases = {}
+    X, y = filters.simulate(3, n_per_class=15, d=12)
+    for name in filters.selectors():
+        cases[name] = (lambda name=name: filters.selectors(k=3)[name], X, y, 0, 3, 0)
+    X, y = linear.simulate(12, n_classes=3, n=60, d=20)
+    for name in ("lasso", "elastic_net", "group_lasso"):
+        cases[name] = (lambda name=name: SELECTORS[name].make(target_features=4), X, y, 0, 4, 1)
+    X, y = rfe.simulate(1)
+    for name in rfe.RFES:
+        cases[name] = (lambda name=name: rfe.selector(name), X, y, 2, rfe.INFORMATIVE, 0)
+    return cases
+
+
+MULTICLASS = multiclass_selectors()
+
+
+@pytest.mark.parametrize("metric", METRICS)
+@pytest.mark.parametrize("name", list(MULTICLASS))
+def test_the_protocol_runs_every_metric_with_k_classes(name, metric):
+    """Each run's out-of-bag score of K classes, in (0.5, 1] (well above chance), the
+    selected count and no importance outside the selection."""
+    make, X, y, random_state, count, tolerance = MULTICLASS[name]
+    runs = run_protocol(make(), X, y, runs=5, metric=metric, random_state=random_state,
+                        progress=False)
+    assert runs.selection_matrix.shape == (5, X.shape[1])
+    assert np.all(np.isfinite(runs.scores)) and np.all((runs.scores > 0.5) & (runs.scores <= 1))
+    assert np.all(runs.importance_matrix[~runs.selection_matrix] == 0)
+    counts = runs.selection_matrix.sum(axis=1)
+    assert abs(counts.mean() - count) <= tolerance
+    if tolerance == 0:
+        assert np.all(counts == count)

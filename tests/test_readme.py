@@ -57,6 +57,32 @@ def test_readme_is_a_front_page():
         assert (ROOT / target).exists(), target
 
 
+def test_the_fast_loop_is_the_ci_command_without_the_slow_tests():
+    """Getting started's fast loop is the README's test command (what ``.ci/run`` runs,
+    every test) leaving out a marker that pyproject registers, and it deselects the slow
+    tests of a module with both kinds."""
+    import subprocess
+    import sys
+
+    tomllib = pytest.importorskip("tomllib", reason="reading TOML needs Python >= 3.11")
+    page = (ROOT / "docs" / "getting-started.md").read_text(encoding="utf-8")
+    contributing = page[page.index("## Contributing"):]
+    fast, everything = re.findall(r"^(python -m pytest[^#\n]*?)\s+#", contributing, re.M)
+    assert fast == f'{everything} -m "not slow"'
+    assert f"&& {everything}  #" in README.read_text(encoding="utf-8")
+    assert (ROOT / ".ci" / "run").read_text(encoding="utf-8").rstrip().endswith(
+        f"\n{everything}")
+    markers = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))[
+        "tool"]["pytest"]["ini_options"]["markers"]
+    assert any(marker.startswith("slow:") for marker in markers)
+    collected = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "--collect-only", "-p", "no:cacheprovider",
+         "-m", "not slow", "tests/test_extras.py"],
+        cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert collected.returncode == 0, collected.stdout + collected.stderr
+    assert "1/2 tests collected (1 deselected)" in collected.stdout, collected.stdout
+
+
 def test_what_the_readme_commands_write_is_ignored_by_git(tmp_path):
     """After the README's tune, report and compare, ``git status`` shows no new file: the
     study's SQLite file with its write-ahead log, its artifacts, the output folders."""

@@ -29,6 +29,7 @@ from paretostab.front import (
     pareto_front,
     staircase,
 )
+from tests.extras import need
 
 matplotlib.use("Agg", force=True)
 from matplotlib.figure import Figure  # noqa: E402
@@ -159,14 +160,24 @@ def test_front_invariant_to_order(points, random):
     assert set(perm[pareto_front(points[perm])].tolist()) == front
 
 
-def test_front_against_optuna():
-    from optuna.study._multi_objective import _is_pareto_front
+def optuna_study(points):
+    """An in-memory Optuna study maximising both objectives whose trial ``i`` has the
+    values ``points[i]``: Optuna's public API as the reference."""
+    import optuna
+    from optuna.trial import create_trial
 
+    study = optuna.create_study(directions=["maximize", "maximize"])
+    study.add_trials([create_trial(values=list(v), params={}, distributions={})
+                      for v in points.tolist()])
+    return study
+
+
+def test_front_against_optuna():
     rng = np.random.default_rng(1)
     for _ in range(20):
         p = np.round(rng.random((60, 2)), 1)  # many ties
-        mask = _is_pareto_front(-p, assume_unique_lexsorted=False)  # Optuna minimises
-        assert set(pareto_front(p).tolist()) == set(np.flatnonzero(mask).tolist())
+        optuna_front = {t.number for t in optuna_study(p).best_trials}
+        assert set(pareto_front(p).tolist()) == optuna_front
 
 
 def test_front_is_fast():
@@ -261,20 +272,25 @@ def _inside(points, reference):
 
 @pytest.mark.parametrize("seed", range(5))
 @pytest.mark.parametrize("reference", [(0.0, 0.0), (0.3, 0.1)])
+@pytest.mark.filterwarnings("ignore::optuna.exceptions.ExperimentalWarning")
 def test_area_against_optuna(seed, reference):
-    from optuna._hypervolume import compute_hypervolume
+    """Optuna's hypervolume of all the trials: the last point of its hypervolume history."""
+    import matplotlib.pyplot as plt
+    from optuna.visualization.matplotlib import plot_hypervolume_history
 
     rng = np.random.default_rng(seed)
     p = np.round(rng.random((40, 2)), 2)
-    inside = _inside(p, reference)  # Optuna needs every point to dominate the reference
-    expected = compute_hypervolume(-inside, -np.asarray(reference)) if inside.size else 0.0
+    with matplotlib.rc_context():  # Optuna's plots set a style of their own
+        axes = plot_hypervolume_history(optuna_study(p), reference_point=list(reference))
+    expected = axes.lines[0].get_ydata()[-1]
+    plt.close(axes.figure)
     assert dominance_area(p, reference=reference) == pytest.approx(expected, abs=1e-12)
 
 
 @pytest.mark.parametrize("seed", range(5))
 @pytest.mark.parametrize("reference", [(0.0, 0.0), (0.3, 0.1)])
 def test_against_moocore(seed, reference):
-    moocore = pytest.importorskip("moocore")
+    moocore = need("moocore")
     rng = np.random.default_rng(seed)
     p = np.round(rng.random((40, 2)), 2)
     inside = _inside(p, reference)

@@ -15,11 +15,13 @@ from optuna.artifacts import get_all_artifact_meta
 
 from paretostab import choose
 from paretostab._errors import InvalidInputError, UnknownNameError
+from paretostab._optuna_internals import storage_of, study_id_of
 from paretostab._tuning import run_study
 from paretostab._weight import as_weight
 from paretostab.front import pareto_front
 from paretostab.report._build import build_report
 from paretostab.spec import parse_spec
+from tests.extras import need
 
 SPEC = {
     "study": {"name": "tiny", "trials": 5, "seed": 0, "sampler": "random"},
@@ -97,7 +99,7 @@ def test_report_writes_html_csv_and_json(study_url, tmp_path, monkeypatch):
     again = build_report(study_url, out=tmp_path / "again", progress=False)  # γ = 0.5
     assert json.loads((again / "summary.json").read_text())["dominance_area_interval"] is not None
     assert not get_all_artifact_meta(study), "the replicates were cached as study artifacts"
-    keys = study._storage.get_study_system_attrs(study._study_id)
+    keys = storage_of(study).get_study_system_attrs(study_id_of(study))
     assert {f"paretostab:replicates:{n}:3" for n in summary["front"]} <= set(keys)
 
 
@@ -135,6 +137,7 @@ def test_bad_report_arguments(study_url, tmp_path):
         build_report(study_url, measures=["nogeira"], out=tmp_path)
 
 
+@pytest.mark.slow
 def test_cli_report_and_choose(study_url, tmp_path):
     run = subprocess.run([sys.executable, "-m", "paretostab", "report", "--storage", study_url,
                           "--out", str(tmp_path / "cli"), "--gamma", "0.6"],
@@ -153,9 +156,9 @@ def test_replicates_cached_without_a_measure_are_rerun_and_merged(study_url, tmp
     first = build_report(study_url, out=tmp_path / "a", progress=False)
     front = json.loads((first / "summary.json").read_text())["front"]
     study = optuna.load_study(study_name="tiny", storage=study_url)
-    before = study._storage.get_study_system_attrs(study._study_id)
+    before = storage_of(study).get_study_system_attrs(study_id_of(study))
     build_report(study_url, out=tmp_path / "b", measures=["jaccard"], progress=False)
-    after = study._storage.get_study_system_attrs(study._study_id)
+    after = storage_of(study).get_study_system_attrs(study_id_of(study))
     for number in front:
         key = f"paretostab:replicates:{number}:3"
         assert set(after[key]) == {*before[key], "jaccard"}
@@ -256,8 +259,8 @@ def test_the_report_gives_the_study_note_the_front_as_of_its_run(study_url, tmp_
     """Trial notes say nothing of the front; the study's note says which trials are on it
     and when that was so (the report's run)."""
     import optuna
-    from optuna_dashboard import get_note
 
+    get_note = need("optuna_dashboard").get_note
     out = build_report(study_url, out=tmp_path / "r", replicates=0, progress=False)
     front = pd.read_csv(out / "front.csv")
     note = get_note(optuna.load_study(study_name="tiny", storage=study_url))
@@ -341,6 +344,7 @@ def test_an_analysis_is_drawn_with_its_maps_and_scored_on_a_held_out_part_it_has
                             level=0.95)
 
 
+@pytest.mark.slow
 def test_a_report_killed_mid_way_keeps_the_replicates_it_computed(tmp_path):
     """kill -9 (no clean-up runs: the out-of-memory killer, a lost node) on the second
     front trial's replicates: the first trial's were written as they were computed."""

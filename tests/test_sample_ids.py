@@ -20,6 +20,7 @@ from paretostab._errors import InvalidInputError
 from paretostab._problem import Problem
 from paretostab.data import as_dataset, load_dataset, row_order_features
 from paretostab.spec import load_spec, parse_spec
+from tests.extras import need
 
 N, D = 20, 8
 GENES = [f"g{j}" for j in range(D)]
@@ -293,7 +294,7 @@ def test_the_sample_names_of_a_geo_header_and_an_anndata_are_kept(tmp_path, valu
     geo.loc[len(geo)] = ["label", *SORTED]
     geo.to_csv(tmp_path / "geo.csv", index=False)
     check_genes(quiet_load(tmp_path / "geo.csv", orientation="features_in_rows"), values, NAMES)
-    anndata = pytest.importorskip("anndata")
+    anndata = need("anndata")
     adata = anndata.AnnData(values, obs=pd.DataFrame({"label": SORTED}, index=NAMES),
                             var=pd.DataFrame(index=GENES))
     check_genes(as_dataset(adata), values, NAMES)

@@ -37,6 +37,7 @@ from paretostab._optuna_internals import trial_id_of
 from paretostab._runset import RunSet
 from paretostab._storage import display_url, load_runset, open_storage
 from tests import servers
+from tests.extras import need
 from tests.test_storage import cli
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -194,7 +195,7 @@ def test_a_bare_at_in_the_password_is_named():
 
 
 def test_the_dashboard_line_shows_no_password(monkeypatch, capsys, tmp_path):
-    optuna_dashboard = pytest.importorskip("optuna_dashboard")
+    optuna_dashboard = need("optuna_dashboard")
     served = []
     monkeypatch.setattr(paretostab._storage, "open_storage", lambda url, **kwargs: "storage")
     monkeypatch.setattr(optuna_dashboard, "run_server", lambda *args, **kwargs: served.append(1))
@@ -250,7 +251,8 @@ def stored_attributes(url: str) -> str:
     for study in storage.get_all_studies():
         found += [study.user_attrs, study.system_attrs]
         found += [[t.user_attrs, t.system_attrs]
-                  for t in storage.get_all_trials(study._study_id, deepcopy=False)]
+                  for t in storage.get_all_trials(storage.get_study_id_from_name(study.study_name),
+                                         deepcopy=False)]
     storage.engine.dispose()
     return json.dumps(found, ensure_ascii=False)
 
@@ -302,8 +304,7 @@ def test_no_password_in_any_output_of_tune_report_compare_choose_dashboard(
     result = run("compare-twice", "compare", "quickstart", "quickstart", *common)
     assert result.returncode == 2 and "is given twice" in result.stderr
     # the dashboard, in this process, without a server
-    import optuna_dashboard
-
+    optuna_dashboard = need("optuna_dashboard")
     monkeypatch.setattr(optuna_dashboard, "run_server", lambda *args, **kwargs: None)
     assert main(["dashboard", "--storage", url, "--artifacts", str(artifacts)]) == 0
     captured = capsys.readouterr()

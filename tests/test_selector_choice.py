@@ -381,6 +381,7 @@ def test_the_shipped_fig11_script_compares_the_studies_with_objective_names():
 
 
 def test_a_grid_point_whose_trial_was_interrupted_is_run_on_resume(tmp_path):
+    from paretostab._optuna_internals import storage_of, trial_id_of
     from paretostab._storage import open_storage
     from paretostab._tuning import create_or_load_study
     from paretostab._tuning.coordination import release
@@ -391,7 +392,7 @@ def test_a_grid_point_whose_trial_was_interrupted_is_run_on_resume(tmp_path):
     study = create_or_load_study(spec, storage=open_storage(url))
     trial = study.ask()  # as Ctrl-C or a killed process leaves it: released, failed
     interrupted = suggest_params(trial, spec)[SELECTOR_PARAM]
-    release(study._storage, trial._trial_id, "interrupted (Ctrl-C)")
+    release(storage_of(study), trial_id_of(trial), "interrupted (Ctrl-C)")
     study.tell(trial, state=TrialState.FAIL)
     study = run_study(spec, storage=url, progress=False)  # the resume
     complete = [t.params[SELECTOR_PARAM]
@@ -438,6 +439,7 @@ def test_tune_refuses_more_trials_than_grid_points(tmp_path):
 
 
 def test_the_later_of_two_trials_given_one_grid_point_does_not_run_it(tmp_path):
+    from paretostab._optuna_internals import storage_of, trial_id_of
     from paretostab._storage import open_storage
     from paretostab._tuning import create_or_load_study
     from paretostab._tuning.coordination import TrialSlots
@@ -446,9 +448,10 @@ def test_the_later_of_two_trials_given_one_grid_point_does_not_run_it(tmp_path):
     study = create_or_load_study(spec, storage=open_storage(f"sqlite:///{tmp_path / 'g.db'}"))
     slots = TrialSlots(study, spec.trials)
     first, second = study.ask(), study.ask()
-    point = study._storage.get_trial_system_attrs(first._trial_id)["grid_id"]
+    storage = storage_of(study)
+    point = storage.get_trial_system_attrs(trial_id_of(first))["grid_id"]
     # two processes that create trials at once may be given one point
-    study._storage.set_trial_system_attr(second._trial_id, "grid_id", point)
+    storage.set_trial_system_attr(trial_id_of(second), "grid_id", point)
     assert slots.claim(first) is None
     assert slots.claim(second) == "not run: its grid point is trial 0's"
 

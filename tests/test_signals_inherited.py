@@ -167,6 +167,7 @@ def test_raise_if_stopped_raises_a_swallowed_signal_once():
 # --------------------------------------------------------------------------- real tune processes
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("signum", "workers"), [
     (signal.SIGHUP, 1), (signal.SIGHUP, 2), (signal.SIGINT, 2)],
     ids=["nohup-SIGHUP", "nohup-SIGHUP-workers", "ignored-SIGINT-workers"])
@@ -202,6 +203,7 @@ def test_a_stop_signal_ignored_when_tune_starts_stays_ignored_by_its_workers(
     assert not any("interrupted" in t.user_attrs.get("fail_reason", "") for t in study.trials)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("signum", "code"), [(signal.SIGHUP, 129), (signal.SIGTERM, 143)],
                          ids=["SIGHUP", "SIGTERM"])
 def test_a_stop_signal_to_a_workers_parent_while_they_collect_garbage_stops_it_cleanly(
@@ -235,6 +237,7 @@ def test_a_stop_signal_to_a_workers_parent_while_they_collect_garbage_stops_it_c
     assert not study.get_trials(states=(TrialState.RUNNING,))
 
 
+@pytest.mark.slow
 def test_a_worker_killed_30_s_after_a_stop_signal_leaves_no_trial_running(tmp_path):
     """Workers that do not take the signal the parent passes on (a long native call) are
     killed 30 s later, all of them (not 30 s each); their trials are failed as stale when

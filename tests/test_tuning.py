@@ -17,11 +17,13 @@ from optuna.artifacts import get_all_artifact_meta
 from optuna.trial import TrialState
 
 from paretostab._errors import InvalidInputError
+from paretostab._optuna_internals import storage_of, study_id_of, trial_id_of
 from paretostab._runset import RunSet
 from paretostab._storage import artifact_store, load_runset, open_storage
 from paretostab._tuning import run_study
 from paretostab._tuning.coordination import counted_trials
 from paretostab.spec import parse_spec
+from tests.extras import need
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -125,7 +127,7 @@ def test_two_worker_processes_lose_and_duplicate_no_trial(tmp_path, kind):
 
 
 def test_the_dashboard_serves_the_study_with_metric_names_and_artifacts(tmp_path):
-    optuna_dashboard = pytest.importorskip("optuna_dashboard")
+    optuna_dashboard = need("optuna_dashboard")
     url = storage_url(tmp_path)
     run_study(tiny(study={"trials": 2}), storage=url, progress=False)
     app = optuna_dashboard.wsgi(open_storage(url), artifact_store=artifact_store(url))
@@ -152,6 +154,7 @@ def test_the_dashboard_serves_the_study_with_metric_names_and_artifacts(tmp_path
     assert status.startswith("200") and body[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+@pytest.mark.slow
 def test_cli_tune_prints_the_front_and_resumes(tmp_path):
     spec_path = write_spec(tmp_path, "tiny", trials=2)
     url = storage_url(tmp_path)
@@ -210,6 +213,7 @@ def test_a_trial_checks_the_front_on_the_trials_its_claim_read(tmp_path):
     assert slots.seen[3].state == optuna.trial.TrialState.RUNNING
 
 
+@pytest.mark.slow
 def test_ctrl_c_keeps_completed_trials_and_fails_the_running_one(tmp_path):
     import signal
     import sqlite3
@@ -435,24 +439,20 @@ def test_a_map_for_every_trial_that_joins_the_front(tmp_path):
 def note_of(study, trial=None):
     """The optuna-dashboard note of the study or of one of its (frozen) trials, read by
     optuna-dashboard itself."""
-    from types import SimpleNamespace
-
-    from optuna_dashboard import get_note
-
+    get_note = need("optuna_dashboard").get_note
     if trial is None:
         return get_note(study)
-    return get_note(SimpleNamespace(storage=study._storage, study=study,
-                                    _trial_id=trial._trial_id))
+    return get_note(optuna.trial.Trial(study, trial_id_of(trial)))
 
 
 def note_keys(study, trial_id=None):
     where = "dashboard:note" if trial_id is None else f"dashboard:{trial_id}:note"
-    return sorted(k for k in study._storage.get_study_system_attrs(study._study_id)
+    return sorted(k for k in storage_of(study).get_study_system_attrs(study_id_of(study))
                   if k.startswith(where))
 
 
 def test_every_trial_has_a_note_with_values_measures_k_bar_and_top_features(tmp_path):
-    pytest.importorskip("optuna_dashboard")
+    need("optuna_dashboard")
     from paretostab.data import load_dataset
     from paretostab.maps import stability_map
 
@@ -484,18 +484,18 @@ def test_every_trial_has_a_note_with_values_measures_k_bar_and_top_features(tmp_
         assert f"{len(expected.names)} selected at least once" in note
         png = [m for m in get_all_artifact_meta(trial, storage=storage)
                if m.filename.endswith(".png")]
-        image = (f"![Stability map of trial {trial.number}](/artifacts/{study._study_id}/"
-                 f"{trial._trial_id}/{png[0].artifact_id})" if png else None)
+        image = (f"![Stability map of trial {trial.number}](/artifacts/{study_id_of(study)}/"
+                 f"{trial_id_of(trial)}/{png[0].artifact_id})" if png else None)
         assert (image in note) if png else ("![" not in note)
         assert "when it finished" not in note and "front" not in note.split("\n")[0]
         kinds.add(bool(png))
-        assert note_keys(study, trial._trial_id) == [
-            f"dashboard:{trial._trial_id}:note_str:0", f"dashboard:{trial._trial_id}:note_ver"]
+        assert note_keys(study, trial_id_of(trial)) == [
+            f"dashboard:{trial_id_of(trial)}:note_str:0", f"dashboard:{trial_id_of(trial)}:note_ver"]
     assert kinds == {True, False}  # trials with a map and without one
 
 
 def test_the_study_note_states_the_objectives_and_protocol_and_is_written_once(tmp_path):
-    pytest.importorskip("optuna_dashboard")
+    need("optuna_dashboard")
     from optuna_dashboard import save_note
 
     from paretostab._tuning.notes import study_note
@@ -516,7 +516,7 @@ def test_the_study_note_states_the_objectives_and_protocol_and_is_written_once(t
 
     study = run_study(spec, storage=url, n_trials=2, progress=False)  # resumed
     assert note_of(study) == note and note_keys(study) == keys
-    assert study._storage.get_study_system_attrs(study._study_id)["dashboard:note_ver"] == 1
+    assert storage_of(study).get_study_system_attrs(study_id_of(study))["dashboard:note_ver"] == 1
 
     save_note(study, "my own words")  # edited in the dashboard: a resume keeps it
     run_study(spec, storage=url, n_trials=3, workers=2, progress=False)
@@ -531,7 +531,7 @@ def _create(spec, url):
 
 @pytest.mark.parametrize("kind", ["sqlite", "journal", "postgres"])
 def test_processes_creating_a_study_together_write_one_study_note(tmp_path, request, kind):
-    pytest.importorskip("optuna_dashboard")
+    need("optuna_dashboard")
     import multiprocessing
 
     from paretostab._tuning.notes import study_note
@@ -553,7 +553,7 @@ def test_processes_creating_a_study_together_write_one_study_note(tmp_path, requ
 
 
 def test_write_note_is_read_back_by_optuna_dashboard_however_long(tmp_path):
-    pytest.importorskip("optuna_dashboard")
+    need("optuna_dashboard")
     from paretostab._tuning.notes import has_note, write_note
 
     study = optuna.create_study(storage=open_storage(storage_url(tmp_path)))
@@ -564,7 +564,7 @@ def test_write_note_is_read_back_by_optuna_dashboard_however_long(tmp_path):
     write_note(study, "")
     assert has_note(study) and has_note(trial)
     assert note_of(study) == "" and note_of(study, trial) == long
-    assert len(note_keys(study, trial._trial_id)) == 1 + math.ceil(len(long) / 2045) == 5
+    assert len(note_keys(study, trial_id_of(trial))) == 1 + math.ceil(len(long) / 2045) == 5
 
 
 def test_a_trial_note_escapes_markdown_in_names_and_counts_the_features_left_out():
@@ -594,6 +594,7 @@ def test_a_trial_note_escapes_markdown_in_names_and_counts_the_features_left_out
         0, tiny(), {"iw": 0.0}, 0.5, empty, image="/artifacts/1/2/x")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("level, logged", [("INFO", True), ("WARNING", False)])
 def test_worker_processes_log_as_the_process_that_started_them(tmp_path, level, logged):
     """The library sets no log level: tune's worker processes take Optuna's level of the

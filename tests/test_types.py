@@ -13,6 +13,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 
+@pytest.mark.slow
 def test_mypy_finds_no_error_in_the_package():
     pytest.importorskip("mypy", reason="mypy is not installed (it is in the test extra)")
     result = subprocess.run(

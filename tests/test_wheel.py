@@ -83,6 +83,7 @@ def installed(dist, tmp_path_factory) -> tuple[Path, dict]:
     return python, env
 
 
+@pytest.mark.slow
 def test_the_wheel_holds_the_package_its_specs_and_schema_only(dist):
     names = zipfile.ZipFile(the(dist, f"paretostab-{VERSION}-py3-none-any.whl")).namelist()
     assert all(n.startswith(("paretostab/", f"paretostab-{VERSION}.dist-info/")) for n in names)
@@ -103,6 +104,7 @@ def test_the_wheel_holds_the_package_its_specs_and_schema_only(dist):
     assert not [m for m in members if "/.ci/" in m or m.endswith(".db")]
 
 
+@pytest.mark.slow
 def test_twine_check_passes_strictly(dist):
     pytest.importorskip("twine", reason="checking the distributions needs twine "
                                         "(pip install -e '.[test]')")
@@ -110,6 +112,7 @@ def test_twine_check_passes_strictly(dist):
     assert result.stdout.count("PASSED") == 2
 
 
+@pytest.mark.slow
 def test_the_installed_wheel_runs_the_quickstart_in_an_empty_folder(installed, tmp_path):
     python, env = installed
     where = run(python, "-c", "import paretostab; print(paretostab.__file__)", cwd=tmp_path,
@@ -138,6 +141,7 @@ def test_the_installed_wheel_runs_the_quickstart_in_an_empty_folder(installed, t
     assert all(len(t.values) == 2 for t in study.trials)  # accuracy and stability
 
 
+@pytest.mark.slow
 def test_a_builtin_spec_whose_data_are_not_shipped_says_where_to_get_them(installed, tmp_path):
     python, env = installed
     result = run(python, "-m", "paretostab", "tune", "singh_hybrid_rfe", "--n-trials", "1",
@@ -150,6 +154,7 @@ def test_a_builtin_spec_whose_data_are_not_shipped_says_where_to_get_them(instal
     assert not list(tmp_path.iterdir())  # no storage opened
 
 
+@pytest.mark.slow
 def test_the_installed_wheel_renders_its_templates(installed, tmp_path):
     """The templates are found in the installed package: a page and a choice rendered,
     their text escaped."""

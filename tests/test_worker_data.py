@@ -111,6 +111,7 @@ def mapping(pid: int, name: str) -> bool:
         return False
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not Path("/proc/self/maps").exists(), reason="reads /proc/PID/maps")
 @pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGKILL])
 def test_the_workers_map_one_file_which_a_stop_of_their_parent_removes(tmp_path, stop):
