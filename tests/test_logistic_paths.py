@@ -120,6 +120,58 @@ def test_primal_solvers_agree_with_scikit_learn(seed, n, d, log_reg, solver, wei
     assert_close_to_sklearn(coef, intercept, sklearn_fit(X, y, reg, beta, weights))
 
 
+def ill_conditioned(rng, n, d, correlation, n_classes):
+    """Standardised features of pairwise ``correlation`` (one shared factor) and the
+    one-vs-rest signs of ``n_classes`` classes drawn from five of them."""
+    X = (np.sqrt(correlation) * rng.normal(size=(n, 1))
+         + np.sqrt(1 - correlation) * rng.normal(size=(n, d)))
+    X = (X - X.mean(0)) / X.std(0)
+    scores = X[:, :5] @ rng.normal(size=(min(d, 5), n_classes)) + rng.normal(size=(n, n_classes))
+    labels = np.argmax(scores, axis=1)
+    labels[:n_classes] = np.arange(n_classes)  # every class present
+    return X, np.where(labels[:, None] == np.arange(n_classes), 1.0, -1.0)
+
+
+def assert_at_the_optimum(X, signs, reg, coef, intercept):
+    """Each one-vs-rest model within 1e-5 of its weights' scale from scikit-learn's
+    optimum (Newton-CG at tol 1e-12)."""
+    for k in range(signs.shape[1]):
+        ref_coef, ref_intercept = sklearn_fit(X, signs[:, k], reg, np.ones(X.shape[1]))
+        scale = max(np.abs(ref_coef).max(), abs(ref_intercept))
+        np.testing.assert_allclose(coef[k], ref_coef, rtol=0, atol=1e-5 * scale)
+        assert intercept[k] == pytest.approx(ref_intercept, abs=1e-5 * scale)
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(20, 150), d=st.integers(10, 300),
+       correlation=st.sampled_from([0.0, 0.5, 0.9, 0.99]), log_reg=st.floats(-6, 3),
+       n_classes=st.integers(2, 3), solver=st.sampled_from(SOLVERS))
+def test_the_default_tolerance_reaches_the_optimum_of_ill_conditioned_problems(
+        seed, n, d, correlation, log_reg, n_classes, solver):
+    """Correlated features (up to 0.99) and λ from 1e-6 to 1e3 make the Hessian's smallest
+    eigenvalue as small as 2λ, where a small gradient is far from the optimum (issue 37:
+    the gradient rule alone stopped up to 1e-3 of the weights' scale away): at the default
+    tolerance every solver's fit is within 1e-5 of the scale of scikit-learn's, silently."""
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        force(monkeypatch, solver)
+        if solver == "dual":
+            d = max(d, n)
+        X, signs = ill_conditioned(np.random.default_rng(seed), n, d, correlation, n_classes)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", ConvergenceWarning)
+            coef, intercept = fit_l2_logistic(X, signs, reg=10.0**log_reg)
+    assert_at_the_optimum(X, signs, 10.0**log_reg, coef, intercept)
+
+
+def test_the_default_tolerance_reaches_the_optimum_on_correlated_features():
+    """The issue's shape (n = 250, d = 120, pairwise correlation 0.9; the rule's solver:
+    truncated Newton with the diagonal preconditioner) at λ = 1e-6, three classes: the
+    gradient rule alone stopped up to 3.4e-4 of the scale away, the step rule 2e-8."""
+    X, signs = ill_conditioned(np.random.default_rng(7), 250, 120, 0.9, 3)
+    coef, intercept = fit_l2_logistic(X, signs, reg=1e-6)
+    assert_at_the_optimum(X, signs, 1e-6, coef, intercept)
+
+
 def test_strong_shrinkage_converges_in_single_precision_products(monkeypatch):
     """β down to 1e-6 (BiasedRFE's floor) rescales a feature by 1e6: the truncated Newton
     steps' single-precision products still reach the double-precision optimum, that of
@@ -147,6 +199,64 @@ def test_a_hessian_left_indefinite_by_rounding_falls_back_to_the_diagonal(monkey
     coef, intercept = fit_l2_logistic(X, y, reg=0.5, tol=1e-10)
     np.testing.assert_allclose(coef, reference[0], rtol=1e-6, atol=1e-9)
     assert intercept == pytest.approx(reference[1], rel=1e-6, abs=1e-9)
+
+
+@pytest.mark.parametrize("solver", ["dual", "full"])
+def test_a_newton_system_left_indefinite_by_rounding_goes_on_by_conjugate_gradients(
+        monkeypatch, solver):
+    """Should the Cholesky factorisation of the dual's system or of the full Hessian fail,
+    the dual hands its weights to the primal and the full Newton step is taken by
+    conjugate gradients: the fit is the same optimum, without an error."""
+    X, y = correlated(8, 40, 60)
+    force(monkeypatch, solver)
+    reference = fit_l2_logistic(X, y, reg=0.5, tol=1e-10)
+    monkeypatch.setattr(core.lapack, "dpotrf", lambda a, **_: (a, 1))  # "not positive"
+    model = IncrementalL2Logistic(X, y, reg=0.5, tol=1e-10)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        model.fit()
+    assert model._K is None
+    np.testing.assert_allclose(model.coef, reference[0], rtol=1e-6, atol=1e-9)
+    assert model.intercept == pytest.approx(reference[1], rel=1e-6, abs=1e-9)
+
+
+def tiny_reg_problem(seed):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(40, 200))
+    X = (X - X.mean(0)) / X.std(0)
+    return X, np.where(X[:, :3].sum(1) + rng.normal(size=40) > 0, 1.0, -1.0)
+
+
+def test_a_tiny_reg_leaves_the_singular_dual_and_reaches_its_optimum():
+    """λ = 1e-16, 40 standardised examples, 200 features (issue 37): K = XXᵀ is singular
+    along 1 (centred columns), and at α = 0 the dual's M = K + 2λD⁻¹ is K to rounding,
+    which Cholesky refused with a raw LinAlgError. The fit goes on in the primal and
+    converges, silently, to the optimum: margins past 30, where 1 − p is e^{−30} and must
+    not be computed as a difference, and the stationarity 2λw = Xᵀ(y ⊙ σ(−z)) to 1e-6."""
+    X, y = tiny_reg_problem(1)
+    model = IncrementalL2Logistic(X, y, reg=1e-16, tol=1e-8)
+    assert model._K is not None
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        model.fit()
+    assert model._K is None
+    z = y * (X @ model.coef + model.intercept)
+    assert z.min() > 30
+    pull = X.T @ (y * expit(-z))
+    np.testing.assert_allclose(2e-16 * model.coef, pull, rtol=0, atol=1e-6 * np.abs(pull).max())
+    assert abs((y * expit(-z)).sum()) <= 1e-6 * np.abs(y * expit(-z)).sum()
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_hybrid_rfe_at_a_tiny_reg_selects_without_an_error(seed):
+    """HybridRFE(reg=1e-16) on 40 examples and 200 standardised features (issue 37) ended
+    in ``LinAlgError: Newton system not positive definite``: it selects its features,
+    silently."""
+    X, y = tiny_reg_problem(seed)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        model = HybridRFE(reg=1e-16, n_features=10).fit(X, y > 0)
+    assert model.support_.sum() == 10
 
 
 # ------------------------------------------------- the switches along an elimination
@@ -381,26 +491,41 @@ def test_a_tiny_gradient_at_zero_still_converges(monkeypatch, solver):
     assert_close_to_sklearn(coef, intercept, reference)
 
 
+def gradient_and_newton_step(X, y, reg, coef, intercept):
+    """The gradient √(‖Xᵀg + 2λw‖² + (1ᵀg)²) norm and the Newton step ``−H⁻¹∇`` of (w, b)
+    at ``(coef, intercept)``, computed independently of the core (H by a dense solve)."""
+    Z = np.column_stack([X, np.ones(X.shape[0])])
+    z = y * (Z @ np.append(coef, intercept))
+    gradient = Z.T @ (-y * expit(-z)) + np.append(2 * reg * coef, 0.0)
+    curvature = expit(z) * expit(-z)
+    hessian = Z.T @ (curvature[:, None] * Z) + np.diag(np.append(np.full(coef.size, 2 * reg), 0))
+    return np.linalg.norm(gradient), -np.linalg.solve(hessian, gradient)
+
+
 @pytest.mark.parametrize("factor", [1.0, 0.01])
 @pytest.mark.parametrize("solver", SOLVERS)
 def test_a_fit_stops_at_the_first_iterate_within_its_tolerance(monkeypatch, solver, factor):
-    """The stopping rule: the gradient norm √(‖Xᵀg + 2λw‖² + (1ᵀg)²), computed here from
-    the returned weights, is at most tol × scale (scale: the norm at zero, floored at
-    1) at the iterate where the fit stops, and above it at the iterate before (the fit
-    run for one iteration fewer; the zero weights before the first). At factor 0.01 the
-    norm at zero is 0.42 and the floor sets the scale. The tolerances step by halves, so
-    that every iterate's norm lies in one of their windows (tol, 2 tol]: a rule looser by
-    up to 2× stops one iterate early there, a stricter one a Newton step late."""
+    """The stopping rule: at the iterate where the fit stops, the gradient norm is at most
+    tol × scale (scale: the norm at zero, floored at 1) and the Newton step at most tol
+    × ‖(w, b)‖, both computed here from the returned weights; at the iterate before (the
+    fit run for one iteration fewer; the zero weights before the first) one of them is
+    above. At factor 0.01 the norm at zero is 0.42 and the floor sets the scale. The
+    tolerances step by halves, so that every iterate's norms lie in one of their windows
+    (tol, 2 tol]: a rule looser by up to 2× stops one iterate early there, a stricter one a
+    Newton step late. The truncated Newton steps' last direction is the conjugate
+    gradients' (to a relative residual below √tol), within 1 % of the exact one."""
     X, y = correlated(4, 40, 60)
     X = X * factor
     force(monkeypatch, solver)
     reg = 0.5
+    slack = 1.0 if solver in ("dual", "full") else 1.01
 
-    def gradient_norm(coef, intercept):
-        g = -y * (1 - 1 / (1 + np.exp(-y * (X @ coef + intercept))))
-        return float(np.linalg.norm(np.append(X.T @ g + 2 * reg * coef, g.sum())))
+    def within(fit, tol, scale, slack):
+        norm, step = gradient_and_newton_step(X, y, reg, *fit)
+        params = np.linalg.norm(np.append(*fit))
+        return norm <= tol * scale and np.linalg.norm(step) <= slack * tol * params
 
-    scale = max(1.0, gradient_norm(np.zeros(60), 0.0))
+    scale = max(1.0, gradient_and_newton_step(X, y, reg, np.zeros(60), 0.0)[0])
     assert (scale == 1.0) == (factor < 1)
     for tol in 1e-5 * 0.5 ** np.arange(14):
         fits = [(np.zeros(60), 0.0)]
@@ -411,7 +536,8 @@ def test_a_fit_stops_at_the_first_iterate_within_its_tolerance(monkeypatch, solv
             if not caught:  # converged: the check at iterate max_iter − 1 passed
                 break
         assert 3 <= len(fits) < 41
-        assert gradient_norm(*fits[-2]) <= tol * scale < gradient_norm(*fits[-3]), tol
+        assert within(fits[-2], tol, scale, slack), tol
+        assert not within(fits[-3], tol, scale, 1 / slack), tol
 
 
 def test_a_step_whose_predicted_decrease_is_below_rounding_is_taken_whole():

@@ -160,10 +160,10 @@ class HybridRFE(BaseRFE):
     loss : {"logistic", "hinge"}
     tol : float > 0 or None
         Solver tolerance of every fit of the elimination and of the final model: the
-        Newton core's relative gradient norm for the logistic loss, liblinear's ``tol``
-        for the hinge loss (``LinearSVC(loss="hinge", dual=True)``: the spread of the
-        projected gradient of its dual coordinate descent). None: the loss's default,
-        :data:`~paretostab.selectors._rfe.DEFAULT_TOL`, chosen by measurement
+        Newton core's relative gradient norm and Newton step for the logistic loss,
+        liblinear's ``tol`` for the hinge loss (``LinearSVC(loss="hinge", dual=True)``:
+        the spread of the projected gradient of its dual coordinate descent). None: the
+        loss's default, :data:`~paretostab.selectors._rfe.DEFAULT_TOL`, chosen by measurement
         (``benchmarks/bench_svm_tol.py``: k = 20, bootstrap runs pre-filtered to 5 000
         features, each tolerance against the tightest, 1e-10, on the same runs):
 

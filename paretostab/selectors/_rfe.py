@@ -39,7 +39,8 @@ LOSSES = ("logistic", "hinge")
 
 #: The solver tolerance ``tol=None`` means, per loss (the measurements behind each value
 #: are in :class:`~paretostab.selectors.HybridRFE`'s docstring): the Newton core's
-#: relative gradient norm for the logistic loss, liblinear's ``tol`` for the hinge loss.
+#: relative gradient norm and Newton step for the logistic loss, liblinear's ``tol`` for
+#: the hinge loss.
 DEFAULT_TOL = {"logistic": 1e-8, "hinge": 1e-6}
 
 
