@@ -4,6 +4,7 @@ choose."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import re
@@ -86,6 +87,19 @@ def test_a_held_out_part_missing_a_small_class_names_it(dtype):
     with pytest.raises(InvalidInputError, match=rf"class {name} \(3 of 35 examples\) gets 0 "
                        r"held out and 3 to tune on; .* at least 0\.33 or use outer_folds"):
         evaluation_split(y, holdout=0.1171875, seed=0)
+
+
+def test_two_examples_per_class_to_tune_on_is_enough():
+    """The boundary of the check before the split: 6 examples of 2 classes, 2 held out,
+    leave 4 = 2K to tune on, which is split (one of each class held out); 3 held out leave
+    3 < 2K, which is refused."""
+    y = labels([3, 3])
+    split = evaluation_split(y, holdout=1 / 3, seed=0)
+    assert np.bincount(y[split.test]).tolist() == [1, 1]
+    assert np.bincount(y[split.development]).tolist() == [2, 2]
+    with pytest.raises(InvalidInputError, match=r"protocol\.holdout = 0\.4: .* 2 examples "
+                       "to tune on"):
+        evaluation_split(y, holdout=0.4, seed=0)
 
 
 def test_outer_folds_partition_the_examples():
@@ -344,6 +358,49 @@ def test_the_null_variances_of_balanced_accuracy_and_auc(counts):
     for metric, sample in (("balanced_accuracy", balanced), ("roc_auc", auc)):
         value = float(np.quantile(sample, 0.95))  # the simulated 5 % critical value
         assert chance_p_value(value, y, metric) == pytest.approx(0.05, abs=0.02), metric
+
+
+def _normal_p_value(value, mean, variance):
+    return float(stats.norm.sf((value - mean) / math.sqrt(variance)))
+
+
+@pytest.mark.parametrize("counts", [[3, 2], [2, 1, 2], [1, 2, 1, 1]])
+def test_the_balanced_accuracy_null_variance_is_exact(counts):
+    """The variance of the balanced accuracy of every one of the K^n predictions, each
+    equally likely (each example's class drawn uniformly, whatever its label), is the null
+    variance the normal test uses, to rounding."""
+    y = labels(counts)
+    k = len(counts)
+    predictions = np.array(list(itertools.product(range(k), repeat=y.size)))
+    recalls = np.stack([(predictions[:, y == c] == c).mean(axis=1) for c in range(k)])
+    variance = recalls.mean(axis=0).var()
+    for value in (1 / k + 0.05, 0.8, 1.0):
+        assert chance_p_value(value, y, "balanced_accuracy") == pytest.approx(
+            _normal_p_value(value, 1 / k, variance), rel=1e-12)
+
+
+def _auc_null_variance(positives, n):
+    """The variance of the AUC of n distinct scores over every choice of which
+    ``positives`` of them are the positives, each equally likely."""
+    aucs = []
+    for chosen in itertools.combinations(range(n), positives):
+        positive = np.isin(np.arange(n), chosen)  # scores are the ranks 0..n-1
+        aucs.append(np.mean(np.arange(n)[positive][:, None] > np.arange(n)[~positive]))
+    return np.var(aucs)
+
+
+@pytest.mark.parametrize("counts", [[3, 4], [1, 5], [2, 3, 2], [2, 2, 1, 3]])
+def test_the_auc_null_variance_is_exact(counts):
+    """Mann–Whitney's null variance (n + 1) / (12 n_c (n − n_c)) of a one-vs-rest AUC
+    against enumeration of every labelling of n distinct scores; with K > 2 classes the
+    test takes the K one-vs-rest AUCs' mean as of independent AUCs (Σ V_c / K²)."""
+    y = labels(counts)
+    k, n = len(counts), y.size
+    per_class = [_auc_null_variance(c, n) for c in counts]
+    variance = per_class[1] if k == 2 else sum(per_class) / k**2
+    for value in (0.55, 0.8, 1.0):
+        assert chance_p_value(value, y, "roc_auc") == pytest.approx(
+            _normal_p_value(value, 0.5, variance), rel=1e-12)
 
 
 def test_the_label_probe():
