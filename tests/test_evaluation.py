@@ -77,6 +77,15 @@ def test_a_held_out_part_is_stratified_disjoint_and_seeded(counts, fraction, see
     assert np.array_equal(again.test, split.test)
 
 
+def test_a_protocol_without_split_seed_splits_as_seed_0():
+    """``[protocol] split_seed`` absent is 0, for the held-out part and the outer folds."""
+    y = labels([30, 20])
+    for options in ({"holdout": 0.3}, {"outer_folds": 5, "outer_fold": 2}):
+        unseeded = evaluation_split(y, **options)
+        assert np.array_equal(unseeded.test, evaluation_split(y, **options, seed=0).test)
+        assert not np.array_equal(unseeded.test, evaluation_split(y, **options, seed=1).test)
+
+
 @pytest.mark.parametrize("dtype", [np.int64, str, object])  # object: a DataFrame's column
 def test_a_held_out_part_missing_a_small_class_names_it(dtype):
     """3 of 35 examples at 12 %: the stratified allocation rounds the class's share of the
