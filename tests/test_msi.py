@@ -6,7 +6,7 @@ import warnings
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from scipy.optimize import linear_sum_assignment
 
@@ -180,7 +180,9 @@ def test_property_5_1_bounded_in_0_1(problem):
 
 @settings(max_examples=25, deadline=None)
 @given(problems(), st.integers(2, 5))
+@example((np.array([[7.3]]), np.array([[1.0]])), 2)  # solved onto itself: 0.9999999999999999
 def test_identical_runs_give_one(problem, M):
+    """Exactly 1, not 1 to rounding: a run's transport onto itself is never solved."""
     I, S = problem
     I = np.repeat(I[:1], M, axis=0)
     assert msi_value(I, S) == 1.0
