@@ -422,6 +422,31 @@ def test_the_label_probe():
     assert not ignores_labels(informed, y)
 
 
+def test_the_label_probe_permutes_the_same_labels_at_every_call():
+    """The default seed is 0: the probe's permutations are those of seed 0, at every call."""
+    y = labels([6, 6])
+
+    def probed(**seed):
+        seen = []
+        ignores_labels(lambda labels: seen.append(labels.tolist()) or np.ones(3, bool), y,
+                       **seed)
+        return seen
+
+    rng = np.random.default_rng(0)
+    expected = [y.tolist()] + [rng.permutation(y).tolist() for _ in range(2)]
+    assert probed() == probed() == probed(seed=0) == expected != probed(seed=1)
+
+
+def test_a_held_out_score_takes_lists_as_arrays():
+    y, predicted = [0, 1, 1, 0, 1, 1], [0, 1, 0, 0, 1, 1]
+    decisions = [-1.0, 2.0, 0.5, -0.5, 1.0, -0.2]
+    classes = np.array([0, 1])
+    for metric in ("accuracy", "balanced_accuracy", "f1_macro", "roc_auc"):
+        output = decisions if metric == "roc_auc" else predicted
+        assert score_interval(y, output, metric, classes, level=0.9) == score_interval(
+            np.array(y), np.array(output), metric, classes, level=0.9), metric
+
+
 # --------------------------------------------------------------------------- end to end
 
 STUDY = {
