@@ -27,9 +27,16 @@ Mutants that cannot change a result are listed once, each with its reason, in
 ``benchmarks/mutation_equivalent.toml``; they are not run and not in the kill rate, so that
 every run's survivors are new. An entry names a mutant by its file, the text of its line
 (stripped), operator, original and replacement (``nth`` tells apart equal mutants on one
-line, counted from 1), never by line number, which moves. Prints a Markdown table and the
-surviving mutants, each with its original and mutated line; ``--out`` writes the results
-as JSON.
+line, counted from 1), never by line number, which moves, and says in ``checked`` on which
+NumPy and POT it was seen to survive: an equivalence can hold on one release only (NumPy
+2.0.0's ``np.unique`` gave msi a 2-D inverse, which 2.0.1 took back). ``--equivalents`` runs the
+listed mutants of the modules instead of a sample, to check them on the NumPy and POT
+installed: each should survive, and one killed is no longer equivalent there. ``--ids``
+runs only the mutants named, e.g. a survivor again after the test written for it.
+
+Prints a Markdown table and the surviving mutants (with ``--equivalents``, the killed
+ones), each with its original and mutated line, and the NumPy and POT it ran on; ``--out``
+writes the results as JSON.
 """
 
 from __future__ import annotations
@@ -83,6 +90,28 @@ MODULES = {
     # the hinge model and the elimination's solver switches are tested with the logistic core
     "selectors/_rfe.py": ["tests/test_rfe_reference.py", "tests/test_selectors.py",
                           "tests/test_logistic_paths.py"],
+    # beyond the core: the estimates, weights, maps, importances, similarities and protocol
+    # that a report shows, each against every test that imports it, its own first so that
+    # -x stops a killed mutant early
+    "evaluation.py": ["tests/test_evaluation.py", "tests/test_model.py"],
+    "_weight.py": ["tests/test_weight.py", "tests/test_report_front.py",
+                   "tests/test_report_study.py"],
+    "maps.py": ["tests/test_maps_overview.py", "tests/test_report_maps.py",
+                "tests/test_feature_colours.py", "tests/test_report_plot.py",
+                "tests/test_tuning.py", "tests/test_own_failures.py"],
+    "report/_estimates.py": ["tests/test_evaluation.py", "tests/test_report_study.py"],
+    "_importance.py": ["tests/test_importance.py", "tests/test_kernel_svm.py",
+                       "tests/test_multiclass_filters.py", "tests/test_other_selectors.py",
+                       "tests/test_protocol.py", "tests/test_memory.py"],
+    "_similarity.py": ["tests/test_similarity.py", "tests/test_adjusted.py", "tests/test_msi.py",
+                       "tests/test_contract.py", "tests/test_spec.py",
+                       "tests/test_report_study.py", "tests/test_tuning.py"],
+    "_protocol.py": ["tests/test_protocol.py", "tests/test_binary_unchanged.py",
+                     "tests/test_complementary_pairs.py", "tests/test_external_selector.py",
+                     "tests/test_import_weight.py", "tests/test_kernel_svm.py",
+                     "tests/test_multiclass_filters.py", "tests/test_multiclass_linear.py",
+                     "tests/test_multiclass_rfe.py", "tests/test_run_cache.py",
+                     "tests/test_memory.py", "tests/test_report_study.py"],
 }
 
 COMPARE = {ast.Lt: ("<", "<="), ast.LtE: ("<=", "<"), ast.Gt: (">", ">="),
@@ -324,18 +353,21 @@ def read_equivalents(path):
     ----------
     path : Path
         A TOML file of ``[[mutant]]`` tables with ``file``, ``line``, ``operator``,
-        ``original``, ``replacement``, ``reason`` and optionally ``nth`` (default 1).
+        ``original``, ``replacement``, ``reason``, ``checked`` (the NumPy and POT
+        versions it was seen to survive on; absent on the entries listed before they were
+        recorded) and optionally ``nth`` (default 1).
 
     Returns
     -------
     dict
-        ``{key: reason}``; empty if the file does not exist.
+        ``{key: entry}``, the entry's table as read (``reason``, ``checked``, ...); empty
+        if the file does not exist.
     """
     if not path.exists():
         return {}
     entries = tomllib.loads(path.read_text(encoding="utf-8")).get("mutant", [])
     return {(e["file"], e["line"].strip(), e["operator"], e["original"], e["replacement"],
-             e.get("nth", 1)): e["reason"] for e in entries}
+             e.get("nth", 1)): e for e in entries}
 
 
 def run_tests(copy, tests, timeout, log=None):
@@ -376,7 +408,42 @@ def parse_args(argv=None):
     parser.add_argument("--jobs", type=int, default=1,
                         help="mutants run at once, each in its own copy (default: 1)")
     parser.add_argument("--out", type=Path, help="write the results here as JSON")
+    parser.add_argument("--equivalents", action="store_true",
+                        help="run the listed equivalent mutants of the modules instead, to "
+                             "check that each survives on the NumPy and POT installed")
+    parser.add_argument("--ids", nargs="+", metavar="ID",
+                        help="run only the mutants with these ids (of the modules chosen)")
     return parser.parse_args(argv)
+
+
+def versions():
+    """str : The NumPy and POT installed, as the equivalents' ``checked`` field says them."""
+    from importlib.metadata import version
+    return f"numpy {version('numpy')}, POT {version('pot')}"
+
+
+def chosen(mutants, equivalents, module, args):
+    """Return the mutants of ``module`` to run: with ``--equivalents`` the listed ones,
+    else a seeded sample of the others (all of them for ``--sample 0``); with ``--ids``,
+    only those of them named.
+
+    Parameters
+    ----------
+    mutants : list of tuple
+        :func:`mutants_of`'s ``(Mutant, mutated source)`` pairs of the module.
+    equivalents : dict
+        :func:`read_equivalents`'s entries.
+    module : str
+        The module under paretostab/, which seeds its sample.
+    args : argparse.Namespace
+        :func:`parse_args`'s options.
+    """
+    pool = [m for m in mutants if (m[0].key in equivalents) == args.equivalents]
+    if args.ids:
+        return [m for m in pool if m[0].id in args.ids]
+    if args.equivalents or args.sample <= 0 or args.sample >= len(pool):
+        return pool
+    return random.Random(f"{args.seed}:{module}").sample(pool, args.sample)
 
 
 def main(argv=None):
@@ -390,8 +457,7 @@ def main(argv=None):
         mutants = mutants_of(ROOT / relative, relative)
         live = [m for m in mutants if m[0].key not in equivalents]
         matched.update(m[0].key for m in mutants if m[0].key in equivalents)
-        sample = live if args.sample <= 0 or args.sample >= len(live) else random.Random(
-            f"{args.seed}:{module}").sample(live, args.sample)
+        sample = chosen(mutants, equivalents, module, args)
         plan += [(module, mutant, source) for mutant, source in sample]
         rows[module] = {"module": module, "total": len(live),
                         "equivalent": len(mutants) - len(live), "run": len(sample),
@@ -424,7 +490,11 @@ def main(argv=None):
             try:
                 target.write_text(source, encoding="utf-8")
                 timeout = args.timeout or 3 * baseline[module][1] + 10
-                return module, mutant, run_tests(copy, MODULES[module], timeout)
+                outcome = run_tests(copy, MODULES[module], timeout)
+                # as it goes, on stderr: a long run stopped part way still tells what it did
+                print(f"{mutant.file}:{mutant.line}:{mutant.col} [{mutant.id}] {outcome}",
+                      file=sys.stderr, flush=True)
+                return module, mutant, outcome
             finally:
                 target.write_text(original, encoding="utf-8")
                 copies.put(copy)
@@ -435,7 +505,7 @@ def main(argv=None):
     survivors = []
     for module, mutant, outcome in outcomes:
         rows[module]["killed" if outcome != "passed" else "survived"] += 1
-        if outcome == "passed":
+        if (outcome == "passed") != args.equivalents:
             survivors.append(mutant)
     print("| module | mutants run of total | killed | survived | kill rate "
           "| known equivalent |")
@@ -449,7 +519,8 @@ def main(argv=None):
         print(f"| {module} | {row['run']} of {row['total']} | {row['killed']} "
               f"| {row['survived']} | {rate} | {row['equivalent']} |")
     if survivors:
-        print("\nSurviving mutants:")
+        print("\nKilled equivalents (no longer equivalent on these versions):"
+              if args.equivalents else "\nSurviving mutants:")
     for mutant in sorted(survivors, key=lambda m: (m.file, m.line, m.col)):
         print(f"\n{mutant.file}:{mutant.line}:{mutant.col} [{mutant.id}] {mutant.operator} "
               f"{mutant.original} -> {mutant.replacement}"
@@ -459,10 +530,11 @@ def main(argv=None):
         print(f"\nstale equivalents entry (no such mutant): {key}", file=sys.stderr)
     elapsed = time.monotonic() - started
     print(f"\n{len(outcomes)} mutants in {elapsed:.0f} s (seed {args.seed}, "
-          f"{max(1, args.jobs)} job(s))")
+          f"{max(1, args.jobs)} job(s); {versions()})")
     if args.out:
         args.out.write_text(json.dumps({
             "seed": args.seed, "sample": args.sample, "seconds": elapsed,
+            "equivalents": args.equivalents, "versions": versions(),
             "modules": [rows[m] | {"baseline": baseline[m][0]} for m in args.modules],
             "mutants": [asdict(m) | {"id": m.id, "outcome": outcome}
                         for _, m, outcome in outcomes],

@@ -4,6 +4,7 @@ choose."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import re
@@ -76,6 +77,15 @@ def test_a_held_out_part_is_stratified_disjoint_and_seeded(counts, fraction, see
     assert np.array_equal(again.test, split.test)
 
 
+def test_a_protocol_without_split_seed_splits_as_seed_0():
+    """``[protocol] split_seed`` absent is 0, for the held-out part and the outer folds."""
+    y = labels([30, 20])
+    for options in ({"holdout": 0.3}, {"outer_folds": 5, "outer_fold": 2}):
+        unseeded = evaluation_split(y, **options)
+        assert np.array_equal(unseeded.test, evaluation_split(y, **options, seed=0).test)
+        assert not np.array_equal(unseeded.test, evaluation_split(y, **options, seed=1).test)
+
+
 @pytest.mark.parametrize("dtype", [np.int64, str, object])  # object: a DataFrame's column
 def test_a_held_out_part_missing_a_small_class_names_it(dtype):
     """3 of 35 examples at 12 %: the stratified allocation rounds the class's share of the
@@ -86,6 +96,19 @@ def test_a_held_out_part_missing_a_small_class_names_it(dtype):
     with pytest.raises(InvalidInputError, match=rf"class {name} \(3 of 35 examples\) gets 0 "
                        r"held out and 3 to tune on; .* at least 0\.33 or use outer_folds"):
         evaluation_split(y, holdout=0.1171875, seed=0)
+
+
+def test_two_examples_per_class_to_tune_on_is_enough():
+    """The boundary of the check before the split: 6 examples of 2 classes, 2 held out,
+    leave 4 = 2K to tune on, which is split (one of each class held out); 3 held out leave
+    3 < 2K, which is refused."""
+    y = labels([3, 3])
+    split = evaluation_split(y, holdout=1 / 3, seed=0)
+    assert np.bincount(y[split.test]).tolist() == [1, 1]
+    assert np.bincount(y[split.development]).tolist() == [2, 2]
+    with pytest.raises(InvalidInputError, match=r"protocol\.holdout = 0\.4: .* 2 examples "
+                       "to tune on"):
+        evaluation_split(y, holdout=0.4, seed=0)
 
 
 def test_outer_folds_partition_the_examples():
@@ -349,6 +372,49 @@ def test_the_null_variances_of_balanced_accuracy_and_auc(counts):
         assert chance_p_value(value, y, metric) == pytest.approx(0.05, abs=0.02), metric
 
 
+def _normal_p_value(value, mean, variance):
+    return float(stats.norm.sf((value - mean) / math.sqrt(variance)))
+
+
+@pytest.mark.parametrize("counts", [[3, 2], [2, 1, 2], [1, 2, 1, 1]])
+def test_the_balanced_accuracy_null_variance_is_exact(counts):
+    """The variance of the balanced accuracy of every one of the K^n predictions, each
+    equally likely (each example's class drawn uniformly, whatever its label), is the null
+    variance the normal test uses, to rounding."""
+    y = labels(counts)
+    k = len(counts)
+    predictions = np.array(list(itertools.product(range(k), repeat=y.size)))
+    recalls = np.stack([(predictions[:, y == c] == c).mean(axis=1) for c in range(k)])
+    variance = recalls.mean(axis=0).var()
+    for value in (1 / k + 0.05, 0.8, 1.0):
+        assert chance_p_value(value, y, "balanced_accuracy") == pytest.approx(
+            _normal_p_value(value, 1 / k, variance), rel=1e-12)
+
+
+def _auc_null_variance(positives, n):
+    """The variance of the AUC of n distinct scores over every choice of which
+    ``positives`` of them are the positives, each equally likely."""
+    aucs = []
+    for chosen in itertools.combinations(range(n), positives):
+        positive = np.isin(np.arange(n), chosen)  # scores are the ranks 0..n-1
+        aucs.append(np.mean(np.arange(n)[positive][:, None] > np.arange(n)[~positive]))
+    return np.var(aucs)
+
+
+@pytest.mark.parametrize("counts", [[3, 4], [1, 5], [2, 3, 2], [2, 2, 1, 3]])
+def test_the_auc_null_variance_is_exact(counts):
+    """Mann–Whitney's null variance (n + 1) / (12 n_c (n − n_c)) of a one-vs-rest AUC
+    against enumeration of every labelling of n distinct scores; with K > 2 classes the
+    test takes the K one-vs-rest AUCs' mean as of independent AUCs (Σ V_c / K²)."""
+    y = labels(counts)
+    k, n = len(counts), y.size
+    per_class = [_auc_null_variance(c, n) for c in counts]
+    variance = per_class[1] if k == 2 else sum(per_class) / k**2
+    for value in (0.55, 0.8, 1.0):
+        assert chance_p_value(value, y, "roc_auc") == pytest.approx(
+            _normal_p_value(value, 0.5, variance), rel=1e-12)
+
+
 def test_the_label_probe():
     y = labels([10, 10])
     X = np.random.default_rng(0).standard_normal((20, 6))
@@ -357,6 +423,31 @@ def test_the_label_probe():
         X[labels == 1].mean(0) - X[labels == 0].mean(0)) >= np.sort(np.abs(
             X[labels == 1].mean(0) - X[labels == 0].mean(0)))[-2]
     assert not ignores_labels(informed, y)
+
+
+def test_the_label_probe_permutes_the_same_labels_at_every_call():
+    """The default seed is 0: the probe's permutations are those of seed 0, at every call."""
+    y = labels([6, 6])
+
+    def probed(**seed):
+        seen = []
+        ignores_labels(lambda labels: seen.append(labels.tolist()) or np.ones(3, bool), y,
+                       **seed)
+        return seen
+
+    rng = np.random.default_rng(0)
+    expected = [y.tolist()] + [rng.permutation(y).tolist() for _ in range(2)]
+    assert probed() == probed() == probed(seed=0) == expected != probed(seed=1)
+
+
+def test_a_held_out_score_takes_lists_as_arrays():
+    y, predicted = [0, 1, 1, 0, 1, 1], [0, 1, 0, 0, 1, 1]
+    decisions = [-1.0, 2.0, 0.5, -0.5, 1.0, -0.2]
+    classes = np.array([0, 1])
+    for metric in ("accuracy", "balanced_accuracy", "f1_macro", "roc_auc"):
+        output = decisions if metric == "roc_auc" else predicted
+        assert score_interval(y, output, metric, classes, level=0.9) == score_interval(
+            np.array(y), np.array(output), metric, classes, level=0.9), metric
 
 
 # --------------------------------------------------------------------------- end to end

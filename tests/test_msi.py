@@ -6,13 +6,14 @@ import warnings
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from scipy.optimize import linear_sum_assignment
 
 from paretostab._similarity import FeatureSimilarity, spearman_similarity
 from paretostab.measures import _msi as msi_module
 from paretostab.measures import get_measure, stability
+from paretostab.measures._registry import SimilarityView
 from tests.reference.msi import msi_linprog, shared_information_linprog
 
 
@@ -179,7 +180,9 @@ def test_property_5_1_bounded_in_0_1(problem):
 
 @settings(max_examples=25, deadline=None)
 @given(problems(), st.integers(2, 5))
+@example((np.array([[7.3]]), np.array([[1.0]])), 2)  # solved onto itself: 0.9999999999999999
 def test_identical_runs_give_one(problem, M):
+    """Exactly 1, not 1 to rounding: a run's transport onto itself is never solved."""
     I, S = problem
     I = np.repeat(I[:1], M, axis=0)
     assert msi_value(I, S) == 1.0
@@ -216,6 +219,33 @@ def test_boolean_selection_means_equal_importances():
     lists = [np.flatnonzero(row) for row in Z]
     assert stability("msi", lists, n_features=15, similarity=S) == pytest.approx(value,
                                                                                  abs=1e-15)
+
+
+def test_the_pair_scores_are_one_per_pair_whatever_shape_unique_gives(monkeypatch):
+    """NumPy 2.0.0's ``np.unique(axis=0, return_inverse=True)`` gave the inverse as a
+    column (n, 1) (2.0.1 went back to 1-D) and pyproject allows it: the pair scores stay
+    the documented M(M−1)/2 values, the measure the same to the bit."""
+    rng = np.random.default_rng(4)
+    I = random_importances(rng, 5, 9)
+    I[3] = I[1]  # a repeated run: the inverse maps two runs to one
+    S = random_similarity(rng, 9)
+    union = np.flatnonzero(I.any(axis=0))
+    view = SimilarityView(union, S[np.ix_(union, union)], None)
+    expected = msi_module.pairwise_shared_information(I, view)
+    value = msi_value(I, S)
+    unique = np.unique
+
+    def unique_of_numpy_2_0_0(*args, **kwargs):
+        result = unique(*args, **kwargs)
+        if kwargs.get("axis") is None or not kwargs.get("return_inverse"):
+            return result
+        *found, inverse = result
+        return *found, inverse.reshape(-1, 1)
+
+    monkeypatch.setattr(np, "unique", unique_of_numpy_2_0_0)
+    scores = msi_module.pairwise_shared_information(I, view)
+    assert scores.shape == (10,) and np.array_equal(scores, expected)
+    assert msi_value(I, S) == value
 
 
 def test_registry_metadata():

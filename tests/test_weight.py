@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from scipy.integrate import dblquad, quad
 
 from paretostab._errors import InvalidInputError, ParetostabError
-from paretostab._weight import Weight, as_weight
+from paretostab._weight import Weight, as_weight, weight_name
 from paretostab.front import dominance_area
 
 
@@ -82,6 +82,16 @@ def test_callable_label_and_text():
 
     assert as_weight(Density()).label == "custom"
     assert as_weight(density_function).text is None
+
+
+def test_the_name_files_and_pages_give_a_weight():
+    """Its text form when it has one (what the command line takes back), a callable's
+    label, and "uniform" for no weight: never the legend's label of a text-form weight."""
+    assert weight_name(None) == "uniform"
+    assert weight_name(as_weight("uniform")) == "uniform"
+    assert weight_name(as_weight(("accuracy", 2))) == "accuracy:2"
+    assert weight_name(as_weight(("stability", 2.123456789))) == "stability:2.123456789"
+    assert weight_name(as_weight(density_function)) == "density_function"
 
 
 @settings(max_examples=200, deadline=None)
