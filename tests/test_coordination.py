@@ -28,7 +28,7 @@ from paretostab._tuning.coordination import (
     fail_stale_trials,
 )
 from tests.test_tuning import storage_url, tiny, write_spec
-from tests.waiting import WAIT_SECONDS, ended_after, heeding_ctrl_c, wait_until
+from tests.waiting import WAIT_SECONDS, ended_after, heeding_stop_signals, wait_until
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -300,7 +300,7 @@ def test_ctrl_c_to_a_tune_with_workers_stops_them_all(tmp_path):
     spec_path = write_spec(tmp_path, "stopped", trials=400)
     url = storage_url(tmp_path)
     parent = cli_tune(spec_path, url, "--workers", "2", cwd=tmp_path,
-                      preexec_fn=heeding_ctrl_c)
+                      preexec_fn=heeding_stop_signals)
     with ended_after(parent):
         wait_until(lambda: counted_now(url, "stopped") >= 2, what="two trials")
         parent.send_signal(signal.SIGINT)

@@ -34,7 +34,7 @@ from paretostab._tuning.coordination import (
 from paretostab._tuning.processes import TuneSettings
 from tests.clock import FakeClock
 from tests.test_tuning import storage_url, tiny
-from tests.waiting import ctrl_c_heeded, wait_until
+from tests.waiting import stop_signals_heeded, wait_until
 
 
 def grid_study(points: int = 2) -> optuna.Study:
@@ -271,7 +271,7 @@ def test_a_signal_in_a_computation_interrupts_it_at_once_with_its_reason(signum,
     """A stop signal inside a computation raises Interrupted there, with the signal's
     reason, and leaves the block at once."""
     interrupts, reached = Interrupts(), []
-    with ctrl_c_heeded(), pytest.raises(Interrupted) as raised, \
+    with stop_signals_heeded(), pytest.raises(Interrupted) as raised, \
             interrupts.handling(optuna.create_study()):
         with interrupts.computation():
             assert interrupts.computing
@@ -353,7 +353,7 @@ def test_a_signal_keeps_the_reason_its_sender_gave():
     """A reason set before the signal (by whoever sent it) is the one kept."""
     interrupts = Interrupts()
     interrupts.reason = "went stale: its parent process ended"
-    with ctrl_c_heeded(), pytest.raises(Interrupted), \
+    with stop_signals_heeded(), pytest.raises(Interrupted), \
             interrupts.handling(optuna.create_study()):
         with interrupts.computation():
             os.kill(os.getpid(), signal.SIGINT)

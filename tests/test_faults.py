@@ -43,7 +43,7 @@ from tests.clock import FakeClock
 from tests.test_external_selector import MySelector
 from tests.test_signals_inherited import selector_spec, trial_pids
 from tests.test_tuning import complete_trials_in, storage_url, tiny, write_spec
-from tests.waiting import WAIT_SECONDS, ended_after, wait_until
+from tests.waiting import WAIT_SECONDS, ended_after, heeding_stop_signals, wait_until
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -397,7 +397,8 @@ def test_sigterm_and_sighup_stop_tune_as_ctrl_c_does(tmp_path, signum, code, wor
     process = subprocess.Popen(
         [sys.executable, "-m", "paretostab", "tune", str(spec), "--storage", url,
          "--workers", str(workers)], cwd=tmp_path, stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+        stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)},
+        preexec_fn=heeding_stop_signals)  # not nohup's SIGHUP ignored
     with ended_after(process):
         wait_until(lambda: complete_trials_in(tmp_path / "study.db") >= 3,
                    what="3 complete trials")

@@ -34,7 +34,7 @@ from paretostab._tuning.coordination import Interrupts, counted_trials, counts
 from tests.test_coordination import current
 from tests.test_external_selector import MySelector
 from tests.test_tuning import storage_url, write_spec
-from tests.waiting import wait_until
+from tests.waiting import WAIT_SECONDS, heeding_stop_signals, wait_until
 
 ROOT = Path(__file__).resolve().parents[1]
 ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
@@ -70,10 +70,12 @@ class SlowToCollect(MySelector):
 
 class DeafForMinutes(MySelector):
     """A user's selector whose fit does not take signals for minutes, as a long native
-    call (a solver that never returns to Python) does not."""
+    call (a solver that never returns to Python) does not; a file ``deaf-PID`` in the
+    working folder says its process is deaf."""
 
     def fit(self, X, y):
         blocked = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+        Path(f"deaf-{os.getpid()}").touch()
         time.sleep(300.0)
         signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
         return super().fit(X, y)
@@ -151,7 +153,8 @@ def test_a_signal_swallowed_by_a_clean_up_is_not_printed_and_is_raised_after():
               "    except KeyboardInterrupt as stop:\n"
               "        print(stop.signum)\n")
     result = subprocess.run([sys.executable, "-c", script], cwd=ROOT, env=ENV,
-                            capture_output=True, text=True, timeout=120)
+                            capture_output=True, text=True, timeout=WAIT_SECONDS,
+                            preexec_fn=heeding_stop_signals)  # not nohup's SIGHUP ignored
     assert result.returncode == 0 and result.stdout.split() == [str(int(signal.SIGHUP))], (
         result.stderr)
     assert "Exception ignored" not in result.stderr and "Traceback" not in result.stderr
@@ -217,7 +220,7 @@ def test_a_stop_signal_to_a_workers_parent_while_they_collect_garbage_stops_it_c
     process = subprocess.Popen(
         [sys.executable, "-m", "paretostab", "tune", str(spec), "--storage", url,
          "--workers", "2"], cwd=tmp_path, env=ENV, stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE, text=True)
+        stderr=subprocess.PIPE, text=True, preexec_fn=heeding_stop_signals)
     try:
         wait_until(lambda: len(trial_pids(url, "collecting")) == 2,
                    what="both workers running trials")  # in their collections
@@ -247,10 +250,10 @@ def test_a_worker_killed_30_s_after_a_stop_signal_leaves_no_trial_running(tmp_pa
     process = subprocess.Popen(
         [sys.executable, "-m", "paretostab", "tune", str(spec), "--storage", url,
          "--workers", "2"], cwd=tmp_path, env=ENV, stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE, text=True)
+        stderr=subprocess.PIPE, text=True, preexec_fn=heeding_stop_signals)
     try:
-        wait_until(lambda: len(trial_pids(url, "deaf")) == 2,
-                   what="both workers running trials")
+        wait_until(lambda: len(list(tmp_path.glob("deaf-*"))) == 2,
+                   what="both workers deaf in their fits")  # not merely running trials
         process.send_signal(signal.SIGTERM)
         _, err = process.communicate(timeout=600)
     finally:

@@ -26,9 +26,9 @@ from paretostab._tuning.coordination import counted_trials
 from paretostab.spec import parse_spec
 from tests.waiting import (
     WAIT_SECONDS,
-    ctrl_c_heeded,
     ended_after,
-    heeding_ctrl_c,
+    heeding_stop_signals,
+    stop_signals_heeded,
     wait_until,
 )
 
@@ -237,7 +237,7 @@ def test_ctrl_c_keeps_completed_trials_and_fails_the_running_one(tmp_path):
     url = storage_url(tmp_path)
     process = subprocess.Popen([sys.executable, "-m", "paretostab", "tune", str(spec_path),
                                 "--storage", url], cwd=tmp_path, stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, text=True, preexec_fn=heeding_ctrl_c)
+                               stderr=subprocess.PIPE, text=True, preexec_fn=heeding_stop_signals)
     with ended_after(process):
         wait_until(lambda: complete_trials_in(tmp_path / "study.db") >= 3,
                    what="3 complete trials")
@@ -292,7 +292,7 @@ def test_ctrl_c_anywhere_in_a_trial_stops_the_study_with_nothing_left_running(
         write = storage.set_trial_state_values
         monkeypatch.setattr(storage, "set_trial_state_values", lambda trial_id, state, *a: (
             interrupting(write) if state == TrialState.COMPLETE else write)(trial_id, state, *a))
-    with ctrl_c_heeded():  # whatever the shell that started the tests ignored
+    with stop_signals_heeded():  # whatever the shell that started the tests ignored
         with pytest.raises(KeyboardInterrupt):
             run_trials(study, Problem.from_spec(spec),
                        TuneSettings(storage=url, artifacts=None, study_name=None, n_trials=5),

@@ -6,10 +6,12 @@ with other work) makes any duration too short. The bound of a wait, :data:`WAIT_
 is one only a real failure reaches (a process that hangs or died), and the failure says
 what was waited for.
 
-A shell that ignores SIGINT — ``nohup``, or a background job ``bash -c '… &'`` — passes
-that disposition on to pytest and to every process a test starts; a Ctrl-C test then
-sends a signal that nothing heeds. The Ctrl-C tests set SIGINT's disposition themselves:
-:func:`heeding_ctrl_c` in a process they start, :func:`ctrl_c_heeded` in their own.
+A shell that ignores a stop signal — ``nohup`` SIGHUP, a background job ``bash -c '… &'``
+SIGINT — passes that disposition on to pytest and to every process a test starts, and
+``tune`` keeps a stop signal it was started ignoring: a test of Ctrl-C or SIGHUP then
+sends a signal that nothing heeds. Those tests set the dispositions themselves:
+:func:`heeding_stop_signals` in a process they start, :func:`stop_signals_heeded` in
+their own.
 """
 
 from __future__ import annotations
@@ -20,7 +22,8 @@ import subprocess
 import time
 from collections.abc import Callable, Iterator
 
-__all__ = ["WAIT_SECONDS", "ctrl_c_heeded", "ended_after", "heeding_ctrl_c", "wait_until"]
+__all__ = ["WAIT_SECONDS", "ended_after", "heeding_stop_signals", "stop_signals_heeded",
+           "wait_until"]
 
 WAIT_SECONDS = 600.0
 """How long a wait may last before it fails: ten minutes, which a process that does its
@@ -62,19 +65,24 @@ def ended_after(*processes: subprocess.Popen) -> Iterator[None]:
                 process.communicate()
 
 
-def heeding_ctrl_c() -> None:
-    """``preexec_fn`` of a process a Ctrl-C test starts: SIGINT to its default, which a
-    Python process turns into KeyboardInterrupt, whatever the test's shell ignored."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
+def heeding_stop_signals() -> None:
+    """``preexec_fn`` of a process a test sends a stop signal to: SIGINT, SIGHUP and SIGTERM
+    at their defaults (a Python process turns SIGINT into KeyboardInterrupt), whatever the
+    test's shell ignored."""
+    for signum in (signal.SIGINT, signal.SIGHUP, signal.SIGTERM):
+        signal.signal(signum, signal.SIG_DFL)
 
 
 @contextlib.contextmanager
-def ctrl_c_heeded() -> Iterator[None]:
-    """This process turns SIGINT into KeyboardInterrupt (Python's handler) inside the
-    block, as a terminal's Ctrl-C does, whatever the test's shell ignored; the previous
-    disposition after it."""
-    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+def stop_signals_heeded() -> Iterator[None]:
+    """This process heeds SIGINT (Python's handler: KeyboardInterrupt, as a terminal's
+    Ctrl-C), SIGHUP and SIGTERM (their defaults) inside the block, whatever the test's
+    shell ignored; the previous dispositions after it."""
+    wanted = {signal.SIGINT: signal.default_int_handler, signal.SIGHUP: signal.SIG_DFL,
+              signal.SIGTERM: signal.SIG_DFL}
+    previous = {signum: signal.signal(signum, handler) for signum, handler in wanted.items()}
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, previous)
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
