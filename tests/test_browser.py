@@ -16,7 +16,6 @@ import os
 import re
 import subprocess
 import sys
-import time
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -36,6 +35,7 @@ from tests.browser import (
 )
 from tests.extras import need
 from tests.test_tuning import storage_url, write_spec
+from tests.waiting import wait_until
 
 pytestmark = pytest.mark.skipif(find_chromium() is None, reason=CHROMIUM_MISSING)
 
@@ -171,7 +171,7 @@ def get(address, timeout=5.0):
 
 
 @contextlib.contextmanager
-def dashboard(url, folder, timeout=60.0):
+def dashboard(url, folder):
     """``python -m paretostab dashboard`` on a free port of 127.0.0.1: its base address
     once it answers; stopped (terminate, wait) at the end."""
     need("optuna_dashboard")
@@ -183,20 +183,20 @@ def dashboard(url, folder, timeout=60.0):
              "--host", "127.0.0.1", "--port", str(port)],
             stdout=output, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, cwd=folder)
     base = f"http://127.0.0.1:{port}"
+
+    def answers() -> bool:
+        if process.poll() is not None:
+            pytest.fail(f"the dashboard exited with {process.returncode}:\n"
+                        f"{log.read_text(errors='replace')[-2000:]}")
+        try:
+            get(f"{base}/api/studies", timeout=2.0)
+        except (urllib.error.URLError, ConnectionError, TimeoutError):
+            return False
+        return True
+
     try:
-        deadline = time.monotonic() + timeout
-        while True:
-            if process.poll() is not None:
-                pytest.fail(f"the dashboard exited with {process.returncode}:\n"
-                            f"{log.read_text(errors='replace')[-2000:]}")
-            try:
-                get(f"{base}/api/studies", timeout=2.0)
-                break
-            except (urllib.error.URLError, ConnectionError, TimeoutError):
-                if time.monotonic() > deadline:
-                    pytest.fail(f"the dashboard did not answer in {timeout:.0f} s:\n"
-                                f"{log.read_text(errors='replace')[-2000:]}")
-                time.sleep(0.2)
+        wait_until(answers, what=f"the dashboard to answer at {base} (its output: {log})",
+                   poll=0.2)
         yield base
     finally:
         servers.stop_s3(process)  # terminate, wait (kill after 10 s): any server process

@@ -9,13 +9,13 @@ import os
 import re
 import subprocess
 import sys
-import time
 
 import pandas as pd
 import pytest
 
 from paretostab._cli import main
 from paretostab._progress import SECONDS_VARIABLE, ProgressLines, duration
+from tests.waiting import wait_until
 
 SPEC = """\
 [study]
@@ -167,13 +167,9 @@ def test_progress_lines_every_ten_steps_then_a_final_line(capsys):
 def test_progress_lines_show_the_time_going_during_a_long_step(capsys):
     lines = ProgressLines(3, "study x", unit="trials", seconds=0.02)
     lines.set_postfix(front=2, area="0.500")
-    try:
-        for _ in range(500):  # the background thread writes without any update
-            if "elapsed" in capsys.readouterr().err:
-                break
-            time.sleep(0.01)
-        else:
-            pytest.fail("no line while a step ran")
+    try:  # the background thread writes without any update
+        wait_until(lambda: "elapsed" in capsys.readouterr().err, poll=0.01,
+                   what="a progress line while a step ran")
     finally:
         lines.close(stopped=True)
     assert re.fullmatch(rf"study x: 0/3 trials, front 2, area 0\.500, stopped after {TIME}\n",

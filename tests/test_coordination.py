@@ -30,28 +30,21 @@ from paretostab._tuning.coordination import (
 )
 from tests.extras import need
 from tests.test_tuning import storage_url, tiny, write_spec
+from tests.waiting import WAIT_SECONDS, ended_after, heeding_stop_signals, wait_until
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def cli_tune(spec_path, url, *extra, cwd):
+def cli_tune(spec_path, url, *extra, cwd, **options):
+    """``tune`` started as a user starts it (``options``: of its ``Popen``)."""
     return subprocess.Popen([sys.executable, "-m", "paretostab", "tune", str(spec_path),
                              "--storage", url, *extra], cwd=cwd, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+                            stderr=subprocess.PIPE, text=True, **options)
 
 
 def param_sets(study):
     return [tuple(sorted(t.params.items())) for t in study.get_trials(deepcopy=False)
             if t.state != TrialState.PRUNED]
-
-
-def wait_for(condition, seconds=90.0, what="the condition"):
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if condition():
-            return
-        time.sleep(0.3)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 def load(url, name):
@@ -125,11 +118,9 @@ def test_a_process_waits_for_running_trials_only_where_heartbeats_tell_them_aliv
 
 
 def test_a_timeout_stops_starting_trials_and_leaves_none_running(tmp_path):
-    start = time.monotonic()
     study = run_study(tiny(study={"trials": 400}), storage=storage_url(tmp_path), timeout=1.0,
-                 progress=False)
-    assert time.monotonic() - start < 60
-    assert 1 <= counted_trials(study) < 400
+                      progress=False)
+    assert 1 <= counted_trials(study) < 400  # stopped: not by a clock of the test
     assert not study.get_trials(states=(TrialState.RUNNING,))
 
 
@@ -217,7 +208,7 @@ def test_two_tune_processes_end_with_exactly_n_trials(tmp_path):
     url = storage_url(tmp_path)
     processes = [cli_tune(spec_path, url, cwd=tmp_path) for _ in range(2)]
     for process in processes:
-        _, err = process.communicate(timeout=300)
+        _, err = process.communicate(timeout=WAIT_SECONDS)
         assert process.returncode == 0, err[-2000:]
     study = load(url, "both")
     assert counted_trials(study) == 6 and len(set(param_sets(study))) == 6
@@ -229,9 +220,9 @@ def test_kill_9_then_resume_fails_the_killed_trial_and_ends_with_exactly_n(tmp_p
     spec_path = write_spec(tmp_path, "killed", trials=400)
     url = storage_url(tmp_path)
     process = cli_tune(spec_path, url, cwd=tmp_path)
-    wait_for(lambda: counted_now(url, "killed") >= 2
-             and load(url, "killed").get_trials(states=(TrialState.RUNNING,)),
-             what="two trials done and one running")
+    wait_until(lambda: counted_now(url, "killed") >= 2
+               and load(url, "killed").get_trials(states=(TrialState.RUNNING,)),
+               what="two trials done and one running")
     process.kill()
     process.communicate()
     # killed in write-ahead-log mode: the log is left beside the file, and a reader folds
@@ -241,7 +232,7 @@ def test_kill_9_then_resume_fails_the_killed_trial_and_ends_with_exactly_n(tmp_p
     target = counted_trials(load(url, "killed")) + 2
     resume = subprocess.run([sys.executable, "-m", "paretostab", "tune", str(spec_path),
                              "--storage", url, "--n-trials", str(target)],
-                            cwd=tmp_path, capture_output=True, text=True, timeout=300)
+                            cwd=tmp_path, capture_output=True, text=True, timeout=WAIT_SECONDS)
     assert resume.returncode == 0, resume.stderr[-2000:]
     study = load(url, "killed")
     assert counted_trials(study) == target
@@ -253,6 +244,10 @@ def test_kill_9_then_resume_fails_the_killed_trial_and_ends_with_exactly_n(tmp_p
 
 @pytest.mark.slow
 def test_the_workers_end_within_seconds_when_their_parent_is_killed(tmp_path):
+    """Each worker watches its parent: when it is killed (kill -9), the workers interrupt
+    the trials they run at once, not 10 s later (their watch's last resort) nor after the
+    study's 400 trials. Told by what they leave, not by a clock: no trial counts that
+    was not counted when the parent ended, but one per worker caught in its last write."""
     spec_path = write_spec(tmp_path, "orphans", trials=400)
     url = storage_url(tmp_path)
     parent = cli_tune(spec_path, url, "--workers", "2", cwd=tmp_path)
@@ -263,15 +258,15 @@ def test_the_workers_end_within_seconds_when_their_parent_is_killed(tmp_path):
             t.user_attrs["process"]["pid"] for t in study.get_trials()
             if "process" in t.user_attrs} - {parent.pid}
 
-    wait_for(lambda: len(worker_pids()) == 2, what="both workers running trials")
+    wait_until(lambda: len(worker_pids()) == 2, what="both workers running trials")
     workers = worker_pids()
     parent.kill()
     parent.communicate()
-    killed = time.monotonic()
-    wait_for(lambda: all(_process_ended(pid) for pid in workers), seconds=20,
-             what="the workers to end")
-    assert time.monotonic() - killed < 20
+    counted = counted_now(url, "orphans")
+    wait_until(lambda: all(_process_ended(pid) for pid in workers),
+               what="the workers to end")
     study = load(url, "orphans")
+    assert counted_trials(study) <= counted + len(workers)
     assert not study.get_trials(states=(TrialState.RUNNING,))
     interrupted = [t for t in study.trials if t.state == TrialState.FAIL]
     assert all(t.user_attrs["fail_reason"].startswith("interrupted: the tune process")
@@ -304,7 +299,7 @@ def test_tune_checks_the_artifact_store_before_any_trial(tmp_path):
     result = subprocess.run([sys.executable, "-m", "paretostab", "tune", str(spec_path),
                              "--storage", storage_url(tmp_path), "--workers", "2",
                              "--artifacts", str(artifacts)],
-                            cwd=tmp_path, capture_output=True, text=True, timeout=300)
+                            cwd=tmp_path, capture_output=True, text=True, timeout=WAIT_SECONDS)
     assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr[-2000:]
     assert [line for line in result.stderr.splitlines() if line.startswith("error:")]
     assert not (tmp_path / "study.db").exists()  # checked before the study is opened
@@ -314,10 +309,12 @@ def test_tune_checks_the_artifact_store_before_any_trial(tmp_path):
 def test_ctrl_c_to_a_tune_with_workers_stops_them_all(tmp_path):
     spec_path = write_spec(tmp_path, "stopped", trials=400)
     url = storage_url(tmp_path)
-    parent = cli_tune(spec_path, url, "--workers", "2", cwd=tmp_path)
-    wait_for(lambda: counted_now(url, "stopped") >= 2, what="two trials")
-    parent.send_signal(signal.SIGINT)
-    _, err = parent.communicate(timeout=60)
+    parent = cli_tune(spec_path, url, "--workers", "2", cwd=tmp_path,
+                      preexec_fn=heeding_stop_signals)
+    with ended_after(parent):
+        wait_until(lambda: counted_now(url, "stopped") >= 2, what="two trials")
+        parent.send_signal(signal.SIGINT)
+        _, err = parent.communicate(timeout=WAIT_SECONDS)
     assert parent.returncode == 130 and "Interrupted" in err and "Traceback" not in err, err
     study = load(url, "stopped")
     assert not study.get_trials(states=(TrialState.RUNNING,))
@@ -332,7 +329,7 @@ def test_three_tune_processes_as_three_machines_on_one_fresh_postgresql_database
     spec_path = write_spec(tmp_path, "machines", trials=12)
     processes = [cli_tune(spec_path, postgres_url, cwd=tmp_path) for _ in range(3)]
     for process in processes:
-        _, err = process.communicate(timeout=600)
+        _, err = process.communicate(timeout=WAIT_SECONDS)
         assert process.returncode == 0, err[-2000:]
     study = load(postgres_url, "machines")
     assert counted_trials(study) == 12  # none lost, none over
@@ -344,14 +341,14 @@ def test_three_tune_processes_as_three_machines_on_one_fresh_postgresql_database
 def test_kill_9_of_one_of_three_processes_on_postgresql_then_a_resume(tmp_path, postgres_url):
     spec_path = write_spec(tmp_path, "killed", trials=15)
     processes = [cli_tune(spec_path, postgres_url, cwd=tmp_path) for _ in range(3)]
-    wait_for(lambda: counted_now(postgres_url, "killed") >= 2, what="two trials")
+    wait_until(lambda: counted_now(postgres_url, "killed") >= 2, what="two trials")
     processes[0].kill()
     for process in processes:
-        process.communicate(timeout=600)
+        process.communicate(timeout=WAIT_SECONDS)
     assert [p.returncode for p in processes[1:]] == [0, 0]
     resume = subprocess.run([sys.executable, "-m", "paretostab", "tune", str(spec_path),
                              "--storage", postgres_url], cwd=tmp_path, capture_output=True,
-                            text=True, timeout=600)
+                            text=True, timeout=WAIT_SECONDS)
     assert resume.returncode == 0, resume.stderr[-2000:]
     study = load(postgres_url, "killed")
     assert counted_trials(study) == 15
@@ -374,7 +371,7 @@ def test_a_process_waiting_on_a_trial_killed_before_its_first_heartbeat_fails_it
               " run_study(tiny(), storage=sys.argv[1], n_trials=4, heartbeat_interval=1,"
               " grace_period=2, progress=False)")
     waiting = subprocess.run([sys.executable, "-c", script, postgres_url], cwd=ROOT,
-                             capture_output=True, text=True, timeout=300)
+                             capture_output=True, text=True, timeout=WAIT_SECONDS)
     assert waiting.returncode == 0, waiting.stderr[-2000:]
     study = load(postgres_url, "tiny")
     assert counted_trials(study) == 4 and not study.get_trials(states=(TrialState.RUNNING,))
@@ -393,13 +390,13 @@ def test_a_grid_over_three_processes_on_postgresql_a_kill_9_and_a_resume(tmp_pat
         '[selector.search]\nn_stable = { choices = [0, 1, 2, 3, 4] }\n'
         'reg = { choices = [0.1, 1.0, 10.0] }\n[objective]\nstability = "iw"\n')
     processes = [cli_tune(spec_path, postgres_url, cwd=tmp_path) for _ in range(3)]
-    wait_for(lambda: counted_now(postgres_url, "grid") >= 2, what="two trials")
+    wait_until(lambda: counted_now(postgres_url, "grid") >= 2, what="two trials")
     processes[0].kill()
     for process in processes:
-        process.communicate(timeout=600)
+        process.communicate(timeout=WAIT_SECONDS)
     resume = subprocess.run([sys.executable, "-m", "paretostab", "tune", str(spec_path),
                              "--storage", postgres_url], cwd=tmp_path, capture_output=True,
-                            text=True, timeout=600)
+                            text=True, timeout=WAIT_SECONDS)
     assert resume.returncode == 0, resume.stderr[-2000:]
     study = load(postgres_url, "grid")
     complete = sorted((t.params["n_stable"], t.params["reg"])

@@ -9,7 +9,6 @@ import signal
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 
 import optuna
@@ -18,6 +17,7 @@ from optuna.trial import TrialState
 
 from paretostab._errors import Interrupted, InvalidInputError
 from paretostab._optuna_internals import grace_seconds, storage_of, trial_id_of
+from paretostab._problem import Problem
 from paretostab._signals import STOP_SIGNALS
 from paretostab._storage import open_storage
 from paretostab._tuning import coordination, create_or_load_study
@@ -31,8 +31,10 @@ from paretostab._tuning.coordination import (
     fail_stale_trials,
     release,
 )
+from paretostab._tuning.processes import TuneSettings
 from tests.clock import FakeClock
 from tests.test_tuning import storage_url, tiny
+from tests.waiting import stop_signals_heeded, wait_until
 
 
 def grid_study(points: int = 2) -> optuna.Study:
@@ -132,10 +134,8 @@ def test_a_zombie_process_has_ended():
     child = subprocess.Popen([sys.executable, "-c", "pass"])
     try:
         stat = Path(f"/proc/{child.pid}/stat")
-        deadline = time.monotonic() + 30
-        while stat.read_text().rsplit(")", 1)[1].split()[0] != "Z":
-            assert time.monotonic() < deadline, "the child did not exit"
-            time.sleep(0.01)
+        wait_until(lambda: stat.read_text().rsplit(")", 1)[1].split()[0] == "Z",
+                   what="the child to exit (state Z)", poll=0.01)
         assert _process_ended(child.pid)
     finally:
         child.wait()
@@ -176,12 +176,14 @@ def test_a_process_has_ended_when_proc_says_zombie(monkeypatch, stat, ended):
 
 
 def test_the_default_grace_period_outlasts_a_late_heartbeat(tmp_path):
-    """The defaults open a storage, and a live trial whose heartbeat comes one interval
-    late (a slow write) is not stale: the grace period is at least twice the interval,
-    Optuna's own default."""
-    storage = open_storage(storage_url(tmp_path), heartbeat_interval=HEARTBEAT_SECONDS,
-                           grace_period=GRACE_SECONDS)
-    assert grace_seconds(storage) >= 2 * HEARTBEAT_SECONDS
+    """The study tune opens with its defaults keeps a live trial whose heartbeat comes one
+    interval late (a slow write) from going stale: its grace period is the package's
+    default, longer than the two intervals of silence of a late heartbeat (Optuna's own
+    default, which the storage would fall back to, is exactly two)."""
+    settings = TuneSettings(storage=storage_url(tmp_path), artifacts=None, study_name=None,
+                            n_trials=1)
+    study = settings.open_study(Problem.from_spec(tiny()))
+    assert grace_seconds(storage_of(study)) == GRACE_SECONDS > 2 * HEARTBEAT_SECONDS
 
 
 @pytest.mark.filterwarnings("ignore:Heartbeat of storage:UserWarning")  # asked by hand
@@ -269,7 +271,8 @@ def test_a_signal_in_a_computation_interrupts_it_at_once_with_its_reason(signum,
     """A stop signal inside a computation raises Interrupted there, with the signal's
     reason, and leaves the block at once."""
     interrupts, reached = Interrupts(), []
-    with pytest.raises(Interrupted) as raised, interrupts.handling(optuna.create_study()):
+    with stop_signals_heeded(), pytest.raises(Interrupted) as raised, \
+            interrupts.handling(optuna.create_study()):
         with interrupts.computation():
             assert interrupts.computing
             os.kill(os.getpid(), signum)
@@ -350,7 +353,8 @@ def test_a_signal_keeps_the_reason_its_sender_gave():
     """A reason set before the signal (by whoever sent it) is the one kept."""
     interrupts = Interrupts()
     interrupts.reason = "went stale: its parent process ended"
-    with pytest.raises(Interrupted), interrupts.handling(optuna.create_study()):
+    with stop_signals_heeded(), pytest.raises(Interrupted), \
+            interrupts.handling(optuna.create_study()):
         with interrupts.computation():
             os.kill(os.getpid(), signal.SIGINT)
     assert interrupts.reason == "went stale: its parent process ended"

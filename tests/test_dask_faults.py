@@ -19,8 +19,9 @@ from optuna.trial import TrialState
 from paretostab._faults import environment_error
 from paretostab._tuning.coordination import counted_trials
 from tests.extras import need
-from tests.test_coordination import current, wait_for
+from tests.test_coordination import current
 from tests.test_tuning import storage_url, write_spec
+from tests.waiting import wait_until
 
 ROOT = Path(__file__).resolve().parents[1]
 # Dask's wait for a lost scheduler to come back (30 s by default), shortened
@@ -67,9 +68,9 @@ def test_a_scheduler_killed_mid_study_stops_tune_in_one_line_and_a_resume_finish
         tune = subprocess.Popen(command, cwd=tmp_path, env=ENVIRONMENT, text=True,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         try:
-            wait_for(lambda: (current(url, "gone") is not None
-                              and counted_trials(current(url, "gone")) >= 2),
-                     seconds=240, what="two trials on the cluster")
+            wait_until(lambda: (current(url, "gone") is not None
+                                and counted_trials(current(url, "gone")) >= 2),
+                       what="two trials on the cluster")
         finally:
             scheduler.kill()  # kill -9 of the scheduler, trials running
             _, err = tune.communicate(timeout=300)

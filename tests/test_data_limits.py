@@ -60,6 +60,12 @@ def spec_of(*, data=None, selector=None, objective=None):
                        "objective": objective or {"stability": "iw", "record": []}})
 
 
+def accepted(spec, n_samples: int, n_features: int) -> None:
+    """``spec`` fits data of this size as it is: returned unchanged, without a note (a
+    limit checked too eagerly would refuse it, one applied too eagerly would change it)."""
+    assert fit_to_data(spec, n_samples, n_features) == (spec, ())
+
+
 def refusal(spec, n_samples: int, n_features: int) -> str:
     with pytest.raises(InvalidInputError) as caught:
         fit_to_data(spec, n_samples, n_features)
@@ -75,7 +81,7 @@ def test_a_prefilter_larger_than_the_data_is_refused():
     message = refusal(spec_of(data={"prefilter": 50}), 40, 5)
     assert message == ("<spec>: data.prefilter: must be at most 5, the data's features "
                        "(tiny.csv: n = 40 samples, d = 5 features); got 50.")
-    fit_to_data(spec_of(data={"prefilter": 5}), 40, 5)  # every feature kept
+    accepted(spec_of(data={"prefilter": 5}), 40, 5)  # every feature kept
 
 
 def test_data_with_fewer_than_two_features_are_refused():
@@ -84,8 +90,8 @@ def test_data_with_fewer_than_two_features_are_refused():
     assert message.startswith("<spec>: data.source: selecting features needs at least 2 "
                               "features; the data have 1 (tiny.csv: n = 40 samples, d = 1 "
                               "feature).")
-    fit_to_data(spec_of(selector={"name": "hybrid_rfe",
-                                         "fixed": {"n_features": 1, "n_stable": 0}}), 40, 2)
+    accepted(spec_of(selector={"name": "hybrid_rfe",
+                               "fixed": {"n_features": 1, "n_stable": 0}}), 40, 2)
 
 
 # --------------------------------------------------------------------------- feature counts
@@ -98,8 +104,7 @@ def test_a_fixed_feature_count_beyond_the_data_is_refused():
                               "[1, 5], the features selected, of the 5 features each run's "
                               "selector sees (tiny.csv: n = 40 samples, d = 5 features); "
                               "got 9.")
-    fit_to_data(spec_of(selector={"name": "hybrid_rfe", "fixed": {"n_features": 5}}),
-                       40, 5)
+    accepted(spec_of(selector={"name": "hybrid_rfe", "fixed": {"n_features": 5}}), 40, 5)
 
 
 def test_feature_counts_are_checked_after_the_prefilter():
@@ -108,9 +113,8 @@ def test_feature_counts_are_checked_after_the_prefilter():
     message = refusal(spec, 40, 100)
     assert "selector.fixed.n_features: must be an integer in [1, 4]" in message
     assert "(tiny.csv: n = 40 samples, d = 100 features, 4 kept by data.prefilter)" in message
-    fit_to_data(spec_of(data={"prefilter": 5},
-                               selector={"name": "hybrid_rfe", "fixed": {"n_features": 5}}),
-                       40, 100)
+    accepted(spec_of(data={"prefilter": 5},
+                     selector={"name": "hybrid_rfe", "fixed": {"n_features": 5}}), 40, 100)
 
 
 def test_an_estimator_default_beyond_the_data_is_clipped_and_said():
@@ -181,10 +185,10 @@ def test_a_scikit_learn_selectors_counts_only_when_integers():
     rfe = "tests.test_data_limits:LogisticRFE"
     assert "selector.fixed.n_features_to_select: must be an integer in [1, 13]" in refusal(
         spec_of(selector={"name": rfe, "fixed": {"n_features_to_select": 14}}), 178, 13)
-    fit_to_data(spec_of(selector={"name": rfe, "search": {
+    accepted(spec_of(selector={"name": rfe, "search": {
         "n_features_to_select": {"low": 0.1, "high": 0.9}}}), 178, 13)  # fractions
-    fit_to_data(spec_of(selector={"name": "sklearn.feature_selection:SelectKBest",
-                                  "search": {"k": [2, 13]}}), 178, 13)
+    accepted(spec_of(selector={"name": "sklearn.feature_selection:SelectKBest",
+                               "search": {"k": [2, 13]}}), 178, 13)
     fitted, notes = fit_to_data(spec_of(selector={
         "name": "sklearn.feature_selection:SelectKBest"}), 40, 6)  # its default k = 10
     assert dict(fitted.selectors[0].fixed) == {"k": 6}
@@ -208,8 +212,8 @@ def test_a_searched_feature_count_beyond_the_data_is_refused(rng, problem):
         assert message.endswith("; e.g. n_features = [3, 5] in [selector.search].")
     elif isinstance(rng, dict):
         assert message.endswith("got 6, 8.")
-    fit_to_data(spec_of(selector={"name": "hybrid_rfe", "fixed": {"n_stable": 0},
-                                         "search": {"n_features": [3, 5]}}), 40, 5)
+    accepted(spec_of(selector={"name": "hybrid_rfe", "fixed": {"n_stable": 0},
+                               "search": {"n_features": [3, 5]}}), 40, 5)
 
 
 def test_a_selectors_default_range_beyond_the_data_is_clipped_and_said():
@@ -246,11 +250,12 @@ def test_a_range_the_spec_gives_is_refused_not_clipped():
 
 
 def test_target_features_is_not_checked_when_the_penalty_is_given():
-    """With λ fixed or searched, the estimator does not use target_features."""
-    for selector in ({"name": "lasso", "fixed": {"reg": 0.1}},
-                     {"name": "lasso", "search": {"reg": {"low": 0.01, "high": 1.0,
-                                                          "log": True}}}):
-        fit_to_data(spec_of(selector=selector), 40, 5)
+    """With λ fixed or searched, the estimator does not use target_features: one beyond
+    the data is accepted as written (without λ it is refused)."""
+    for selector in ({"name": "lasso", "fixed": {"reg": 0.1, "target_features": 6}},
+                     {"name": "lasso", "fixed": {"target_features": 6},
+                      "search": {"reg": {"low": 0.01, "high": 1.0, "log": True}}}):
+        accepted(spec_of(selector=selector), 40, 5)
     assert "selector.fixed.target_features" in refusal(
         spec_of(selector={"name": "lasso", "fixed": {"target_features": 6}}), 40, 5)
 
@@ -284,12 +289,12 @@ def test_per_feature_arrays_must_fit_the_data():
                                "fixed": {"groups": [0, 0, 1, 1], "target_features": 2}})
     assert "selector.fixed.groups: must hold one value per feature of the data, 5" in \
         refusal(groups, 40, 5)
-    fit_to_data(groups, 40, 4)
+    accepted(groups, 40, 4)
     # the protocol takes each run's pre-filtered groups: the groups are the data's
-    fit_to_data(spec_of(data={"prefilter": 3},
-                               selector={"name": "group_lasso",
-                                         "fixed": {"groups": [0, 0, 1, 1, 2],
-                                                   "target_features": 2}}), 40, 5)
+    accepted(spec_of(data={"prefilter": 3},
+                     selector={"name": "group_lasso",
+                               "fixed": {"groups": [0, 0, 1, 1, 2],
+                                         "target_features": 2}}), 40, 5)
     beta = spec_of(data={"prefilter": 3},
                    selector={"name": "biased_rfe",
                              "fixed": {"n_features": 2, "beta": [1.0, 2.0, 3.0, 4.0]}})
@@ -299,7 +304,7 @@ def test_per_feature_arrays_must_fit_the_data():
                                                               "prior": [0, 4, 7]}})
     assert "selector.fixed.prior: must hold feature indices in [0, 5)" in refusal(prior, 40, 5)
     assert refusal(prior, 40, 5).endswith("got 7.")
-    fit_to_data(prior, 40, 8)
+    accepted(prior, 40, 8)
 
 
 def test_a_top_k_beyond_the_features_is_refused():
@@ -309,7 +314,7 @@ def test_a_top_k_beyond_the_features_is_refused():
     assert refusal(spec, 40, 5).startswith(
         "<spec>: objective.options.k: must be at most 5, the features ranked (tiny.csv: n = "
         "40 samples, d = 5 features, 4 kept by data.prefilter); got 6.")
-    fit_to_data(spec, 40, 6)
+    accepted(spec, 40, 6)
 
 
 # --------------------------------------------------------------------------- property
@@ -367,7 +372,7 @@ def test_every_shipped_study_passes_against_its_data(path):
         if not SHARED_DATA.is_dir():
             pytest.skip(f"../shared/data (the shared benchmark data) is absent: {source}")
         pytest.fail(f"{path.name}: its data {source} are not in {SHARED_DATA}")
-    fit_to_data(spec, *data_size(source, spec.data.label, spec.data.impute))
+    accepted(spec, *data_size(source, spec.data.label, spec.data.impute))
 
 
 # --------------------------------------------------------------------------- duplicate names

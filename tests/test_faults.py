@@ -17,7 +17,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from contextlib import closing, contextmanager
+from contextlib import contextmanager
 from pathlib import Path
 
 import optuna
@@ -42,12 +42,15 @@ from paretostab._tuning.coordination import counted_trials, counts
 from tests import servers
 from tests.clock import FakeClock
 from tests.extras import need
-from tests.test_tuning import storage_url, tiny, write_spec
+from tests.test_external_selector import MySelector
+from tests.test_signals_inherited import selector_spec, trial_pids
+from tests.test_tuning import complete_trials_in, storage_url, tiny, write_spec
+from tests.waiting import WAIT_SECONDS, ended_after, heeding_stop_signals, wait_until
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def run_cli(*args, cwd, timeout=300):
+def run_cli(*args, cwd, timeout=WAIT_SECONDS):
     return subprocess.run([sys.executable, "-m", "paretostab", *map(str, args)], cwd=cwd,
                           capture_output=True, text=True, timeout=timeout,
                           env={**os.environ, "PYTHONPATH": str(ROOT)})
@@ -390,21 +393,6 @@ def test_a_report_on_a_full_disk_leaves_the_previous_one_whole(tmp_path, small_d
 # --------------------------------------------------------------------------- signals
 
 
-def wait_for_complete_trials(database: Path, n: int, timeout: float = 90) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        time.sleep(0.3)
-        try:
-            with closing(sqlite3.connect(f"file:{database}?mode=ro", uri=True)) as connection:
-                done = connection.execute(
-                    "SELECT COUNT(*) FROM trials WHERE state = 'COMPLETE'").fetchone()[0]
-        except sqlite3.Error:
-            continue
-        if done >= n:
-            return
-    raise AssertionError(f"fewer than {n} complete trials after {timeout} s")
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("signum, code, workers", [
     (signal.SIGTERM, 143, 1), (signal.SIGTERM, 143, 2), (signal.SIGHUP, 129, 1),
@@ -415,10 +403,13 @@ def test_sigterm_and_sighup_stop_tune_as_ctrl_c_does(tmp_path, signum, code, wor
     process = subprocess.Popen(
         [sys.executable, "-m", "paretostab", "tune", str(spec), "--storage", url,
          "--workers", str(workers)], cwd=tmp_path, stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
-    wait_for_complete_trials(tmp_path / "study.db", 3)
-    process.send_signal(signum)
-    _, err = process.communicate(timeout=90)
+        stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)},
+        preexec_fn=heeding_stop_signals)  # not nohup's SIGHUP ignored
+    with ended_after(process):
+        wait_until(lambda: complete_trials_in(tmp_path / "study.db") >= 3,
+                   what="3 complete trials")
+        process.send_signal(signum)
+        _, err = process.communicate(timeout=WAIT_SECONDS)
     name = signal.Signals(signum).name
     assert process.returncode == code, err[-3000:]
     assert "Traceback" not in err and not error_lines(err), err[-3000:]
@@ -471,46 +462,52 @@ def complete_in_postgres(url: str, name: str) -> int:
                                   "WHERE study_name = :name AND state = 'COMPLETE'", name)
 
 
-def processes_in_postgres(url: str, name: str) -> int:
-    """How many processes have claimed trials of the study (user attribute ``process``)."""
-    return count_in_postgres(
-        url, "SELECT COUNT(DISTINCT value_json) FROM trial_user_attributes JOIN trials USING "
-             "(trial_id) JOIN studies USING (study_id) WHERE study_name = :name AND key = "
-             "'process'", name)
+GATE = "PARETOSTAB_TEST_GATE"
 
 
-def wait_for(condition, timeout=120):
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.3)
+class HeldAtTheGate(MySelector):
+    """A user's selector whose fits wait until the file that the environment variable
+    :data:`GATE` names exists: every process's trial is held mid-trial until the test
+    opens the gate."""
+
+    def fit(self, X, y):
+        gate = Path(os.environ[GATE])
+        wait_until(gate.exists, what=f"the test to open {gate}", poll=0.05)
+        return super().fit(X, y)
 
 
 @pytest.mark.slow
 def test_a_database_restart_under_two_tunes_loses_and_repeats_nothing(tmp_path, own_postgres):
+    """Both tunes hold a trial when the server goes down: their first trials wait at a
+    gate until the first tune and both workers of the second have each claimed one, and
+    are let go while the server is down. (Before, the first tune could finish most of the
+    study before the second claimed a trial.)"""
     need("psycopg")
     folder, url = own_postgres
-    spec = write_spec(tmp_path, "restart", trials=80)
+    spec = selector_spec(tmp_path, "restart", "tests.test_faults:HeldAtTheGate", trials=24)
+    gate = tmp_path / "gate"
     command = [sys.executable, "-m", "paretostab", "tune", str(spec), "--storage", url,
                "--artifacts", str(tmp_path / "art")]
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    first = subprocess.Popen(command, cwd=tmp_path, stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, text=True, env=env)
-    wait_for(lambda: complete_in_postgres(url, "restart") >= 2)
-    second = subprocess.Popen([*command, "--workers", "2"], cwd=tmp_path,
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                              env=env)
-    wait_for(lambda: processes_in_postgres(url, "restart") >= 2)  # both are running trials
-    servers.restart_postgres(folder, down_seconds=8)
-    outputs = [process.communicate(timeout=600) for process in (first, second)]
-    for process, (out, err) in zip((first, second), outputs, strict=True):
+    env = {**os.environ, "PYTHONPATH": str(ROOT), GATE: str(gate)}
+    started = [subprocess.Popen(command + workers, cwd=tmp_path, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True, env=env)
+               for workers in ([], ["--workers", "2"])]
+    with ended_after(*started):
+        wait_until(lambda: len(trial_pids(url, "restart")) == 3,
+                   what="the first tune and both workers of the second to claim a trial")
+        servers.pause_postgres(folder)
+        gate.touch()
+        time.sleep(8)  # the outage: every process leaves its trial while the server is down
+        servers.resume_postgres(folder)
+        outputs = [process.communicate(timeout=WAIT_SECONDS) for process in started]
+    for process, (out, err) in zip(started, outputs, strict=True):
         assert process.returncode == 0, err[-3000:]
         assert "Traceback" not in err and "error:" not in err
-        assert "80 counted trials of" in out
-    assert any("unreachable" in err and "reachable again" in err for _, err in outputs)
+        assert "24 counted trials of" in out
+        assert "unreachable" in err and "reachable again" in err, err[-3000:]
     study = optuna.load_study(study_name="restart", storage=url)
-    assert counted_trials(study) == 80
-    assert sum(t.state == TrialState.COMPLETE for t in study.trials) == 80  # none repeated
+    assert counted_trials(study) == 24
+    assert sum(t.state == TrialState.COMPLETE for t in study.trials) == 24  # none repeated
     assert not any(t.state == TrialState.RUNNING for t in study.trials)
 
 
@@ -525,9 +522,10 @@ def test_a_database_down_longer_than_the_wait_stops_tune_and_a_resume_finishes(
                                 "--storage-wait", "3"], cwd=tmp_path, stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True,
                                env={**os.environ, "PYTHONPATH": str(ROOT)})
-    wait_for(lambda: complete_in_postgres(url, "down") >= 3)
-    servers.pause_postgres(folder)
-    _, err = process.communicate(timeout=120)
+    with ended_after(process):
+        wait_until(lambda: complete_in_postgres(url, "down") >= 3, what="3 complete trials")
+        servers.pause_postgres(folder)
+        _, err = process.communicate(timeout=WAIT_SECONDS)
     assert process.returncode == 2 and "Traceback" not in err, err[-3000:]
     (line,) = error_lines(err)
     assert "unreachable for" in line and "--storage-wait 3" in line

@@ -18,8 +18,9 @@ import pytest
 from paretostab._faults import owned_folder
 from paretostab._tuning.coordination import _process_ended
 from paretostab.report._write import written_folder
-from tests.test_coordination import current, wait_for
+from tests.test_coordination import current
 from tests.test_tuning import storage_url, write_spec
+from tests.waiting import wait_until
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -46,14 +47,14 @@ def test_a_data_folder_left_by_a_killed_tune_is_removed_by_the_next(tmp_path):
             if "process" in t.user_attrs} | {parent.pid}
 
     try:
-        wait_for(lambda: len(processes()) == 3, what="both workers running trials")
+        wait_until(lambda: len(processes()) == 3, what="both workers running trials")
     finally:  # the whole job killed at once (an out-of-memory killer, a batch system's kill)
         killed = processes()
         for pid in killed:
             os.kill(pid, signal.SIGKILL)
         parent.wait(timeout=60)
-    wait_for(lambda: all(_process_ended(pid) for pid in killed), seconds=60,
-             what="the killed processes to end")
+    wait_until(lambda: all(_process_ended(pid) for pid in killed),
+               what="the killed processes to end")
     left = list(temporary.glob("paretostab-data-*"))
     assert len(left) == 1 and left[0].name.startswith(f"paretostab-data-{parent.pid}@")
     alive = owned_folder("paretostab-data-", temporary)  # this test's own: it runs

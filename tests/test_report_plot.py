@@ -682,7 +682,7 @@ def test_regions_fill_again_when_zoomed_out_and_say_when_they_cover_the_frame():
     figure.canvas.draw()
     assert patch.get_fill() and patch.get_linewidth() >= 1.2
     region = report.front.regions[0]
-    center, (a, b) = region.center, region.half_widths
+    a, b = region.half_widths
     report.front.regions = (region,)
     report.front.rows, report.front.points = report.front.rows[:1], report.front.points[:1]
     report.means, report.chosen = report.means[:1], report.front.rows[0]

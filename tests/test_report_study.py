@@ -395,8 +395,8 @@ def test_a_study_at_chance_says_so_and_names_its_metric(tmp_path):
     from paretostab._tuning import front_table  # tune flags them alike, four classes
 
     tuned = front_table(optuna.load_study(study_name="noise", storage=url))
-    assert dict(zip(tuned["trial"], tuned["flagged"])) == dict(zip(front["trial"],
-                                                                   front["flag"]))
+    assert dict(zip(tuned["trial"], tuned["flagged"], strict=True)) == dict(
+        zip(front["trial"], front["flag"], strict=True))
     page = (out / "index.html").read_text()
     summary_text = page[page.index("Summary"):]
     assert re.search(r"<p>At chance level: all 4 trials are flagged", summary_text)

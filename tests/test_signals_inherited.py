@@ -31,9 +31,10 @@ from paretostab._signals import (
 )
 from paretostab._storage import open_storage
 from paretostab._tuning.coordination import Interrupts, counted_trials, counts
-from tests.test_coordination import current, wait_for
+from tests.test_coordination import current
 from tests.test_external_selector import MySelector
 from tests.test_tuning import storage_url, write_spec
+from tests.waiting import WAIT_SECONDS, heeding_stop_signals, wait_until
 
 ROOT = Path(__file__).resolve().parents[1]
 ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
@@ -69,22 +70,25 @@ class SlowToCollect(MySelector):
 
 class DeafForMinutes(MySelector):
     """A user's selector whose fit does not take signals for minutes, as a long native
-    call (a solver that never returns to Python) does not."""
+    call (a solver that never returns to Python) does not; a file ``deaf-PID`` in the
+    working folder says its process is deaf."""
 
     def fit(self, X, y):
         blocked = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+        Path(f"deaf-{os.getpid()}").touch()
         time.sleep(300.0)
         signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
         return super().fit(X, y)
 
 
-def selector_spec(folder: Path, name: str, selector: str) -> Path:
-    """The spec of a long study of the user's ``selector`` (a class of this module)."""
+def selector_spec(folder: Path, name: str, selector: str, *, trials: int = 400) -> Path:
+    """The spec of a study (by default a long one) of the user's ``selector``
+    (``module:Class``, a :class:`MySelector` of the tests)."""
     spec = folder / f"{name}.toml"
     spec.write_text(
-        f'[study]\nname = "{name}"\ntrials = 400\nseed = 0\nsampler = "random"\n'
+        f'[study]\nname = "{name}"\ntrials = {trials}\nseed = 0\nsampler = "random"\n'
         '[data]\nsource = "simulated:n_other=30,n_per_class=20"\n[protocol]\nruns = 3\n'
-        f'[selector]\nname = "tests.test_signals_inherited:{selector}"\n'
+        f'[selector]\nname = "{selector}"\n'
         '[selector.search]\nn_keep = [2, 6]\n[objective]\nstability = "iw"\n',
         encoding="utf-8")
     return spec
@@ -149,7 +153,8 @@ def test_a_signal_swallowed_by_a_clean_up_is_not_printed_and_is_raised_after():
               "    except KeyboardInterrupt as stop:\n"
               "        print(stop.signum)\n")
     result = subprocess.run([sys.executable, "-c", script], cwd=ROOT, env=ENV,
-                            capture_output=True, text=True, timeout=120)
+                            capture_output=True, text=True, timeout=WAIT_SECONDS,
+                            preexec_fn=heeding_stop_signals)  # not nohup's SIGHUP ignored
     assert result.returncode == 0 and result.stdout.split() == [str(int(signal.SIGHUP))], (
         result.stderr)
     assert "Exception ignored" not in result.stderr and "Traceback" not in result.stderr
@@ -187,8 +192,8 @@ def test_a_stop_signal_ignored_when_tune_starts_stays_ignored_by_its_workers(
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         preexec_fn=None if launcher else ignoring(signum))
     try:
-        wait_for(lambda: len(trial_pids(url, "ignoring")) >= workers, seconds=240,
-                 what="every process running trials")
+        wait_until(lambda: len(trial_pids(url, "ignoring")) >= workers,
+                   what="every process running trials")
         for pid in {process.pid, *trial_pids(url, "ignoring")}:
             os.kill(pid, signum)
         _, err = process.communicate(timeout=600)
@@ -212,15 +217,15 @@ def test_a_stop_signal_to_a_workers_parent_while_they_collect_garbage_stops_it_c
     exception is swallowed. Before: "Exception ignored in: …" tracebacks, a worker that
     ran on until its parent killed it 30 s later, its trial left RUNNING, a leaked
     semaphore. Now one line, the signal's exit code, nothing running."""
-    spec = selector_spec(tmp_path, "collecting", "SlowToCollect")
+    spec = selector_spec(tmp_path, "collecting", "tests.test_signals_inherited:SlowToCollect")
     url = storage_url(tmp_path)
     process = subprocess.Popen(
         [sys.executable, "-m", "paretostab", "tune", str(spec), "--storage", url,
          "--workers", "2"], cwd=tmp_path, env=ENV, stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE, text=True)
+        stderr=subprocess.PIPE, text=True, preexec_fn=heeding_stop_signals)
     try:
-        wait_for(lambda: len(trial_pids(url, "collecting")) == 2, seconds=240,
-                 what="both workers running trials")  # in their collections
+        wait_until(lambda: len(trial_pids(url, "collecting")) == 2,
+                   what="both workers running trials")  # in their collections
         process.send_signal(signum)
         _, err = process.communicate(timeout=600)
     finally:
@@ -243,15 +248,15 @@ def test_a_worker_killed_30_s_after_a_stop_signal_leaves_no_trial_running(tmp_pa
     killed 30 s later, all of them (not 30 s each); their trials are failed as stale when
     ``tune`` exits, not left RUNNING until a later ``tune`` finds them. (The 30 s are the
     parent's wait: the scenario cannot be shorter.)"""
+    spec = selector_spec(tmp_path, "deaf", "tests.test_signals_inherited:DeafForMinutes")
     url = storage_url(tmp_path)
     process = subprocess.Popen(
-        [sys.executable, "-m", "paretostab", "tune",
-         str(selector_spec(tmp_path, "deaf", "DeafForMinutes")), "--storage", url,
+        [sys.executable, "-m", "paretostab", "tune", str(spec), "--storage", url,
          "--workers", "2"], cwd=tmp_path, env=ENV, stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE, text=True)
+        stderr=subprocess.PIPE, text=True, preexec_fn=heeding_stop_signals)
     try:
-        wait_for(lambda: len(trial_pids(url, "deaf")) == 2, seconds=240,
-                 what="both workers running trials")
+        wait_until(lambda: len(list(tmp_path.glob("deaf-*"))) == 2,
+                   what="both workers deaf in their fits")  # not merely running trials
         process.send_signal(signal.SIGTERM)
         _, err = process.communicate(timeout=600)
     finally:

@@ -13,6 +13,7 @@ import pickle
 from pathlib import Path
 
 import numpy as np
+import optuna
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -735,28 +736,51 @@ def test_a_builtin_spec_without_its_data_says_where_to_get_them(path, tmp_path):
         check_builtin_data(spec)
 
 
-def as_distribution(param: Param):
-    """The Optuna distribution the tuning module makes of ``param`` (Optuna validates it)."""
-    distributions = pytest.importorskip("optuna.distributions")
-    if param.choices is not None:
-        return distributions.CategoricalDistribution(param.choices)
-    if param.integer:
-        return distributions.IntDistribution(param.low, param.high, log=param.log)
-    return distributions.FloatDistribution(param.low, param.high, log=param.log)
+def assert_drawn_as_searched(spec) -> None:
+    """Every searched parameter of every selector of ``spec`` is drawn by tune (the
+    package's :func:`~paretostab._tuning.objective.suggest`, under its Optuna name) from
+    an Optuna distribution — which Optuna checks as it is made — of exactly the spec's
+    choices or range, integers where the spec says so."""
+    from optuna.distributions import (
+        CategoricalDistribution,
+        FloatDistribution,
+        IntDistribution,
+    )
+
+    from paretostab._tuning.objective import suggest
+
+    study = optuna.create_study()
+    searched = [(param_name(spec, selector, param), param)
+                for selector in spec.selectors for param in selector.search]
+    drawn = {}
+    for selector in spec.selectors:  # one trial per selector, as tune draws them
+        trial = study.ask()
+        for param in selector.search:
+            suggest(trial, param, param_name(spec, selector, param))
+        drawn.update(trial.distributions)
+    assert drawn.keys() == {name for name, _ in searched}
+    for name, param in searched:
+        distribution = drawn[name]
+        if param.choices is not None:
+            assert isinstance(distribution, CategoricalDistribution), name
+            assert distribution.choices == tuple(param.choices), name
+        else:
+            kind = IntDistribution if param.integer else FloatDistribution
+            assert isinstance(distribution, kind), name
+            assert (distribution.low, distribution.high, distribution.log) == (
+                *param.bounds(), param.log), name
 
 
 @pytest.mark.parametrize("path", STUDY_FILES, ids=[p.stem for p in STUDY_FILES])
 def test_search_spaces_are_valid_optuna_distributions(path):
-    for param in load_spec(path).selectors[0].search:
-        as_distribution(param)
+    assert_drawn_as_searched(load_spec(path))
 
 
 @pytest.mark.parametrize("name", sorted(SELECTORS))
 def test_every_registry_search_space_parses_with_its_defaults(name):
     spec = parse_spec({**minimal(), "selector": {"name": name}})
     assert spec.selectors[0].name == name and spec.selectors[0].search
-    for param in spec.selectors[0].search:
-        as_distribution(param)
+    assert_drawn_as_searched(spec)
 
 
 def test_with_objective_tunes_the_same_space_for_another_measure():

@@ -3,13 +3,13 @@ on one fresh database, PostgreSQL and an S3-compatible server for real (tests/se
 
 from __future__ import annotations
 
+import functools
 import io
 import os
 import signal
 import subprocess
 import sys
 import textwrap
-import time
 from pathlib import Path
 
 import optuna
@@ -22,6 +22,7 @@ from paretostab._errors import Interrupted, InvalidInputError
 from paretostab._optuna_internals import heartbeat_enabled
 from paretostab._storage import artifact_notice, artifact_store, open_storage
 from tests.test_tuning import write_spec
+from tests.waiting import WAIT_SECONDS, wait_until
 
 ROOT = Path(__file__).resolve().parents[1]
 AS_ROOT = "running as root: permission bits do not stop root's writes"
@@ -256,15 +257,18 @@ def open_together(urls: list[str], folder: Path,
                                  *urls], env=env, stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, text=True)
                for i in range(processes)]
-    deadline = time.monotonic() + 120
-    for round in range(len(urls)):
-        while (len(list(folder.glob(f"ready-{round}-*"))) < processes
-               and time.monotonic() < deadline and all(p.poll() is None for p in started)):
-            time.sleep(0.005)
+
+    def ready(round: int) -> bool:  # or one has failed: its error is the test's
+        return (len(list(folder.glob(f"ready-{round}-*"))) == processes
+                or any(p.poll() is not None for p in started))
+
+    for round, url in enumerate(urls):
+        wait_until(functools.partial(ready, round), poll=0.005,
+                   what=f"every process ready to open {url}")
         (folder / f"go-{round}").touch()
     finished = []
     for process in started:
-        out, err = process.communicate(timeout=120)
+        out, err = process.communicate(timeout=WAIT_SECONDS)
         finished.append(subprocess.CompletedProcess(process.args, process.returncode, out, err))
     return finished
 

@@ -5,8 +5,10 @@ from __future__ import annotations
 import io
 import json
 import math
+import sqlite3
 import subprocess
 import sys
+from contextlib import closing
 from pathlib import Path
 from wsgiref.util import setup_testing_defaults
 
@@ -24,6 +26,13 @@ from paretostab._tuning import run_study
 from paretostab._tuning.coordination import counted_trials
 from paretostab.spec import parse_spec
 from tests.extras import need
+from tests.waiting import (
+    WAIT_SECONDS,
+    ended_after,
+    heeding_stop_signals,
+    stop_signals_heeded,
+    wait_until,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -59,6 +68,17 @@ def write_spec(folder, name, *, trials):
 
 def storage_url(tmp_path, name="study.db"):
     return f"sqlite:///{tmp_path / name}"
+
+
+def complete_trials_in(database: Path) -> int:
+    """How many trials of the SQLite file ``database`` are complete, 0 before ``tune`` has
+    made it (read-only: a poll never races the schema creation)."""
+    try:
+        with closing(sqlite3.connect(f"file:{database}?mode=ro", uri=True)) as connection:
+            return connection.execute(
+                "SELECT COUNT(*) FROM trials WHERE state = 'COMPLETE'").fetchone()[0]
+    except sqlite3.Error:  # the file or its tables do not exist yet
+        return 0
 
 
 def states(study):
@@ -216,29 +236,17 @@ def test_a_trial_checks_the_front_on_the_trials_its_claim_read(tmp_path):
 @pytest.mark.slow
 def test_ctrl_c_keeps_completed_trials_and_fails_the_running_one(tmp_path):
     import signal
-    import sqlite3
-    import time
-    from contextlib import closing
 
     spec_path = write_spec(tmp_path, "long", trials=500)
     url = storage_url(tmp_path)
     process = subprocess.Popen([sys.executable, "-m", "paretostab", "tune", str(spec_path),
                                 "--storage", url], cwd=tmp_path, stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, text=True)
-    database = tmp_path / "study.db"
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:  # read-only polling: never races the schema creation
-        time.sleep(0.5)
-        try:
-            with closing(sqlite3.connect(f"file:{database}?mode=ro", uri=True)) as connection:
-                done = connection.execute(
-                    "SELECT COUNT(*) FROM trials WHERE state = 'COMPLETE'").fetchone()[0]
-        except sqlite3.Error:  # the file or its tables do not exist yet
-            continue
-        if done >= 3:
-            break
-    process.send_signal(signal.SIGINT)
-    _, err = process.communicate(timeout=60)
+                               stderr=subprocess.PIPE, text=True, preexec_fn=heeding_stop_signals)
+    with ended_after(process):
+        wait_until(lambda: complete_trials_in(tmp_path / "study.db") >= 3,
+                   what="3 complete trials")
+        process.send_signal(signal.SIGINT)
+        _, err = process.communicate(timeout=WAIT_SECONDS)
     assert process.returncode == 130 and "Interrupted" in err, err[-3000:]
     trials = optuna.load_study(study_name="long", storage=open_storage(url)).trials
     assert sum(t.state == TrialState.COMPLETE for t in trials) >= 3
@@ -288,11 +296,12 @@ def test_ctrl_c_anywhere_in_a_trial_stops_the_study_with_nothing_left_running(
         write = storage.set_trial_state_values
         monkeypatch.setattr(storage, "set_trial_state_values", lambda trial_id, state, *a: (
             interrupting(write) if state == TrialState.COMPLETE else write)(trial_id, state, *a))
-    with pytest.raises(KeyboardInterrupt):
-        run_trials(study, Problem.from_spec(spec),
-                   TuneSettings(storage=url, artifacts=None, study_name=None, n_trials=5),
-                   artifact_store(url))
-    assert sent and signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    with stop_signals_heeded():  # whatever the shell that started the tests ignored
+        with pytest.raises(KeyboardInterrupt):
+            run_trials(study, Problem.from_spec(spec),
+                       TuneSettings(storage=url, artifacts=None, study_name=None, n_trials=5),
+                       artifact_store(url))
+        assert sent and signal.getsignal(signal.SIGINT) is signal.default_int_handler
     trials = study.get_trials(deepcopy=False)
     assert len(trials) == 1
     if where == "storage write":
@@ -317,7 +326,18 @@ def trial_runsets(url, study):
             for t in study.get_trials(deepcopy=False) if counts(t)]
 
 
-def test_shared_resamples_give_every_trial_the_same_runs(tmp_path):
+def test_shared_resamples_give_every_trial_the_same_runs(tmp_path, monkeypatch):
+    import paretostab._tuning.objective
+    from paretostab._run_cache import RunCache
+
+    caches = []
+
+    class Kept(RunCache):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            caches.append(self)
+
+    monkeypatch.setattr(paretostab._tuning.objective, "RunCache", Kept)
     url = storage_url(tmp_path)
     study = run_study(tiny(study={"trials": 3}), storage=url, progress=False)
     runsets = trial_runsets(url, study)
@@ -328,8 +348,9 @@ def test_shared_resamples_give_every_trial_the_same_runs(tmp_path):
             "run_cache_mib"} == set(timing)
     assert timing["note"] <= timing["artifacts"]  # a part of it
     assert timing["run_cache_mib"] > 0
-    # later trials find their runs prepared (in this process's cache)
-    assert timing["preparation"] < study.trials[0].user_attrs["timing"]["preparation"]
+    # trial 0 prepares the 3 runs; trials 1 and 2 find them prepared (this process's cache)
+    (cache,) = caches
+    assert (cache.misses, cache.hits) == (3, 6)
     per_trial = run_study(tiny(study={"trials": 3, "name": "per"}, protocol={"resamples": "per_trial"}),
                      storage=url, progress=False)
     seeds = [tuple(r.seeds) for r in trial_runsets(url, per_trial)]

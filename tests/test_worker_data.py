@@ -28,8 +28,9 @@ from paretostab._run_cache import RunCache
 from paretostab._tuning import run_study
 from paretostab._tuning.coordination import _process_ended, counted_trials
 from paretostab._tuning.processes import _shared_data
-from tests.test_coordination import current, wait_for
+from tests.test_coordination import current
 from tests.test_tuning import storage_url, tiny, write_spec
+from tests.waiting import WAIT_SECONDS, wait_until
 
 DATA_FOLDERS = "paretostab-data-*"
 
@@ -134,15 +135,15 @@ def test_the_workers_map_one_file_which_a_stop_of_their_parent_removes(tmp_path,
 
     workers = set()
     try:
-        wait_for(lambda: len(worker_pids()) == 2, what="both workers running trials")
+        wait_until(lambda: len(worker_pids()) == 2, what="both workers running trials")
         workers = worker_pids()
         assert len(list(temporary.glob(DATA_FOLDERS))) == 1
         assert all(mapping(pid, "problem.joblib") for pid in workers)
     finally:
         parent.send_signal(stop)
-        _, err = parent.communicate(timeout=120)
-    wait_for(lambda: all(_process_ended(pid) for pid in workers), seconds=60,
-             what="the workers to end")
+        _, err = parent.communicate(timeout=WAIT_SECONDS)
+    wait_until(lambda: all(_process_ended(pid) for pid in workers),
+               what="the workers to end")
     if stop == signal.SIGTERM:
         assert parent.returncode == 143 and "Traceback" not in err, err[-3000:]
     assert not list(temporary.glob(DATA_FOLDERS))

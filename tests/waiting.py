@@ -1,0 +1,88 @@
+"""Waiting for another process, and Ctrl-C that reaches it, in tests (issue 38, point 3).
+
+A test that waits for another process waits for a condition — a trial count in the
+storage, a line it prints, a file — never for a duration: a busy machine (two cores shared
+with other work) makes any duration too short. The bound of a wait, :data:`WAIT_SECONDS`,
+is one only a real failure reaches (a process that hangs or died), and the failure says
+what was waited for.
+
+A shell that ignores a stop signal — ``nohup`` SIGHUP, a background job ``bash -c '… &'``
+SIGINT — passes that disposition on to pytest and to every process a test starts, and
+``tune`` keeps a stop signal it was started ignoring: a test of Ctrl-C or SIGHUP then
+sends a signal that nothing heeds. Those tests set the dispositions themselves:
+:func:`heeding_stop_signals` in a process they start, :func:`stop_signals_heeded` in
+their own.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import signal
+import subprocess
+import time
+from collections.abc import Callable, Iterator
+
+__all__ = ["WAIT_SECONDS", "ended_after", "heeding_stop_signals", "stop_signals_heeded",
+           "wait_until"]
+
+WAIT_SECONDS = 600.0
+"""How long a wait may last before it fails: ten minutes, which a process that does its
+work reaches on no machine that runs the suite at all (a fresh-clone run on a busy 2-core
+machine took 1 h 49 min, its slowest wait some seconds)."""
+
+
+def wait_until(condition: Callable[[], object], *, what: str,
+               timeout: float = WAIT_SECONDS, poll: float = 0.3) -> None:
+    """Return once ``condition()`` is true; fail, naming ``what`` was waited for, after
+    ``timeout`` seconds.
+
+    Parameters
+    ----------
+    condition : callable
+        Polled every ``poll`` seconds, first at once.
+    what : str
+        What the condition means, for the failure: "both workers running trials".
+    timeout, poll : float
+        Seconds.
+    """
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"waited {timeout:.0f} s for {what}, in vain")
+        time.sleep(poll)
+
+
+@contextlib.contextmanager
+def ended_after(*processes: subprocess.Popen) -> Iterator[None]:
+    """Kill those of ``processes`` still running when the block ends (it failed before
+    they ended): a failed test leaves no process behind to load the machine."""
+    try:
+        yield
+    finally:
+        for process in processes:
+            if process.poll() is None:
+                process.kill()
+                process.communicate()
+
+
+def heeding_stop_signals() -> None:
+    """``preexec_fn`` of a process a test sends a stop signal to: SIGINT, SIGHUP and SIGTERM
+    at their defaults (a Python process turns SIGINT into KeyboardInterrupt), whatever the
+    test's shell ignored."""
+    for signum in (signal.SIGINT, signal.SIGHUP, signal.SIGTERM):
+        signal.signal(signum, signal.SIG_DFL)
+
+
+@contextlib.contextmanager
+def stop_signals_heeded() -> Iterator[None]:
+    """This process heeds SIGINT (Python's handler: KeyboardInterrupt, as a terminal's
+    Ctrl-C), SIGHUP and SIGTERM (their defaults) inside the block, whatever the test's
+    shell ignored; the previous dispositions after it."""
+    wanted = {signal.SIGINT: signal.default_int_handler, signal.SIGHUP: signal.SIG_DFL,
+              signal.SIGTERM: signal.SIG_DFL}
+    previous = {signum: signal.signal(signum, handler) for signum, handler in wanted.items()}
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
