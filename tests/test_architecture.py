@@ -449,7 +449,7 @@ def test_every_public_module_is_one_the_api_reference_documents():
 HELPERS_TAKEN_FROM_TEST_MODULES = {
     ("test_docs", "test_architecture"),
     *{(name, "test_coordination") for name in (
-        "test_dask_faults", "test_leftovers", "test_signals_inherited", "test_worker_data")},
+        "test_dask_faults", "test_leftovers", "test_worker_data")},
     ("test_signals_inherited", "test_external_selector"),
     ("test_complementary_pairs", "test_linear_selectors"), ("test_memory", "test_linear_selectors"),
     ("test_multiclass_rfe", "test_multiclass_filters"), ("test_protocol", "test_multiclass_filters"),

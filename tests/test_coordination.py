@@ -16,7 +16,7 @@ import optuna
 import pytest
 from optuna.trial import TrialState, create_trial
 
-from paretostab._errors import InvalidInputError, WorkerError
+from paretostab._errors import WorkerError
 from paretostab._optuna_internals import trial_id_of
 from paretostab._storage import open_storage
 from paretostab._tuning import create_or_load_study, run_study
@@ -30,7 +30,7 @@ from paretostab._tuning.coordination import (
 )
 from tests.extras import need
 from tests.test_tuning import storage_url, tiny, write_spec
-from tests.waiting import WAIT_SECONDS, ended_after, heeding_stop_signals, wait_until
+from tests.waiting import WAIT_SECONDS, current, ended_after, heeding_stop_signals, wait_until
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -49,16 +49,6 @@ def param_sets(study):
 
 def load(url, name):
     return optuna.load_study(study_name=name, storage=open_storage(url))
-
-
-def current(url, name):
-    """The study as it is now, or None before tune has made it (a poll never creates the
-    storage: it opens it with must_exist, and waits while another process creates the
-    schema)."""
-    try:
-        return optuna.load_study(study_name=name, storage=open_storage(url, must_exist=True))
-    except (InvalidInputError, KeyError):
-        return None
 
 
 def counted_now(url, name):

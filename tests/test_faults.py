@@ -20,12 +20,15 @@ import time
 from contextlib import contextmanager
 from pathlib import Path
 
+import numpy as np
 import optuna
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from optuna.artifacts import FileSystemArtifactStore
 from optuna.trial import TrialState
+from sklearn.base import BaseEstimator
+from sklearn.feature_selection import SelectorMixin, f_classif
 
 from paretostab._cli import main
 from paretostab._errors import InvalidInputError, StoreError
@@ -42,9 +45,8 @@ from paretostab._tuning.coordination import counted_trials, counts
 from tests import servers
 from tests.clock import FakeClock
 from tests.extras import need
-from tests.test_external_selector import MySelector
-from tests.test_signals_inherited import selector_spec, trial_pids
 from tests.test_tuning import complete_trials_in, storage_url, tiny, write_spec
+from tests.user_studies import selector_spec, trial_pids
 from tests.waiting import WAIT_SECONDS, ended_after, heeding_stop_signals, wait_until
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -465,15 +467,24 @@ def complete_in_postgres(url: str, name: str) -> int:
 GATE = "PARETOSTAB_TEST_GATE"
 
 
-class HeldAtTheGate(MySelector):
-    """A user's selector whose fits wait until the file that the environment variable
-    :data:`GATE` names exists: every process's trial is held mid-trial until the test
-    opens the gate."""
+class HeldAtTheGate(SelectorMixin, BaseEstimator):
+    """A user's selector (the ``n_keep`` features of largest ANOVA F) whose fits wait until
+    the file that the environment variable :data:`GATE` names exists: every process's
+    trial is held mid-trial until the test opens the gate."""
+
+    def __init__(self, n_keep=3):
+        self.n_keep = n_keep
 
     def fit(self, X, y):
         gate = Path(os.environ[GATE])
         wait_until(gate.exists, what=f"the test to open {gate}", poll=0.05)
-        return super().fit(X, y)
+        self.mask_ = np.isin(np.arange(X.shape[1]),
+                             np.argsort(-np.nan_to_num(f_classif(X, y)[0]),
+                                        kind="stable")[: self.n_keep])
+        return self
+
+    def _get_support_mask(self):
+        return self.mask_
 
 
 @pytest.mark.slow

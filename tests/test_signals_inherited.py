@@ -31,9 +31,9 @@ from paretostab._signals import (
 )
 from paretostab._storage import open_storage
 from paretostab._tuning.coordination import Interrupts, counted_trials, counts
-from tests.test_coordination import current
 from tests.test_external_selector import MySelector
 from tests.test_tuning import storage_url, write_spec
+from tests.user_studies import selector_spec, trial_pids
 from tests.waiting import WAIT_SECONDS, heeding_stop_signals, wait_until
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -81,30 +81,10 @@ class DeafForMinutes(MySelector):
         return super().fit(X, y)
 
 
-def selector_spec(folder: Path, name: str, selector: str, *, trials: int = 400) -> Path:
-    """The spec of a study (by default a long one) of the user's ``selector``
-    (``module:Class``, a :class:`MySelector` of the tests)."""
-    spec = folder / f"{name}.toml"
-    spec.write_text(
-        f'[study]\nname = "{name}"\ntrials = {trials}\nseed = 0\nsampler = "random"\n'
-        '[data]\nsource = "simulated:n_other=30,n_per_class=20"\n[protocol]\nruns = 3\n'
-        f'[selector]\nname = "{selector}"\n'
-        '[selector.search]\nn_keep = [2, 6]\n[objective]\nstability = "iw"\n',
-        encoding="utf-8")
-    return spec
-
-
 def ignoring(signum):
     """``preexec_fn`` of a process started with ``signum`` ignored, as a shell starts a
     background job with SIGINT ignored."""
     return lambda: signal.signal(signum, signal.SIG_IGN)
-
-
-def trial_pids(url: str, name: str) -> set[int]:
-    study = current(url, name)
-    return set() if study is None else {
-        t.user_attrs["process"]["pid"] for t in study.get_trials(deepcopy=False)
-        if "process" in t.user_attrs}
 
 
 # --------------------------------------------------------------------------- in one process

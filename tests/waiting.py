@@ -22,7 +22,12 @@ import subprocess
 import time
 from collections.abc import Callable, Iterator
 
-__all__ = ["WAIT_SECONDS", "ended_after", "heeding_stop_signals", "stop_signals_heeded",
+import optuna
+
+from paretostab._errors import InvalidInputError
+from paretostab._storage import open_storage
+
+__all__ = ["WAIT_SECONDS", "current", "ended_after", "heeding_stop_signals", "stop_signals_heeded",
            "wait_until"]
 
 WAIT_SECONDS = 600.0
@@ -86,3 +91,13 @@ def stop_signals_heeded() -> Iterator[None]:
     finally:
         for signum, handler in previous.items():
             signal.signal(signum, handler)
+
+
+def current(url, name):
+    """The study as it is now, or None before tune has made it (a poll never creates the
+    storage: it opens it with must_exist, and waits while another process creates the
+    schema)."""
+    try:
+        return optuna.load_study(study_name=name, storage=open_storage(url, must_exist=True))
+    except (InvalidInputError, KeyError):
+        return None
