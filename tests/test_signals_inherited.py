@@ -188,6 +188,15 @@ def test_a_stop_signal_ignored_when_tune_starts_stays_ignored_by_its_workers(
     assert not any("interrupted" in t.user_attrs.get("fail_reason", "") for t in study.trials)
 
 
+def tune_with_two_workers(folder: Path, spec: Path, url: str) -> subprocess.Popen:
+    """``tune SPEC --storage URL --workers 2`` started as a terminal's shell starts it
+    (the stop signals heeded), its output piped."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "paretostab", "tune", str(spec), "--storage", url,
+         "--workers", "2"], cwd=folder, env=ENV, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True, preexec_fn=heeding_stop_signals)
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize(("signum", "code"), [(signal.SIGHUP, 129), (signal.SIGTERM, 143)],
                          ids=["SIGHUP", "SIGTERM"])
@@ -199,10 +208,7 @@ def test_a_stop_signal_to_a_workers_parent_while_they_collect_garbage_stops_it_c
     semaphore. Now one line, the signal's exit code, nothing running."""
     spec = selector_spec(tmp_path, "collecting", "tests.test_signals_inherited:SlowToCollect")
     url = storage_url(tmp_path)
-    process = subprocess.Popen(
-        [sys.executable, "-m", "paretostab", "tune", str(spec), "--storage", url,
-         "--workers", "2"], cwd=tmp_path, env=ENV, stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE, text=True, preexec_fn=heeding_stop_signals)
+    process = tune_with_two_workers(tmp_path, spec, url)
     try:
         wait_until(lambda: len(trial_pids(url, "collecting")) == 2,
                    what="both workers running trials")  # in their collections
@@ -230,10 +236,7 @@ def test_a_worker_killed_30_s_after_a_stop_signal_leaves_no_trial_running(tmp_pa
     parent's wait: the scenario cannot be shorter.)"""
     spec = selector_spec(tmp_path, "deaf", "tests.test_signals_inherited:DeafForMinutes")
     url = storage_url(tmp_path)
-    process = subprocess.Popen(
-        [sys.executable, "-m", "paretostab", "tune", str(spec), "--storage", url,
-         "--workers", "2"], cwd=tmp_path, env=ENV, stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE, text=True, preexec_fn=heeding_stop_signals)
+    process = tune_with_two_workers(tmp_path, spec, url)
     try:
         wait_until(lambda: len(list(tmp_path.glob("deaf-*"))) == 2,
                    what="both workers deaf in their fits")  # not merely running trials
