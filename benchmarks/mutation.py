@@ -19,9 +19,21 @@ that does not compile is not counted.
 
 For a seeded sample of each module's sites, the mutated module is written over the
 original in a temporary copy of the repository (one copy per ``--jobs`` worker; the
-working tree is never touched), the module's own tests run there (``pytest -x``; killed =
-they fail or time out) and the original is written back. Before any mutant, the tests run
-once unmutated in each copy: a module whose tests fail there is reported, not mutated.
+working tree is never touched), the tests that exercise the mutated line run there
+(``pytest -x``; killed = they fail or time out) and the original is written back.
+
+Which tests exercise a line is measured, not guessed (issue 37: each module against every
+test that exercises it, affordable for modules whose tests run tune end to end): before
+any mutant, the module's tests run once unmutated under coverage.py (pytest-cov,
+``--cov-context=test``, subprocesses followed), which records for every line of the module
+the tests that ran it. A mutant in a function's body runs the tests that ran its statement
+(every line of it; of a compound statement, its header). Where a test's name cannot say
+which tests reach a mutant, all the module's tests run (after the named ones, if any): a
+mutant at module level (a constant, a decorator, a default: executed once, at import, by
+whichever test imported first) or in a statement that also ran outside a test (in a
+subprocess, or while pytest collected). A mutant whose statement no test runs survives
+without a run, listed as "not run by any test". A module whose tests fail unmutated is
+reported, not mutated.
 
 Mutants that cannot change a result are listed once, each with its reason, in
 ``benchmarks/mutation_equivalent.toml``; they are not run and not in the kill rate, so that
@@ -370,7 +382,115 @@ def read_equivalents(path):
              e.get("nth", 1)): e for e in entries}
 
 
-def run_tests(copy, tests, timeout, log=None):
+def _function_bodies(tree):
+    """Return the spans ``((line, col), (end line, end col))`` of every function's body
+    (its first to its last statement; columns in UTF-8 bytes, as the AST gives them)."""
+    spans = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            first, last = node.body[0], node.body[-1]
+            spans.append(((first.lineno, first.col_offset),
+                          (last.end_lineno, last.end_col_offset)))
+    return spans
+
+
+def statement_lines(tree, line, col):
+    """Return the lines of the statement a mutant at ``(line, col)`` is in, or ``None``
+    when it is not in a function's body (module or class level: run at import).
+
+    The innermost statement holding the position; of a compound statement (``if``,
+    ``for``, ``while``, ``with``, ``try``), only its header, the lines before its body.
+
+    Parameters
+    ----------
+    tree : ast.Module
+        The module's AST.
+    line, col : int
+        The mutant's position; ``col`` in UTF-8 bytes.
+    """
+    position = (line, col)
+    if not any(start <= position <= end for start, end in _function_bodies(tree)):
+        return None
+    best = None  # ((line, col) where the statement starts, its last line)
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.stmt):
+            continue
+        body = getattr(node, "body", None)
+        if isinstance(body, list) and body and isinstance(body[0], ast.stmt):
+            end = (max(node.lineno, body[0].lineno - 1), float("inf"))  # the header
+        else:
+            end = (node.end_lineno, node.end_col_offset)
+        start = (node.lineno, node.col_offset)
+        if start <= position <= end and (best is None or start > best[0]):
+            best = (start, end[0])
+    return range(best[0][0], best[1] + 1)
+
+
+@dataclass
+class Exercised:
+    """The tests that ran each line of one module, measured once, unmutated.
+
+    Attributes
+    ----------
+    everything : list of str
+        The module's own pytest arguments (:data:`MODULES`).
+    by_line : dict
+        ``{line: set of test node ids}``; ``""`` in a set: the line ran outside a test's
+        context too (at import or in a subprocess).
+    source : str
+        The module's source, unmutated.
+    """
+
+    everything: list
+    by_line: dict
+    source: str
+
+    def tests_for(self, mutant):
+        """Return the runs of pytest that judge ``mutant``, each a list of arguments, run
+        in turn until one fails: the tests that ran its statement, then — when it also ran
+        outside a test's context, or is at module level — all the module's tests (a second
+        run: pytest would run one argument list in its collection order, not the list's).
+        No run when no test runs its statement."""
+        text = self.source.splitlines()[mutant.line - 1]
+        byte_col = len(text[:mutant.col].encode())
+        lines = statement_lines(ast.parse(self.source), mutant.line, byte_col)
+        if lines is None:
+            return [self.everything]
+        tests = set().union(*(self.by_line.get(n, set()) for n in lines))
+        named = sorted(tests - {""})
+        return [*([named] if named else []), *([self.everything] if "" in tests else [])]
+
+
+def exercised(copy, module, arguments, scratch, jobs, log):
+    """Run ``module``'s tests once in ``copy`` under coverage, test by test.
+
+    Returns
+    -------
+    (str, Exercised or None)
+        The outcome (``"passed"``, ``"failed"``) and, when passed, the tests of each line.
+    """
+    from coverage import CoverageData
+
+    target = (copy / "paretostab" / module).resolve()
+    config = Path(scratch) / f"coveragerc-{module.replace('/', '-')}"
+    data_file = Path(scratch) / f"coverage-{module.replace('/', '-')}"
+    config.write_text(f"[run]\ninclude = {target}\nparallel = true\n"
+                      f"patch = subprocess\ndata_file = {data_file}\n", encoding="utf-8")
+    outcome = run_tests(copy, ["-n", str(max(1, jobs)), "--cov", "--cov-context=test",
+                               "--cov-report=", f"--cov-config={config}", *arguments],
+                        timeout=None, log=log, stop_first=False)
+    if outcome != "passed":
+        return outcome, None
+    data = CoverageData(basename=str(data_file))
+    data.read()
+    by_line = {}
+    for line, contexts in data.contexts_by_lineno(str(target)).items():
+        # pytest-cov names a context "node id|setup", "|run" or "|teardown"
+        by_line[line] = {c.rpartition("|")[0] if "|" in c else c for c in contexts}
+    return outcome, Exercised(list(arguments), by_line, target.read_text(encoding="utf-8"))
+
+
+def run_tests(copy, tests, timeout, log=None, stop_first=True):
     """Run pytest on ``tests`` in the repository copy ``copy``; its output goes to the
     file ``log`` if given, else nowhere.
 
@@ -383,7 +503,8 @@ def run_tests(copy, tests, timeout, log=None):
     with open(log or os.devnull, "w", encoding="utf-8") as output:
         # a session of its own, so that a timeout ends the test's own child processes too
         process = subprocess.Popen(
-            [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", *tests],
+            [sys.executable, "-m", "pytest", *(["-x"] if stop_first else []), "-q",
+             "-p", "no:cacheprovider", *tests],
             cwd=copy, env=env, stdout=output, stderr=subprocess.STDOUT,
             start_new_session=True)
         try:
@@ -470,12 +591,18 @@ def main(argv=None):
         for job in range(max(1, args.jobs)):
             shutil.copytree(ROOT, Path(scratch) / f"copy{job}", ignore=IGNORED_IN_COPY)
             copies.put(Path(scratch) / f"copy{job}")
-        baseline = {}
+        baseline, reach = {}, {}
         for module in args.modules:
             began = time.monotonic()
             log = Path(scratch) / "baseline.log"
-            outcome = run_tests(Path(scratch) / "copy0", MODULES[module], timeout=None, log=log)
+            outcome, reach[module] = exercised(Path(scratch) / "copy0", module, MODULES[module],
+                                               scratch, args.jobs, log)
             baseline[module] = (outcome, time.monotonic() - began)
+            if outcome == "passed":
+                ran = set().union(*reach[module].by_line.values()) - {""}
+                print(f"{module}: its tests ran once under coverage in "
+                      f"{baseline[module][1]:.0f} s; {len(ran)} of them ran its lines",
+                      file=sys.stderr, flush=True)
             if outcome != "passed":
                 tail = "".join(log.read_text(encoding="utf-8").splitlines(True)[-40:])
                 print(f"{module}: its tests fail unmutated; not mutated. The end of their "
@@ -484,16 +611,25 @@ def main(argv=None):
 
         def run(item):
             module, mutant, source = item
+            runs = reach[module].tests_for(mutant)
+            if not runs:
+                return module, mutant, "not run"
             copy = copies.get()
             target = copy / mutant.file
             original = target.read_text(encoding="utf-8")
             try:
                 target.write_text(source, encoding="utf-8")
-                timeout = args.timeout or 3 * baseline[module][1] + 10
-                outcome = run_tests(copy, MODULES[module], timeout)
+                # the baseline ran every test under coverage on --jobs processes
+                timeout = args.timeout or 3 * max(1, args.jobs) * baseline[module][1] + 10
+                for tests in runs:
+                    outcome = run_tests(copy, tests, timeout)
+                    if outcome != "passed":
+                        break
                 # as it goes, on stderr: a long run stopped part way still tells what it did
-                print(f"{mutant.file}:{mutant.line}:{mutant.col} [{mutant.id}] {outcome}",
-                      file=sys.stderr, flush=True)
+                ran = " then ".join("all the module's tests" if t is reach[module].everything
+                                    else f"{len(t)} test(s)" for t in runs)
+                print(f"{mutant.file}:{mutant.line}:{mutant.col} [{mutant.id}] {outcome} "
+                      f"({ran})", file=sys.stderr, flush=True)
                 return module, mutant, outcome
             finally:
                 target.write_text(original, encoding="utf-8")
@@ -504,10 +640,12 @@ def main(argv=None):
 
     survivors = []
     for module, mutant, outcome in outcomes:
-        rows[module]["killed" if outcome != "passed" else "survived"] += 1
-        if (outcome == "passed") != args.equivalents:
-            survivors.append(mutant)
-    print("| module | mutants run of total | killed | survived | kill rate "
+        killed = outcome in ("failed", "timeout")
+        rows[module]["killed" if killed else "survived"] += 1
+        rows[module]["timed out"] = rows[module].get("timed out", 0) + (outcome == "timeout")
+        if killed == args.equivalents:
+            survivors.append((mutant, outcome))
+    print("| module | mutants run of total | killed (timed out) | survived | kill rate "
           "| known equivalent |")
     print("|---|---|---|---|---|---|")
     for module in args.modules:
@@ -517,14 +655,16 @@ def main(argv=None):
             continue
         rate = f"{row['killed'] / row['run']:.0%}" if row["run"] else "-"
         print(f"| {module} | {row['run']} of {row['total']} | {row['killed']} "
+              f"({row.get('timed out', 0)}) "
               f"| {row['survived']} | {rate} | {row['equivalent']} |")
     if survivors:
         print("\nKilled equivalents (no longer equivalent on these versions):"
               if args.equivalents else "\nSurviving mutants:")
-    for mutant in sorted(survivors, key=lambda m: (m.file, m.line, m.col)):
+    for mutant, outcome in sorted(survivors, key=lambda s: (s[0].file, s[0].line, s[0].col)):
         print(f"\n{mutant.file}:{mutant.line}:{mutant.col} [{mutant.id}] {mutant.operator} "
               f"{mutant.original} -> {mutant.replacement}"
-              f"{f' (nth {mutant.nth})' if mutant.nth > 1 else ''}")
+              f"{f' (nth {mutant.nth})' if mutant.nth > 1 else ''}"
+              f"{' (not run by any test)' if outcome == 'not run' else ''}")
         print(f"  - {mutant.text}\n  + {mutant.mutated_text}")
     for key in stale:
         print(f"\nstale equivalents entry (no such mutant): {key}", file=sys.stderr)

@@ -3,6 +3,7 @@ and the equivalents file, which must name mutants of the code as it is now."""
 
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 
@@ -48,6 +49,58 @@ def test_the_mutator_makes_each_kind_of_mutant_and_leaves_the_rest(mutation, tmp
         assert mutant.line not in (2, 6)  # __all__ and the docstring
         assert "{a - 1}" not in source  # f-strings are text
     assert len({m.id for m, _ in mutants}) == len(mutants)
+
+
+def _mutant_at(mutants, line, original):
+    return next(m for m, _ in mutants if m.line == line and m.original == original)
+
+
+def test_a_mutant_is_judged_by_the_tests_that_ran_its_statement(mutation, tmp_path):
+    """Issue 37: each module against every test that exercises it. A mutant in a function
+    runs the tests coverage saw run its statement (a multi-line statement: any of its
+    lines; a compound statement: its header); all of the module's tests after them when
+    the statement also ran outside a test, and alone for a mutant at module level (a
+    default is evaluated once, at import); none when no test runs the statement."""
+    source = SMALL.replace("    total = a + b * 2\n", "    total = (a +\n             b * 2)\n")
+    path = tmp_path / "small.py"
+    path.write_text(source, encoding="utf-8")
+    mutants = mutation.mutants_of(path, "small.py")
+    everything = ["tests/test_small.py"]
+    exercised = mutation.Exercised(everything, {7: {"t::one"}, 8: {"t::two"},
+                                                9: {"", "t::three"}}, source)
+    assert exercised.tests_for(_mutant_at(mutants, 8, "*")) == [["t::one", "t::two"]]
+    assert exercised.tests_for(_mutant_at(mutants, 9, "<=")) == [["t::three"], everything]
+    assert exercised.tests_for(_mutant_at(mutants, 10, "min")) == []
+    assert exercised.tests_for(_mutant_at(mutants, 5, "2")) == [everything]
+    tree = ast.parse(source)
+    assert list(mutation.statement_lines(tree, 7, 12)) == [7, 8]
+    assert list(mutation.statement_lines(tree, 9, 7)) == [9]  # the if's header only
+    assert mutation.statement_lines(tree, 5, 20) is None
+
+
+@pytest.mark.slow
+def test_coverage_names_the_tests_that_ran_each_line_and_marks_a_subprocess(mutation,
+                                                                            tmp_path):
+    """The measurement itself, on a throwaway repository: pytest-cov's test contexts name
+    the test that ran a line in process; a line run only by a test's subprocess carries
+    no test's name (so its mutants run every test of the module)."""
+    (tmp_path / "paretostab").mkdir()
+    (tmp_path / "paretostab" / "__init__.py").write_text("", encoding="utf-8")
+    (tmp_path / "paretostab" / "small.py").write_text(
+        "def inside(a):\n    return a + 1\n\n\ndef outside(a):\n    return a - 1\n",
+        encoding="utf-8")
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_small.py").write_text(
+        "import subprocess, sys\nfrom paretostab.small import inside\n\n\n"
+        "def test_inside():\n    assert inside(1) == 2\n\n\n"
+        "def test_outside():\n    subprocess.run([sys.executable, '-c', "
+        "'from paretostab.small import outside; assert outside(1) == 0'], check=True)\n",
+        encoding="utf-8")
+    outcome, exercised = mutation.exercised(tmp_path, "small.py", ["tests/test_small.py"],
+                                            tmp_path, 1, tmp_path / "log")
+    assert outcome == "passed", (tmp_path / "log").read_text(encoding="utf-8")
+    assert exercised.by_line[2] == {"tests/test_small.py::test_inside"}
+    assert exercised.by_line[6] == {""}
 
 
 def test_the_mutants_run_are_a_seeded_sample_the_listed_ones_or_those_named(mutation, tmp_path):
