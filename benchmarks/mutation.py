@@ -132,7 +132,7 @@ ARITHMETIC = {ast.Add: ("+", "-"), ast.Sub: ("-", "+"), ast.Mult: ("*", "/"),
               ast.Div: ("/", "*")}
 BOOLOP = {ast.And: ("and", "or"), ast.Or: ("or", "and")}
 SWAPPED_NAMES = {"min": "max", "max": "min", "minimum": "maximum", "maximum": "minimum"}
-IGNORED_IN_COPY = shutil.ignore_patterns(".git", ".ci", "docs", "__pycache__", "*.egg-info",
+IGNORED_IN_COPY = shutil.ignore_patterns(".git", ".ci", "__pycache__", "*.egg-info",
                                          "*-artifacts", ".pytest_cache", ".hypothesis",
                                          ".ruff_cache", "build", "dist")
 
@@ -588,6 +588,8 @@ def main(argv=None):
 
     with tempfile.TemporaryDirectory(prefix="paretostab-mutation-") as scratch:
         copies = queue.Queue()
+        if (ROOT.parent / "shared").is_dir():  # the tests read ../shared beside the copies
+            (Path(scratch) / "shared").symlink_to(ROOT.parent / "shared")
         for job in range(max(1, args.jobs)):
             shutil.copytree(ROOT, Path(scratch) / f"copy{job}", ignore=IGNORED_IN_COPY)
             copies.put(Path(scratch) / f"copy{job}")
