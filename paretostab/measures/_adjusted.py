@@ -43,7 +43,7 @@ from scipy import sparse
 from scipy.sparse.csgraph import maximum_bipartite_matching
 
 from paretostab._errors import InvalidInputError
-from paretostab._rounding import gamma_n
+from paretostab._rounding import gamma_n, regression_rounding
 from paretostab._similarity import offdiagonal_sum
 from paretostab.measures._exact import exact_expectations
 from paretostab.measures._inputs import PairScores, UndefinedMeasure, pair_counts, pair_index
@@ -109,9 +109,11 @@ O(N · max n1 · max n2 · n) for a ``FeatureSimilarity`` on n examples for all 
 at once, never over the d² pairs of features; only the drawn pairs of sets whose cross
 block holds a similar pair are scored.
 
-A pair's score is undefined (NaN) when ``max = E``: a run selected no feature (for SMY:
-both runs), both selected all d features, or every random pair of sets of these sizes
-reaches the maximum.
+A pair's score is undefined (NaN) when ``max = E`` — up to R, the rounding of the
+computed max − E derived from each path's operations (Higham 2002; R ≈ (N + a + b)·u
+times the sizes for Monte-Carlo, :func:`paretostab._rounding.regression_rounding`): a run
+selected no feature (for SMY: both runs), both selected all d features, or every random
+pair of sets of these sizes reaches the maximum.
 """
 
 
@@ -369,8 +371,9 @@ def _excesses(f: np.ndarray, g: np.ndarray, sim: np.ndarray, same: np.ndarray,
 
 def _sampled_expectations(sizes: np.ndarray, similarity: SimilarityView, statistic: Statistic,
                           threshold: float, *, n_samples: int,
-                          seed: np.random.SeedSequence) -> np.ndarray:
-    """Monte-Carlo E[I] for every size pair (a, b), 0 < a ≤ b, of ``sizes``.
+                          seed: np.random.SeedSequence) -> tuple[np.ndarray, np.ndarray]:
+    """Monte-Carlo E[I] for every size pair (a, b), 0 < a ≤ b, of ``sizes``, and the
+    rounding R of the gap max − E (below).
 
     Replicate t draws two random sequences of distinct features, x_t and y_t (two streams
     of ``seed``, :func:`_random_sequences`); for sizes (a, b) the sets are x_t[:a] and
@@ -387,6 +390,8 @@ def _sampled_expectations(sizes: np.ndarray, similarity: SimilarityView, statist
     i.e. Ī − β̂ (r̄ − ab/d) with β̂ = 1 + γ̂. It is ab/d exactly when no similar pair is drawn
     (h = 0), and Ī when every draw has the same I; its variance, var(I − β r)/N, is at most
     that of Ī and of ab/d + h̄.
+
+    R is :func:`~paretostab._rounding.regression_rounding`.
     """
     d, n = similarity.n_features, n_samples
     first = _random_sequences(_stream(seed, 0), d, n, int(sizes[:, 0].max()))
@@ -404,13 +409,16 @@ def _sampled_expectations(sizes: np.ndarray, similarity: SimilarityView, statist
     cov = (n * sum_hr - sum_h * sum_r) / (n * n)
     gamma = np.divide(cov, var_r, out=np.zeros(len(sizes)), where=var_r > 0)
     expected_r = sizes[:, 0] * sizes[:, 1] / d
-    return expected_r + sum_h / n - gamma * (sum_r / n - expected_r)
+    return (expected_r + sum_h / n - gamma * (sum_r / n - expected_r),
+            regression_rounding(n, sizes, d, sums))
 
 
 def _expectations(n1: np.ndarray, n2: np.ndarray, similarity: SimilarityView,
                   statistic: Statistic, threshold: float, *, n_samples: int,
-                  seed: np.random.SeedSequence, similar: np.ndarray | None) -> np.ndarray:
-    """Expected ``statistic`` of two random sets of sizes (n1, n2), for every pair of runs.
+                  seed: np.random.SeedSequence, similar: np.ndarray | None
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """Expected ``statistic`` of two random sets of sizes (n1, n2), and the rounding of
+    max − E where it is exactly 0, for every pair of runs.
 
     Computed once per unordered size pair; every statistic is symmetric in (F, G), so the
     smaller set comes first. Exact when ``similar`` (the similar features) is given
@@ -421,7 +429,7 @@ def _expectations(n1: np.ndarray, n2: np.ndarray, similarity: SimilarityView,
         np.stack([np.minimum(n1, n2), np.maximum(n1, n2)], axis=1).astype(int),
         axis=0, return_inverse=True,
     )
-    values = np.zeros(len(sizes))
+    values, rounding = np.zeros((2, len(sizes)))
     real = sizes[:, 0] > 0  # an empty set shares nothing: the statistic is 0
 
     def excess(f: np.ndarray, g: np.ndarray) -> np.ndarray:
@@ -429,12 +437,12 @@ def _expectations(n1: np.ndarray, n2: np.ndarray, similarity: SimilarityView,
         return statistic(blocks, threshold) - blocks.common
 
     if similar is not None:
-        values[real] = exact_expectations(sizes[real], similarity.n_features, similar, excess,
-                                          batch=_BATCH)
+        values[real], rounding[real] = exact_expectations(
+            sizes[real], similarity.n_features, similar, excess, batch=_BATCH)
     elif real.any():
-        values[real] = _sampled_expectations(sizes[real], similarity, statistic, threshold,
-                                             n_samples=n_samples, seed=seed)
-    return values[inverse.ravel()]
+        values[real], rounding[real] = _sampled_expectations(
+            sizes[real], similarity, statistic, threshold, n_samples=n_samples, seed=seed)
+    return values[inverse.ravel()], rounding[inverse.ravel()]
 
 
 def _ratio(num: np.ndarray, den: np.ndarray, cause: str) -> PairScores:
@@ -540,11 +548,12 @@ def _corrected(Z: np.ndarray, similarity: SimilarityView, statistic: Statistic,
         maximum, empty = _geometric_mean, "a run selected no feature"
     top = maximum(n1, n2)
     # E ≤ max; an estimate beyond it (possible near saturation) is max, and a gap within
-    # rounding of max is none: the score is then undefined, not a ratio of rounding errors
-    expected = np.minimum(top, _expectations(n1, n2, similarity, statistic, threshold,
-                                             n_samples=n_samples, seed=seed,
-                                             similar=similar))
-    gap = np.where(top - expected > 1e-9 * top, top - expected, 0.0)
+    # the rounding of its computation (derived with E's) is none: the score is then
+    # undefined, not a ratio of rounding errors
+    expected, rounding = _expectations(n1, n2, similarity, statistic, threshold,
+                                       n_samples=n_samples, seed=seed, similar=similar)
+    expected = np.minimum(top, expected)
+    gap = np.where(top - expected > rounding, top - expected, 0.0)
     return _ratio(observed - expected, gap,
                   f"{empty}, or both selected all features, or random sets of their sizes "
                   "always reach the maximum (max = E)")
