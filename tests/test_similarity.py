@@ -14,6 +14,7 @@ from paretostab._similarity import (
     SUM_BLOCK,
     FeatureSimilarity,
     SimilarityMatrix,
+    affordable_similar_features,
     as_similarity,
     nmi_similarity,
     offdiagonal_peaks,
@@ -249,3 +250,32 @@ def test_similar_features_are_those_with_a_similar_other_feature(seed, d, thresh
     expected = [f for f in range(d) if any(S[f, g] >= threshold for g in range(d) if g != f)]
     assert SimilarityMatrix(S).similar_features(threshold).tolist() == expected
     assert offdiagonal_peaks(SimilarityMatrix(S)).tolist() == _peaks(S).tolist()
+
+
+class _BlocksOnly:
+    """A similarity that only reads blocks (no peaks, no pass of its own)."""
+
+    n_features = 4
+
+    def block(self, rows, cols):
+        return np.ones((len(rows), rows.shape[1], cols.shape[1]))
+
+
+def test_similar_features_are_affordable_when_known_or_no_dearer_than_the_reads(data):
+    """Known at no cost from a matrix or an array, whatever is read; a FeatureSimilarity
+    runs its pass over the d(d − 1)/2 = 66 pairs only when the caller reads at least as
+    many, then keeps it (a later call with nothing read knows them); a similarity that
+    only reads blocks never tells."""
+    d = data.shape[1]
+    full = pearson_similarity(data)
+    expected = np.flatnonzero(_peaks(full) >= 0.9)
+    assert expected.size
+    for known in (SimilarityMatrix(full), as_similarity(full, d)):
+        assert np.array_equal(affordable_similar_features(known, 0.9, read=0), expected)
+    source = FeatureSimilarity(data, "pearson")
+    assert affordable_similar_features(source, 0.9, read=d * (d - 1) // 2 - 1) is None
+    assert affordable_similar_features(source, 0.9, read=0) is None
+    assert np.array_equal(affordable_similar_features(source, 0.9, read=d * (d - 1) // 2),
+                          expected)
+    assert np.array_equal(affordable_similar_features(source, 0.9, read=0), expected)
+    assert affordable_similar_features(_BlocksOnly(), 0.9, read=10**9) is None

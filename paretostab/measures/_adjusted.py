@@ -44,7 +44,8 @@ from scipy.sparse.csgraph import maximum_bipartite_matching
 
 from paretostab._errors import InvalidInputError
 from paretostab._rounding import gamma_n, regression_rounding
-from paretostab._similarity import offdiagonal_sum
+from paretostab._similarity import affordable_similar_features, offdiagonal_sum
+from paretostab._validation import Interval
 from paretostab.measures._exact import exact_expectations
 from paretostab.measures._inputs import PairScores, UndefinedMeasure, pair_counts, pair_index
 from paretostab.measures._registry import SimilarityView, register
@@ -53,6 +54,7 @@ __all__ = ["EXPECTATIONS", "pogr", "sechidis", "unadjusted", "zucknick"]
 
 #: Similarity entries held at once by one batch of pairs of sets (bounds the memory).
 _BATCH = 2**21
+_N_SAMPLES = Interval("integer", 1, why=" (Monte-Carlo replicates)")
 EXPECTATIONS = ("monte_carlo", "exact")
 
 _CORRECTED_OPTIONS = """\
@@ -101,10 +103,16 @@ sd(I − β r)/√N ≤ min(sd(h), sd(I))/√N ≤ √(max · (E − n1 n2/d) / 
 whatever d. A pair's score moves by about |max − I| · SE / (max − E)² with it; an
 estimate above max is max (the score is then undefined). Ê is exact when no similar pair
 is drawn — in particular when no off-diagonal similarity reaches ``threshold``: h = 0 and
-``E = n1 n2 / d`` (001 §2.2: SMA equals SMU; SMY becomes Cohen's ``kappa``, whose maximum
-is (n1 + n2)/2, where stabm and ``"exact"`` give SMU: telling needs every pair of features
-read) — and when every drawn pair of sets has the same I (every feature similar to every
-other: E = I). The similarities of the sampled features are computed on demand,
+``E = n1 n2 / d`` (001 §2.2: SMA equals SMU) — and when every drawn pair of sets has the
+same I (every feature similar to every other: E = I). With no similar feature at all,
+stabm and ``"exact"`` make SMY SMU as well (maximum √(n1 n2), not (n1 + n2)/2); so does
+the Monte-Carlo path wherever that is known without reading more pairs of features than
+its draws read (N · max n1 · max n2): for a ``SimilarityMatrix`` or an array, for a
+``FeatureSimilarity`` whose pass over all pairs ran before (``similar_features``), and for
+one with d(d − 1)/2 ≤ N · max n1 · max n2, which runs that pass (d ≤ 7 071 for the
+default N and runs of 50). Above that, on a fresh ``FeatureSimilarity``, SMY is Cohen's
+``kappa`` where nothing is similar: telling needs every pair of features read. The
+similarities of the sampled features are computed on demand,
 O(N · max n1 · max n2 · n) for a ``FeatureSimilarity`` on n examples for all size pairs
 at once, never over the d² pairs of features; only the drawn pairs of sets whose cross
 block holds a similar pair are scored.
@@ -139,18 +147,6 @@ def _check_threshold(threshold: object, *, none_ok: bool = False) -> float | Non
         f"threshold must be {allowed} (features with similarity >= threshold count as "
         f"similar); got {threshold!r}."
     )
-
-
-def _check_n_samples(n_samples: object) -> int:
-    if (
-        isinstance(n_samples, bool)
-        or not isinstance(n_samples, int | np.integer)
-        or n_samples < 1
-    ):
-        raise InvalidInputError(
-            f"n_samples must be an integer >= 1 (Monte-Carlo replicates); got {n_samples!r}."
-        )
-    return int(n_samples)
 
 
 def _check_expectation(expectation: object) -> str:
@@ -538,12 +534,19 @@ def _corrected(Z: np.ndarray, similarity: SimilarityView, statistic: Statistic,
                empty: str = "a run selected no feature") -> PairScores:
     """Pair scores (I − E)/(max − E) of a corrected adjusted measure (SPEC §2a)."""
     threshold = _check_threshold(threshold)
-    n_samples = _check_n_samples(n_samples)
+    n_samples = _N_SAMPLES.integer("n_samples", n_samples)
     expectation = _check_expectation(expectation)
     seed = _seed_sequence(random_state)
     n1, n2, _ = pair_counts(Z)
     observed = _pair_statistic(Z, similarity, statistic, threshold)
-    similar = similarity.similar_features(threshold) if expectation == "exact" else None
+    similar: np.ndarray | None = None
+    if expectation == "exact":
+        similar = similarity.similar_features(threshold)
+    else:  # the draws read N blocks of max a × max b similarities, pairs 0 < a ≤ b
+        small, large = np.minimum(n1, n2), np.maximum(n1, n2)
+        drawn = n_samples * int(small.max(initial=0) * large[small > 0].max(initial=0))
+        similar = affordable_similar_features(similarity.source, threshold, read=drawn)
+        similar = None if similar is None or similar.size else similar
     if similar is not None and not similar.size:  # stabm: the plain intersection, SMU
         maximum, empty = _geometric_mean, "a run selected no feature"
     top = maximum(n1, n2)
@@ -609,7 +612,7 @@ def sechidis(Z: np.ndarray, *, similarity: SimilarityView, threshold: float | No
         Seed of the sampled feature pairs.
     """
     threshold = _check_threshold(threshold, none_ok=True)
-    n_samples = _check_n_samples(n_samples)
+    n_samples = _N_SAMPLES.integer("n_samples", n_samples)
     seed = _seed_sequence(random_state)
     M, d = Z.shape
     k = Z.sum(axis=1).astype(float)
