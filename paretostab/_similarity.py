@@ -501,11 +501,12 @@ def affordable_similar_features(similarity: object, threshold: float, *, read: i
     the caller reads anyway; else None.
 
     Known at no cost from a :class:`SimilarityMatrix` (each feature's peak is found when it
-    is built), from a :class:`FeatureSimilarity` whose pass over all pairs already ran, and
-    from an array (validated whole, peaks included, by the first random block read of it,
-    which a caller with ``read > 0`` pays anyway). Otherwise a :class:`FeatureSimilarity`
-    computes them (:func:`offdiagonal_peaks`, then kept) only when its d(d − 1)/2 pairs
-    are at most ``read``: the pass reads each pair once, in 1 024 × 1 024 tiles, no
+    is built) and from an array (validated whole, peaks included, by the first random
+    block read of it, which a caller with ``read > 0`` pays anyway). A
+    :class:`FeatureSimilarity` computes them (:func:`offdiagonal_peaks`, then kept) when
+    its d(d − 1)/2 pairs are at most ``read``, and otherwise answers None even when an
+    earlier call computed them: the answer, and so a measure's value, depends on the
+    similarity, ``threshold`` and ``read`` only, never on what ran before. The rule: the pass reads each pair once, in 1 024 × 1 024 tiles, no
     dearer a pair than the caller's small blocks (the rule of :func:`offdiagonal_sum`;
     n = 100, one thread: ``|Pearson|`` 8 ns a pair in the pass at d = 20 000, 46 to
     185 ns an entry of blocks of 50 × 50 to 5 × 5; NMI 1.0 µs a pair at d = 3 000, 0.9
@@ -522,7 +523,7 @@ def affordable_similar_features(similarity: object, threshold: float, *, read: i
     """
     if isinstance(similarity, FeatureSimilarity):
         d = similarity.n_features
-        known = similarity._peaks is not None or d * (d - 1) // 2 <= read
+        known = d * (d - 1) // 2 <= read
     else:
         known = isinstance(similarity, SimilarityMatrix | _ArraySimilarity)
     return cast(SimilaritySource, similarity).similar_features(threshold) if known else None

@@ -107,11 +107,11 @@ is drawn — in particular when no off-diagonal similarity reaches ``threshold``
 same I (every feature similar to every other: E = I). With no similar feature at all,
 stabm and ``"exact"`` make SMY SMU as well (maximum √(n1 n2), not (n1 + n2)/2); so does
 the Monte-Carlo path wherever that is known without reading more pairs of features than
-its draws read (N · max n1 · max n2): for a ``SimilarityMatrix`` or an array, for a
-``FeatureSimilarity`` whose pass over all pairs ran before (``similar_features``), and for
-one with d(d − 1)/2 ≤ N · max n1 · max n2, which runs that pass (d ≤ 7 071 for the
-default N and runs of 50). Above that, on a fresh ``FeatureSimilarity``, SMY is Cohen's
-``kappa`` where nothing is similar: telling needs every pair of features read. The
+its draws read (N · max n1 · max n2): for a ``SimilarityMatrix`` or an array, and for a
+``FeatureSimilarity`` with d(d − 1)/2 ≤ N · max n1 · max n2, which runs that pass (d ≤
+7 071 for the default N and runs of 50). Above that, for a ``FeatureSimilarity``, SMY is
+Cohen's ``kappa`` where nothing is similar (telling needs every pair of features read),
+even after ``similar_features`` ran on it: a value never depends on what ran before. The
 similarities of the sampled features are computed on demand,
 O(N · max n1 · max n2 · n) for a ``FeatureSimilarity`` on n examples for all size pairs
 at once, never over the d² pairs of features; only the drawn pairs of sets whose cross
