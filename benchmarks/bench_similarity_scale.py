@@ -6,6 +6,7 @@ Run from the repository root::
     python benchmarks/bench_similarity_scale.py                  # d = 20 000 and 200 000
     python benchmarks/bench_similarity_scale.py --quick          # d = 2 000 (a smoke run)
     python benchmarks/bench_similarity_scale.py --measures sma_count sechidis yu
+    python benchmarks/bench_similarity_scale.py --all-pairs      # the pass over all pairs
 
 Setting (issue 21, point 3): n = 100 examples of d features, |Spearman| similarity
 (``FeatureSimilarity(X, "spearman")``, the papers' choice); a fifth of the features form
@@ -32,6 +33,19 @@ preparing the data; the block of the features the runs select; the observed stat
 the pairs of runs; the Monte-Carlo draws, the similarities of the drawn sets and the
 scoring of their similar pairs; the optimal transports of ``msi``). Prints a Markdown
 table.
+
+``--all-pairs`` (issue 37, point 3) times instead the pass over all d(d − 1)/2 pairs of
+features that ``expectation="exact"`` (and the Monte-Carlo expectation at small d) needs
+— ``FeatureSimilarity(X, method).similar_features(0.9)``, i.e. ``offdiagonal_peaks``,
+O(d² n) — for |Pearson|, |Spearman| and NMI at d = 5 000 and 20 000 (and 50 000 for the
+correlations), n = 100, on the same data, each in a fresh process with one BLAS thread,
+preparing the data (ranks, bins) timed apart. Floor, measured in the same process: one
+BLAS product of the same d × n data with itself in the pass's 1 024 × 1 024 tiles of
+pairs f ≤ g, each into a reused buffer — what any exact pass pays (NMI's exact joint
+counts need bins² such products, 25 at n = 100). Ratio = pass seconds / floor seconds.
+Where the pass's time goes (``cProfile`` of the same call): the products (for the
+correlations, the floor's time: the same products), NMI's joint counts and entropies,
+``clip``, the max reductions, the rest.
 """
 
 from __future__ import annotations
@@ -71,6 +85,19 @@ PARTS = {
     "normaliser": (["offdiagonal_sum"], []),
     "transport": (["pairwise_shared_information"], []),
 }
+#: ``--all-pairs``: the d each similarity's pass is timed at, and where its time goes
+#: (as PARTS; the names of the code before issue 37's rewrite too: einsum, the logarithms
+#: of ``_entropy_from_counts``).
+PASS_D = {"pearson": [5_000, 20_000, 50_000], "spearman": [5_000, 20_000, 50_000],
+          "nmi": [5_000, 20_000]}
+PASS_PARTS = {
+    "NMI counts": (["_joint_counts", "einsum"], []),
+    "NMI entropies": (["_joint_entropy", "_entropy_from_counts"], []),
+    "clip": (["clip"], []),
+    "max reductions": (["_amax"], []),
+}
+#: Side of the pass's tiles of pairs (``offdiagonal_peaks``).
+TILE = 1024
 
 
 def make_problem(d: int, runs: int, k_range: tuple[int, int], seed: int = 0):
@@ -103,9 +130,9 @@ def _cumulative(stats: pstats.Stats, name: str) -> float:
     return total
 
 
-def breakdown(stats: pstats.Stats) -> dict[str, float]:
+def breakdown(stats: pstats.Stats, parts_of: dict = PARTS) -> dict[str, float]:
     parts = {}
-    for label, (counted, nested) in PARTS.items():
+    for label, (counted, nested) in parts_of.items():
         seconds = (sum(_cumulative(stats, name) for name in counted)
                    - sum(_cumulative(stats, name) for name in nested))
         if seconds > 0.005:
@@ -137,6 +164,66 @@ def child(task: str, d: int, runs: int, k_range: tuple[int, int]) -> dict:
     return {"seconds": seconds, "peak_mib": peak, "value": value, "parts": parts}
 
 
+def tiled_product(rows: np.ndarray) -> float:
+    """Seconds of the floor: ``rows @ rows.T`` over the tiles of pairs f ≤ g, each tile
+    into a reused buffer."""
+    d = rows.shape[0]
+    buffer = np.empty((min(d, TILE), min(d, TILE)))
+    start_time = time.perf_counter()
+    for start in range(0, d, TILE):
+        left = rows[start : start + TILE]
+        for cstart in range(start, d, TILE):
+            right = rows[cstart : cstart + TILE]
+            np.matmul(left, right.T, out=buffer[: len(left), : len(right)])
+    return time.perf_counter() - start_time
+
+
+def pass_child(method: str, d: int) -> dict:
+    X, _, _ = make_problem(d, 2, (1, 1))
+    similarity = FeatureSimilarity(X, method)
+    with threadpool_limits(1):
+        start = time.perf_counter()
+        similarity.submatrix([0])  # prepares the data
+        prepare = time.perf_counter() - start
+        floor = tiled_product(np.ascontiguousarray(X.T))
+        profile = cProfile.Profile()
+        start = time.perf_counter()
+        profile.enable()
+        similar = similarity.similar_features(0.9)
+        profile.disable()
+        seconds = time.perf_counter() - start
+    parts = breakdown(pstats.Stats(profile), PASS_PARTS)
+    if method != "nmi":  # the pass's products are the floor's, timed apart
+        parts = {"products ≈ floor": floor, **parts}
+    if seconds - sum(parts.values()) > 0.005:  # what is left, when above the noise
+        parts["rest"] = seconds - sum(parts.values())
+    return {"seconds": seconds, "prepare": prepare, "floor": floor, "parts": parts,
+            "similar": int(similar.size)}
+
+
+def table_head(setting: str, columns: list[str]) -> None:
+    """The setting, then the head of a Markdown table of ``columns``."""
+    print(f"{setting}\n")
+    print("| " + " | ".join(columns) + " |")
+    print("|---" * len(columns) + "|")
+
+
+def all_pairs(args: argparse.Namespace) -> None:
+    table_head(f"n = {N_EXAMPLES}, the pass over all pairs (similar_features(0.9)), one "
+               "BLAS thread, each in its own process",
+               ["method", "d", "prepare s", "pass s", "floor s", "pass / floor",
+                "similar features", "where the pass's time went (s)"])
+    for method in args.methods:
+        for d in PASS_D[method] if args.pass_d is None else args.pass_d:
+            out = subprocess.run([sys.executable, __file__, "--pass-child", method, str(d)],
+                                 capture_output=True, text=True, check=True)
+            row = json.loads(out.stdout)
+            parts = ", ".join(f"{label} {seconds:.2f}" for label, seconds in row["parts"].items())
+            print(f"| {method} | {d:,} | {row['prepare']:.2f} | {row['seconds']:.2f} | "
+                  f"{row['floor']:.2f} | **{row['seconds'] / row['floor']:.1f}×** | "
+                  f"{row['similar']:,} | {parts} |", flush=True)
+
+
 def run(task: str, d: int, args: argparse.Namespace) -> dict:
     out = subprocess.run([sys.executable, __file__, "--child", task, str(d),
                           "--runs", str(args.runs), "--k", *map(str, args.k)],
@@ -154,19 +241,32 @@ def main() -> None:
     parser.add_argument("--exact-d", type=int, default=40_000,
                         help="largest d whose whole-space pass is measured, not scaled")
     parser.add_argument("--quick", action="store_true", help="d = 2 000 only")
+    parser.add_argument("--all-pairs", action="store_true",
+                        help="time the pass over all pairs of features instead")
+    parser.add_argument("--methods", nargs="+", default=list(PASS_D),
+                        help="with --all-pairs: the similarities")
+    parser.add_argument("--pass-d", type=int, nargs="+",
+                        help="with --all-pairs: these d instead of each method's")
     parser.add_argument("--child", nargs=2, metavar=("TASK", "D"), help=argparse.SUPPRESS)
+    parser.add_argument("--pass-child", nargs=2, metavar=("METHOD", "D"),
+                        help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.pass_child:
+        print(json.dumps(pass_child(args.pass_child[0], int(args.pass_child[1]))))
+        return
+    if args.all_pairs:
+        all_pairs(args)
+        return
     if args.child:
         task, d = args.child
         print(json.dumps(child(task, int(d), args.runs, tuple(args.k))))
         return
     if args.quick:
         args.d = [2_000]
-    print(f"n = {N_EXAMPLES}, M = {args.runs} runs of k in [{args.k[0]}, {args.k[1]}], "
-          "|Spearman| similarity, one BLAS thread, each first call in its own process\n")
-    print("| d | data MiB | measure | first call s | baseline s | ratio | peak RSS MiB | "
-          "value | where the time went (s) |")
-    print("|---" * 9 + "|")
+    table_head(f"n = {N_EXAMPLES}, M = {args.runs} runs of k in [{args.k[0]}, {args.k[1]}], "
+               "|Spearman| similarity, one BLAS thread, each first call in its own process",
+               ["d", "data MiB", "measure", "first call s", "baseline s", "ratio",
+                "peak RSS MiB", "value", "where the time went (s)"])
     for d in args.d:
         exact_d = min(d, args.exact_d)
         base = run("baseline", exact_d, args)

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from paretostab import StabilityWarning, stability
 from paretostab._errors import InvalidInputError
-from paretostab._similarity import SimilarityMatrix
+from paretostab._similarity import FeatureSimilarity, SimilarityMatrix, pearson_similarity
 from paretostab.measures import SimilarityView, get_measure
 from tests.reference import adjusted as ref
 
@@ -362,20 +362,71 @@ def test_threshold_is_inclusive(name):
 
 @settings(max_examples=15, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), M=st.integers(2, 8), d=st.integers(3, 40))
-def test_without_similar_features_sma_is_smu_and_smy_is_kappa(seed, M, d):
-    """001 §2.2: no off-diagonal S ≥ θ ⇒ I = r and E = n1n2/d exactly: the Monte-Carlo
-    draws find no similar pair, so h = 0 and the values equal SMU and kappa exactly.
-
-    SMA-* (max √(n1n2)) then equal SMU; SMY (max (n1+n2)/2) equals Cohen's kappa.
-    """
+def test_without_similar_features_sma_and_smy_are_smu(seed, M, d):
+    """001 §2.2, SPEC §2a (stabm's fallback): no off-diagonal S ≥ θ ⇒ I = r and
+    E = n1n2/d exactly, and SMY's maximum becomes √(n1n2): every corrected measure equals
+    SMU, with the Monte-Carlo expectation too — the draws read the array whole anyway,
+    so that nothing is similar is known at no extra cost."""
     rng = np.random.default_rng(seed)
     Z = _runs(rng, M, d)
     S = _symmetric(rng.uniform(0, 0.89, size=(d, d)))
-    unadjusted, kappa = _value("unadjusted", Z), _value("kappa", Z)
-    for name in ["sma_count", "sma_mean", "sma_greedy", "sma_mbm"]:
+    unadjusted = _value("unadjusted", Z)
+    for name in CORRECTED:
         assert _value(name, Z, S, n_samples=500) == pytest.approx(unadjusted, abs=1e-15,
                                                                   nan_ok=True)
-    assert _value("yu", Z, S, n_samples=500) == pytest.approx(kappa, abs=1e-15, nan_ok=True)
+
+
+def _unrelated_data(d, seed):
+    """200 examples of d independent features: every |Pearson| far below 0.9."""
+    X = np.random.default_rng(seed).normal(size=(200, d))
+    S = pearson_similarity(X)
+    assert S[~np.eye(d, dtype=bool)].max() < 0.5
+    return X, S
+
+
+@pytest.mark.parametrize("kind", ["array", "SimilarityMatrix", "FeatureSimilarity"])
+@pytest.mark.parametrize("d, sizes", [(3, [1, 2, 2]), (5, [2, 3, 4, 1]), (6, [5, 2, 3, 6]),
+                                      (7, [3, 3, 5, 2, 6])])
+def test_monte_carlo_yu_is_exact_yu_and_smu_without_similar_features(kind, d, sizes):
+    """stabm: SMY of runs among features none of which is similar to another is SMU.
+    With the default Monte-Carlo expectation at small d — an array, a SimilarityMatrix,
+    or a fresh FeatureSimilarity whose d(d − 1)/2 pairs are fewer than the draws read —
+    it equals ``expectation="exact"`` and the brute-force enumeration of the reference."""
+    X, S = _unrelated_data(d, seed=d)
+    rng = np.random.default_rng(len(sizes))
+    Z = _as_z([rng.choice(d, k, replace=False) for k in sizes], d)
+
+    def similarity():
+        return {"array": S, "SimilarityMatrix": SimilarityMatrix(S),
+                "FeatureSimilarity": FeatureSimilarity(X, "pearson")}[kind]
+
+    monte_carlo = _value("yu", Z, similarity())
+    assert monte_carlo == pytest.approx(ref.unadjusted(Z), abs=1e-12)
+    assert monte_carlo == pytest.approx(ref.MEASURES["yu"](Z, S), abs=1e-12)
+    assert monte_carlo == pytest.approx(_value("yu", Z, similarity(), expectation="exact"),
+                                        abs=1e-15)
+    assert monte_carlo != pytest.approx(_value("kappa", Z))
+
+
+@pytest.mark.parametrize(("n_samples", "read_whole"), [(21, False), (22, True)])
+def test_monte_carlo_yu_reads_the_whole_space_only_when_no_dearer_than_its_draws(
+        n_samples, read_whole):
+    """A fresh FeatureSimilarity of d = 40 features (780 pairs), none similar, runs of at
+    most 6: the draws read N · 6 · 6 pairs. With N = 22 (792 ≥ 780) the pass over all
+    pairs runs and SMY is SMU, as stabm; with N = 21 (756 < 780) it does not, and SMY is
+    Cohen's kappa (maximum (n1 + n2)/2), as documented — also after ``similar_features``
+    has run on that similarity: a value never depends on what ran before."""
+    d = 40
+    X, _ = _unrelated_data(d, seed=1)
+    rng = np.random.default_rng(2)
+    Z = _as_z([rng.choice(d, k, replace=False) for k in (6, 6, 4, 5)], d)
+    similarity = FeatureSimilarity(X, "pearson")
+    smu, kappa = _value("unadjusted", Z), _value("kappa", Z)
+    assert smu != pytest.approx(kappa)
+    first = _value("yu", Z, similarity, n_samples=n_samples)
+    assert first == pytest.approx(smu if read_whole else kappa, abs=1e-15)
+    assert similarity.similar_features(0.9).size == 0
+    assert _value("yu", Z, similarity, n_samples=n_samples) == first
 
 
 # --------------------------------------------------------------- Monte-Carlo seeding

@@ -10,10 +10,12 @@ from scipy import stats
 from sklearn.metrics import normalized_mutual_info_score
 
 from paretostab._errors import InvalidInputError, UnknownNameError
-from paretostab._similarity import (
+from paretostab._similarity import (  # _discretise: the bins NMI is computed from
     SUM_BLOCK,
     FeatureSimilarity,
     SimilarityMatrix,
+    _discretise,
+    affordable_similar_features,
     as_similarity,
     nmi_similarity,
     offdiagonal_peaks,
@@ -249,3 +251,88 @@ def test_similar_features_are_those_with_a_similar_other_feature(seed, d, thresh
     expected = [f for f in range(d) if any(S[f, g] >= threshold for g in range(d) if g != f)]
     assert SimilarityMatrix(S).similar_features(threshold).tolist() == expected
     assert offdiagonal_peaks(SimilarityMatrix(S)).tolist() == _peaks(S).tolist()
+
+
+class _BlocksOnly:
+    """A similarity that only reads blocks (no peaks, no pass of its own)."""
+
+    n_features = 4
+
+    def block(self, rows, cols):
+        return np.ones((len(rows), rows.shape[1], cols.shape[1]))
+
+
+def test_similar_features_are_affordable_when_known_or_no_dearer_than_the_reads(data):
+    """Known at no cost from a matrix or an array, whatever is read; a FeatureSimilarity
+    runs its pass over the d(d − 1)/2 = 66 pairs only when the caller reads at least as
+    many — also after a pass ran (the answer never depends on what ran before); a
+    similarity that only reads blocks never tells."""
+    d = data.shape[1]
+    full = pearson_similarity(data)
+    expected = np.flatnonzero(_peaks(full) >= 0.9)
+    assert expected.size
+    for known in (SimilarityMatrix(full), as_similarity(full, d)):
+        assert np.array_equal(affordable_similar_features(known, 0.9, read=0), expected)
+    source = FeatureSimilarity(data, "pearson")
+    assert affordable_similar_features(source, 0.9, read=d * (d - 1) // 2 - 1) is None
+    assert affordable_similar_features(source, 0.9, read=0) is None
+    assert np.array_equal(affordable_similar_features(source, 0.9, read=d * (d - 1) // 2),
+                          expected)
+    assert affordable_similar_features(source, 0.9, read=0) is None
+    assert affordable_similar_features(_BlocksOnly(), 0.9, read=10**9) is None
+
+
+def _nmi_elementwise(codes_a, codes_b, n_bins):
+    """NMI as first written: joint counts by einsum, p log p by a logarithm per count."""
+    n = codes_a.shape[0]
+    onehot_a = (codes_a[:, :, None] == np.arange(n_bins)).astype(np.float64)
+    onehot_b = (codes_b[:, :, None] == np.arange(n_bins)).astype(np.float64)
+
+    def entropy(counts, axis):
+        p = counts / n
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return -np.sum(np.where(p > 0, p * np.log(p), 0.0), axis=axis)
+
+    joint = np.einsum("nab,ncd->acbd", onehot_a, onehot_b)
+    h_a, h_b = entropy(onehot_a.sum(axis=0), 1), entropy(onehot_b.sum(axis=0), 1)
+    h_joint = entropy(joint.reshape(joint.shape[0], joint.shape[1], -1), 2)
+    mutual, mean_h = h_a[:, None] + h_b[None, :] - h_joint, (h_a[:, None] + h_b[None, :]) / 2
+    return np.clip(np.divide(mutual, mean_h, out=np.zeros_like(mutual), where=mean_h > 0), 0, 1)
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(2, 300), n_bins=st.integers(2, 9),
+       d=st.integers(1, 30))
+def test_nmi_from_a_product_and_a_table_is_the_elementwise_nmi_bit_for_bit(seed, n, n_bins,
+                                                                           d):
+    """The joint counts as one BLAS product and p log p read from a table of the n + 1
+    counts give the very values of the einsum and a logarithm per count: a similarity
+    computed before and after the pass was made cheaper is the same number."""
+    rng = np.random.default_rng(seed)
+    X = np.round(rng.normal(size=(n, d)), int(rng.integers(0, 3)))  # ties too
+    X[:, 0] = 1.0  # a constant feature
+    source = FeatureSimilarity(X, "nmi", n_bins=n_bins)
+    S = source.submatrix(np.arange(d))
+    reference = _nmi_elementwise(*(2 * [_discretise(X, n_bins)]), n_bins)
+    np.fill_diagonal(reference, 1.0)
+    assert np.array_equal(S, reference)
+    assert np.array_equal(nmi_similarity(X, n_bins=n_bins), np.maximum(reference, reference.T))
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), d=st.integers(1, 40), n=st.integers(3, 40),
+       method=st.sampled_from(["pearson", "spearman"]))
+def test_correlation_peaks_are_the_largest_other_similarity(seed, d, n, method):
+    """The pass of |Pearson| and |Spearman| (products of the standardised rows, |·|, the
+    diagonal left out, clipped to 1) equals the largest off-diagonal entry of the full
+    matrix: −∞ for one feature, 0 for a constant one, 1 for a copy."""
+    rng = np.random.default_rng(seed)
+    X = np.round(rng.normal(size=(n, d)), 1)
+    if d >= 3:
+        X[:, 1], X[:, 2] = X[:, 0], 5.0
+    full = {"pearson": pearson_similarity, "spearman": spearman_similarity}[method](X)
+    peaks = offdiagonal_peaks(FeatureSimilarity(X, method))
+    np.testing.assert_allclose(peaks, _peaks(full), rtol=0, atol=1e-12)
+    assert peaks.max(initial=-np.inf) <= 1.0
+    if d >= 3:
+        assert peaks[0] == pytest.approx(1.0, abs=1e-12) and peaks[2] == 0.0

@@ -1,5 +1,5 @@
-"""The tolerances of the front, of the confidence regions and of φ_S's normaliser, on both
-sides of each (those of φ_pears and φ_iw are in tests/test_weighted.py).
+"""The tolerances of the front, of the confidence regions, of φ_S's normaliser and of the
+corrected adjusted measures' max − E, on both sides of each (those of φ_pears and φ_iw are in tests/test_weighted.py).
 
 Each tolerance is the rounding error of the computation it guards, relative to the
 quantities compared (issue 37); a case just inside it is treated as equal, a case just
@@ -200,6 +200,49 @@ def test_phi_s_is_undefined_within_rounding_of_a_zero_normaliser_and_exact_beyon
         bound = rounding * (1 + abs(float(exact))) / (float(denominator) - rounding)
         assert stability("sechidis", runs, similarity=C) == pytest.approx(float(exact),
                                                                            abs=bound)
+
+
+@pytest.mark.parametrize("expectation", ["exact", "monte_carlo"])
+@settings(max_examples=150, deadline=None)
+@given(lowered=st.integers(0, 40).flatmap(lambda e: st.integers(0, 2**e)))
+def test_a_corrected_score_is_undefined_within_rounding_of_max_equal_e_and_exact_beyond(
+        expectation, lowered):
+    """Six features all similar at s = 1 − ``lowered``·2⁻⁵³ and runs {0, 1}, {1, 2}:
+    SMA-Mean's I = r + s(2 − r) is linear in r, so E = 2s + (1 − s)·4/6 on both paths
+    (the regression estimator is exact for I linear in r) and max − E = (4/3)(1 − s).
+    Within an eighth of the derived rounding R the pair is undefined; beyond 2R it equals
+    (I − E)/(max − E) of exact arithmetic within R(2 + |score|)/(gap − R). R is computed
+    apart: exact path γ_{P+K+a+b+10}(ab/d + 5b), P = C(6, 2)², K = 1; Monte-Carlo
+    γ_{N+a+b+16}(2b + ab/d + h̄ + c(r̄ + ab/d)), here between γ·2b (every other term ≥ 0)
+    and its value at h̄, r̄ ≤ 2 and c ≤ 2N²a²/(N − 1) (c's numerator is at most 2N²a², its
+    denominator, Σ_{i<j} (r_i − r_j)², at least N − 1 unless every r is the same). The old
+    cut, 1e-9 · max, left scores undefined for gaps thousands of times R (7 000 R on the
+    exact path here)."""
+    from paretostab import StabilityWarning, stability
+
+    d, a, n = 6, 2, 50
+    s = 1 - lowered * U
+    C = np.full((d, d), s)
+    np.fill_diagonal(C, 1.0)
+    fs = Fraction(s)
+    expected = 2 * fs + (1 - fs) * Fraction(4, d)
+    gap = 2 - expected
+    if expectation == "exact":
+        low = high = gamma_n(15**2 + 1 + 2 * a + 10) * (4 / d + 5 * a)
+    else:
+        g = gamma_n(n + 2 * a + 16)
+        c = 2 * n * n * a * a / (n - 1)
+        low, high = g * 2 * a, g * (2 * a + 4 / d + a + c * (a + 4 / d))
+    runs = np.array([[1, 1, 0, 0, 0, 0], [0, 1, 1, 0, 0, 0]], dtype=bool)
+    options = {"similarity": C, "expectation": expectation, "n_samples": n}
+    if gap <= low / 8:
+        with pytest.warns(StabilityWarning, match=r"max = E"):
+            assert np.isnan(stability("sma_mean", runs, **options))
+    elif gap >= 2 * high:
+        exact = (1 + fs - expected) / gap  # r = 1: I = 1 + s
+        bound = float(high) * (2 + abs(float(exact))) / (float(gap) - float(high))
+        assert stability("sma_mean", runs, **options) == pytest.approx(float(exact),
+                                                                         abs=bound)
 
 
 @pytest.mark.parametrize(("factor", "accepted"), [(1 + 0.5e-6, True), (1 - 0.5e-6, True),

@@ -43,8 +43,9 @@ from scipy import sparse
 from scipy.sparse.csgraph import maximum_bipartite_matching
 
 from paretostab._errors import InvalidInputError
-from paretostab._rounding import gamma_n
-from paretostab._similarity import offdiagonal_sum
+from paretostab._rounding import gamma_n, regression_rounding
+from paretostab._similarity import affordable_similar_features, offdiagonal_sum
+from paretostab._validation import Interval
 from paretostab.measures._exact import exact_expectations
 from paretostab.measures._inputs import PairScores, UndefinedMeasure, pair_counts, pair_index
 from paretostab.measures._registry import SimilarityView, register
@@ -53,6 +54,7 @@ __all__ = ["EXPECTATIONS", "pogr", "sechidis", "unadjusted", "zucknick"]
 
 #: Similarity entries held at once by one batch of pairs of sets (bounds the memory).
 _BATCH = 2**21
+_N_SAMPLES = Interval("integer", 1, why=" (Monte-Carlo replicates)")
 EXPECTATIONS = ("monte_carlo", "exact")
 
 _CORRECTED_OPTIONS = """\
@@ -101,17 +103,25 @@ sd(I − β r)/√N ≤ min(sd(h), sd(I))/√N ≤ √(max · (E − n1 n2/d) / 
 whatever d. A pair's score moves by about |max − I| · SE / (max − E)² with it; an
 estimate above max is max (the score is then undefined). Ê is exact when no similar pair
 is drawn — in particular when no off-diagonal similarity reaches ``threshold``: h = 0 and
-``E = n1 n2 / d`` (001 §2.2: SMA equals SMU; SMY becomes Cohen's ``kappa``, whose maximum
-is (n1 + n2)/2, where stabm and ``"exact"`` give SMU: telling needs every pair of features
-read) — and when every drawn pair of sets has the same I (every feature similar to every
-other: E = I). The similarities of the sampled features are computed on demand,
+``E = n1 n2 / d`` (001 §2.2: SMA equals SMU) — and when every drawn pair of sets has the
+same I (every feature similar to every other: E = I). With no similar feature at all,
+stabm and ``"exact"`` make SMY SMU as well (maximum √(n1 n2), not (n1 + n2)/2); so does
+the Monte-Carlo path wherever that is known without reading more pairs of features than
+its draws read (N · max n1 · max n2): for a ``SimilarityMatrix`` or an array, and for a
+``FeatureSimilarity`` with d(d − 1)/2 ≤ N · max n1 · max n2, which runs that pass (d ≤
+7 071 for the default N and runs of 50). Above that, for a ``FeatureSimilarity``, SMY is
+Cohen's ``kappa`` where nothing is similar (telling needs every pair of features read),
+even after ``similar_features`` ran on it: a value never depends on what ran before. The
+similarities of the sampled features are computed on demand,
 O(N · max n1 · max n2 · n) for a ``FeatureSimilarity`` on n examples for all size pairs
 at once, never over the d² pairs of features; only the drawn pairs of sets whose cross
 block holds a similar pair are scored.
 
-A pair's score is undefined (NaN) when ``max = E``: a run selected no feature (for SMY:
-both runs), both selected all d features, or every random pair of sets of these sizes
-reaches the maximum.
+A pair's score is undefined (NaN) when ``max = E`` — up to R, the rounding of the
+computed max − E derived from each path's operations (Higham 2002; R ≈ (N + a + b)·u
+times the sizes for Monte-Carlo, :func:`paretostab._rounding.regression_rounding`): a run
+selected no feature (for SMY: both runs), both selected all d features, or every random
+pair of sets of these sizes reaches the maximum.
 """
 
 
@@ -137,18 +147,6 @@ def _check_threshold(threshold: object, *, none_ok: bool = False) -> float | Non
         f"threshold must be {allowed} (features with similarity >= threshold count as "
         f"similar); got {threshold!r}."
     )
-
-
-def _check_n_samples(n_samples: object) -> int:
-    if (
-        isinstance(n_samples, bool)
-        or not isinstance(n_samples, int | np.integer)
-        or n_samples < 1
-    ):
-        raise InvalidInputError(
-            f"n_samples must be an integer >= 1 (Monte-Carlo replicates); got {n_samples!r}."
-        )
-    return int(n_samples)
 
 
 def _check_expectation(expectation: object) -> str:
@@ -369,8 +367,9 @@ def _excesses(f: np.ndarray, g: np.ndarray, sim: np.ndarray, same: np.ndarray,
 
 def _sampled_expectations(sizes: np.ndarray, similarity: SimilarityView, statistic: Statistic,
                           threshold: float, *, n_samples: int,
-                          seed: np.random.SeedSequence) -> np.ndarray:
-    """Monte-Carlo E[I] for every size pair (a, b), 0 < a ≤ b, of ``sizes``.
+                          seed: np.random.SeedSequence) -> tuple[np.ndarray, np.ndarray]:
+    """Monte-Carlo E[I] for every size pair (a, b), 0 < a ≤ b, of ``sizes``, and the
+    rounding R of the gap max − E (below).
 
     Replicate t draws two random sequences of distinct features, x_t and y_t (two streams
     of ``seed``, :func:`_random_sequences`); for sizes (a, b) the sets are x_t[:a] and
@@ -387,6 +386,8 @@ def _sampled_expectations(sizes: np.ndarray, similarity: SimilarityView, statist
     i.e. Ī − β̂ (r̄ − ab/d) with β̂ = 1 + γ̂. It is ab/d exactly when no similar pair is drawn
     (h = 0), and Ī when every draw has the same I; its variance, var(I − β r)/N, is at most
     that of Ī and of ab/d + h̄.
+
+    R is :func:`~paretostab._rounding.regression_rounding`.
     """
     d, n = similarity.n_features, n_samples
     first = _random_sequences(_stream(seed, 0), d, n, int(sizes[:, 0].max()))
@@ -404,13 +405,16 @@ def _sampled_expectations(sizes: np.ndarray, similarity: SimilarityView, statist
     cov = (n * sum_hr - sum_h * sum_r) / (n * n)
     gamma = np.divide(cov, var_r, out=np.zeros(len(sizes)), where=var_r > 0)
     expected_r = sizes[:, 0] * sizes[:, 1] / d
-    return expected_r + sum_h / n - gamma * (sum_r / n - expected_r)
+    return (expected_r + sum_h / n - gamma * (sum_r / n - expected_r),
+            regression_rounding(n, sizes, d, sums))
 
 
 def _expectations(n1: np.ndarray, n2: np.ndarray, similarity: SimilarityView,
                   statistic: Statistic, threshold: float, *, n_samples: int,
-                  seed: np.random.SeedSequence, similar: np.ndarray | None) -> np.ndarray:
-    """Expected ``statistic`` of two random sets of sizes (n1, n2), for every pair of runs.
+                  seed: np.random.SeedSequence, similar: np.ndarray | None
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """Expected ``statistic`` of two random sets of sizes (n1, n2), and the rounding of
+    max − E where it is exactly 0, for every pair of runs.
 
     Computed once per unordered size pair; every statistic is symmetric in (F, G), so the
     smaller set comes first. Exact when ``similar`` (the similar features) is given
@@ -421,7 +425,7 @@ def _expectations(n1: np.ndarray, n2: np.ndarray, similarity: SimilarityView,
         np.stack([np.minimum(n1, n2), np.maximum(n1, n2)], axis=1).astype(int),
         axis=0, return_inverse=True,
     )
-    values = np.zeros(len(sizes))
+    values, rounding = np.zeros((2, len(sizes)))
     real = sizes[:, 0] > 0  # an empty set shares nothing: the statistic is 0
 
     def excess(f: np.ndarray, g: np.ndarray) -> np.ndarray:
@@ -429,12 +433,12 @@ def _expectations(n1: np.ndarray, n2: np.ndarray, similarity: SimilarityView,
         return statistic(blocks, threshold) - blocks.common
 
     if similar is not None:
-        values[real] = exact_expectations(sizes[real], similarity.n_features, similar, excess,
-                                          batch=_BATCH)
+        values[real], rounding[real] = exact_expectations(
+            sizes[real], similarity.n_features, similar, excess, batch=_BATCH)
     elif real.any():
-        values[real] = _sampled_expectations(sizes[real], similarity, statistic, threshold,
-                                             n_samples=n_samples, seed=seed)
-    return values[inverse.ravel()]
+        values[real], rounding[real] = _sampled_expectations(
+            sizes[real], similarity, statistic, threshold, n_samples=n_samples, seed=seed)
+    return values[inverse.ravel()], rounding[inverse.ravel()]
 
 
 def _ratio(num: np.ndarray, den: np.ndarray, cause: str) -> PairScores:
@@ -530,21 +534,29 @@ def _corrected(Z: np.ndarray, similarity: SimilarityView, statistic: Statistic,
                empty: str = "a run selected no feature") -> PairScores:
     """Pair scores (I − E)/(max − E) of a corrected adjusted measure (SPEC §2a)."""
     threshold = _check_threshold(threshold)
-    n_samples = _check_n_samples(n_samples)
+    n_samples = _N_SAMPLES.integer("n_samples", n_samples)
     expectation = _check_expectation(expectation)
     seed = _seed_sequence(random_state)
     n1, n2, _ = pair_counts(Z)
     observed = _pair_statistic(Z, similarity, statistic, threshold)
-    similar = similarity.similar_features(threshold) if expectation == "exact" else None
+    similar: np.ndarray | None = None
+    if expectation == "exact":
+        similar = similarity.similar_features(threshold)
+    else:  # the draws read N blocks of max a × max b similarities, pairs 0 < a ≤ b
+        small, large = np.minimum(n1, n2), np.maximum(n1, n2)
+        drawn = n_samples * int(small.max(initial=0) * large[small > 0].max(initial=0))
+        similar = affordable_similar_features(similarity.source, threshold, read=drawn)
+        similar = None if similar is None or similar.size else similar
     if similar is not None and not similar.size:  # stabm: the plain intersection, SMU
         maximum, empty = _geometric_mean, "a run selected no feature"
     top = maximum(n1, n2)
     # E ≤ max; an estimate beyond it (possible near saturation) is max, and a gap within
-    # rounding of max is none: the score is then undefined, not a ratio of rounding errors
-    expected = np.minimum(top, _expectations(n1, n2, similarity, statistic, threshold,
-                                             n_samples=n_samples, seed=seed,
-                                             similar=similar))
-    gap = np.where(top - expected > 1e-9 * top, top - expected, 0.0)
+    # the rounding of its computation (derived with E's) is none: the score is then
+    # undefined, not a ratio of rounding errors
+    expected, rounding = _expectations(n1, n2, similarity, statistic, threshold,
+                                       n_samples=n_samples, seed=seed, similar=similar)
+    expected = np.minimum(top, expected)
+    gap = np.where(top - expected > rounding, top - expected, 0.0)
     return _ratio(observed - expected, gap,
                   f"{empty}, or both selected all features, or random sets of their sizes "
                   "always reach the maximum (max = E)")
@@ -600,7 +612,7 @@ def sechidis(Z: np.ndarray, *, similarity: SimilarityView, threshold: float | No
         Seed of the sampled feature pairs.
     """
     threshold = _check_threshold(threshold, none_ok=True)
-    n_samples = _check_n_samples(n_samples)
+    n_samples = _N_SAMPLES.integer("n_samples", n_samples)
     seed = _seed_sequence(random_state)
     M, d = Z.shape
     k = Z.sum(axis=1).astype(float)

@@ -26,6 +26,7 @@ from itertools import combinations, islice
 import numpy as np
 
 from paretostab._errors import InvalidInputError
+from paretostab._rounding import gamma_n
 
 __all__ = ["EXACT_LIMIT", "exact_expectations", "subset_pairs"]
 
@@ -71,10 +72,20 @@ def _mean_excess(similar: np.ndarray, x: int, y: int, excess: Excess, batch: int
 
 
 def exact_expectations(sizes: np.ndarray, d: int, similar: np.ndarray, excess: Excess, *,
-                       batch: int) -> np.ndarray:
+                       batch: int) -> tuple[np.ndarray, np.ndarray]:
     """E[I] of two uniform random sets of sizes (a, b), for every row (a, b), 0 < a ≤ b,
     of ``sizes``: ab/d plus the hypergeometric mixture of the mean excesses over the
-    subsets of the similar features (module docstring).
+    subsets of the similar features (module docstring); and R, the rounding of the gap
+    max − E of the corrected measures where its exact value is 0.
+
+    R follows Higham 2002 (Lemma 3.1 and eq. 3.5, as :mod:`paretostab._rounding`). Every
+    statistic is at most its maximum max ≤ b, so each h = I − |F ∩ G| is off by at most
+    γ_{a+b+2} · 2b (a + b roundings in SMA-Mean's sums of means, two for adding and taking
+    |F ∩ G|; the other statistics' half-integers are exact); the mean over the P pairs of
+    subsets of sizes (x, y) by γ_{P+a+b+3} · 2b; the weights, C(·)/C(·) divisions of
+    integers, by u. Summing the K terms w·mean (Σw ≤ 1) with ab/d, and the gap:
+
+        R = γ_{P_max+K+a+b+10} · (ab/d + 5b),   P_max the largest P of the size pair.
 
     Parameters
     ----------
@@ -88,6 +99,11 @@ def exact_expectations(sizes: np.ndarray, d: int, similar: np.ndarray, excess: E
         h = I − |F ∩ G| of a batch of pairs of feature sets (:data:`Excess`).
     batch : int
         About how many similarity entries one call of ``excess`` may hold.
+
+    Returns
+    -------
+    values, rounding : float arrays (S,)
+        E[I] and R of every size pair.
 
     Raises
     ------
@@ -103,13 +119,15 @@ def exact_expectations(sizes: np.ndarray, d: int, similar: np.ndarray, excess: E
             f"sizes), above the limit of {EXACT_LIMIT:,}; use expectation='monte_carlo' "
             "(with n_samples=) instead."
         )
-    values = np.empty(len(sizes))
+    values, rounding = np.empty(len(sizes)), np.empty(len(sizes))
     for s, (a, b) in enumerate(sizes.tolist()):
-        value = a * b / d
+        value, terms, most = a * b / d, 0, 0
         for x in _overlap_sizes(a, d, v):
             for y in _overlap_sizes(b, d, v):
                 weight = (math.comb(v, x) * math.comb(d - v, a - x) * math.comb(v, y)
                           * math.comb(d - v, b - y)) / (math.comb(d, a) * math.comb(d, b))
                 value += weight * _mean_excess(similar, x, y, excess, batch)
+                terms, most = terms + 1, max(most, math.comb(v, x) * math.comb(v, y))
         values[s] = value
-    return values
+        rounding[s] = gamma_n(most + terms + a + b + 10) * (a * b / d + 5 * b)
+    return values, rounding
