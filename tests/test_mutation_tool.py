@@ -142,13 +142,18 @@ def test_every_equivalents_entry_names_a_mutant_of_the_code_as_it_is(mutation):
     assert all(len(entry["reason"].split()) >= 8 for entry in equivalents.values())
 
 
-def test_an_equivalents_entry_says_on_which_numpy_and_pot_it_was_checked(mutation):
+def test_every_equivalents_entry_has_a_reason_and_says_on_which_numpy_and_pot_it_was_checked(
+        mutation):
     """An equivalence can hold on one release only (msi's reshape of np.unique's inverse is
-    a no-op but on NumPy 2.0.0): ``checked`` names the versions the mutant survived on, as
-    the tool prints those installed."""
+    a no-op but on NumPy 2.0.0): every entry says why it is equivalent and, in
+    ``checked``, the versions it survived on, as the tool prints those installed (issue
+    37: an entry without them is a claim nobody ran on a known release)."""
     one = r"numpy \d+\.\d+\.\d+\S*, POT \d+\.\d+\.\d+\S*"
     checked = re.compile(rf"{one}(; {one})*")  # one pair of versions or several
     entries = mutation.read_equivalents(mutation.EQUIVALENTS).values()
-    assert [e["line"] for e in entries if "checked" in e
-            and not checked.fullmatch(e["checked"])] == []
+    assert entries
+    assert [e["line"] for e in entries if not isinstance(e.get("checked"), str)
+            or not checked.fullmatch(e["checked"])] == []
+    assert [e["line"] for e in entries if not isinstance(e.get("reason"), str)
+            or not e["reason"].strip()] == []
     assert re.fullmatch(one, mutation.versions())
