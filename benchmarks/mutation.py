@@ -366,8 +366,7 @@ def read_equivalents(path):
     path : Path
         A TOML file of ``[[mutant]]`` tables with ``file``, ``line``, ``operator``,
         ``original``, ``replacement``, ``reason``, ``checked`` (the NumPy and POT
-        versions it was seen to survive on; absent on the entries listed before they were
-        recorded) and optionally ``nth`` (default 1).
+        versions it was seen to survive on) and optionally ``nth`` (default 1).
 
     Returns
     -------
