@@ -20,7 +20,8 @@ that does not compile is not counted.
 For a seeded sample of each module's sites, the mutated module is written over the
 original in a temporary copy of the repository (one copy per ``--jobs`` worker; the
 working tree is never touched), the tests that exercise the mutated line run there
-(``pytest -x``; killed = they fail or time out) and the original is written back.
+(``pytest -x``; killed = they fail or time out: five times what they took unmutated,
+plus 30 s) and the original is written back.
 
 Which tests exercise a line is measured, not guessed (issue 37: each module against every
 test that exercises it, affordable for modules whose tests run tune end to end): before
@@ -438,11 +439,22 @@ class Exercised:
         context too (at import or in a subprocess).
     source : str
         The module's source, unmutated.
+    seconds : dict
+        ``{test node id: seconds}`` of the run under coverage.
     """
 
     everything: list
     by_line: dict
     source: str
+    seconds: dict
+
+    def timeout(self, tests, factor=5.0, start_up=30.0):
+        """Seconds to allow one run of ``tests`` (a list of pytest arguments): ``factor``
+        times what they took under coverage, plus ``start_up`` (a mutant caught in a loop
+        is killed by this, at a cost in proportion to the tests it runs)."""
+        if tests is self.everything:
+            return factor * sum(self.seconds.values()) + start_up
+        return factor * sum(self.seconds.get(t, 0.0) for t in tests) + start_up
 
     def tests_for(self, mutant):
         """Return the runs of pytest that judge ``mutant``, each a list of arguments, run
@@ -475,8 +487,10 @@ def exercised(copy, module, arguments, scratch, jobs, log):
     data_file = Path(scratch) / f"coverage-{module.replace('/', '-')}"
     config.write_text(f"[run]\ninclude = {target}\nparallel = true\n"
                       f"patch = subprocess\ndata_file = {data_file}\n", encoding="utf-8")
+    junit = Path(scratch) / f"junit-{module.replace('/', '-')}.xml"
     outcome = run_tests(copy, ["-n", str(max(1, jobs)), "--cov", "--cov-context=test",
-                               "--cov-report=", f"--cov-config={config}", *arguments],
+                               "--cov-report=", f"--cov-config={config}",
+                               f"--junitxml={junit}", *arguments],
                         timeout=None, log=log, stop_first=False)
     if outcome != "passed":
         return outcome, None
@@ -486,7 +500,27 @@ def exercised(copy, module, arguments, scratch, jobs, log):
     for line, contexts in data.contexts_by_lineno(str(target)).items():
         # pytest-cov names a context "node id|setup", "|run" or "|teardown"
         by_line[line] = {c.rpartition("|")[0] if "|" in c else c for c in contexts}
-    return outcome, Exercised(list(arguments), by_line, target.read_text(encoding="utf-8"))
+    return outcome, Exercised(list(arguments), by_line, target.read_text(encoding="utf-8"),
+                              test_seconds(junit, copy))
+
+
+def test_seconds(junit, copy):
+    """Return ``{node id: seconds}`` from a JUnit XML report of pytest run in ``copy``
+    (it names a test by its dotted module and classes, ``classname``, and ``name``)."""
+    import xml.etree.ElementTree as ElementTree
+
+    seconds = {}
+    for case in ElementTree.parse(junit).iter("testcase"):
+        parts = case.get("classname", "").split(".")
+        # the longest prefix of the dotted name that is a file is the module; the rest
+        # are classes
+        for cut in range(len(parts), 0, -1):
+            if (copy / Path(*parts[:cut])).with_suffix(".py").is_file():
+                path = "/".join(parts[:cut]) + ".py"
+                node = "::".join([path, *parts[cut:], case.get("name", "")])
+                seconds[node] = seconds.get(node, 0.0) + float(case.get("time", 0.0))
+                break
+    return seconds
 
 
 def run_tests(copy, tests, timeout, log=None, stop_first=True):
@@ -524,7 +558,8 @@ def parse_args(argv=None):
                         help="mutants drawn per module; 0 runs them all (default: 40)")
     parser.add_argument("--seed", type=int, default=0, help="the sample's seed (default: 0)")
     parser.add_argument("--timeout", type=float, default=None,
-                        help="seconds per mutant (default: 3 x the unmutated run + 10)")
+                        help="seconds per run of tests (default: 5 x what those tests took "
+                             "under coverage, unmutated, + 30)")
     parser.add_argument("--jobs", type=int, default=1,
                         help="mutants run at once, each in its own copy (default: 1)")
     parser.add_argument("--out", type=Path, help="write the results here as JSON")
@@ -620,10 +655,9 @@ def main(argv=None):
             original = target.read_text(encoding="utf-8")
             try:
                 target.write_text(source, encoding="utf-8")
-                # the baseline ran every test under coverage on --jobs processes
-                timeout = args.timeout or 3 * max(1, args.jobs) * baseline[module][1] + 10
                 for tests in runs:
-                    outcome = run_tests(copy, tests, timeout)
+                    outcome = run_tests(copy, tests,
+                                        args.timeout or reach[module].timeout(tests))
                     if outcome != "passed":
                         break
                 # as it goes, on stderr: a long run stopped part way still tells what it did

@@ -67,7 +67,8 @@ def test_a_mutant_is_judged_by_the_tests_that_ran_its_statement(mutation, tmp_pa
     mutants = mutation.mutants_of(path, "small.py")
     everything = ["tests/test_small.py"]
     exercised = mutation.Exercised(everything, {7: {"t::one"}, 8: {"t::two"},
-                                                9: {"", "t::three"}}, source)
+                                                9: {"", "t::three"}}, source,
+                                   {"t::one": 1.0, "t::two": 2.0, "t::three": 4.0})
     assert exercised.tests_for(_mutant_at(mutants, 8, "*")) == [["t::one", "t::two"]]
     assert exercised.tests_for(_mutant_at(mutants, 9, "<=")) == [["t::three"], everything]
     assert exercised.tests_for(_mutant_at(mutants, 10, "min")) == []
@@ -76,6 +77,9 @@ def test_a_mutant_is_judged_by_the_tests_that_ran_its_statement(mutation, tmp_pa
     assert list(mutation.statement_lines(tree, 7, 12)) == [7, 8]
     assert list(mutation.statement_lines(tree, 9, 7)) == [9]  # the if's header only
     assert mutation.statement_lines(tree, 5, 20) is None
+    # a run may take five times what its tests took unmutated, plus 30 s
+    assert exercised.timeout(["t::one", "t::two"]) == 5 * 3.0 + 30
+    assert exercised.timeout(everything) == 5 * 7.0 + 30
 
 
 @pytest.mark.slow
@@ -101,6 +105,8 @@ def test_coverage_names_the_tests_that_ran_each_line_and_marks_a_subprocess(muta
     assert outcome == "passed", (tmp_path / "log").read_text(encoding="utf-8")
     assert exercised.by_line[2] == {"tests/test_small.py::test_inside"}
     assert exercised.by_line[6] == {""}
+    assert set(exercised.seconds) == {"tests/test_small.py::test_inside",
+                                      "tests/test_small.py::test_outside"}
 
 
 def test_the_mutants_run_are_a_seeded_sample_the_listed_ones_or_those_named(mutation, tmp_path):
