@@ -320,6 +320,16 @@ def test_identical_pictures_differ_by_zero():
     assert map_difference(m, stability_map(scaled, top=5)) == pytest.approx(0.0, abs=1e-12)
 
 
+def test_two_maps_that_select_nothing_are_the_same_picture():
+    """k̄ = 0 in both: no width to compare (not a relative difference of 0/0), no row,
+    no legend number — the same empty picture."""
+    Z = np.zeros((3, 4), dtype=bool)
+    empty = stability_map(make_runset(Z, np.zeros((3, 4))), top=2)
+    again = stability_map(make_runset(Z, np.zeros((3, 4))), top=2, palette=empty.palette)
+    assert empty.mean_selected == again.mean_selected == 0.0
+    assert map_difference(empty, again) == 0.0
+
+
 def test_equal_selections_are_not_enough_nor_necessary():
     Z = np.ones((4, 3), dtype=bool)
     I = np.tile([3.0, 2.0, 1.0], (4, 1))
@@ -453,6 +463,9 @@ def test_selection_overview_by_hand():
     assert selection_overview(runs, top=0).frequency.shape == (0, 3)
     plain = selection_overview([make_runset(first)])
     assert plain.names == ("f0", "f1", "f2") and plain.frequency.shape == (3, 1)
+    # any iterable of RunSets, read once (a generator too)
+    once = selection_overview((r for r in runs), [12, 17, 40])
+    assert once.features.tolist() == ov.features.tolist() and once.runs.tolist() == [4, 4, 2]
 
 
 def test_ties_on_the_mean_go_to_what_every_trial_keeps():
