@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from dataclasses import FrozenInstanceError
 from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from paretostab.evaluation import HeldOutScore
@@ -163,6 +164,7 @@ def test_the_nested_stability_of_two_chosen_selections_and_their_features():
 @pytest.mark.filterwarnings("ignore::paretostab.StabilityWarning")  # φ of k̄ = d: NaN
 @settings(max_examples=40, deadline=None)
 @given(st.lists(st.sets(st.integers(0, len(NAMES) - 1), min_size=1), min_size=1, max_size=4))
+@example(chosen=[{0, 1}])  # one fold tuned: no stability, and no error
 def test_the_nested_frequencies_count_the_chosen_selections(chosen):
     """Every feature some fold's chosen selection holds, by decreasing count and then
     column order, and φ of them by its definition (Nogueira et al. 2018) from 2 folds on
@@ -185,6 +187,17 @@ def test_the_nested_frequencies_count_the_chosen_selections(chosen):
         p = np.array([counts[f] / m for f in range(d)])
         phi = 1 - np.mean(m / (m - 1) * p * (1 - p)) / (k / d * (1 - k / d))
         assert nested.stability["nogueira"] == pytest.approx(phi, abs=1e-12)
+
+
+@pytest.mark.parametrize(("estimate", "table"), [(two_front_trials, "table"),
+                                                 (four_folds, "folds")])
+def test_the_estimates_are_frozen_and_each_is_equal_only_to_itself(estimate, table):
+    """The pages show them as computed; their tables are DataFrames, whose == is element
+    by element, not a truth value, so they compare and hash as themselves."""
+    one, other = estimate(), estimate()
+    with pytest.raises(FrozenInstanceError):
+        setattr(one, table, getattr(other, table))
+    assert one == one and one != other and len({one, other}) == 2
 
 
 # --------------------------------------------------------------------------- progress
