@@ -596,9 +596,7 @@ def map_difference(first: StabilityMap, second: StabilityMap, /) -> float:
                         axis=0, return_inverse=True)
     code = code.ravel()
     a_code, b_code = code[:a_start.size], code[a_start.size:]
-    # the rectangles' ends cut each row into pieces of one colour in both maps; beyond a
-    # row's last end (to 2r + 1) both show nothing, and the piece that crosses the gap to
-    # the next row is not inside a row
+    # pieces of one colour in both maps (beyond a row's last end, to 2r + 1, none in both)
     points = np.unique(np.concatenate([a_start, a_end, b_start, b_end]))
     middle = (points[:-1] + points[1:]) / 2
     length = np.diff(points)
