@@ -141,6 +141,8 @@ def test_special_values_and_edges():
                 {"X": X, "y": y, "n": 1.5}, {"X": X, "y": y, "n": True}):
         with pytest.raises(InvalidInputError):
             feature_color_order(bad["X"], bad["y"], *([bad["n"]] if "n" in bad else []))
+    with pytest.raises(InvalidInputError, match=r"n_samples >= 1; got \(0, 4\) and \(0,\)"):
+        feature_color_order(X[:0], y[:0])  # no example: no F to order by
 
 
 @pytest.mark.filterwarnings("ignore:Features .* are constant", "ignore:invalid value")

@@ -31,6 +31,19 @@ def make_runset(Z, I=None, names=None) -> RunSet:
                   selector="Test", params={}, feature_names=names)
 
 
+def test_a_runset_of_no_run_or_of_one_dimension_is_refused():
+    """The map's rows are the runs: a selection matrix of 0 runs, or not (M, d), is one
+    line naming its shape (not numpy's error from the rows' bounds)."""
+    import re
+    from types import SimpleNamespace
+
+    for Z in (np.zeros((0, 3), dtype=bool), np.ones(3, dtype=bool)):
+        runset = SimpleNamespace(selection_matrix=Z, importance_matrix=Z.astype(float))
+        with pytest.raises(InvalidInputError, match=r"must be \(M, d\) with M >= 1; got "
+                                                    + re.escape(str(Z.shape))):
+            stability_map(runset)
+
+
 def random_runset(seed, M=12, d=30, k=(2, 8), names=None) -> RunSet:
     rng = np.random.default_rng(seed)
     popularity = rng.dirichlet(np.full(d, 0.3))
