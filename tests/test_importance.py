@@ -105,11 +105,41 @@ def test_the_search_bound_and_examples_without_any_flip():
     assert importance.sum() == pytest.approx(2.0)
 
 
-def test_an_example_on_the_boundary_flips_at_the_smallest_change():
+def at_most(limit, predict):
+    """``predict``, failing on its call ``limit + 1``: a search that does not end fails the
+    test instead of hanging it."""
+    calls = []
+
+    def counted(Z):
+        calls.append(len(Z))
+        assert len(calls) <= limit, f"predict called more than {limit} times"
+        return predict(Z)
+
+    return counted
+
+
+@pytest.mark.parametrize("growth", [2.0, 1.5])
+def test_an_example_on_the_boundary_flips_at_the_smallest_change(growth):
+    """x₀ = 0 is on the boundary: any decrease flips it. The probes go down 1, 1/g, 1/g², …
+    and stop at the first below g · min_change: δ is the smallest change probed, in
+    [min_change, g · min_change) — never below min_change (probes 1/2, 1/4, … with g = 1.5
+    would end at 2⁻²⁰ < 10⁻⁶). The longest search is that descent, at most ⌈log_g(10⁶)⌉ + 1
+    probes, one predict call each after the first (the labels of X)."""
     X = np.array([[0.0, 1.0], [1.0, 2.0], [-1.0, 0.5]])
-    delta = flip_distances(lambda Z: Z[:, 0] >= 0, X, scale=np.ones(2), min_change=1e-6)
-    assert 1e-6 <= delta[0, 0] < 2e-6  # x₀ = 0 is on the boundary: any decrease flips it
+    probes = int(np.ceil(np.log(1e6) / np.log(growth))) + 1
+    predict = at_most(1 + probes, lambda Z: Z[:, 0] >= 0)
+    delta = flip_distances(predict, X, scale=np.ones(2), min_change=1e-6, growth=growth)
+    assert 1e-6 <= delta[0, 0] < growth * 1e-6
     assert delta[1, 0] == pytest.approx(1.0, rel=1e-3)
+    assert np.isinf(delta[0, 1])  # feature 1 never flips
+
+
+def test_the_default_probes_double():
+    """Probes at 1, 2, 4, … (growth 2, the default): the one at 2 lands in the flip region
+    1.9 < x₀ < 2.1 and the bisection of [1, 2] finds 1.9 (to rtol 10⁻³, from above)."""
+    delta = flip_distances(lambda Z: (Z[:, 0] > 1.9) & (Z[:, 0] < 2.1), np.zeros((1, 1)),
+                           scale=np.ones(1))
+    assert 1.9 <= delta[0, 0] <= 1.9 * (1 + 1e-3)
 
 
 def test_a_smaller_probe_ratio_finds_a_narrow_flip_region():
@@ -191,6 +221,8 @@ def test_labels_of_any_type_and_inputs_untouched():
         ({"rtol": 1.5}, r"rtol must be a number in \(0, 1\)"),
         ({"max_change": np.inf}, "max_change must be a finite number > 0"),
         ({"min_change": -1.0}, "min_change must be a finite number > 0"),
+        ({"min_change": 0.0}, r"min_change must be a finite number > 0 \(the smallest change probed\); got 0.0"),
+        ({"max_change": 0}, r"max_change must be a finite number > 0 \(the search bound, in units of σ_f\); got 0"),
         ({"min_change": 10.0, "max_change": 5.0}, "min_change must be smaller than max_change; got min_change=10.0 and max_change=5.0"),
         ({"growth": 1.0}, r"growth must be a finite number > 1 \(the ratio between successive probes\); got 1.0"),
         ({"growth": "2"}, "growth must be a finite number > 1"),
@@ -199,6 +231,8 @@ def test_labels_of_any_type_and_inputs_untouched():
     ],
 )
 def test_bad_inputs_raise_specific_errors(kwargs, message):
-    args = {"predict": lambda Z: Z[:, 0] > 0, "X": np.arange(8.0).reshape(4, 2), **kwargs}
+    # x₀ = 0 is on the boundary: a bound let through would search down to it, or forever
+    args = {"predict": at_most(100, lambda Z: Z[:, 0] > 0), "X": np.arange(8.0).reshape(4, 2),
+            **kwargs}
     with pytest.raises(InvalidInputError, match=message):
         decision_flip_importance(args.pop("predict"), args.pop("X"), **args)

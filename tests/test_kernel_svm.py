@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -15,7 +16,8 @@ from sklearn.utils import shuffle
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from paretostab import InvalidInputError
-from paretostab._importance import _BLOCK_ELEMENTS, kernel_svm_importance, svc_gamma
+from paretostab import _importance as importance
+from paretostab._importance import _BLOCK_ELEMENTS, _pair_blocks, kernel_svm_importance, svc_gamma
 from paretostab._protocol import run_protocol
 from paretostab.data import simulate_correlated_groups
 from paretostab.selectors import SELECTORS, KernelSVMRFE, get_selector
@@ -122,6 +124,64 @@ def test_svc_gamma_resolves_as_scikit_learn():
     repeated = np.repeat(X, counts, axis=0)
     assert svc_gamma("scale", X, sample_weight=counts) == pytest.approx(
         svc_gamma("scale", repeated), rel=1e-12)
+
+
+@pytest.mark.parametrize("gamma", ["scale", "auto", 0.5])
+@pytest.mark.parametrize("shape", [(4, 0), (4,)])
+def test_svc_gamma_needs_features(gamma, shape):
+    with pytest.raises(InvalidInputError, match=(
+            rf"^X must be a 2-D array with features; got shape {re.escape(str(shape))}\.$")):
+        svc_gamma(gamma, np.zeros(shape))
+
+
+def greedy_blocks(n, offset, size):
+    """The pairs (k, l), l ≥ k + offset, cut into whole rows k, each block the most rows
+    whose pairs fit in ``size`` (one row at least), written out pair by pair; a block
+    without pairs is left out unless it is every row."""
+    rows = [[(k, l) for l in range(k + offset, n)] for k in range(n)]
+    blocks, top = [], 0
+    while top < n:
+        stop, pairs = top + 1, list(rows[top])
+        while stop < n and len(pairs) + len(rows[stop]) <= size:
+            pairs += rows[stop]
+            stop += 1
+        if pairs or (top, stop) == (0, n):
+            blocks.append((top, stop, pairs))
+        top = stop
+    return blocks
+
+
+@pytest.mark.parametrize("offset", [0, 1])
+def test_pair_blocks_are_whole_rows_within_the_block_size(offset):
+    """The pairs of np.triu_indices(n, offset) in blocks of whole rows, each of at most
+    _PAIR_BLOCK pairs unless one row has more: every n ≤ 9 and block size ≤ 50 against the
+    greedy cut written out."""
+    for n in range(1, 10):
+        for size in range(1, 51):
+            with pytest.MonkeyPatch.context() as patch:
+                patch.setattr(importance, "_PAIR_BLOCK", size)
+                blocks = [(top, stop, list(zip(first.tolist(), second.tolist(), strict=True)))
+                          for top, stop, first, second in _pair_blocks(n, offset)]
+            assert blocks == greedy_blocks(n, offset, size), (n, size)
+
+
+@pytest.mark.parametrize(("kernel", "params"), [k for k in KERNELS if k[0] != "linear"])
+@pytest.mark.parametrize("block", ["1 pair", "row 0's pairs", "rows 0 and 1's pairs"])
+def test_eq_8_in_blocks_of_pairs_equals_the_brute_force(kernel, params, block, monkeypatch):
+    """Blocks of at most 1 pair (one row each), as many as row 0 has (row 0 alone, then
+    as many rows as fit), or rows 0 and 1 have: the blocks after the first add to it."""
+    X, y = problem(11)
+    svm, params = fitted_svm(X, y, kernel, params)
+    sv, coef = svm.support_vectors_, svm.dual_coef_[0]
+    n = len(sv)
+    first_row = n if kernel == "poly" else n - 1
+    size = {"1 pair": 1, "row 0's pairs": first_row, "rows 0 and 1's pairs": 2 * first_row - 1}[
+        block]
+    monkeypatch.setattr(importance, "_PAIR_BLOCK", size)
+    assert len(list(_pair_blocks(n, 0 if kernel == "poly" else 1))) > 1
+    full, removed = brute_force_w2(sv, coef, kernel, params)
+    signed = kernel_svm_importance(sv, coef, kernel=kernel, signed=True, **params)
+    np.testing.assert_allclose(signed, full - removed, rtol=1e-9, atol=1e-12 * abs(full))
 
 
 def test_gamma_scale_needs_the_training_data():

@@ -155,6 +155,20 @@ def test_the_kernel_svm_importance_takes_its_support_vector_pairs_in_blocks(monk
     assert peak_blocks < peak_whole / 5  # 179 700 pairs at once (16 MB), or 4 096
 
 
+@pytest.mark.parametrize(("kernel", "gamma"), [("rbf", 3.0), ("rbf", 1e-3), ("poly", 1e-3)])
+def test_the_kernel_svm_importance_takes_its_features_in_blocks(kernel, gamma):
+    """Its features × pairs temporaries hold at most 2¹⁸ values (2 MiB) each, whatever the
+    number of features: beyond a copy of the support vectors and the per-pair arrays, the
+    peak is a few of them (rbf with γD > 1 keeps the most, about 6), not the 49 MiB of
+    900 features × 7 140 pairs of one temporary at once."""
+    rng = np.random.default_rng(4)
+    n, d = 120, 900
+    sv, coef = rng.normal(size=(n, d)), rng.normal(size=n)
+    per_pair = 16 * 8 * n * (n + 1) // 2
+    peak = traced_peak(lambda: kernel_svm_importance(sv, coef, kernel=kernel, gamma=gamma))
+    assert peak < sv.nbytes + per_pair + 7 * 2**21
+
+
 # ------------------------------------------------------------- the pre-flight check
 
 
