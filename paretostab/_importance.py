@@ -320,8 +320,9 @@ def svc_gamma(gamma: object, X: ArrayLike, sample_weight: ArrayLike | None = Non
         repeated that many times — what ``SVC`` computes on the repeated rows.
     """
     X = np.asarray(X, dtype=float)
-    if X.ndim != 2 or X.shape[1] == 0:
-        raise InvalidInputError(f"X must be a 2-D array with features; got shape {X.shape}.")
+    if X.ndim != 2 or X.shape[0] == 0 or X.shape[1] == 0:
+        raise InvalidInputError(
+            f"X must be a 2-D array with examples and features; got shape {X.shape}.")
     if isinstance(gamma, str):
         if gamma == "auto":
             return 1.0 / X.shape[1]

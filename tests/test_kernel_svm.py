@@ -127,10 +127,11 @@ def test_svc_gamma_resolves_as_scikit_learn():
 
 
 @pytest.mark.parametrize("gamma", ["scale", "auto", 0.5])
-@pytest.mark.parametrize("shape", [(4, 0), (4,)])
-def test_svc_gamma_needs_features(gamma, shape):
+@pytest.mark.parametrize("shape", [(4, 0), (4,), (0, 3)])
+def test_svc_gamma_needs_examples_and_features(gamma, shape):
+    """No example: "scale" would be 1/(d · NaN) with a RuntimeWarning, NaN importances."""
     with pytest.raises(InvalidInputError, match=(
-            rf"^X must be a 2-D array with features; got shape {re.escape(str(shape))}\.$")):
+            rf"^X must be a 2-D array with examples and features; got shape {re.escape(str(shape))}\.$")):
         svc_gamma(gamma, np.zeros(shape))
 
 
