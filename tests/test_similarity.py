@@ -336,3 +336,57 @@ def test_correlation_peaks_are_the_largest_other_similarity(seed, d, n, method):
     assert peaks.max(initial=-np.inf) <= 1.0
     if d >= 3:
         assert peaks[0] == pytest.approx(1.0, abs=1e-12) and peaks[2] == 0.0
+
+
+class _MatrixBlocks:
+    """A similarity known only through its blocks (the generic path of a pass)."""
+
+    def __init__(self, S):
+        self.S, self.n_features = S, S.shape[0]
+
+    def block(self, rows, cols):
+        return self.S[rows[:, :, None], cols[:, None, :]]
+
+
+def test_the_generic_pass_reads_the_columns_of_the_tiles_off_the_diagonal():
+    """d = 1 100 crosses the 1 024-wide tiles: feature 1 099's only similar feature, 0, is
+    in a column of the tile of rows 0–1 023, not in a row of its own tile."""
+    d = 1100
+    S = np.full((d, d), 0.1)
+    np.fill_diagonal(S, 1.0)
+    S[0, d - 1] = S[d - 1, 0] = 0.95
+    S[1030, 1050] = S[1050, 1030] = 0.5
+    assert offdiagonal_peaks(_MatrixBlocks(S)).tolist() == _peaks(S).tolist()
+
+
+def test_features_outside_the_data_are_refused(data):
+    d = data.shape[1]
+    for features in ([-1], [d], [0, d], [d + 3, 1]):
+        with pytest.raises(InvalidInputError, match=rf"^features must be indices in \[0, {d}\)"):
+            pearson_similarity(data, features)
+
+
+def test_nmi_bins_by_default_follow_the_number_of_examples():
+    """max(2, round(n^(1/3))) bins of the n examples: 4 for n = 64 (d = 8 would give 2)."""
+    X = np.random.default_rng(4).normal(size=(64, 8))
+    np.testing.assert_array_equal(nmi_similarity(X), nmi_similarity(X, n_bins=4))
+    assert not np.array_equal(nmi_similarity(X), nmi_similarity(X, n_bins=2))
+
+
+class _ConstantBlocks:
+    """Every pair of distinct features similar at 0.5, among a million features."""
+
+    n_features = 10**6
+
+    def block(self, rows, cols):
+        return np.full((len(rows), rows.shape[1], cols.shape[1]), 0.5)
+
+
+def test_the_standard_error_of_two_blocks_is_their_spread():
+    """N = 2 blocks whose sums are equal (no feature drawn twice in a block, which seed 0
+    gives): s = 0, so the standard error is 0 — the bound area/2 is for N = 1 only."""
+    two = offdiagonal_sum(_ConstantBlocks(), n_samples=2, random_state=0)
+    assert not two.exact and two.standard_error == 0.0
+    assert two.value == pytest.approx(0.5 * 10**12)
+    one = offdiagonal_sum(_ConstantBlocks(), n_samples=1, random_state=0)
+    assert one.standard_error == pytest.approx(10**12 / SUM_BLOCK**2 * SUM_BLOCK**2 / 2)
