@@ -61,12 +61,12 @@ from benchmarks.fault_scenes import (  # noqa: E402
     environment,
     missing,
     played,
-    study_pids,
     wait_for,
 )
 from paretostab._storage import open_storage  # noqa: E402
 from tests import servers  # noqa: E402
 from tests.test_own_failures import BROKEN, DOLLARS, FIXED, write_selector  # noqa: E402
+from tests.user_studies import trial_pids  # noqa: E402
 
 __all__ = ["CASES", "run", "table", "totals"]
 
@@ -124,9 +124,9 @@ def ignored_signal(signum: int, launcher: tuple[str, ...]):
         url = scene.sqlite()
         first = scene.tune(url, "--workers", 2, launcher=launcher, preexec_fn=None if launcher
                            else lambda: signal.signal(signum, signal.SIG_IGN))
-        wait_for(lambda: len(study_pids(url, "quickstart")) >= 2, "both workers' trials",
+        wait_for(lambda: len(trial_pids(url, "quickstart")) >= 2, "both workers' trials",
                  unless=(first,))
-        for pid in {first.pid, *study_pids(url, "quickstart")}:
+        for pid in {first.pid, *trial_pids(url, "quickstart")}:
             os.kill(pid, signum)
         said = first.wait()
         seen, problems, found = played(scene, said.words(), said.problems(0), url)
@@ -151,9 +151,9 @@ def kill_tune(storage: str, *, others: int = 0):
 def kill_worker(scene: Scene):
     url = scene.sqlite()
     parent = scene.tune(url, "--workers", 2)
-    wait_for(lambda: len(study_pids(url, "quickstart") - {parent.pid}) >= 2,
+    wait_for(lambda: len(trial_pids(url, "quickstart") - {parent.pid}) >= 2,
              "both workers' trials", unless=(parent,))
-    os.kill(min(study_pids(url, "quickstart") - {parent.pid}), signal.SIGKILL)
+    os.kill(min(trial_pids(url, "quickstart") - {parent.pid}), signal.SIGKILL)
     said = parent.wait()
     return played(scene, said.words(), said.problems(2, errors=1) + scene.resumed(url), url)
 
@@ -161,9 +161,9 @@ def kill_worker(scene: Scene):
 def kill_parent(scene: Scene):
     url = scene.sqlite()
     parent = scene.tune(url, "--workers", 2)
-    wait_for(lambda: len(study_pids(url, "quickstart") - {parent.pid}) >= 2,
+    wait_for(lambda: len(trial_pids(url, "quickstart") - {parent.pid}) >= 2,
              "both workers' trials", unless=(parent,))
-    workers = study_pids(url, "quickstart") - {parent.pid}
+    workers = trial_pids(url, "quickstart") - {parent.pid}
     parent.signal(signal.SIGKILL)
     parent.wait()
     wait_for(lambda: all(map(ended, workers)), "the workers' end", seconds=30)
@@ -175,9 +175,9 @@ def leftover_data(scene: Scene):
     and the same command run again removes it."""
     url = scene.sqlite()
     parent = scene.tune(url, "--workers", 2)
-    wait_for(lambda: len(study_pids(url, "quickstart") - {parent.pid}) >= 2,
+    wait_for(lambda: len(trial_pids(url, "quickstart") - {parent.pid}) >= 2,
              "both workers' trials", unless=(parent,))
-    job = study_pids(url, "quickstart") | {parent.pid}
+    job = trial_pids(url, "quickstart") | {parent.pid}
     for pid in job:
         os.kill(pid, signal.SIGKILL)
     parent.wait()
@@ -223,7 +223,7 @@ def pg_restart(scene: Scene):
     url = new_database(scene)
     tunes = [scene.tune(url), scene.tune(url, "--workers", 2)]
     scene.wait_counted(url, 3, *tunes)
-    wait_for(lambda: len(study_pids(url, "quickstart")) >= 2, "two processes' trials",
+    wait_for(lambda: len(trial_pids(url, "quickstart")) >= 2, "two processes' trials",
              unless=tuple(tunes))
     servers.restart_postgres(folder, down_seconds=8)
     saids = [p.wait() for p in tunes]
@@ -267,10 +267,10 @@ def pg_secret(scene: Scene):
     scene.secrets.add(password)
     url = new_database(scene, user=f"u{uuid.uuid4().hex[:8]}", password=password)
     parent = scene.tune(url, "--workers", 2)
-    wait_for(lambda: len(study_pids(url, "quickstart") - {parent.pid}) >= 2,
+    wait_for(lambda: len(trial_pids(url, "quickstart") - {parent.pid}) >= 2,
              "both workers' trials", unless=(parent,))
     seen_in = []
-    for pid in study_pids(url, "quickstart") - {parent.pid}:
+    for pid in trial_pids(url, "quickstart") - {parent.pid}:
         for what in ("cmdline", "environ"):
             with contextlib.suppress(OSError):
                 if password.encode() in Path(f"/proc/{pid}/{what}").read_bytes():

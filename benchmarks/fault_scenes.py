@@ -30,10 +30,10 @@ from paretostab._storage import artifact_store, open_storage  # noqa: E402
 from paretostab._tuning.coordination import counted_trials, counts  # noqa: E402
 from paretostab.spec import builtin_spec_path  # noqa: E402
 from tests import servers  # noqa: E402
-from tests.test_coordination import current  # noqa: E402
+from tests.waiting import current  # noqa: E402
 
 __all__ = ["QUICKSTART", "Broken", "Case", "Process", "Said", "Scene", "ended", "environment",
-           "missing", "played", "study_pids", "wait_for"]
+           "missing", "played", "wait_for"]
 
 QUICKSTART = builtin_spec_path("quickstart")
 
@@ -141,14 +141,6 @@ def ended(pid: int) -> bool:
         return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
     except (OSError, IndexError):
         return True
-
-
-def study_pids(url: str, name: str) -> set[int]:
-    """The processes that have run trials of the study (user attribute ``process``)."""
-    study = current(url, name)
-    return set() if study is None else {
-        t.user_attrs["process"]["pid"] for t in study.get_trials(deepcopy=False)
-        if "process" in t.user_attrs}
 
 
 @contextlib.contextmanager
