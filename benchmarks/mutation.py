@@ -57,6 +57,7 @@ from __future__ import annotations
 import argparse
 import ast
 import bisect
+import functools
 import hashlib
 import io
 import json
@@ -449,6 +450,11 @@ class Exercised:
     source: str
     seconds: dict
 
+    @functools.cached_property
+    def tree(self):
+        """ast.Module : The module's AST, parsed once for all its mutants."""
+        return ast.parse(self.source)
+
     def timeout(self, tests, factor=5.0, start_up=30.0):
         """Seconds to allow one run of ``tests`` (a list of pytest arguments): ``factor``
         times what they took under coverage, plus ``start_up`` (a mutant caught in a loop
@@ -465,7 +471,7 @@ class Exercised:
         No run when no test runs its statement."""
         text = self.source.splitlines()[mutant.line - 1]
         byte_col = len(text[:mutant.col].encode())
-        lines = statement_lines(ast.parse(self.source), mutant.line, byte_col)
+        lines = statement_lines(self.tree, mutant.line, byte_col)
         if lines is None:
             return [self.everything]
         tests = set().union(*(self.by_line.get(n, set()) for n in lines))
