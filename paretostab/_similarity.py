@@ -506,8 +506,9 @@ def affordable_similar_features(similarity: object, threshold: float, *, read: i
     :class:`FeatureSimilarity` computes them (:func:`offdiagonal_peaks`, then kept) when
     its d(d − 1)/2 pairs are at most ``read``, and otherwise answers None even when an
     earlier call computed them: the answer, and so a measure's value, depends on the
-    similarity, ``threshold`` and ``read`` only, never on what ran before. The rule: the pass reads each pair once, in 1 024 × 1 024 tiles, no
-    dearer a pair than the caller's small blocks (the rule of :func:`offdiagonal_sum`;
+    similarity, ``threshold`` and ``read`` only, never on what ran before. The rule: the
+    pass reads each pair once, in 1 024 × 1 024 tiles, no dearer a pair than the caller's
+    small blocks (the rule of :func:`offdiagonal_sum`;
     n = 100, one thread: ``|Pearson|`` 8 ns a pair in the pass at d = 20 000, 46 to
     185 ns an entry of blocks of 50 × 50 to 5 × 5; NMI 1.0 µs a pair at d = 3 000, 0.9
     to 8 µs an entry).
