@@ -57,13 +57,13 @@ from benchmarks.fault_scenes import (  # noqa: E402
     Case,
     Process,
     Scene,
-    ended,
     environment,
     missing,
     played,
     wait_for,
 )
 from paretostab._storage import open_storage  # noqa: E402
+from paretostab._tuning.coordination import process_ended  # noqa: E402
 from tests import servers  # noqa: E402
 from tests.test_own_failures import BROKEN, DOLLARS, FIXED, write_selector  # noqa: E402
 from tests.user_studies import trial_pids  # noqa: E402
@@ -166,7 +166,7 @@ def kill_parent(scene: Scene):
     workers = trial_pids(url, "quickstart") - {parent.pid}
     parent.signal(signal.SIGKILL)
     parent.wait()
-    wait_for(lambda: all(map(ended, workers)), "the workers' end", seconds=30)
+    wait_for(lambda: all(map(process_ended, workers)), "the workers' end", seconds=30)
     return played(scene, "killed; its workers ended", scene.resumed(url), url)
 
 
@@ -181,7 +181,7 @@ def leftover_data(scene: Scene):
     for pid in job:
         os.kill(pid, signal.SIGKILL)
     parent.wait()
-    wait_for(lambda: all(map(ended, job)), "the job's end", seconds=60)
+    wait_for(lambda: all(map(process_ended, job)), "the job's end", seconds=60)
     left = len(list((scene.folder / "tmp").glob("paretostab-data-*")))
     problems = ["no data folder left by the kill"] * (not left) + scene.resumed(
         url, "--workers", 2)  # the same command: it makes its own folder, and removes that

@@ -32,7 +32,7 @@ from paretostab.spec import builtin_spec_path  # noqa: E402
 from tests import servers  # noqa: E402
 from tests.waiting import current  # noqa: E402
 
-__all__ = ["QUICKSTART", "Broken", "Case", "Process", "Said", "Scene", "ended", "environment",
+__all__ = ["QUICKSTART", "Broken", "Case", "Process", "Said", "Scene", "environment",
            "missing", "played", "wait_for"]
 
 QUICKSTART = builtin_spec_path("quickstart")
@@ -133,14 +133,6 @@ def wait_for(condition: Callable[[], object], what: str, *, seconds: float = 300
         if time.monotonic() > deadline:
             raise Broken(f"no {what} in {seconds:g} s")
         time.sleep(every)
-
-
-def ended(pid: int) -> bool:
-    """Whether process ``pid`` ended (gone, or a zombie no one reaps yet)."""
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
-    except (OSError, IndexError):
-        return True
 
 
 @contextlib.contextmanager

@@ -23,10 +23,10 @@ from paretostab._tuning import create_or_load_study, run_study
 from paretostab._tuning.coordination import (
     Interrupts,
     TrialSlots,
-    _process_ended,
     counted_trials,
     counts,
     fail_stale_trials,
+    process_ended,
 )
 from tests.extras import need
 from tests.test_tuning import storage_url, tiny, write_spec
@@ -122,7 +122,7 @@ def test_a_trial_whose_process_ended_on_this_host_fails_as_stale(tmp_path):
     gone, alive = study.ask(), study.ask()
     gone.set_user_attr("process", {"host": socket.gethostname(), "pid": dead_pid()})
     alive.set_user_attr("process", {"host": socket.gethostname(), "pid": os.getpid()})
-    assert _process_ended(dead_pid()) and not _process_ended(os.getpid())
+    assert process_ended(dead_pid()) and not process_ended(os.getpid())
     assert fail_stale_trials(study) == [gone.number]
     trial = study.get_trials()[gone.number]
     assert trial.state == TrialState.FAIL and not counts(trial)
@@ -253,7 +253,7 @@ def test_the_workers_end_within_seconds_when_their_parent_is_killed(tmp_path):
     parent.kill()
     parent.communicate()
     counted = counted_now(url, "orphans")
-    wait_until(lambda: all(_process_ended(pid) for pid in workers),
+    wait_until(lambda: all(process_ended(pid) for pid in workers),
                what="the workers to end")
     study = load(url, "orphans")
     assert counted_trials(study) <= counted + len(workers)

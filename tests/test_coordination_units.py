@@ -27,8 +27,8 @@ from paretostab._tuning.coordination import (
     Interrupts,
     StreamSampler,
     TrialSlots,
-    _process_ended,
     fail_stale_trials,
+    process_ended,
     release,
 )
 from paretostab._tuning.processes import TuneSettings
@@ -136,10 +136,10 @@ def test_a_zombie_process_has_ended():
         stat = Path(f"/proc/{child.pid}/stat")
         wait_until(lambda: stat.read_text().rsplit(")", 1)[1].split()[0] == "Z",
                    what="the child to exit (state Z)", poll=0.01)
-        assert _process_ended(child.pid)
+        assert process_ended(child.pid)
     finally:
         child.wait()
-    assert _process_ended(child.pid)
+    assert process_ended(child.pid)
 
 
 def test_a_process_of_another_user_has_not_ended(monkeypatch):
@@ -149,7 +149,7 @@ def test_a_process_of_another_user_has_not_ended(monkeypatch):
         raise PermissionError(1, "Operation not permitted")
 
     monkeypatch.setattr(os, "kill", refuse)
-    assert _process_ended(os.getpid()) is False
+    assert process_ended(os.getpid()) is False
 
 
 @pytest.mark.parametrize(("stat", "ended"), [
@@ -172,7 +172,7 @@ def test_a_process_has_ended_when_proc_says_zombie(monkeypatch, stat, ended):
 
     monkeypatch.setattr(os, "kill", lambda pid, signum: None)
     monkeypatch.setattr(coordination, "Path", Stat)
-    assert _process_ended(4242) is ended
+    assert process_ended(4242) is ended
 
 
 def test_the_default_grace_period_outlasts_a_late_heartbeat(tmp_path):

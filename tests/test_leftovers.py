@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from paretostab._faults import owned_folder
-from paretostab._tuning.coordination import _process_ended
+from paretostab._tuning.coordination import process_ended
 from paretostab.report._write import written_folder
 from tests.test_coordination import current
 from tests.test_tuning import storage_url, write_spec
@@ -53,7 +53,7 @@ def test_a_data_folder_left_by_a_killed_tune_is_removed_by_the_next(tmp_path):
         for pid in killed:
             os.kill(pid, signal.SIGKILL)
         parent.wait(timeout=60)
-    wait_until(lambda: all(_process_ended(pid) for pid in killed),
+    wait_until(lambda: all(process_ended(pid) for pid in killed),
                what="the killed processes to end")
     left = list(temporary.glob("paretostab-data-*"))
     assert len(left) == 1 and left[0].name.startswith(f"paretostab-data-{parent.pid}@")

@@ -26,7 +26,7 @@ from paretostab._errors import StoreError
 from paretostab._problem import Problem
 from paretostab._run_cache import RunCache
 from paretostab._tuning import run_study
-from paretostab._tuning.coordination import _process_ended, counted_trials
+from paretostab._tuning.coordination import counted_trials, process_ended
 from paretostab._tuning.processes import _shared_data
 from tests.test_coordination import current
 from tests.test_tuning import storage_url, tiny, write_spec
@@ -142,7 +142,7 @@ def test_the_workers_map_one_file_which_a_stop_of_their_parent_removes(tmp_path,
     finally:
         parent.send_signal(stop)
         _, err = parent.communicate(timeout=WAIT_SECONDS)
-    wait_until(lambda: all(_process_ended(pid) for pid in workers),
+    wait_until(lambda: all(process_ended(pid) for pid in workers),
                what="the workers to end")
     if stop == signal.SIGTERM:
         assert parent.returncode == 143 and "Traceback" not in err, err[-3000:]

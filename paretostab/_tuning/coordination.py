@@ -50,7 +50,7 @@ from paretostab._tuning.notes import note_failures
 
 __all__ = ["GRACE_SECONDS", "HEARTBEAT_SECONDS", "POLL_SECONDS", "Interrupts", "StreamSampler",
            "TrialSlots", "counted_trials", "counts", "fail_stale_trials", "free_grid_point",
-           "release"]
+           "process_ended", "release"]
 
 HEARTBEAT_SECONDS = 10
 """How often the process running a trial records that it is alive (RDB storages)."""
@@ -105,7 +105,7 @@ def free_grid_point(storage: optuna.storages.BaseStorage, trial_id: int,
         storage.set_trial_system_attr(trial_id, "grid_id", None)
 
 
-def _process_ended(pid: int) -> bool:
+def process_ended(pid: int) -> bool:
     """Whether process ``pid`` of this host has ended (a zombie has)."""
     try:
         os.kill(pid, 0)
@@ -150,7 +150,7 @@ def fail_stale_trials(study: optuna.Study, trials: list[FrozenTrial] | None = No
     running = [t for t in trials if t.state == TrialState.RUNNING]
     for trial in running:
         owner = trial.user_attrs.get("process")
-        if owner and owner.get("host") == host and _process_ended(int(owner["pid"])):
+        if owner and owner.get("host") == host and process_ended(int(owner["pid"])):
             stale[trial_id_of(trial)] = (trial.number, (
                 f"went stale: its process (pid {owner['pid']} on {host}) ended before "
                 "finishing it"))
