@@ -22,6 +22,7 @@ draws the results.
 
 from __future__ import annotations
 
+import math
 import warnings
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
@@ -773,12 +774,17 @@ def selection_overview(runsets: Sequence[RunSet], /,
     if feature_names is not None:
         _check_names(feature_names, d)
     runs = np.array([Z.shape[0] for Z in matrices], dtype=np.intp)
-    p = np.stack([Z.sum(axis=0) / Z.shape[0] for Z in matrices], axis=1)  # (d, T)
-    selected = np.flatnonzero(p.max(axis=1) > 0)
-    p = p[selected]
+    counts = np.stack([Z.sum(axis=0) for Z in matrices], axis=1)  # (d, T)
+    selected = np.flatnonzero(counts.max(axis=1) > 0)
+    counts = counts[selected]
+    p = counts / runs
     mean = p.mean(axis=1)
-    # rounded: means equal in exact arithmetic tie whatever the order of the sums
-    order = np.lexsort((selected, -np.round(p.min(axis=1), 12), -np.round(mean, 12)))
+    # ordered exactly: each p_f as an integer over the common denominator lcm(M), in
+    # Python's integers when NumPy's could overflow
+    common = math.lcm(*runs.tolist())
+    dtype = np.int64 if common * runs.size < 2**63 else object
+    exact = counts.astype(dtype) * np.array([common // M for M in runs.tolist()], dtype=dtype)
+    order = np.lexsort((selected, -exact.min(axis=1), -exact.sum(axis=1)))
     all_features = selected[order]
     by_largest = order[np.argsort(-p.max(axis=1)[order], kind="stable")]
     rank = np.empty_like(order)

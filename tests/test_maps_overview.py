@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import subprocess
 import sys
+from fractions import Fraction
 
 import matplotlib
 import numpy as np
@@ -472,11 +473,56 @@ def test_ties_on_the_mean_go_to_what_every_trial_keeps():
     # f0: p = (.5, .5); f1: (1, 0); equal means, f0's smallest p is larger
     runs = [make_runset([[1, 1], [0, 1]]), make_runset([[1, 0], [0, 0]])]
     assert selection_overview(runs).features.tolist() == [0, 1]
-    # ties of means computed in different orders are still ties (rounded)
+    # ties of means computed in different orders are still ties (compared exactly)
     Z = np.zeros((10, 3), dtype=bool)
     Z[:1, 0] = Z[:2, 1] = True
     one, two = make_runset(Z), make_runset(Z[:, [1, 0, 2]])
     assert selection_overview([one, two, one]).features.tolist() == [1, 0]
+
+
+def counted_runset(counts, M):
+    """A RunSet of M runs whose feature f is selected in ``counts[f]`` of them."""
+    return make_runset(np.arange(M)[:, None] < np.asarray(counts)[None, :])
+
+
+def fraction_order(counts, runs):
+    """The overview's order computed in fractions: decreasing mean p_f, then decreasing
+    smallest p_f, then index; features no trial selects left out."""
+    p = [[Fraction(int(c), M) for c, M in zip(row, runs, strict=True)] for row in counts]
+    kept = [f for f, row in enumerate(p) if max(row) > 0]
+    return sorted(kept, key=lambda f: (-sum(p[f]), -min(p[f]), f))
+
+
+def test_means_a_rounding_apart_are_ordered_exactly():
+    """Four trials of M = 997, 991, 983, 977 runs: f0's mean p_f exceeds f1's by
+    1 / (4 · lcm(M)), 2.6e-13, and f1's smallest p_f is the larger. Rounded to 12
+    decimals the means tie and f1 would go first."""
+    runs = [997, 991, 983, 977]
+    counts = np.array([[76, 309, 921, 923], [638, 921, 115, 570]])
+    assert fraction_order(counts, runs) == [0, 1]
+    means = (counts / runs).mean(axis=1)
+    assert np.round(means[0], 12) == np.round(means[1], 12)  # the tie rounding made
+    overview = selection_overview([counted_runset(counts[:, t], M) for t, M in enumerate(runs)])
+    assert overview.all_features.tolist() == [0, 1]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.data())
+def test_the_overview_is_ordered_as_fractions_order_it(data):
+    runs = data.draw(st.lists(st.integers(1, 12), min_size=1, max_size=5))
+    d = data.draw(st.integers(1, 6))
+    counts = np.array([[data.draw(st.integers(0, M)) for M in runs] for _ in range(d)])
+    overview = selection_overview([counted_runset(counts[:, t], M)
+                                   for t, M in enumerate(runs)])
+    assert overview.all_features.tolist() == fraction_order(counts, runs)
+
+
+def test_an_lcm_beyond_int64_is_ordered_in_pythons_integers():
+    runs = [1009, 1013, 1019, 1021, 1031, 1033, 1039]  # lcm · 7 ≈ 8e21 > 2**63
+    counts = np.random.default_rng(3).integers(0, 1009, size=(5, 7))
+    counts[1] = counts[0][::-1]  # a tie on the mean or near it
+    overview = selection_overview([counted_runset(counts[:, t], M) for t, M in enumerate(runs)])
+    assert overview.all_features.tolist() == fraction_order(counts, runs)
 
 
 def test_selection_overview_validation_and_read_only():
