@@ -136,6 +136,78 @@ def test_calibrate_runs_keeps_per_run_only_its_solutions(monkeypatch):
     assert many - few < X.nbytes / 4  # one run's problem is about 0.6 X
 
 
+def test_the_calibration_keeps_its_runs_only_when_all_fit_in_its_budget(monkeypatch):
+    """A prepared run counts with its distinct rows to come (its size and its rows' again);
+    the runs are kept, all of them, when M of these fit in :data:`CALIBRATION_BYTES` to
+    the byte, and none is kept a byte below."""
+    X, y = problem(28, n=60, d=50)
+    draws = run_cache.run_draws(list(range(4)), "subsample")
+
+    def kept(budget):
+        monkeypatch.setattr(protocol, "CALIBRATION_BYTES", budget)
+        runs = protocol._CalibrationRuns(X, y, draws, ("subsample", 0.8, None), None, None)
+        for i in range(len(runs)):
+            runs[i]
+        return [runs.pop(i) for i in range(len(runs))]
+
+    whole = kept(2**40)
+    sizes = {run.nbytes + run.sample.X.nbytes for run, _ in whole}
+    assert len(sizes) == 1  # subsamples of one size
+    size = sizes.pop()
+    assert all(run is not None for run in kept(4 * size))
+    assert kept(4 * size - 1) == [None] * 4
+
+
+def estimated(monkeypatch, shape, runs, settings, n_jobs, calibrates, X=None):
+    """The parts of ``_check_memory``'s estimate, as it hands them to ``check_room``."""
+    seen = {}
+
+    def check_room(needed, what, parts, remedy):
+        assert needed == sum(parts.values())
+        seen.update(parts)
+
+    monkeypatch.setattr(memory, "check_room", check_room)
+    protocol._check_memory("S", np.zeros(shape) if X is None else X, runs, settings, n_jobs,
+                           calibrates)
+    return seen
+
+
+def test_the_memory_estimate_is_its_docstrings_sum_part_by_part(monkeypatch):
+    """Each part written out from the docstring, in float64 arrays of n_train × d_run: a
+    running run 4 n_train d_run + its out-of-bag rows (or, pre-filtering, 2 n_train d +
+    n_train d_run), 150 MiB per worker process and one copy of X, 17 M d for the RunSet,
+    the runs a calibration keeps (all of them within 768 MiB, or the budget itself)."""
+    mib = 2**20
+    # the bootstrap: n_train = n = 100, n_out = ⌈100/e⌉ = 37
+    assert estimated(monkeypatch, (100, 300), 5, ("bootstrap", None, None), 1, False) == {
+        "1 running run": 8 * (4 * 100 + 37) * 300,
+        "worker processes and the copy of X they share": 0,
+        "the selections, importances and ranks": 17 * 5 * 300,
+        "the runs kept for them": 0}
+    # a 70 % subsample pre-filtered to 50 of 300, two worker processes: the preparation's
+    # unfiltered rows outweigh the fit's (70 × 650 against 310 × 50)
+    assert estimated(monkeypatch, (100, 300), 4, ("subsample", 0.7, 50), 2, False) == {
+        "2 running runs": 2 * 8 * 70 * (2 * 300 + 50),
+        "worker processes and the copy of X they share": 2 * 150 * mib + 8 * 100 * 300,
+        "the selections, importances and ranks": 17 * 4 * 300,
+        "the runs kept for them": 0}
+    # complementary halves of 101: n_train = 51, n_out = 50; a calibration keeps all four
+    # runs, each frozen with its distinct rows (2 n_train + n_out rows)
+    kept_run = 8 * (2 * 51 + 50) * 300
+    assert estimated(monkeypatch, (101, 300), 4, ("complementary_pairs", None, None), 1,
+                     True) == {
+        "1 running run": 8 * (4 * 51 + 50) * 300,
+        "worker processes and the copy of X they share": 0,
+        "the selections, importances and ranks": 17 * 4 * 300,
+        "the runs kept for them": 4 * kept_run}
+    # 30 runs of 100 × 20 000 would keep 1.06 GiB: none is kept for the fits, and the
+    # calibration's phase, its budget beside the run it reads, is the peak
+    assert 30 * 8 * (2 * 100 + 37) * 20_000 > 768 * mib
+    assert estimated(monkeypatch, (100, 20_000), 30, ("bootstrap", None, None), 1, True) == {
+        "a run being read": 8 * (4 * 100 + 37) * 20_000,
+        "the calibration's kept runs": 768 * mib}
+
+
 def test_the_kernel_svm_importance_takes_its_support_vector_pairs_in_blocks(monkeypatch):
     """003 eq. 8 sums over the n_sv²/2 pairs of support vectors: in blocks of pairs its
     memory is bounded (all pairs at once: about 56 bytes each, and the n_sv² Gram matrix:

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 import warnings
 
 import numpy as np
@@ -18,7 +19,7 @@ from paretostab._protocol import (
     run_protocol,
     run_transfer_protocol,
 )
-from paretostab._run_cache import resample
+from paretostab._run_cache import RunCache, resample
 from paretostab._runset import RunSet
 from paretostab._vocabulary import METRICS
 from paretostab.data import simulate_correlated_groups, variance_prefilter
@@ -171,8 +172,9 @@ def test_empty_out_of_bag_sets_are_skipped_with_a_warning():
     rng = np.random.default_rng(0)
     X = rng.normal(size=(4, 6))
     y = np.array([0, 0, 1, 1])
-    with pytest.warns(StabilityWarning, match=r"\d+ of 12 runs have no out-of-bag score"):
+    with pytest.warns(StabilityWarning, match=r"\d+ of 12 runs have no out-of-bag score") as seen:
         runs = run_protocol(HybridRFE(n_features=2), X, y, runs=12, random_state=0)
+    assert [warning.filename for warning in seen] == [__file__]  # the caller's line
     assert np.isnan(runs.scores).any() and not np.isnan(runs.scores).all()
     assert runs.accuracy == pytest.approx(np.nanmean(runs.scores))
 
@@ -213,7 +215,7 @@ def test_replicates_of_several_selectors_in_one_pool_are_each_ones_replicates(da
                                      n_jobs=n_jobs, on_runs=counted.append, **PROTOCOL))
     assert sorted((i, b) for i, b, _ in found) == [(i, b) for i in range(3) for b in range(3)]
     # the runs counted as they end: one by one here, a protocol's M from a pool's process
-    assert counted == [1] * 27 if n_jobs == 1 else [PROTOCOL["runs"]] * 9
+    assert counted == ([1] * 27 if n_jobs == 1 else [PROTOCOL["runs"]] * 9)
     for i, b, runs in found:
         alone = replicates(selectors[i], X, y, 3, random_state=states[i], **PROTOCOL)[b]
         assert alone.same_runs(runs) and alone.params == runs.params
@@ -228,6 +230,47 @@ def test_replicates_of_several_selectors_in_one_pool_are_each_ones_replicates(da
         stopped.close()
     with pytest.raises(InvalidInputError, match="one random_state per selector: got 1 for 2"):
         next(replicate_protocols(selectors[:2], X, y, 3, random_states=[1], **PROTOCOL))
+
+
+class FitsLogged(CalibratedTopVariance):
+    """CalibratedTopVariance that appends the id of the process fitting it to ``log``."""
+
+    def __init__(self, n_features=3, final_reg=1.0, target_features=None, log=""):
+        super().__init__(n_features, final_reg, target_features)
+        self.log = log
+
+    def _select(self, sample):
+        with open(self.log, "a") as log:
+            log.write(f"{os.getpid()}\n")
+        super()._select(sample)
+
+
+def test_a_pool_of_one_runs_the_protocols_here_sharing_the_cache(data, tmp_path, capsys):
+    """By default the pool is one: every run is fitted in this process, counted as it
+    ends, with no progress bar of its own, and selectors of one random state share their
+    resamples through the cache, each prepared once."""
+    X, y = data
+    log = tmp_path / "fits"
+    selectors = [FitsLogged(n_features=3, log=str(log)), FitsLogged(n_features=4, log=str(log))]
+    cache = RunCache()
+    counted: list[int] = []
+    found = list(replicate_protocols(selectors, X, y, 2, random_states=[5, 5],
+                                     on_runs=counted.append, cache=cache, **PROTOCOL))
+    assert len(found) == 4 and counted == [1] * 12
+    assert log.read_text().split() == [str(os.getpid())] * 12
+    assert capsys.readouterr().err == ""
+    assert cache.hits == 6  # the second selector's runs
+
+
+def test_a_pool_refuses_bad_runs_before_it_starts(data, monkeypatch):
+    X, y = data
+    monkeypatch.setattr(protocol_module, "Parallel",
+                        lambda *args, **kwargs: pytest.fail("a pool started"))
+    protocol = {**PROTOCOL, "resampling": "complementary_pairs"}
+    for runs, message in [(1, "runs must be an integer >= 2"), (3, "even")]:
+        with pytest.raises(InvalidInputError, match=message):
+            next(replicate_protocols([HybridRFE(n_features=3)], X, y, 2, random_states=[0],
+                                     n_jobs=2, **{**protocol, "runs": runs}))
 
 
 def test_a_pool_of_protocols_has_the_processes_the_memory_allows(data, monkeypatch):
@@ -257,6 +300,17 @@ def test_transfer_protocol_rows_are_tasks():
     independent = run_transfer_protocol([(t.X, t.y) for t in tasks], transfer=0.0,
                                         n_features=5, random_state=0)
     assert runs.stability("nogueira") >= independent.stability("nogueira")
+
+
+def test_the_transfer_protocol_refuses_one_task_and_a_task_of_one_class():
+    tasks = [simulate_correlated_groups(n_other=40, n_per_class=20, random_state=s)
+             for s in range(2)]
+    with pytest.raises(InvalidInputError, match="at least 2 tasks; got 1"):
+        run_transfer_protocol([(tasks[0].X, tasks[0].y)], transfer=1.0, n_features=5)
+    one_class = (tasks[1].X, np.zeros_like(tasks[1].y))
+    with pytest.raises(InvalidInputError, match="task 1"):
+        run_transfer_protocol([(tasks[0].X, tasks[0].y), one_class], transfer=1.0,
+                              n_features=5)
 
 
 def test_progress_bar_only_when_asked(data, capsys):
