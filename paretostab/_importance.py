@@ -25,6 +25,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from paretostab._errors import InvalidInputError
+from paretostab._validation import POSITIVE, Interval
 
 
 def class_weight_norm(coef: np.ndarray) -> np.ndarray:
@@ -52,18 +53,13 @@ def linear_importance(coef: np.ndarray) -> np.ndarray:
     return np.count_nonzero(coef) * np.abs(coef) / total
 
 
-def _check_fraction(name: str, value: object, meaning: str) -> float:
-    if (not isinstance(value, int | float | np.integer | np.floating) or isinstance(value, bool)
-            or not 0 < value < 1):
-        raise InvalidInputError(f"{name} must be a number in (0, 1) ({meaning}); got {value!r}.")
-    return float(value)
-
-
-def _check_bound(name: str, value: object, meaning: str) -> float:
-    if (not isinstance(value, int | float | np.integer | np.floating) or isinstance(value, bool)
-            or not 0 < value < math.inf):
-        raise InvalidInputError(f"{name} must be a finite number > 0 ({meaning}); got {value!r}.")
-    return float(value)
+#: The search's parameters (:func:`flip_distances`).
+_RTOL = Interval("number", 0, 1, "neither", why=" (the bisection's relative tolerance)")
+_MAX_CHANGE = Interval("number", 0, closed="neither",
+                       why=" (the search bound, in units of σ_f)")
+_MIN_CHANGE = Interval("number", 0, closed="neither", why=" (the smallest change probed)")
+_GROWTH = Interval("number", 1, closed="neither",
+                   why=" (the ratio between successive probes)")
 
 
 def _predict_labels(predict: Callable, points: np.ndarray) -> np.ndarray:
@@ -149,21 +145,15 @@ def flip_distances(predict: Callable[[np.ndarray], ArrayLike], X: ArrayLike, *,
         raise InvalidInputError("X must contain only finite values; it has NaN or inf.")
     if not callable(predict):
         raise InvalidInputError(f"predict must be a callable returning labels; got {predict!r}.")
-    rtol = _check_fraction("rtol", rtol, "the bisection's relative tolerance")
-    max_change = _check_bound("max_change", max_change, "the search bound, in units of σ_f")
-    min_change = _check_bound("min_change", min_change, "the smallest change probed")
-    if (not isinstance(growth, int | float | np.integer | np.floating)
-            or isinstance(growth, bool) or not 1 < growth < math.inf):
-        raise InvalidInputError(
-            f"growth must be a finite number > 1 (the ratio between successive probes); got "
-            f"{growth!r}."
-        )
+    rtol = _RTOL.number("rtol", rtol)
+    max_change = _MAX_CHANGE.number("max_change", max_change)
+    min_change = _MIN_CHANGE.number("min_change", min_change)
+    growth = _GROWTH.number("growth", growth)
     if min_change >= max_change:
         raise InvalidInputError(
             f"min_change must be smaller than max_change; got min_change={min_change!r} and "
             f"max_change={max_change!r}."
         )
-    growth = float(growth)
     n, k = X.shape
     if scale is None:
         sigma = X.std(axis=0)
@@ -334,8 +324,7 @@ def svc_gamma(gamma: object, X: ArrayLike, sample_weight: ArrayLike | None = Non
                 mean = np.average(X.mean(axis=1), weights=weight)
                 var = np.average(((X - mean) ** 2).mean(axis=1), weights=weight)
             return 1.0 / (X.shape[1] * var) if var != 0 else 1.0
-    elif (isinstance(gamma, int | float | np.integer | np.floating)
-          and not isinstance(gamma, bool) and 0 < gamma < math.inf):
+    elif POSITIVE.accepts(gamma):
         return float(gamma)
     raise InvalidInputError(
         f"gamma must be 'scale', 'auto' or a finite number > 0 (the kernel coefficient, as "
@@ -422,12 +411,9 @@ def kernel_svm_importance(support_vectors: ArrayLike, dual_coef: ArrayLike, *,
             "gamma (see svc_gamma)."
         )
     g = svc_gamma(gamma, sv if X is None else X)
-    if kernel == "poly" and (not isinstance(degree, int | np.integer)
-                             or isinstance(degree, bool) or degree < 0):
-        raise InvalidInputError(f"degree must be an integer >= 0; got {degree!r}.")
-    if kernel == "poly" and (not isinstance(coef0, int | float | np.integer | np.floating)
-                             or isinstance(coef0, bool) or not math.isfinite(coef0)):
-        raise InvalidInputError(f"coef0 must be a finite number; got {coef0!r}.")
+    if kernel == "poly":
+        Interval("integer", 0).check("degree", degree)
+        Interval("number").check("coef0", coef0)
     importance = np.zeros(d)
     if (kernel == "rbf" and n < 2) or (kernel == "poly" and degree == 0):
         return importance
