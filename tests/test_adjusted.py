@@ -162,6 +162,7 @@ def test_stabm_documented_examples(name, options, printed):
     assert value == pytest.approx(printed, abs=1e-7)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name, printed", [
     ("yu", 0.5223179),
     ("sma_count", 0.5606498),
@@ -495,6 +496,7 @@ def _group_similarity(d, group_size, n_groups, rng):
     return S
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("d, group_size, n_groups", [(60, 6, 5), (400, 8, 25)])
 def test_monte_carlo_yu_is_within_its_stated_error_of_the_exact_expectation(d, group_size,
                                                                             n_groups):
@@ -832,6 +834,7 @@ def test_sechidis_refuses_a_bad_n_samples_whatever_the_runs(n_samples, Z):
         stability("sechidis", Z, similarity=np.eye(4), n_samples=n_samples)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("batch", [64, 1])
 @pytest.mark.parametrize("name", CORRECTED + ["sechidis"])
 def test_values_do_not_depend_on_the_memory_batch(name, batch, monkeypatch):

@@ -47,6 +47,7 @@ def test_a_spec_from_a_name_a_mapping_or_a_file(tmp_path):
         as_spec(42)
 
 
+@pytest.mark.slow
 def test_tune_returns_the_study_with_its_front(tuned):
     assert tuned.name == "tiny" and tuned.n_trials == 5
     front = tuned.front
@@ -56,6 +57,7 @@ def test_tune_returns_the_study_with_its_front(tuned):
     assert "Study tiny" in page and "<table" in page and "φ_iw" in page
 
 
+@pytest.mark.slow
 def test_a_report_has_its_numbers_and_writes_what_the_command_line_writes(tuned, tmp_path):
     result = tuned.report(gamma=0.5)
     written = build_report(tuned.storage, out=tmp_path / "cli", gamma=0.5, progress=False)
@@ -75,6 +77,7 @@ def test_a_report_has_its_numbers_and_writes_what_the_command_line_writes(tuned,
     assert "data:image/png;base64," in inline and f"chooses trial {chosen.trial}" in inline
 
 
+@pytest.mark.slow
 def test_choose_and_compare(tuned, tmp_path):
     choice = paretostab.choose(tuned, 1.0)
     assert choice == tuned.choose(1.0)
@@ -90,6 +93,7 @@ def test_choose_and_compare(tuned, tmp_path):
         paretostab.choose(42, 0.5)
 
 
+@pytest.mark.slow
 def test_tune_without_progress_prints_nothing_and_restores_optunas_level(tmp_path, capfd):
     """No Optuna INFO line per trial (issue 33), Optuna's level restored after the call;
     a level the caller set other than Optuna's default is kept."""
@@ -119,6 +123,7 @@ def test_tune_without_progress_prints_nothing_and_restores_optunas_level(tmp_pat
         optuna.logging.set_verbosity(before)
 
 
+@pytest.mark.slow
 def test_every_result_has_a_short_repr(tuned, tmp_path):
     """repr() of what the API returns: a line with names and key numbers, not tables
     (issue 33: a 5-trial study's report had a repr of 23 000 characters)."""

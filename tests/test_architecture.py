@@ -71,6 +71,7 @@ def _private(part: str) -> bool:
     return part.startswith("_") and not (part.startswith("__") and part.endswith("__"))
 
 
+@pytest.mark.slow
 def test_the_package_is_read():
     assert {"paretostab._problem", "paretostab.report._load", "paretostab._tuning.objective",
             "paretostab.spec._schema", "paretostab._weight"} <= set(modules())
@@ -263,6 +264,7 @@ def test_optunas_private_interfaces_are_used_in_one_module():
     assert not found, "\n".join(found)
 
 
+@pytest.mark.slow
 def test_tests_reach_optunas_private_interfaces_through_one_module():
     """A test reaches Optuna's internals through ``paretostab._optuna_internals`` (whose own
     tests, ``tests/test_optuna_internals.py``, exercise them): an Optuna release that changes
@@ -477,6 +479,7 @@ def helpers_taken_from(module: Module) -> set[tuple[str, str]]:
             or (imported == "tests" and name and name.startswith("test_"))}
 
 
+@pytest.mark.slow
 def test_the_tests_are_laid_out_like_the_package():
     """Each test module says in its opening docstring which part of the package it tests,
     and shares its helpers through tests/ modules without the test_ prefix, not by being

@@ -71,6 +71,7 @@ def test_the_binary_metrics_are_the_ones_of_the_reference():
     assert set(BINARY_METRICS) <= set(METRICS)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(SELECTORS))
 def test_binary_results_are_unchanged_to_the_last_bit(name):
     reference = json.loads(REFERENCE.read_text())

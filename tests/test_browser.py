@@ -289,6 +289,7 @@ def test_the_dashboard_shows_the_study_and_a_trial_with_its_map(study, tmp_path)
         assert_not_blank(trial_png)
 
 
+@pytest.mark.slow
 def test_not_blank_tells_an_empty_page_from_a_drawn_one(tmp_path):
     from PIL import Image
 

@@ -5,10 +5,13 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
 from paretostab import list_measures
 from paretostab._cli import main
 
 
+@pytest.mark.slow
 def test_measures_command_prints_every_measure(capsys):
     assert main(["measures", "--runs", "4", "--k", "3", "--seed", "1"]) == 0
     out = capsys.readouterr().out
@@ -17,12 +20,14 @@ def test_measures_command_prints_every_measure(capsys):
         assert name in out
 
 
+@pytest.mark.slow
 def test_module_entry_point_runs():
     result = subprocess.run([sys.executable, "-m", "paretostab", "measures", "--runs", "3"],
                             capture_output=True, text=True, check=True)
     assert "nogueira" in result.stdout
 
 
+@pytest.mark.slow
 def test_bad_arguments_exit_with_a_usage_message():
     result = subprocess.run([sys.executable, "-m", "paretostab", "measures", "--runs", "1"],
                             capture_output=True, text=True)
@@ -159,6 +164,7 @@ def _cut_short(*argv: str, cwd) -> subprocess.CompletedProcess:
         os.close(write)
 
 
+@pytest.mark.slow
 def test_output_cut_short_by_its_reader_ends_quietly_with_status_141(tmp_path):
     """Python's documentation of SIGPIPE: no BrokenPipeError traceback, the shell's status
     of a process the signal ended (128 + 13)."""
@@ -170,6 +176,7 @@ def test_output_cut_short_by_its_reader_ends_quietly_with_status_141(tmp_path):
         assert "Traceback" not in result.stderr and "Error" not in result.stderr, argv
 
 
+@pytest.mark.slow
 def test_tune_counts_one_trial_in_the_singular(tmp_path, capsys):
     assert main(["tune", "--n-trials", "1", "--quiet",
                  "--storage", f"sqlite:///{tmp_path / 'one.db'}"]) == 0

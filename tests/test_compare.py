@@ -395,6 +395,7 @@ def compare(storages, out, *extra):
                  storages[1], "--out", str(out), *extra])
 
 
+@pytest.mark.slow
 def test_compare_writes_the_page_the_csv_and_the_json(storages, tmp_path, capsys,
                                                       monkeypatch):
     from tests.studies import read
@@ -459,6 +460,7 @@ def test_compare_writes_the_page_the_csv_and_the_json(storages, tmp_path, capsys
     assert again["differences"] == data["differences"]
 
 
+@pytest.mark.slow
 def test_compare_without_replicates_and_with_chosen_measures(storages, tmp_path, capsys):
     assert compare(storages, tmp_path / "cmp", "--replicates", "0", "--measures",
                    "phi,jaccard", "--weight", "accuracy:2") == 0

@@ -99,6 +99,7 @@ def test_each_pair_has_its_own_seed_of_the_one_seed_sequence(runset):
     assert run_draws([5, 9], "subsample") == [(5, 0), (9, 0)]
 
 
+@pytest.mark.slow
 def test_the_same_seed_gives_the_same_runs_whatever_n_jobs(runset, data):
     X, y = data
     for n_jobs in (1, 2):
@@ -184,6 +185,7 @@ def test_the_memory_estimate_counts_a_half(monkeypatch):
                      progress=False)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("resamples", ["shared", "per_trial"])
 def test_a_tuning_study_runs_on_complementary_pairs(tmp_path, resamples):
     url = f"sqlite:///{tmp_path / 'study.db'}"
@@ -217,6 +219,7 @@ def test_a_spec_with_complementary_pairs_round_trips_as_a_study_of_its_own():
     assert pairs.content_hash() != parse_spec(spec).content_hash()
 
 
+@pytest.mark.slow
 def test_compare_runs_the_replicates_of_studies_on_complementary_pairs(tmp_path):
     from paretostab import compare
 

@@ -90,6 +90,7 @@ def test_a_trial_runs_only_while_fewer_than_n_trials_before_it_count_or_run(tmp_
     assert slots.claim(third) is None
 
 
+@pytest.mark.slow
 def test_a_process_waits_for_running_trials_only_where_heartbeats_tell_them_alive(tmp_path):
     url = storage_url(tmp_path)
     study = create_or_load_study(tiny(), storage=open_storage(url))
@@ -107,6 +108,7 @@ def test_a_process_waits_for_running_trials_only_where_heartbeats_tell_them_aliv
     assert not TrialSlots(beating, 2).wait(Interrupts())
 
 
+@pytest.mark.slow
 def test_a_timeout_stops_starting_trials_and_leaves_none_running(tmp_path):
     study = run_study(tiny(study={"trials": 400}), storage=storage_url(tmp_path), timeout=1.0,
                       progress=False)
@@ -154,6 +156,7 @@ def test_a_stale_trial_that_had_written_its_note_gets_a_note_that_says_it_failed
     assert get_note(silent) == ""
 
 
+@pytest.mark.slow
 @pytest.mark.filterwarnings("ignore:Heartbeat of storage:UserWarning")  # asked by hand
 def test_a_trial_without_heartbeat_for_the_grace_period_fails_as_stale(tmp_path):
     storage = open_storage(storage_url(tmp_path), heartbeat_interval=1, grace_period=1)
@@ -349,6 +352,7 @@ def test_kill_9_of_one_of_three_processes_on_postgresql_then_a_resume(tmp_path, 
                if t.state == TrialState.FAIL)
 
 
+@pytest.mark.slow
 @pytest.mark.filterwarnings("ignore:Heartbeat of storage:UserWarning")  # asked by hand
 def test_a_process_waiting_on_a_trial_killed_before_its_first_heartbeat_fails_it_and_ends(
         postgres_url):
@@ -369,6 +373,7 @@ def test_a_process_waiting_on_a_trial_killed_before_its_first_heartbeat_fails_it
         "went stale: no heartbeat ever came from its process, watched for 2 s")
 
 
+@pytest.mark.slow
 def test_a_grid_over_three_processes_on_postgresql_a_kill_9_and_a_resume(tmp_path,
                                                                          postgres_url):
     spec_path = tmp_path / "grid.toml"
@@ -395,6 +400,7 @@ def test_a_grid_over_three_processes_on_postgresql_a_kill_9_and_a_resume(tmp_pat
     assert not study.get_trials(states=(TrialState.RUNNING,))
 
 
+@pytest.mark.slow
 @pytest.mark.filterwarnings("ignore:Heartbeat of storage:UserWarning")  # asked by hand
 def test_a_trial_that_never_beat_fails_as_stale_once_watched_for_the_grace_period(tmp_path):
     """Its process was killed between Optuna creating it and its first heartbeat: Optuna's
@@ -422,6 +428,7 @@ def test_a_trial_that_never_beat_fails_as_stale_once_watched_for_the_grace_perio
     assert fail_stale_trials(study, silent_since=watched) == [] and watched == {}
 
 
+@pytest.mark.slow
 @pytest.mark.filterwarnings("ignore:Heartbeat of storage:UserWarning")  # asked by hand
 def test_a_trial_without_heartbeat_on_postgresql_fails_as_stale(postgres_url):
     storage = open_storage(postgres_url, heartbeat_interval=1, grace_period=1)

@@ -108,6 +108,7 @@ def test_tune_without_dask_distributed_says_which_extra_to_install(tmp_path, cap
                      "'paretostab[dask]'."]
 
 
+@pytest.mark.slow
 def test_an_unreachable_scheduler_is_one_error_line_before_any_trial(tmp_path, capsys):
     dask = need("dask")
     need("distributed")

@@ -198,6 +198,7 @@ stability = "iw"
 """
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("content, expected", [
     (b"", "error: bad.csv is empty: expected a header line"),
     (b"label,a,b\n", r"error: bad.csv has no rows \(samples\)"),
@@ -327,6 +328,7 @@ def test_variance_prefilter():
         variance_prefilter(X, 11)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not (SHARED_DATA / "singh.csv.gz").exists(),
                     reason="../shared/data (the shared benchmark data) is absent")
 def test_shared_microarray_data_load():

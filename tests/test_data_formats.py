@@ -310,6 +310,7 @@ def make_anndata(values, *, sparse: bool = False):
     return anndata.AnnData(X=X, obs=obs, var=pd.DataFrame(index=GENES))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sparse", [False, True], ids=["dense", "sparse"])
 def test_h5ad_files_take_their_label_from_obs(tmp_path, values, sparse):
     make_anndata(values, sparse=sparse).write_h5ad(tmp_path / "cells.h5ad")
@@ -464,6 +465,7 @@ def test_data_in_memory_enter_the_spec_hash_and_another_source_is_refused(values
 # ----------------------------------------------------------------------- tune with data in memory
 
 
+@pytest.mark.slow
 def test_tune_with_data_in_memory_needs_no_source(tmp_path, values):
     """Issue 33: the spec reference says tune sets source = "memory"; a spec given to
     tune(spec, data=...) without [data] source (or without [data]) is tuned on them, a
@@ -510,6 +512,7 @@ def test_an_error_about_a_dataframe_describes_it_and_does_not_print_it(tmp_path)
     assert message.endswith(f"got {size}.") and len(message) < 200
 
 
+@pytest.mark.slow
 def test_tune_with_data_in_memory_and_a_resume_with_other_data_refused(tmp_path, values):
     url = f"sqlite:///{tmp_path / 'mem.db'}"
     spec = parse_spec(spec_mapping())
@@ -531,6 +534,7 @@ def test_tune_with_data_in_memory_and_a_resume_with_other_data_refused(tmp_path,
         run_study(spec, storage=url, n_trials=4, progress=False)
 
 
+@pytest.mark.slow
 def test_report_and_choose_of_a_study_tuned_on_data_in_memory(tmp_path, values):
     """The report and the γ choice refit front trials on the whole data: given as tune
     took them; without them, or with others, one line."""
@@ -550,6 +554,7 @@ def test_report_and_choose_of_a_study_tuned_on_data_in_memory(tmp_path, values):
         choose(url, 0.5, data=(other, CLASSES))
 
 
+@pytest.mark.slow
 def test_data_in_memory_reach_worker_processes(tmp_path, values):
     """tune's --workers processes get the data the parent was given (they load none)."""
     url = f"sqlite:///{tmp_path / 'workers.db'}"

@@ -364,6 +364,7 @@ def data_size(source: str, label: str, impute: str | None) -> tuple[int, int]:
     return data.n_samples, data.n_features
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", sorted(STUDIES.glob("*.toml")), ids=lambda p: p.stem)
 def test_every_shipped_study_passes_against_its_data(path):
     spec = load_spec(path)
@@ -438,6 +439,7 @@ def tiny_study(folder: Path, *, d: int = 5, data: str = "", fixed: str = "n_feat
     return spec
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case, storage, expected", [
     ({"data": "prefilter = 50"}, "sqlite:///x.db",
      "data.prefilter: must be at most 5, the data's features (tiny.csv: n = 40 samples, d = 5 "
@@ -519,6 +521,7 @@ def test_tune_says_what_it_clipped_and_the_study_stores_the_clipped_space(tmp_pa
                .trials) == 4
 
 
+@pytest.mark.slow
 def test_tune_says_once_that_imbalanced_classes_have_a_balanced_metric(tmp_path):
     spec = tiny_study(tmp_path, classes="aab")  # 27 a, 13 b: 32.5 % < 40 %
     result = subprocess.run([sys.executable, "-m", "paretostab", "tune", spec.name,

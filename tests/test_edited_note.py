@@ -34,6 +34,7 @@ def _fronts(note: str) -> list[str]:
     return re.findall(r"^## The Pareto front, as of the report of .*$", note, re.M)
 
 
+@pytest.mark.slow
 def test_a_persons_edit_of_the_study_note_survives_every_report(study_url, tmp_path):
     """A person's sentence added on the dashboard, and their own section after the
     report's, are kept by the next report, which replaces its own section only."""
@@ -52,6 +53,7 @@ def test_a_persons_edit_of_the_study_note_survives_every_report(study_url, tmp_p
     assert after.index(FRONT_HEADING) < after.index("## Our decision")
 
 
+@pytest.mark.slow
 def test_a_note_written_over_before_any_report_keeps_the_persons_text(study_url, tmp_path):
     """A note a person wrote in place of the study note gets the front after their text."""
     dashboard = need("optuna_dashboard")

@@ -471,6 +471,7 @@ def held_study(tmp_path_factory):
     return url
 
 
+@pytest.mark.slow
 def test_the_held_out_part_never_reaches_the_search(held_study):
     problem = read(held_study).problem
     assert problem.X.shape[0] == 426 and problem.test_X.shape[0] == 143  # 569 × 0.25
@@ -479,6 +480,7 @@ def test_the_held_out_part_never_reaches_the_search(held_study):
     assert not rows & {tuple(r) for r in problem.X}
 
 
+@pytest.mark.slow
 def test_the_report_scores_the_front_on_the_held_out_part(held_study, monkeypatch):
     reader = read(held_study)
     report = analysed(held_study, replicates=3, progress=False)
@@ -513,6 +515,7 @@ def test_the_report_scores_the_front_on_the_held_out_part(held_study, monkeypatc
     assert kept == [(stale.name, key, held.scores[number].to_dict())]
 
 
+@pytest.mark.slow
 def test_trials_that_ignore_the_labels_are_flagged_and_never_chosen_unless_allowed(held_study):
     reader = read(held_study)
     label_free = {n for n, p in reader.params.items() if p["n_stable"] == 4}  # N = k
@@ -532,6 +535,7 @@ def test_trials_that_ignore_the_labels_are_flagged_and_never_chosen_unless_allow
     assert choose(held_study, 0.0, allow_chance=True).trial in label_free
 
 
+@pytest.mark.slow
 def test_a_choice_off_the_front_says_what_it_chose_from_and_has_its_replicates(
         held_study, monkeypatch):
     # every front trial flagged as label-free (N = k, and trial 1 by fiat): γ chooses among
@@ -588,6 +592,7 @@ def test_a_selection_that_ignores_the_labels_is_not_called_chance():
     assert [flags.ignores_labels(n) for n in (1, 2, 3, 4)] == [False, True, True, False]
 
 
+@pytest.mark.slow
 def test_cli_choose_says_what_was_held_out_and_passed_over(held_study):
     run = subprocess.run([sys.executable, "-m", "paretostab", "choose", "--gamma", "0",
                           "--storage", held_study], capture_output=True, text=True, check=True)
@@ -601,6 +606,7 @@ def test_cli_choose_says_what_was_held_out_and_passed_over(held_study):
     assert "flagged (chosen from by --allow-chance): trial" in allowed.stdout
 
 
+@pytest.mark.slow
 def test_the_report_page_says_what_data_each_estimate_is_on(held_study, tmp_path):
     out = build_report(held_study, out=tmp_path / "report", replicates=3, progress=False)
     page = (out / "index.html").read_text()
@@ -639,6 +645,7 @@ NESTED = {
 }
 
 
+@pytest.mark.slow
 def test_nested_evaluation_estimates_what_independent_data_show(tmp_path):
     """Six simulated data sets (n = 100, d = 500, 3 informative features): the nested
     estimate of the whole procedure is close to the accuracy of its output on 6000 new
@@ -674,6 +681,7 @@ def tiny_nested(outer_folds: int):
                        "selector": {"name": "t_test", "search": {"n_features": [1, 10]}}})
 
 
+@pytest.mark.slow
 def test_a_nested_report_names_missing_folds_and_the_chosen_features(tmp_path, monkeypatch):
     rng = np.random.default_rng(0)
     X, y = simulate(60, rng, d=40)
@@ -710,6 +718,7 @@ def test_a_nested_report_names_missing_folds_and_the_chosen_features(tmp_path, m
     assert partial.nested.missing == (3,) and len(partial.nested.folds) == 2
 
 
+@pytest.mark.slow
 def test_nested_evaluation_runs_with_worker_processes(tmp_path):
     """Each outer fold is a study as any other: two worker processes share its trials."""
     rng = np.random.default_rng(1)

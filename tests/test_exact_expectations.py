@@ -102,6 +102,7 @@ R_STABM = shutil.which("Rscript") is not None and subprocess.run(
     ["Rscript", "-e", "library(stabm)"], capture_output=True, check=False).returncode == 0
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not R_STABM, reason="needs R (Rscript on PATH) with the stabm package")
 def test_equals_stabm_exact_run_live():
     done = subprocess.run(["Rscript", "-e", _r_script()], capture_output=True, text=True,

@@ -373,6 +373,7 @@ def test_n_features_is_refused_for_a_selector_that_selects_itself(binary):
     assert "NearestCentroid cannot select features" in one_line(exc_info)
 
 
+@pytest.mark.slow
 def test_runs_do_not_depend_on_processes_and_seed_the_estimator(binary):
     from sklearn.ensemble import RandomForestClassifier
 

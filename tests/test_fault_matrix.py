@@ -31,6 +31,7 @@ def test_fault_inputs_cases_are_named_once_and_as_many_as_the_docs_say(fault_inp
     assert section.count("\n| `") >= len(names)  # a row per case
 
 
+@pytest.mark.slow
 def test_fault_inputs_a_case_runs_and_gives_a_clean_row(fault_inputs, tmp_path):
     lines = []
     rows = fault_inputs.run(tmp_path, only="tune-timeout-nan", log=lines.append)
@@ -41,6 +42,7 @@ def test_fault_inputs_a_case_runs_and_gives_a_clean_row(fault_inputs, tmp_path):
     assert row["created"] == []
 
 
+@pytest.mark.slow
 def test_fault_inputs_an_accepted_input_and_a_password_are_not_clean(fault_inputs, tmp_path):
     shown = fault_inputs.case("shown", f"studies {fault_inputs.PASSWORD}", "a secret echoed")
     row = fault_inputs.check(shown, tmp_path / "shown" / "here", tmp_path)
@@ -65,6 +67,7 @@ def test_fault_scenarios_are_named_once_and_as_many_as_the_docs_quote():
     assert section.count("\n| ") - 1 == len(names)  # a row per scenario under the header
 
 
+@pytest.mark.slow
 def test_fault_scenarios_play_a_cheap_one_for_real(tmp_path):
     said = []
     (row,) = fault_scenarios.run(tmp_path, only="dollar-names", log=said.append)
@@ -76,6 +79,7 @@ def test_fault_scenarios_play_a_cheap_one_for_real(tmp_path):
     assert fault_scenarios.totals([row]) == "1 of 1 scenarios held, 0 skipped"
 
 
+@pytest.mark.slow
 def test_fault_matrix_runs_the_halves_asked_for_in_one_command(tmp_path, capsys):
     """``python benchmarks/fault_matrix.py``: a section per half with its totals line and
     table, then the totals of all; ``--out`` writes what it prints."""

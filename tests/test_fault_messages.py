@@ -133,6 +133,7 @@ class HangingUploads(http.server.BaseHTTPRequestHandler):
         pass
 
 
+@pytest.mark.slow
 def test_a_hung_s3_upload_is_said_while_it_hangs(tmp_path, monkeypatch, capsys):
     """A trial's upload to an endpoint that takes it and does not answer: the start-up's
     line, said while the upload hangs (before, nothing was printed for as long as boto3's

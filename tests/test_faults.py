@@ -225,6 +225,7 @@ def test_a_full_artifact_store_stops_tune_after_three_trials_in_a_row(tmp_path, 
     assert counted_trials(study) == 30
 
 
+@pytest.mark.slow
 def test_a_trial_whose_map_cannot_be_written_leaves_no_runset_behind(tmp_path, monkeypatch):
     url, store = storage_url(tmp_path), tmp_path / "art"
     with failing_writes(monkeypatch, after=0, only="\x89PNG"):
@@ -241,6 +242,7 @@ def test_a_trial_whose_map_cannot_be_written_leaves_no_runset_behind(tmp_path, m
     assert present == recorded  # a failed trial's RunSet was removed with its map
 
 
+@pytest.mark.slow
 def test_an_error_while_writing_the_note_fails_the_trial_with_its_reason(tmp_path, monkeypatch):
     import paretostab._tuning.objective as objective
 
@@ -256,6 +258,7 @@ def test_an_error_while_writing_the_note_fails_the_trial_with_its_reason(tmp_pat
                for t in trials)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("failing", ["write_note", "set_trial_user_attrs"])
 def test_a_trial_that_cannot_be_recorded_after_its_upload_leaves_no_artifact(
         tmp_path, monkeypatch, failing):
@@ -591,6 +594,7 @@ def test_a_report_with_a_wrong_artifact_folder_is_one_error_line(tmp_path, monke
     assert files_in(tmp_path) == before
 
 
+@pytest.mark.slow
 def test_a_report_into_a_read_only_folder_is_one_error_line(tmp_path, small_disk, capsys):
     url = storage_url(tmp_path)
     run_study(tiny(), storage=url, progress=False)
@@ -603,6 +607,7 @@ def test_a_report_into_a_read_only_folder_is_one_error_line(tmp_path, small_disk
     assert err.startswith(f"error: report folder {folder}") and "Read-only file system" in err
 
 
+@pytest.mark.slow
 def test_a_report_with_another_studys_artifact_folder_is_one_error_line(tmp_path, capsys):
     url = storage_url(tmp_path)
     run_study(tiny(), storage=url, progress=False)

@@ -211,6 +211,7 @@ def studies(tmp_path_factory):
     return url, drawn
 
 
+@pytest.mark.slow
 def test_a_new_study_stores_the_order_of_its_data(studies):
     url, _ = studies
     reader = read(url, "colours")
@@ -264,6 +265,7 @@ def test_a_study_without_the_attribute_gets_the_colours_it_would_have_stored(stu
             assert colours_of(m) == {f: new.palette.color(f) for f in m.features.tolist()}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["colours", "old"])
 def test_the_report_colours_its_maps_with_the_study_palette(studies, name):
     url, drawn = studies

@@ -33,10 +33,12 @@ def loaded(module: str) -> list[str]:
     return json.loads(result.stdout)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("module", LIGHT)
 def test_a_light_module_loads_no_scikit_learn_joblib_or_selector(module):
     assert loaded(module) == []
 
 
+@pytest.mark.slow
 def test_the_check_sees_what_the_protocol_loads():
     assert set(HEAVY) <= set(loaded("paretostab._protocol"))

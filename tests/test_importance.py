@@ -174,6 +174,7 @@ def test_constant_features_are_not_searched():
     assert np.all(probed[:, 1] == 2.0)  # the constant feature is never changed
 
 
+@pytest.mark.slow
 def test_knn_importances_sum_to_the_features_used_and_calls_are_batched():
     """k ≤ 20 features, n = 600: one predict call per search step for all examples,
     features and both directions — a few dozen calls, not one per example."""

@@ -98,6 +98,7 @@ def test_each_solver_agrees_with_scikit_learn(monkeypatch, solver, n, d):
     assert_close_to_sklearn(coef, intercept, sklearn_fit(X, y, 0.3, beta, weights))
 
 
+@pytest.mark.slow
 @settings(max_examples=20, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), n=st.integers(12, 150), d=st.integers(3, 300),
        log_reg=st.floats(-2, 2), solver=st.sampled_from(SOLVERS[1:]),
@@ -165,6 +166,7 @@ def assert_every_solver_reaches_the_optimum(seed, n, d, correlation, log_reg, n_
 _NEARLY_SEPARABLE = dict(seed=836, n=142, d=32, correlation=0.0, log_reg=-5.0, n_classes=3)
 
 
+@pytest.mark.slow
 @settings(max_examples=30, deadline=None, derandomize=True)
 @given(seed=st.integers(0, 2**32 - 1), n=st.integers(20, 150), d=st.integers(10, 300),
        correlation=st.sampled_from([0.0, 0.5, 0.9, 0.99]), log_reg=st.floats(-6, 3),
@@ -182,6 +184,7 @@ def test_the_default_tolerance_reaches_the_optimum_of_ill_conditioned_problems(
                                             solver)
 
 
+@pytest.mark.slow
 @settings(max_examples=24, deadline=None, derandomize=True)
 @given(seed=st.integers(0, 2**32 - 1), n=st.integers(40, 200), d=st.integers(20, 150),
        correlation=st.sampled_from([0.0, 0.5, 0.9]), log_reg=st.floats(-6, -4),
@@ -447,6 +450,7 @@ def test_the_primal_at_the_rules_own_thresholds_matches_scikit_learn_one_vs_rest
 # ------------------------------------------------- SVM-RFE's hinge loss, wider than long
 
 
+@pytest.mark.slow
 @settings(max_examples=25, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1))
 def test_the_hinge_model_on_the_gram_factor_is_liblinear_on_the_features(seed):

@@ -632,6 +632,7 @@ def test_small_multiples_need_one_palette():
         stability_maps_figure(rs)
 
 
+@pytest.mark.slow
 def test_overview_heatmap():
     numbers, ov, palette, _ = front_trials()
     figure = Figure()
@@ -703,6 +704,7 @@ def test_fifteen_trials_by_twenty_five_features_read():
         assert not any(a.overlaps(b) for a, b in zip(boxes, boxes[1:], strict=False))
 
 
+@pytest.mark.slow
 def test_the_pure_modules_do_not_load_matplotlib_and_drawers_not_pyplot():
     code = ("import sys; import paretostab.maps, paretostab.report; "
             "assert 'matplotlib' not in sys.modules, 'maps loads matplotlib'; "

@@ -48,6 +48,7 @@ def budgets(request, monkeypatch):
 # ------------------------------------------------- the same λ as before the streaming
 
 
+@pytest.mark.slow
 def test_the_calibration_finds_the_lambda_it_found_holding_every_run(budgets):
     """Golden values: ``calibrate_runs`` and ``run_protocol`` of commit 60f1f14, which held
     every run's problem at once."""
@@ -105,6 +106,7 @@ def traced_peak(compute) -> int:
         tracemalloc.stop()
 
 
+@pytest.mark.slow
 def test_a_calibrated_trial_does_not_hold_its_runs_at_once(monkeypatch):
     """Each run prepared holds about 3 × X (its rows, their standardisation, its distinct
     rows): a calibration holding M runs would add 3 × X per run; the streamed one holds
@@ -122,6 +124,7 @@ def test_a_calibrated_trial_does_not_hold_its_runs_at_once(monkeypatch):
     assert many - few < X.nbytes  # 2.4 MB; holding the runs: about 18 × 3 × 2.4 MB
 
 
+@pytest.mark.slow
 def test_calibrate_runs_keeps_per_run_only_its_solutions(monkeypatch):
     monkeypatch.setattr(linear, "CACHE_BYTES", 0)
     X, y = problem(25, n=100, d=2000)
@@ -208,6 +211,7 @@ def test_the_memory_estimate_is_its_docstrings_sum_part_by_part(monkeypatch):
         "the calibration's kept runs": 768 * mib}
 
 
+@pytest.mark.slow
 def test_the_kernel_svm_importance_takes_its_support_vector_pairs_in_blocks(monkeypatch):
     """003 eq. 8 sums over the n_sv²/2 pairs of support vectors: in blocks of pairs its
     memory is bounded (all pairs at once: about 56 bytes each, and the n_sv² Gram matrix:
@@ -361,6 +365,7 @@ def test_a_control_group_limits_the_memory_available(tmp_path):
 # ------------------------------------------------------------- a study on a small machine
 
 
+@pytest.mark.slow
 def test_tune_on_a_machine_without_the_memory_stops_with_one_line(tmp_path, monkeypatch,
                                                                    capsys):
     """Trials refused for memory do not count (the machine, not their parameters, is at

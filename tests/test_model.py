@@ -61,6 +61,7 @@ def _features(data: pd.DataFrame) -> pd.DataFrame:
     return data.drop(columns=["sample_id", "label"])
 
 
+@pytest.mark.slow
 def test_the_model_is_the_pipeline_built_by_hand(saved, data):
     choice, _ = saved
     model = choice.model()

@@ -332,6 +332,7 @@ def test_k_classes_on_wine_and_iris_well_above_chance(name, load):
     assert model.score(X[test], y[test]) > 0.8  # chance: 1/3 to 0.4
 
 
+@pytest.mark.slow
 @settings(max_examples=10, deadline=None)
 @given(st.integers(0, 2**31), st.permutations(range(4)))
 def test_relabelling_the_classes_does_not_change_the_selection(seed, permutation):

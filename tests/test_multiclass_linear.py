@@ -257,6 +257,7 @@ def bootstrap(n, M, seed=0):
     return [rng.integers(0, n, n) for _ in range(M)]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("make", [
     lambda: ElasticNetSelector(target_features=8),
     lambda: ElasticNetSelector(l1_ratio=0.6, target_features=8),

@@ -160,6 +160,7 @@ def test_the_first_gram_is_shared_and_left_unmodified():
     np.testing.assert_array_equal(gram, before)
 
 
+@pytest.mark.slow
 @settings(max_examples=15, deadline=None)
 @given(seed=st.integers(0, 10_000), permutation=st.permutations(range(4)),
        name=st.sampled_from(["hybrid_rfe", "logistic_rfe", "svm_rfe", "kernel_svm_rfe"]))

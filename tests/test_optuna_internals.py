@@ -50,6 +50,7 @@ def storage_url(request, tmp_path):
     return request.getfixturevalue("postgres_url")
 
 
+@pytest.mark.slow
 def test_a_studys_storage_and_id_and_a_trials_id(storage_url):
     storage = open_storage(storage_url)
     study = optuna.create_study(storage=storage, study_name="internals",
@@ -64,6 +65,7 @@ def test_a_studys_storage_and_id_and_a_trials_id(storage_url):
         changed("FrozenTrial._trial_id")
 
 
+@pytest.mark.slow
 def test_heartbeats_stale_trials_and_trials_that_never_beat(storage_url):
     quiet = open_storage(storage_url)
     assert not heartbeat_enabled(quiet), changed("optuna.storages._heartbeat")

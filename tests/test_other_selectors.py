@@ -341,6 +341,7 @@ def test_random_forest_pipeline_step_by_step():
     np.testing.assert_allclose(selector.predict_proba(X), final.predict_proba(Xs[:, kept]))
 
 
+@pytest.mark.slow
 def test_random_forest_finds_the_informative_features():
     X, y = problem(10, n=120, d=200, informative=3, noise=0.3)
     selector = RandomForestSelector(n_features=3, n_trees=300, random_state=0).fit(X, y)
@@ -420,6 +421,7 @@ def test_relief_importance_is_over_every_example_up_to_n_instances():
     np.testing.assert_array_equal(every.importances_[kept], exact)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("n_classes", [2, 3])
 def test_relief_importance_on_the_sampled_instances_is_within_its_error(n_classes):
     """n > m: the mean over the m ReliefF instances (σ_f of all n) estimates eq. 9's mean

@@ -114,6 +114,7 @@ def test_a_map_that_cannot_be_drawn_is_its_trials_failure_not_the_stores(tmp_pat
                and not counts(t) for t in trials)
 
 
+@pytest.mark.slow
 def test_a_map_that_cannot_be_drawn_later_counts_as_its_trials_failure(tmp_path,
                                                                        monkeypatch):
     """Once a trial completed, a map that cannot be drawn fails its trial, which counts
@@ -168,6 +169,7 @@ def tune(folder: Path) -> subprocess.CompletedProcess:
         timeout=600, env={**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(folder)])})
 
 
+@pytest.mark.slow
 def test_a_selector_failing_in_every_trial_stops_tune_and_its_fix_runs_the_slots(tmp_path):
     """A module on the path given as "module:Class": tune stops after the first trials
     with the selector's error (exit 2, one error line), and, the class fixed, the same
@@ -191,6 +193,7 @@ def test_a_selector_failing_in_every_trial_stops_tune_and_its_fix_runs_the_slots
     assert sum(t.state == TrialState.COMPLETE for t in study.trials) == 5
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["wrong-shaped support", "no support", "selects nothing",
                                   "NaN weights"])
 def test_a_selector_failing_in_every_trial_stops_tune_with_its_error(tmp_path, monkeypatch,

@@ -92,6 +92,7 @@ for progress in (False, True):
 '''
 
 
+@pytest.mark.slow
 def test_importing_and_running_in_a_notebook_warns_nothing(tmp_path):
     """The first cell of a notebook without ipywidgets: import, tune and report, every
     warning an error."""
@@ -104,6 +105,7 @@ def test_importing_and_running_in_a_notebook_warns_nothing(tmp_path):
     assert "Warning" not in run.stderr and "Trial 0 finished" not in run.stderr
 
 
+@pytest.mark.slow
 def test_a_process_killed_after_no_progress_leaves_no_leaked_semaphore():
     """A process whose start method is spawn, as ``tune``'s ``--workers`` are, that ran
     steps without progress (a worker's runs), then killed with kill -9. Before: its

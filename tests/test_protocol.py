@@ -202,6 +202,7 @@ PROTOCOL = {"runs": 3, "resampling": "subsample", "sample_fraction": 0.8, "prefi
             "metric": "accuracy"}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("n_jobs", [1, 2])
 def test_replicates_of_several_selectors_in_one_pool_are_each_ones_replicates(data, n_jobs):
     """The pool gives each selector the RunSets :func:`replicates` gives it with its random
@@ -396,6 +397,7 @@ def multiclass_selectors():
 MULTICLASS = multiclass_selectors()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("metric", METRICS)
 @pytest.mark.parametrize("name", list(MULTICLASS))
 def test_the_protocol_runs_every_metric_with_k_classes(name, metric):

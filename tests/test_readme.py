@@ -26,11 +26,13 @@ def _run(path: Path, tmp_path: Path, monkeypatch) -> None:
             exec(compile(block, str(path), "exec"), {})
 
 
+@pytest.mark.slow
 def test_readme_python_blocks_run(tmp_path, monkeypatch):
     assert _python_blocks(README), "the README has no Python example"
     _run(README, tmp_path, monkeypatch)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("page", [p for p in PAGES if _python_blocks(p)],
                          ids=lambda p: str(p.relative_to(ROOT)))
 def test_docs_python_blocks_run(page, tmp_path, monkeypatch):
@@ -57,6 +59,7 @@ def test_readme_is_a_front_page():
         assert (ROOT / target).exists(), target
 
 
+@pytest.mark.slow
 def test_the_fast_loop_is_the_ci_command_without_the_slow_tests():
     """Getting started's fast loop is the README's test command (what ``.ci/run`` runs,
     every test) leaving out a marker that pyproject registers, and it deselects the slow

@@ -29,6 +29,7 @@ def draws(rng, n, b, mean=MEAN, cov=COV):
 # --------------------------------------------------------------------------- regions
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("b", [10, 30])
 def test_coverage_of_the_expected_point(b):
     # 4 000 samples of B replicates: the 95 % region covers the mean 95 % of the time
@@ -39,6 +40,7 @@ def test_coverage_of_the_expected_point(b):
     assert abs(coverage - 0.95) <= 0.02
 
 
+@pytest.mark.slow
 def test_simultaneous_coverage():
     # P = 4 regions at the Bonferroni level hold their 4 means together ≥ 95 %
     rng = np.random.default_rng(11)

@@ -129,6 +129,7 @@ def test_inputs_not_mutated():
     np.testing.assert_array_equal(p, copy)
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(point_sets())
 def test_front_matches_brute_force(points):
@@ -152,6 +153,7 @@ def test_front_properties(points):
         assert np.any((f[:, 0] >= q[0]) & (f[:, 1] >= q[1]) & ((f[:, 0] > q[0]) | (f[:, 1] > q[1])))
 
 
+@pytest.mark.slow
 @settings(max_examples=100, deadline=None)
 @given(point_sets(), st.randoms(use_true_random=False))
 def test_front_invariant_to_order(points, random):
@@ -227,6 +229,7 @@ def test_area_monte_carlo():
     assert dominance_area(p) == pytest.approx(inside.mean(), abs=4e-3)
 
 
+@pytest.mark.slow
 @settings(max_examples=100, deadline=None)
 @given(point_sets(), point_sets(max_size=10), st.randoms(use_true_random=False))
 def test_area_monotone_and_order_invariant(points, more, random):
@@ -239,6 +242,7 @@ def test_area_monotone_and_order_invariant(points, more, random):
     assert dominance_area(points[pareto_front(points)]) == pytest.approx(area, abs=1e-12)
 
 
+@pytest.mark.slow
 @settings(max_examples=100, deadline=None)
 @given(point_sets(), st.tuples(st.floats(-0.5, 0.5), st.floats(-0.5, 0.5)))
 def test_staircase_encloses_the_area(points, reference):
@@ -662,6 +666,7 @@ def test_gamma_bad_inputs():
 GAMMAS = np.linspace(0.0, 1.0, 401)
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(point_sets(max_size=30))
 def test_choose_matches_brute_force(points):
@@ -900,6 +905,7 @@ def test_draw_front_options_and_new_figure():
     assert dict(matplotlib.rcParams) == before
 
 
+@pytest.mark.slow
 def test_report_import_does_not_load_matplotlib():
     """The report package and its pure names (comparisons, confidence regions) load no
     matplotlib; its pipelines, exported too, load it when first used (and only then)."""
@@ -913,6 +919,7 @@ def test_report_import_does_not_load_matplotlib():
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
+@pytest.mark.slow
 def test_tuning_does_not_import_the_report():
     """The package graph has no upward arrow: tuning (and the trials' artifacts) use the
     fronts, maps and drawers of paretostab.front/maps/plot, never the report package."""

@@ -89,6 +89,7 @@ def test_svg_keeps_its_text_as_text_and_rcparams_unchanged():
     assert re.search(r"<text[^>]*>[^<]*accuracy and φ_iw", svg), "the label is not SVG text"
 
 
+@pytest.mark.slow
 def test_the_page_says_the_interval_is_wide_because_b_is_small(tmp_path):
     """With the README's B = 3 the interval reads [0, 1]; next to it, and in the front's
     caption, the page says why (Hotelling's region reaches 16.3 standard deviations of the

@@ -240,6 +240,7 @@ def test_draw_fronts_on_given_axes(rc_unchanged):
     assert_saves(fig)
 
 
+@pytest.mark.slow
 def test_draw_fronts_options_and_new_figure(rc_unchanged):
     import matplotlib.pyplot as plt
 
@@ -288,6 +289,7 @@ def sections():
     ]
 
 
+@pytest.mark.slow
 def test_write_report_is_a_self_contained_escaped_page(tmp_path, rc_unchanged):
     title = "Report <script>alert('x')</script> & co"
     path = write_report(tmp_path / "out", title=title, sections=sections(),
@@ -371,6 +373,7 @@ def test_format_value():
     assert format_value(StandInInterval(0.1, 0.2, None, 0.9, True)) == "[0.1, 0.2] (90%, simultaneous)"
 
 
+@pytest.mark.slow
 def test_html_module_does_not_load_matplotlib():
     code = ("import sys; import paretostab.report._html; "
             "assert 'matplotlib' not in sys.modules, 'matplotlib imported'")
@@ -511,6 +514,7 @@ def test_front_trials_differ_from_the_others_in_colour_and_marker(rc_unchanged):
     assert to_rgba(dots.get_facecolor()[0]) != to_rgba(staircase.get_markerfacecolor())
 
 
+@pytest.mark.slow
 def test_the_overview_colour_bar_is_as_high_as_its_heatmap():
     from paretostab._runset import RunSet
     from paretostab.maps import selection_overview
@@ -535,6 +539,7 @@ def test_the_overview_colour_bar_is_as_high_as_its_heatmap():
         assert_saves(figure)
 
 
+@pytest.mark.slow
 def test_the_report_front_figure_reads_at_a_glance(tmp_path, rc_unchanged):
     """A tuned study's front figure: labels apart; beside the plot, the overview of the
     unit square, large enough to see the frame, and under it the legend, no wider."""
@@ -607,6 +612,7 @@ def synthetic_report(n_trials, replicates, seed=0):
         means=np.array([r.center for r in regions]))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("replicates", [3, 100])
 @pytest.mark.parametrize("n_trials", [5, 200])
 def test_the_front_figure_reads_at_any_replicates_and_trials(n_trials, replicates,

@@ -41,6 +41,7 @@ def study_url(tmp_path_factory):
     return url
 
 
+@pytest.mark.slow
 def test_report_writes_html_csv_and_json(study_url, tmp_path, monkeypatch):
     out = build_report(study_url, out=tmp_path / "report", weight="accuracy:2", gamma=0.5,
                        progress=False)
@@ -103,6 +104,7 @@ def test_report_writes_html_csv_and_json(study_url, tmp_path, monkeypatch):
     assert {f"paretostab:replicates:{n}:3" for n in summary["front"]} <= set(keys)
 
 
+@pytest.mark.slow
 def test_other_measures_and_no_replicates(study_url, tmp_path):
     out = build_report(study_url, out=tmp_path / "r", measures=["phi", "pears", "jaccard"],
                        replicates=0, gamma=0.7, progress=False)
@@ -150,6 +152,7 @@ def test_cli_report_and_choose(study_url, tmp_path):
     assert "φ_iw = " in run.stdout  # the measure by its symbol
 
 
+@pytest.mark.slow
 def test_replicates_cached_without_a_measure_are_rerun_and_merged(study_url, tmp_path):
     """A report asking for a measure the cached replicates lack re-runs them (same seeds:
     the same values) and keeps the cache's other measures beside the new one."""
@@ -165,6 +168,7 @@ def test_replicates_cached_without_a_measure_are_rerun_and_merged(study_url, tmp
         assert all(after[key][m] == before[key][m] for m in before[key])
 
 
+@pytest.mark.slow
 def test_the_replicates_of_the_front_in_one_pool_are_those_trial_by_trial(study_url):
     """The report runs every front trial's replicates in one pool, their shared resamples
     prepared once: each trial's values are those of its B protocols run alone with its
@@ -208,6 +212,7 @@ def test_replicates_share_their_resamples_across_trials_as_the_study_does(resamp
     assert [problem.replicate_state(n) for n in (3, 8)] == states
 
 
+@pytest.mark.slow
 def test_a_measure_needing_a_similarity_the_study_has_none_of(study_url, tmp_path):
     """The study records no similarity measure: the report recomputes φ_msi from the trials'
     RunSets and from fresh replicates with |Spearman| on the data (the papers' choice), the
@@ -238,6 +243,7 @@ def test_a_measure_needing_a_similarity_the_study_has_none_of(study_url, tmp_pat
     assert problem.similarity_for(["nogueira", "iw"]) is None
 
 
+@pytest.mark.slow
 def test_the_report_of_a_three_class_study(tmp_path):
     """K > 2 classes end to end: tune, report (the front figure's axis names the majority
     class's rate, summary.json holds it), the γ choice refitted on the whole data."""
@@ -255,6 +261,7 @@ def test_the_report_of_a_three_class_study(tmp_path):
     assert len(chosen.features) == 4
 
 
+@pytest.mark.slow
 def test_the_report_gives_the_study_note_the_front_as_of_its_run(study_url, tmp_path):
     """Trial notes say nothing of the front; the study's note says which trials are on it
     and when that was so (the report's run)."""
@@ -299,6 +306,7 @@ def trials_of(url, settings) -> list[int]:
     return [next(n for n, p in params.items() if p == setting) for setting in settings]
 
 
+@pytest.mark.slow
 def test_an_interrupted_report_keeps_the_replicates_it_computed(tmp_path, monkeypatch):
     """Ctrl-C during the replicates: the front trials replicated so far are stored in the
     study (each refit is written as it is computed), and the next report reuses them."""
@@ -369,6 +377,7 @@ def test_a_report_killed_mid_way_keeps_the_replicates_it_computed(tmp_path):
     assert len(kept) == 1 and kept[0].endswith(":3")
 
 
+@pytest.mark.slow
 def test_a_study_at_chance_says_so_and_names_its_metric(tmp_path):
     """Labels unrelated to the features (four classes, balanced accuracy, data in memory).
     Every trial is flagged; the summary opens by saying the study is at chance level and
@@ -404,6 +413,7 @@ def test_a_study_at_chance_says_so_and_names_its_metric(tmp_path):
     assert "<th>balanced accuracy</th>" in page and "<th>accuracy</th>" not in page
 
 
+@pytest.mark.slow
 def test_front_csv_flags_each_trial_and_keeps_accuracy_by_its_name(study_url, tmp_path):
     """Plain accuracy keeps its column name (the quickstart's); the flag column holds the
     reason or "" (the report guide's front.csv)."""

@@ -133,6 +133,7 @@ def nasty(tmp_path_factory):
     return study, other
 
 
+@pytest.mark.slow
 def test_a_nasty_study_and_feature_names_are_escaped_everywhere(nasty, tmp_path):
     study, other = nasty
     shown = study._repr_html_()

@@ -61,6 +61,7 @@ def jaccard(a, b) -> float:
     return len(a & b) / len(a | b)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("params", CASES.values(), ids=CASES.keys())
 def test_hybrid_rfe_matches_plain_algorithm_1(problem, params):
     X, y, samples = problem

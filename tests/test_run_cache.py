@@ -77,6 +77,7 @@ def test_every_registered_selector_gives_the_same_runset_with_and_without_the_ca
     assert warm.prepare_seconds.shape == (3,) and np.all(warm.prepare_seconds >= 0)
 
 
+@pytest.mark.slow
 def test_worker_processes_keep_their_own_part_of_the_cache(data):
     X, y, _ = data
     protocol = {"runs": 6, "prefilter": 40, "random_state": 2, "progress": False}

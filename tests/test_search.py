@@ -57,6 +57,7 @@ EXPECTED_FAILED = {
                                "three blobs (as tests/test_selector_checks.py says)"}
 
 
+@pytest.mark.slow
 @parametrize_with_checks([ParetoSearchCV("t_test", {"n_features": [1]}, runs=2, n_trials=1,
                                          random_state=0)],
                          expected_failed_checks=lambda estimator: EXPECTED_FAILED)
@@ -146,6 +147,7 @@ def test_data_with_other_features_is_refused(fitted):
         search.predict(X.rename(columns={"gene3": "other"}))
 
 
+@pytest.mark.slow
 def test_score_is_the_metric_of_the_search():
     X, y = simulate(60)
     search = tiny(metric="balanced_accuracy").fit(X.to_numpy(), y)
@@ -193,6 +195,7 @@ def test_set_output_in_a_pipeline(fitted):
     assert list(out.columns) == list(pipeline[-1].get_feature_names_out())
 
 
+@pytest.mark.slow
 def test_cross_validate_gives_the_nested_estimate_of_outer_folds(tmp_path):
     """The spec's ``[protocol] outer_folds = 3`` draws scikit-learn's
     ``StratifiedKFold(3, shuffle=True, random_state=split_seed)``; given those folds,
@@ -259,6 +262,7 @@ def test_bad_parameters_are_refused_in_one_line(params, message):
         search_spec(tiny(**params), 0)
 
 
+@pytest.mark.slow
 def test_a_storage_keeps_the_study_and_a_second_fit_resumes_it(tmp_path):
     url = f"journal:{tmp_path / 'search.journal'}"
     X, y = simulate(60)

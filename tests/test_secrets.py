@@ -257,6 +257,7 @@ def stored_attributes(url: str) -> str:
     return json.dumps(found, ensure_ascii=False)
 
 
+@pytest.mark.slow
 def test_no_password_in_any_output_of_tune_report_compare_choose_dashboard(
         secret_database, tmp_path, monkeypatch, capsys):
     url, password = secret_database
@@ -386,6 +387,7 @@ def test_a_stored_artifact_filename_is_never_a_path(tampered, tmp_path, monkeypa
                                                          "..", "escape.npz").exists()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("artifact_id", ["../escape", "../../escape", "/tmp/escape",
                                          "sub/escape", "..", "", "a b", "x.npz"])
 def test_a_stored_artifact_id_that_optuna_does_not_make_is_one_clear_error(

@@ -228,6 +228,7 @@ def test_groups_can_be_given_as_an_array():
 # --------------------------------------------------------------------------- studies
 
 
+@pytest.mark.slow
 def test_a_multi_selector_study_records_each_trials_selector_and_its_own_parameters(tmp_path):
     spec = parse_spec({**multi(), "study": {"name": "multi", "trials": 9, "seed": 1,
                                             "sampler": "random"}})
@@ -249,6 +250,7 @@ def test_a_multi_selector_study_records_each_trials_selector_and_its_own_paramet
     assert "`logistic_rfe.reg`" in note
 
 
+@pytest.mark.slow
 def test_a_fixed_settings_grid_study_runs_each_selector_once(tmp_path):
     spec = parse_spec(fixed_settings())
     study = run_study(spec, storage=f"sqlite:///{tmp_path / 'grid.db'}", progress=False)
@@ -258,6 +260,7 @@ def test_a_fixed_settings_grid_study_runs_each_selector_once(tmp_path):
     assert len(study.trials) == 3
 
 
+@pytest.mark.slow
 def test_report_and_choose_refit_a_multi_selector_trial(tmp_path, monkeypatch):
     import paretostab._problem
     from paretostab import choose
@@ -328,6 +331,7 @@ def test_the_conditional_space_suggests_only_the_chosen_selectors_parameters():
 
 
 
+@pytest.mark.slow
 def test_tune_objective_tunes_the_spec_for_another_measure(tmp_path, capsys):
     from paretostab._cli import main
     from tests.test_tuning import write_spec
@@ -380,6 +384,7 @@ def test_the_shipped_fig11_script_compares_the_studies_with_objective_names():
         assert with_objective(spec, name).name in script
 
 
+@pytest.mark.slow
 def test_a_grid_point_whose_trial_was_interrupted_is_run_on_resume(tmp_path):
     from paretostab._optuna_internals import storage_of, trial_id_of
     from paretostab._storage import open_storage
@@ -401,6 +406,7 @@ def test_a_grid_point_whose_trial_was_interrupted_is_run_on_resume(tmp_path):
     assert interrupted in complete
 
 
+@pytest.mark.slow
 def test_two_workers_run_each_point_of_a_grid_once(tmp_path):
     spec = parse_spec(fixed_settings())
     study = run_study(spec, storage=f"sqlite:///{tmp_path / 'grid.db'}", workers=2,
@@ -420,6 +426,7 @@ def one_selector_grid(points: int = 6) -> dict:
             "objective": {"stability": "nogueira"}}
 
 
+@pytest.mark.slow
 def test_every_process_reads_a_grid_point_alike(tmp_path):
     # Optuna's GridSampler shuffles its points with its seed and names each by its place
     # (grid_id): each tune call here is a process of its own, a resume of the one before
@@ -456,6 +463,7 @@ def test_the_later_of_two_trials_given_one_grid_point_does_not_run_it(tmp_path):
     assert slots.claim(second) == "not run: its grid point is trial 0's"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("ending, frees", [
     ("pruned", True),  # TrialSlots found no slot for it, or its point taken
     ("failed outside its computation", True),  # Optuna failed it: no reason, not counted

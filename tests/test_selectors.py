@@ -45,6 +45,7 @@ def sklearn_reference(X, y, reg, beta):
     return model.coef_[0] / beta, model.intercept_[0]
 
 
+@pytest.mark.slow
 @settings(max_examples=25, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), n=st.integers(10, 120),
        d=st.sampled_from([3, 20, 119, 120, 121, 400, 2000]), log_reg=st.floats(-2, 2))

@@ -106,6 +106,7 @@ def test_an_ignored_stop_signal_is_left_ignored_and_does_nothing(signum):
         signal.signal(signum, previous)
 
 
+@pytest.mark.slow
 def test_a_signal_swallowed_inside_a_computation_stops_the_study_after_it():
     """Before: the Interrupted raised inside a garbage collector's clean-up was swallowed
     and the computation, then the study, went on (a worker ran until it was killed)."""
@@ -120,6 +121,7 @@ def test_a_signal_swallowed_inside_a_computation_stops_the_study_after_it():
     assert raised.value.signum == signal.SIGTERM and reached
 
 
+@pytest.mark.slow
 def test_a_signal_swallowed_by_a_clean_up_is_not_printed_and_is_raised_after():
     """Before: "Exception ignored in: <function SlowCleanUp.__del__ …>" and a traceback."""
     script = ("import gc, signal\n"

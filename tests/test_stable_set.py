@@ -175,6 +175,7 @@ def brute_force_r_concave_bound(q: float, d: int, threshold: float, pairs: int,
     return d * min([1.0, runs] + ([] if both is None else [both]))
 
 
+@pytest.mark.slow
 def test_the_r_concave_bound_is_the_brute_force_supremum():
     """On a sample of stabs' grid (three rows of each B, but one of B = 100 at τ ≥ 0.9: at
     lower τ, its dense grids take seconds) and its row of largest difference (τ = 1): the
@@ -199,6 +200,7 @@ def test_the_r_concave_bound_is_the_brute_force_supremum():
         assert ends == pytest.approx(brute, rel=1e-9, abs=1e-14 * p), row
 
 
+@pytest.mark.slow
 def test_the_r_concave_bound_is_at_least_stabs_pfer():
     """The supremum is never below stabs' PFER (3 significant digits); stabs' maximisation
     stops short of the families' ends, where the tails are largest, so that the two
@@ -220,6 +222,7 @@ def test_the_r_concave_bound_is_at_least_stabs_pfer():
     assert float(np.median(excess)) == pytest.approx(0.0085, abs=5e-4)
 
 
+@pytest.mark.slow
 def test_r_concave_thresholds_are_stabs_but_where_the_supremum_crosses_the_target():
     """stabs walks down from 1 and stops above the first τ whose bound exceeds the
     target: its cutoff's (under-estimated) bound meets the target, but at 1/2 (here the

@@ -37,6 +37,7 @@ def tuned(tmp_path_factory):
     return paretostab.tune(SPEC, storage=url, progress=False)
 
 
+@pytest.mark.slow
 def test_choice_stable_set_reads_the_chosen_trials_own_runs(tuned):
     choice = paretostab.choose(tuned, 0.5)
     found = choice.stable_set(pfer=1.0)
@@ -75,6 +76,7 @@ def test_fdp_runs_the_decoys_once_and_keeps_them_in_the_study(tuned):
     np.testing.assert_array_equal(again.frequencies, first.frequencies)
 
 
+@pytest.mark.slow
 def test_the_report_shows_and_writes_the_stable_sets(tuned, tmp_path):
     report = tuned.report(pfer=1.0, fdp=0.5)
     assert [s.control for s in report.stable_sets] == ["pfer", "fdp"]
@@ -95,6 +97,7 @@ def test_the_report_shows_and_writes_the_stable_sets(tuned, tmp_path):
     assert html.escape(report.stable_sets[0].guarantee) in page
 
 
+@pytest.mark.slow
 def test_a_report_without_stable_sets_writes_no_csv(tuned, tmp_path):
     report = tuned.report(pfer=None)
     assert report.stable_sets == ()

@@ -56,6 +56,7 @@ def cli_error(capsys, *args) -> str:
 # URLs and drivers
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", [["report"], ["choose", "--gamma", "0.5"]])
 def test_a_mistyped_storage_url_is_one_error_line_naming_the_accepted_forms(tmp_path, command):
     result = cli(*command, "--storage", "sqlit:///x.db", cwd=tmp_path)
@@ -158,6 +159,7 @@ def test_paths_below_a_regular_file_are_one_error_line_each(tmp_path):
         open_storage(f"sqlite:///{tmp_path}/absent/s.db")
 
 
+@pytest.mark.slow
 def test_tune_into_an_impossible_path_is_one_error_line(tmp_path):
     (tmp_path / "file").write_text("not a folder")
     spec = write_spec(tmp_path, "tiny", trials=1)
@@ -291,6 +293,7 @@ def test_processes_opening_fresh_postgresql_databases_together_all_succeed(
     assert_all_opened(open_together(urls, tmp_path, 4), urls)
 
 
+@pytest.mark.slow
 def test_processes_opening_fresh_sqlite_files_together_all_succeed(tmp_path):
     # without the lock, 4 processes failed on 4 of 6 fresh files ("table … already exists")
     urls = [f"sqlite:///{tmp_path / f'study-{i}.db'}" for i in range(3)]
@@ -332,6 +335,7 @@ def test_the_artifact_notice_is_for_database_servers_without_a_store(tmp_path, m
 # S3-compatible artifact store
 
 
+@pytest.mark.slow
 def test_an_s3_store_keeps_objects_under_its_prefix(s3_bucket):
     import boto3
     from optuna.artifacts.exceptions import ArtifactNotFound

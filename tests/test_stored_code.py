@@ -59,6 +59,7 @@ def _cli(folder: Path, *argv: str) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=600)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", [["choose", "--gamma", "0.5"], ["report"]])
 def test_a_stored_module_in_the_working_folder_is_not_imported(command, tmp_path):
     (tmp_path / "evilmod.py").write_text(SELECTOR_MODULE)
@@ -74,6 +75,7 @@ def test_a_stored_module_in_the_working_folder_is_not_imported(command, tmp_path
     assert "evilmod" not in allowed.stderr
 
 
+@pytest.mark.slow
 def test_python_calls_refuse_a_stored_module_unless_trusted(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     monkeypatch.syspath_prepend(str(tmp_path))  # as python -m and a notebook's folder
@@ -95,6 +97,7 @@ def test_python_calls_refuse_a_stored_module_unless_trusted(tmp_path, monkeypatc
     monkeypatch.delitem(sys.modules, "evilmod")
 
 
+@pytest.mark.slow
 def test_the_spec_given_to_tune_is_its_own_to_import(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     monkeypatch.syspath_prepend(str(tmp_path))

@@ -114,6 +114,7 @@ def test_replicates_on_a_line_to_rounding_give_a_segment(b, angle, scale, seed):
     assert region.degenerate and region.semi_axes[1] == 0.0
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(b=st.integers(3, 30), angle=st.floats(-1.5, 1.5), scale=st.floats(1e-9, 1.0),
        thinness=st.floats(0.0, 18.0), seed=st.integers(0, 2**32 - 1))
@@ -141,6 +142,7 @@ def test_a_minor_spread_is_none_within_rounding_and_exact_beyond(b, angle, scale
         assert region.semi_axes[1] == pytest.approx(root * minor, abs=root * bound)
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(b=st.integers(3, 12), angle=st.floats(-1.5, 1.5), scale=st.floats(1e-9, 1.0),
        thinness=st.floats(0.0, 18.0), offset=st.floats(-1e3, 1e3),
@@ -202,6 +204,7 @@ def test_phi_s_is_undefined_within_rounding_of_a_zero_normaliser_and_exact_beyon
                                                                            abs=bound)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("expectation", ["exact", "monte_carlo"])
 @settings(max_examples=150, deadline=None)
 @given(lowered=st.integers(0, 40).flatmap(lambda e: st.integers(0, 2**e)))

@@ -106,6 +106,7 @@ def test_a_study_records_objectives_measures_and_artifacts(tmp_path):
     assert (tmp_path / "study-artifacts").is_dir()
 
 
+@pytest.mark.slow
 def test_rerunning_resumes_and_adds_exactly_the_missing_trials(tmp_path):
     url = storage_url(tmp_path)
     run_study(tiny(), storage=url, n_trials=2, progress=False)
@@ -122,6 +123,7 @@ def test_a_study_refuses_another_spec(tmp_path):
         run_study(tiny(protocol={"runs": 4}), storage=url, n_trials=2, progress=False)
 
 
+@pytest.mark.slow
 def test_a_failing_trial_is_recorded_and_the_study_goes_on(tmp_path):
     spec = tiny(selector={"search": {"n_stable": [0, 4], "epsilon": [-1.0, 1.0]}},
                 study={"trials": 8, "seed": 1})
@@ -134,6 +136,7 @@ def test_a_failing_trial_is_recorded_and_the_study_goes_on(tmp_path):
     assert all(t.params["epsilon"] <= 0 for t in failed)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["sqlite", "journal"])
 def test_two_worker_processes_lose_and_duplicate_no_trial(tmp_path, kind):
     url = storage_url(tmp_path) if kind == "sqlite" else f"journal:{tmp_path / 'study.log'}"
@@ -191,6 +194,7 @@ def test_cli_tune_prints_the_front_and_resumes(tmp_path):
     assert bad.returncode == 2 and "error:" in bad.stderr
 
 
+@pytest.mark.slow
 def test_front_points_are_the_completed_trials(tmp_path):
     from paretostab._tuning.study import front_points, front_table
     from paretostab.front import pareto_front
@@ -326,6 +330,7 @@ def trial_runsets(url, study):
             for t in study.get_trials(deepcopy=False) if counts(t)]
 
 
+@pytest.mark.slow
 def test_shared_resamples_give_every_trial_the_same_runs(tmp_path, monkeypatch):
     import paretostab._tuning.objective
     from paretostab._run_cache import RunCache
@@ -358,6 +363,7 @@ def test_shared_resamples_give_every_trial_the_same_runs(tmp_path, monkeypatch):
     assert per_trial.trials[0].user_attrs["timing"]["run_cache_mib"] == 0
 
 
+@pytest.mark.slow
 def test_a_study_without_seed_draws_its_resample_seed_once(tmp_path):
     url = storage_url(tmp_path)
     spec = tiny(study={"trials": 2, "seed": None})
@@ -369,6 +375,7 @@ def test_a_study_without_seed_draws_its_resample_seed_once(tmp_path):
     assert len(runsets) == 4 and all(np.array_equal(r.seeds, runsets[0].seeds) for r in runsets)
 
 
+@pytest.mark.slow
 def test_the_report_replicates_draw_fresh_resamples(tmp_path, monkeypatch):
     import paretostab._problem
     from paretostab.report._build import build_report
@@ -399,6 +406,7 @@ def test_the_report_replicates_draw_fresh_resamples(tmp_path, monkeypatch):
                                   for s in seeds)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("objective", "depth"), [
     ({"record": ["nogueira"]}, 0),
     ({"stability": "js", "options": {"k": 3}, "record": ["nogueira"]}, 3),
@@ -418,6 +426,7 @@ def test_the_runset_artifact_keeps_the_rankings_its_measures_read(tmp_path, obje
             study.trials[0].user_attrs["measures"]["spearman"])
 
 
+@pytest.mark.slow
 def test_msi_is_a_tuning_objective(tmp_path):
     from paretostab._similarity import FeatureSimilarity
     from paretostab.data import load_dataset
@@ -435,6 +444,7 @@ def test_msi_is_a_tuning_objective(tmp_path):
                                                 abs=1e-12)
 
 
+@pytest.mark.slow
 def test_a_map_for_every_trial_that_joins_the_front(tmp_path):
     from paretostab.front import pareto_front
 
@@ -472,6 +482,7 @@ def note_keys(study, trial_id=None):
                   if k.startswith(where))
 
 
+@pytest.mark.slow
 def test_every_trial_has_a_note_with_values_measures_k_bar_and_top_features(tmp_path):
     need("optuna_dashboard")
     from paretostab.data import load_dataset
@@ -515,6 +526,7 @@ def test_every_trial_has_a_note_with_values_measures_k_bar_and_top_features(tmp_
     assert kinds == {True, False}  # trials with a map and without one
 
 
+@pytest.mark.slow
 def test_the_study_note_states_the_objectives_and_protocol_and_is_written_once(tmp_path):
     need("optuna_dashboard")
     from optuna_dashboard import save_note
@@ -550,6 +562,7 @@ def _create(spec, url):
     create_or_load_study(spec, storage=open_storage(url))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["sqlite", "journal", "postgres"])
 def test_processes_creating_a_study_together_write_one_study_note(tmp_path, request, kind):
     need("optuna_dashboard")
@@ -631,6 +644,7 @@ def test_worker_processes_log_as_the_process_that_started_them(tmp_path, level, 
     assert ("finished with values" in run.stderr) is logged, run.stderr[-2000:]
 
 
+@pytest.mark.slow
 def test_a_trial_whose_stability_is_undefined_names_its_parameters(tmp_path, monkeypatch):
     """A value the spec allowed that leaves a measure undefined (NaN): the trial fails
     with the setting that gave it, so that the user sees which parameter to bound, and

@@ -77,6 +77,7 @@ def test_joblib_hands_the_mapped_data_on_to_its_processes_by_their_file():
     assert files == [str(path)] * 4
 
 
+@pytest.mark.slow
 def test_the_data_folder_goes_when_tune_ends(tmp_path, monkeypatch):
     made = []
     real = tempfile.mkdtemp
