@@ -104,6 +104,11 @@ def _features(features: object, d: int) -> np.ndarray:
     idx = np.asarray(features)
     if idx.ndim != 1 or not np.issubdtype(idx.dtype, np.integer):
         raise InvalidInputError("features must be a 1-D array of integer feature indices.")
+    return _in_range(idx, d)
+
+
+def _in_range(idx: np.ndarray, d: int) -> np.ndarray:
+    """``idx``, when every index in it is in [0, d)."""
     if idx.size and (idx.min() < 0 or idx.max() >= d):
         raise InvalidInputError(f"features must be indices in [0, {d}).")
     return idx
@@ -116,8 +121,7 @@ def _batch_indices(rows: object, cols: object, d: int) -> tuple[np.ndarray, np.n
         if idx.ndim != 2 or not np.issubdtype(idx.dtype, np.integer):
             raise InvalidInputError("rows and cols must be 2-D arrays of integer feature "
                                     "indices, one row per block.")
-        if idx.size and (idx.min() < 0 or idx.max() >= d):
-            raise InvalidInputError(f"features must be indices in [0, {d}).")
+        _in_range(idx, d)
     if r.shape[0] != c.shape[0]:
         raise InvalidInputError(f"rows and cols must hold as many blocks; got {r.shape[0]} "
                                 f"and {c.shape[0]}.")
@@ -250,10 +254,8 @@ class FeatureSimilarity:
         if method not in METHODS:
             raise UnknownNameError.for_name("similarity method", method, METHODS)
         self.method = method
-        self.n_bins = n_bins if method == "nmi" else None
         self._data = _as_data(X)
-        if method == "nmi":
-            self.n_bins = _check_bins(n_bins, self._data.shape[0])
+        self.n_bins = _check_bins(n_bins, self._data.shape[0]) if method == "nmi" else None
         self._rows: np.ndarray | None = None
         self._peaks: np.ndarray | None = None
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -108,6 +110,24 @@ def test_blocks_are_batched_products_of_standardised_columns(data):
         lazy.block(rows, cols + 12)
     with pytest.raises(InvalidInputError, match="2-D arrays of integer feature indices"):
         lazy.block(rows[0], cols[0])
+
+
+@pytest.mark.parametrize("method", ["pearson", "spearman", "nmi"])
+def test_steps_bound_memory_and_change_no_value(data, method, monkeypatch):
+    """The steps that bound a block's memory (blocks of a batch at once; rows of an NMI
+    block or of nmi_similarity's matrix at once) change no value: one a step gives the
+    same bits as the default."""
+    from paretostab import _similarity
+
+    rng = np.random.default_rng(2)
+    rows, cols = rng.integers(0, 12, size=(30, 5)), rng.integers(0, 12, size=(30, 4))
+    default = FeatureSimilarity(data, method, n_bins=3 if method == "nmi" else None)
+    blocks, matrix = default.block(rows, cols), nmi_similarity(data, n_bins=3)
+    monkeypatch.setattr(_similarity, "_STEP", 1)
+    monkeypatch.setattr(_similarity, "_BLOCK", 1)
+    one = FeatureSimilarity(data, method, n_bins=3 if method == "nmi" else None)
+    assert np.array_equal(one.block(rows, cols), blocks)
+    assert np.array_equal(nmi_similarity(data, n_bins=3), matrix)
 
 
 def _grouped_data(d, n=60, seed=0):
@@ -361,9 +381,34 @@ def test_the_generic_pass_reads_the_columns_of_the_tiles_off_the_diagonal():
 
 def test_features_outside_the_data_are_refused(data):
     d = data.shape[1]
-    for features in ([-1], [d], [0, d], [d + 3, 1]):
+    for features in ([-1], [-1, 2], [d], [0, d], [d + 3, 1]):
         with pytest.raises(InvalidInputError, match=rf"^features must be indices in \[0, {d}\)"):
             pearson_similarity(data, features)
+    for features in ([[0, 1]], [0.0, 1.0]):  # not 1-D, not integers
+        with pytest.raises(InvalidInputError, match="^features must be a 1-D array of integer"):
+            pearson_similarity(data, features)
+
+
+def test_data_of_one_dimension_or_one_example_are_refused():
+    for X in (np.arange(5.0), np.ones((1, 4))):
+        with pytest.raises(InvalidInputError, match=r"^X must be a 2-D data matrix with at "
+                           r"least 2 examples \(rows\); got shape " + re.escape(str(X.shape))):
+            FeatureSimilarity(X, "pearson")
+
+
+def test_only_nmi_has_bins():
+    X = np.random.default_rng(5).normal(size=(27, 4))
+    assert FeatureSimilarity(X, "pearson", n_bins=5).n_bins is None
+    assert FeatureSimilarity(X, "nmi").n_bins == 3 and FeatureSimilarity(X, "nmi", n_bins=5).n_bins == 5
+
+
+def test_the_sum_is_exact_up_to_as_many_pairs_as_the_blocks_draw():
+    """d = 2 048: its 2 096 128 pairs are 2 047 blocks of 32² to the pair. Exact with 2 047
+    blocks, estimated with 2 046."""
+    S = FeatureSimilarity(np.random.default_rng(0).normal(size=(5, 2048)), "pearson")
+    assert 2048 * 2047 // 2 == 2047 * SUM_BLOCK**2
+    assert offdiagonal_sum(S, 0.5, n_samples=2047).exact
+    assert not offdiagonal_sum(S, 0.5, n_samples=2046, random_state=0).exact
 
 
 def test_nmi_bins_by_default_follow_the_number_of_examples():
