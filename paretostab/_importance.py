@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from typing import cast
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -325,7 +326,7 @@ def svc_gamma(gamma: object, X: ArrayLike, sample_weight: ArrayLike | None = Non
                 var = np.average(((X - mean) ** 2).mean(axis=1), weights=weight)
             return 1.0 / (X.shape[1] * var) if var != 0 else 1.0
     elif POSITIVE.accepts(gamma):
-        return float(gamma)
+        return float(cast(float, gamma))
     raise InvalidInputError(
         f"gamma must be 'scale', 'auto' or a finite number > 0 (the kernel coefficient, as "
         f"scikit-learn's SVC); got {gamma!r}."
