@@ -26,7 +26,7 @@ from paretostab._tuning.notes import study_note
 from paretostab.data import simulate_correlated_groups, variance_prefilter
 from paretostab.selectors import HybridRFE, get_selector
 from paretostab.spec import parse_spec
-from tests.test_tuning import tiny
+from tests.studies import tiny
 
 PAIRS = "complementary_pairs"
 

@@ -377,7 +377,7 @@ def test_tune_on_a_machine_without_the_memory_stops_with_one_line(tmp_path, monk
     from paretostab._faults import ENVIRONMENT_FAILURES_IN_A_ROW
     from paretostab._storage import open_storage
     from paretostab._tuning.coordination import counted_trials, counts
-    from tests.test_tuning import storage_url, write_spec
+    from tests.studies import storage_url, write_spec
 
     spec = write_spec(tmp_path, "tiny", trials=4)
     url = storage_url(tmp_path)

@@ -21,7 +21,7 @@ from paretostab._cli import main
 from paretostab._errors import Interrupted, InvalidInputError
 from paretostab._optuna_internals import heartbeat_enabled
 from paretostab._storage import artifact_notice, artifact_store, open_storage
-from tests.test_tuning import write_spec
+from tests.studies import write_spec
 from tests.waiting import WAIT_SECONDS, wait_until
 
 ROOT = Path(__file__).resolve().parents[1]
