@@ -175,7 +175,7 @@ def test_calibration_and_the_prefilter_work_on_the_halves(data):
 
 
 def test_the_memory_estimate_counts_a_half(monkeypatch):
-    from tests.test_linear_selectors import problem
+    from tests.problems import problem
 
     monkeypatch.setattr(memory, "available_bytes", lambda: 30 * 2**20)
     X, y = problem(23, n=100, d=20_000)  # a bootstrap run: about 70 MB; a half: 40 MB

@@ -30,7 +30,7 @@ from paretostab.data import simulate_correlated_groups
 from paretostab.selectors import ElasticNetSelector, GroupLassoSelector, HybridRFE
 from paretostab.selectors import _linear as linear
 from paretostab.selectors._linear import calibrate_runs
-from tests.test_linear_selectors import problem
+from tests.problems import problem
 
 
 @pytest.fixture(params=["runs kept", "problems kept", "nothing kept"])

@@ -30,7 +30,7 @@ from paretostab.selectors._other import (
     oob_permutation_importance,
     relief_weights,
 )
-from tests.test_selector_checks import one_feature_failures
+from tests.estimator_checks import one_feature_failures
 
 
 def problem(seed, n=80, d=60, informative=4, noise=1.0):
