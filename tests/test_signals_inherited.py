@@ -32,8 +32,7 @@ from paretostab._signals import (
 from paretostab._storage import open_storage
 from paretostab._tuning.coordination import Interrupts, counted_trials, counts
 from tests.studies import storage_url, write_spec
-from tests.test_external_selector import MySelector
-from tests.user_studies import selector_spec, trial_pids
+from tests.user_studies import MySelector, selector_spec, trial_pids
 from tests.waiting import WAIT_SECONDS, heeding_stop_signals, wait_until
 
 ROOT = Path(__file__).resolve().parents[1]
