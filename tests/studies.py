@@ -25,7 +25,8 @@ TINY = {
     "data": {"source": "simulated:n_other=30,n_per_class=20"},
     "protocol": {"runs": 3},
     "selector": {"name": "hybrid_rfe", "fixed": {"n_features": 4},
-                 "search": {"n_stable": [0, 4], "epsilon": {"low": 0.01, "high": 1.0, "log": True}}},
+                 "search": {"n_stable": [0, 4],
+                            "epsilon": {"low": 0.01, "high": 1.0, "log": True}}},
     "objective": {"stability": "iw", "record": ["nogueira", "pearson"]},
 }
 
