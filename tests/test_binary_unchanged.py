@@ -19,7 +19,7 @@ from paretostab._protocol import run_protocol
 from paretostab._vocabulary import METRICS
 from paretostab.data import simulate_correlated_groups
 from paretostab.selectors import SELECTORS
-from tests.test_run_cache import make
+from tests.search_points import selector_at
 
 REFERENCE = Path(__file__).parent / "reference" / "binary_fingerprints.json"
 #: The binary metrics of that commit (f1_macro came with multi-class support).
@@ -52,12 +52,13 @@ def fingerprints(name: str) -> dict[str, str]:
     result = {}
     for metric in BINARY_METRICS:
         for prefilter in (None, 40):
-            runs = run_protocol(make(name, 0.4, groups), X, y, runs=3, prefilter=prefilter,
-                                metric=metric, random_state=5, progress=False)
+            runs = run_protocol(selector_at(name, 0.4, groups), X, y, runs=3,
+                                prefilter=prefilter, metric=metric, random_state=5,
+                                progress=False)
             result[f"runs {metric} {prefilter}"] = digest(
                 runs.selection_matrix, runs.importance_matrix, runs.rank_matrix, runs.scores)
-    model = make(name, 0.4, groups).set_params(
-        **({"random_state": 3} if "random_state" in make(name, 0.4, groups).get_params()
+    model = selector_at(name, 0.4, groups).set_params(
+        **({"random_state": 3} if "random_state" in selector_at(name, 0.4, groups).get_params()
            else {})).fit(X, y)
     proba = model.predict_proba(X) if hasattr(model, "predict_proba") else None
     result["fit"] = digest(model.support_, model.importances_,

@@ -34,7 +34,7 @@ from tests.browser import (
     render,
 )
 from tests.extras import need
-from tests.test_tuning import storage_url, write_spec
+from tests.studies import storage_url, write_spec
 from tests.waiting import wait_until
 
 pytestmark = pytest.mark.skipif(find_chromium() is None, reason=CHROMIUM_MISSING)

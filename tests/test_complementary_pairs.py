@@ -26,7 +26,7 @@ from paretostab._tuning.notes import study_note
 from paretostab.data import simulate_correlated_groups, variance_prefilter
 from paretostab.selectors import HybridRFE, get_selector
 from paretostab.spec import parse_spec
-from tests.test_tuning import tiny
+from tests.studies import tiny
 
 PAIRS = "complementary_pairs"
 
@@ -175,7 +175,7 @@ def test_calibration_and_the_prefilter_work_on_the_halves(data):
 
 
 def test_the_memory_estimate_counts_a_half(monkeypatch):
-    from tests.test_linear_selectors import problem
+    from tests.problems import problem
 
     monkeypatch.setattr(memory, "available_bytes", lambda: 30 * 2**20)
     X, y = problem(23, n=100, d=20_000)  # a bootstrap run: about 70 MB; a half: 40 MB

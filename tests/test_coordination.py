@@ -29,7 +29,7 @@ from paretostab._tuning.coordination import (
     process_ended,
 )
 from tests.extras import need
-from tests.test_tuning import storage_url, tiny, write_spec
+from tests.studies import storage_url, tiny, write_spec
 from tests.waiting import WAIT_SECONDS, current, ended_after, heeding_stop_signals, wait_until
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -361,7 +361,7 @@ def test_a_process_waiting_on_a_trial_killed_before_its_first_heartbeat_fails_it
     that window hung, here and in the reproduction."""
     run_study(tiny(), storage=postgres_url, n_trials=2, progress=False)
     orphan = load(postgres_url, "tiny").ask()  # as a kill -9 right after creating it leaves it
-    script = ("import sys; from tests.test_tuning import tiny; from paretostab._tuning import run_study;"
+    script = ("import sys; from tests.studies import tiny; from paretostab._tuning import run_study;"
               " run_study(tiny(), storage=sys.argv[1], n_trials=4, heartbeat_interval=1,"
               " grace_period=2, progress=False)")
     waiting = subprocess.run([sys.executable, "-c", script, postgres_url], cwd=ROOT,

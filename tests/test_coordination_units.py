@@ -33,7 +33,7 @@ from paretostab._tuning.coordination import (
 )
 from paretostab._tuning.processes import TuneSettings
 from tests.clock import FakeClock
-from tests.test_tuning import storage_url, tiny
+from tests.studies import storage_url, tiny
 from tests.waiting import stop_signals_heeded, wait_until
 
 

@@ -20,7 +20,7 @@ from paretostab._run_cache import RunCache
 from paretostab._tuning import run_study
 from paretostab._tuning.cluster import runs_on
 from tests.extras import need
-from tests.test_tuning import storage_url, tiny, write_spec
+from tests.studies import storage_url, tiny, write_spec
 
 
 @pytest.fixture(scope="module")

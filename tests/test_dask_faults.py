@@ -19,9 +19,8 @@ from optuna.trial import TrialState
 from paretostab._faults import environment_error
 from paretostab._tuning.coordination import counted_trials
 from tests.extras import need
-from tests.test_coordination import current
-from tests.test_tuning import storage_url, write_spec
-from tests.waiting import wait_until
+from tests.studies import storage_url, write_spec
+from tests.waiting import current, wait_until
 
 ROOT = Path(__file__).resolve().parents[1]
 # Dask's wait for a lost scheduler to come back (30 s by default), shortened

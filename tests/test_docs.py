@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from tests.extras import need
+from tests.public_modules import PUBLIC_MODULES
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS_PACKAGES = ("sphinx", "numpydoc", "sphinx_gallery", "myst_parser", "pydata_sphinx_theme")
@@ -113,12 +114,10 @@ def documented_objects(site: Path) -> set[str]:
 @pytest.mark.slow
 def test_every_public_name_is_in_the_api_reference(site):
     """The public surface and its reference are one list: each public module (those of
-    tests/test_architecture.py, which checks that every other module is private) is
+    tests/public_modules.py; tests/test_architecture.py checks every other one is private) is
     documented, and so is every name of its ``__all__``, under the module's own name
     (re-exported from a private module or not)."""
     import importlib
-
-    from tests.test_architecture import PUBLIC_MODULES
 
     documented = documented_objects(site)
     assert set(PUBLIC_MODULES) <= documented
@@ -134,8 +133,6 @@ def public_callables():
     of every public method of such a class defined in the package — inherited from a
     private base class too (a selector's ``fit`` is ``SelectorBase``'s)."""
     import importlib
-
-    from tests.test_architecture import PUBLIC_MODULES
 
     seen: set[int] = set()
     for module in PUBLIC_MODULES:

@@ -42,8 +42,7 @@ from paretostab.evaluation import (
 from paretostab.report._build import build_report
 from paretostab.report._refits import Refits
 from paretostab.spec import parse_spec
-from tests.studies import analysed, read
-from tests.test_tuning import note_of
+from tests.studies import analysed, note_of, read
 
 
 def labels(counts):

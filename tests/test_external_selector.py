@@ -15,7 +15,7 @@ import pytest
 from optuna.trial import TrialState
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.datasets import load_wine
-from sklearn.feature_selection import SelectFromModel, SelectKBest, SelectorMixin
+from sklearn.feature_selection import SelectFromModel, SelectKBest
 from sklearn.linear_model import LogisticRegression
 from sklearn.neighbors import NearestCentroid
 from sklearn.svm import LinearSVC
@@ -35,31 +35,9 @@ from paretostab.selectors import (
     get_selector,
 )
 from paretostab.spec import json_schema, parse_spec
+from tests.user_studies import MySelector
 
-MY_SELECTOR = "tests.test_external_selector:MySelector"
-
-
-def _spread(X, y):
-    """Per feature, the variance of its class means (a tiny univariate score)."""
-    return np.array([[X[y == c, f].mean() for c in np.unique(y)] for f in range(X.shape[1])]
-                    ).var(axis=1)
-
-
-class MySelector(SelectorMixin, BaseEstimator):
-    """A user's selector: the ``n_keep`` features whose class means differ most; it cannot
-    predict (the L2-logistic final model follows it)."""
-
-    def __init__(self, n_keep=3):
-        self.n_keep = n_keep
-
-    def fit(self, X, y):
-        self.scores_ = _spread(X, y)
-        self.mask_ = np.zeros(X.shape[1], dtype=bool)
-        self.mask_[np.argsort(-self.scores_, kind="stable")[: self.n_keep]] = True
-        return self
-
-    def _get_support_mask(self):
-        return self.mask_
+MY_SELECTOR = "tests.user_studies:MySelector"
 
 
 class CentroidSelector(ClassifierMixin, MySelector):

@@ -25,7 +25,7 @@ from paretostab._faults import Retrying, one_line
 from paretostab._storage import artifact_store
 from tests.clock import FakeClock
 from tests.extras import need
-from tests.test_tuning import write_spec
+from tests.studies import write_spec
 
 ROOT = Path(__file__).resolve().parents[1]
 

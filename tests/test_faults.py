@@ -45,9 +45,15 @@ from paretostab._tuning.coordination import counted_trials, counts
 from tests import servers
 from tests.clock import FakeClock
 from tests.extras import need
-from tests.test_tuning import complete_trials_in, storage_url, tiny, write_spec
+from tests.studies import storage_url, tiny, write_spec
 from tests.user_studies import selector_spec, trial_pids
-from tests.waiting import WAIT_SECONDS, ended_after, heeding_stop_signals, wait_until
+from tests.waiting import (
+    WAIT_SECONDS,
+    complete_trials_in,
+    ended_after,
+    heeding_stop_signals,
+    wait_until,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -22,7 +22,7 @@ from paretostab._protocol import run_protocol
 from paretostab.data import simulate_correlated_groups
 from paretostab.selectors import SELECTORS, KernelSVMRFE, get_selector
 from paretostab.selectors._base import standardise
-from tests.test_selector_checks import one_feature_failures
+from tests.estimator_checks import one_feature_failures
 
 KERNELS = [
     ("rbf", {}),

@@ -18,9 +18,8 @@ import pytest
 from paretostab._faults import owned_folder
 from paretostab._tuning.coordination import process_ended
 from paretostab.report._write import written_folder
-from tests.test_coordination import current
-from tests.test_tuning import storage_url, write_spec
-from tests.waiting import wait_until
+from tests.studies import storage_url, write_spec
+from tests.waiting import current, wait_until
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -22,15 +22,8 @@ from paretostab.selectors._linear import (
     calibrate_runs,
 )
 from paretostab.selectors._logistic import fit_l2_logistic
-from tests.test_selector_checks import one_feature_failures
-
-
-def problem(seed, n=60, d=300, informative=5, effect=1.0):
-    rng = np.random.default_rng(seed)
-    X = rng.normal(size=(n, d)) * rng.uniform(0.5, 3, size=d) + rng.normal(size=d)
-    score = X[:, :informative] / X[:, :informative].std(0) @ np.full(informative, effect)
-    y = (score + rng.normal(size=n) > 0).astype(int)
-    return X, y
+from tests.estimator_checks import one_feature_failures
+from tests.problems import problem
 
 
 def standardise(X):

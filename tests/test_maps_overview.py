@@ -38,7 +38,7 @@ from paretostab.plot import (  # noqa: E402
     selection_overview_figure,
     stability_maps_figure,
 )
-from tests.test_report_maps import make_runset, random_runset
+from tests.runsets import make_runset, random_runset
 
 # --------------------------------------------------------------------------- colour science
 # sRGB (IEC 61966-2-1) → CIE XYZ (D65) → CIELAB, and the CIEDE2000 difference (Sharma, Wu

@@ -30,7 +30,7 @@ from paretostab.data import simulate_correlated_groups
 from paretostab.selectors import ElasticNetSelector, GroupLassoSelector, HybridRFE
 from paretostab.selectors import _linear as linear
 from paretostab.selectors._linear import calibrate_runs
-from tests.test_linear_selectors import problem
+from tests.problems import problem
 
 
 @pytest.fixture(params=["runs kept", "problems kept", "nothing kept"])
@@ -377,7 +377,7 @@ def test_tune_on_a_machine_without_the_memory_stops_with_one_line(tmp_path, monk
     from paretostab._faults import ENVIRONMENT_FAILURES_IN_A_ROW
     from paretostab._storage import open_storage
     from paretostab._tuning.coordination import counted_trials, counts
-    from tests.test_tuning import storage_url, write_spec
+    from tests.studies import storage_url, write_spec
 
     spec = write_spec(tmp_path, "tiny", trials=4)
     url = storage_url(tmp_path)

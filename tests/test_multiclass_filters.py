@@ -25,7 +25,6 @@ from paretostab._importance import decision_flip_importance, flip_distances
 from paretostab.selectors import TrainingSample
 from paretostab.selectors import _other as other
 from paretostab.selectors._filters import (
-    MIMSelector,
     MRMRSelector,
     TTestSelector,
     class_correlation,
@@ -40,48 +39,10 @@ from paretostab.selectors._other import (
     oob_permutation_importance,
     relief_weights,
 )
-from tests.test_other_selectors import oob_reference
-
-INFORMATIVE = (2, 5, 11, 17)
-
-
-def simulate(n_classes=4, n_per_class=30, d=24, shift=2.5, seed=0):
-    """Classes whose means differ on the INFORMATIVE features only (class c is shifted by
-    ``shift`` on feature INFORMATIVE[c mod 4]), unit Gaussian noise."""
-    rng = np.random.default_rng(seed)
-    y = np.repeat(np.arange(n_classes), n_per_class)
-    X = rng.standard_normal((y.size, d))
-    for c in range(n_classes):
-        X[y == c, INFORMATIVE[c % 4]] += shift
-    return X, y
-
-
-def selectors(k=4):
-    return {
-        "t_test": TTestSelector(n_features=k),
-        "mim": MIMSelector(n_features=k),
-        "mim_knn": MIMSelector(n_features=k, estimator="knn", random_state=0),
-        "mrmr": MRMRSelector(n_features=k),
-        "mrmr_spearman": MRMRSelector(n_features=k, correlation="spearman"),
-        "random_forest": RandomForestSelector(n_features=k, n_trees=60, random_state=0),
-        "relief": ReliefSelector(n_features=k),
-    }
-
+from tests.multiclass import FILTER_INFORMATIVE, filter_classes, filter_selectors
+from tests.reference.criteria import oob_reference, welch_anova_loop
 
 # ------------------------------------------------------------------- Welch's ANOVA
-
-
-def welch_anova_loop(x, y):
-    """Welch (1951)'s F, transliterated for one feature without degenerate classes."""
-    groups = [x[y == c] for c in np.unique(y)]
-    K = len(groups)
-    n = np.array([g.size for g in groups], dtype=float)
-    mean = np.array([g.mean() for g in groups])
-    w = n / np.array([g.var(ddof=1) for g in groups])
-    centre = np.sum(w * mean) / np.sum(w)
-    between = np.sum(w * (mean - centre) ** 2) / (K - 1)
-    lam = np.sum((1 - w / np.sum(w)) ** 2 / (n - 1))
-    return between / (1 + 2 * (K - 2) / (K * K - 1) * lam)
 
 
 @pytest.mark.parametrize("n_classes", [2, 3, 5])
@@ -116,7 +77,7 @@ def test_welch_anova_degenerate_classes_take_the_limit():
 
 
 def test_t_test_ranks_by_welch_anova_with_k_classes():
-    X, y = simulate(3)
+    X, y = filter_classes(3)
     model = TTestSelector(n_features=4).fit(X, y)
     np.testing.assert_array_equal(model.scores_, welch_anova_f(X, y))
     assert model.coef_.shape == (3, 4) and model.intercept_.shape == (3,)
@@ -139,7 +100,7 @@ def test_discrete_mutual_info_is_the_plug_in_estimate(n_classes):
 
 
 def test_infotheo_mutual_info_with_k_classes_discretises_then_counts():
-    X, y = simulate(4)
+    X, y = filter_classes(4)
     n_bins = 4
     codes = equal_frequency_bins(X, n_bins)
     expected = [mutual_info_score(y, codes[:, f]) for f in range(X.shape[1])]
@@ -160,7 +121,7 @@ def test_relabelling_the_classes_does_not_change_the_discrete_mi_by_a_bit(seed, 
 
 @pytest.mark.parametrize("n_classes", [2, 3, 4])
 def test_mrmr_relevance_is_the_gaussian_mi_of_the_multiple_correlation(n_classes):
-    X, y = simulate(n_classes)
+    X, y = filter_classes(n_classes)
     sample = TrainingSample(X, y)
     Z = X - X.mean(axis=0)
     Z /= np.linalg.norm(Z, axis=0)
@@ -251,16 +212,16 @@ def test_relief_selector_samples_instances_beyond_n_instances():
 
 
 def test_oob_permutation_importance_with_k_classes_equals_the_brute_force_reference():
-    X, y = simulate(4, n_per_class=20, d=20)
+    X, y = filter_classes(4, n_per_class=20, d=20)
     forest = RandomForestClassifier(n_estimators=30, random_state=3).fit(X, y)
     fast = oob_permutation_importance(forest, X, y, np.random.RandomState(9))
     reference = oob_reference(forest, X, y, np.random.RandomState(9))
     np.testing.assert_allclose(fast, reference, rtol=0, atol=1e-12)
-    assert set(np.argsort(-fast)[:4]) == set(INFORMATIVE)
+    assert set(np.argsort(-fast)[:4]) == set(FILTER_INFORMATIVE)
 
 
 def test_random_forest_decision_is_its_class_probabilities():
-    X, y = simulate(3, n_per_class=20, d=20)
+    X, y = filter_classes(3, n_per_class=20, d=20)
     model = RandomForestSelector(n_features=3, n_trees=20, random_state=0).fit(X, y)
     kept = model.support_
     selected = (X[:, kept] - model.mean_[kept]) / model.scale_[kept]
@@ -300,13 +261,13 @@ def test_decision_flip_of_a_k_class_argmax_is_the_first_class_change():
 # ---------------------------------------------------------------------- end to end
 
 
-@pytest.mark.parametrize("name", sorted(selectors()))
+@pytest.mark.parametrize("name", sorted(filter_selectors()))
 def test_k_classes_end_to_end_on_simulated_data(name):
-    X, y = simulate(4, seed=1)
+    X, y = filter_classes(4, seed=1)
     labels = np.array(["ant", "bee", "cat", "dog"])[y]
-    model = selectors()[name].fit(X, labels)
-    assert set(np.flatnonzero(model.support_)) == set(INFORMATIVE)
-    X_test, y_test = simulate(4, seed=2)
+    model = filter_selectors()[name].fit(X, labels)
+    assert set(np.flatnonzero(model.support_)) == set(FILTER_INFORMATIVE)
+    X_test, y_test = filter_classes(4, seed=2)
     decision = model.decision_function(X_test)
     assert decision.shape == (X_test.shape[0], 4)
     np.testing.assert_array_equal(model.classes_, ["ant", "bee", "cat", "dog"])
@@ -321,14 +282,14 @@ def test_k_classes_end_to_end_on_simulated_data(name):
     assert sorted(model.rank_order_) == list(range(1, X.shape[1] + 1))
 
 
-@pytest.mark.parametrize("name", sorted(selectors()))
+@pytest.mark.parametrize("name", sorted(filter_selectors()))
 @pytest.mark.parametrize("load", [load_wine, load_iris], ids=["wine", "iris"])
 def test_k_classes_on_wine_and_iris_well_above_chance(name, load):
     X, y = load(return_X_y=True)
     rng = np.random.default_rng(0)
     test = rng.permutation(y.size)[: y.size // 3]
     train = np.setdiff1d(np.arange(y.size), test)
-    model = selectors(k=2)[name].fit(X[train], y[train])
+    model = filter_selectors(k=2)[name].fit(X[train], y[train])
     assert model.score(X[test], y[test]) > 0.8  # chance: 1/3 to 0.4
 
 
@@ -336,13 +297,13 @@ def test_k_classes_on_wine_and_iris_well_above_chance(name, load):
 @settings(max_examples=10, deadline=None)
 @given(st.integers(0, 2**31), st.permutations(range(4)))
 def test_relabelling_the_classes_does_not_change_the_selection(seed, permutation):
-    X, y = simulate(4, n_per_class=12, d=20, shift=0.7, seed=seed)
+    X, y = filter_classes(4, n_per_class=12, d=20, shift=0.7, seed=seed)
     relabelled = np.asarray(permutation)[y]
-    for name, selector in selectors(k=5).items():
+    for name, selector in filter_selectors(k=5).items():
         if name == "random_forest":  # its trees see the classes in their order
             continue
         first = selector.fit(X, y)
         support, ranks = first.support_.copy(), first.rank_order_.copy()
-        second = selectors(k=5)[name].fit(X, relabelled)
+        second = filter_selectors(k=5)[name].fit(X, relabelled)
         np.testing.assert_array_equal(second.support_, support, err_msg=name)
         np.testing.assert_array_equal(second.rank_order_, ranks, err_msg=name)

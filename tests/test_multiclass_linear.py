@@ -22,21 +22,7 @@ from paretostab import CalibrationWarning, InvalidInputError
 from paretostab._protocol import run_protocol
 from paretostab.selectors import SELECTORS
 from paretostab.selectors._linear import ElasticNetSelector, GroupLassoSelector, group_fista
-
-INFORMATIVE = 5
-
-
-def simulate(seed: int, *, n_classes: int = 3, n: int = 90, d: int = 60, shift: float = 2.0):
-    """K classes whose means differ on the first INFORMATIVE features (each one's class
-    means a permutation of K levels evenly spaced in [−shift, shift]), noise elsewhere;
-    string labels. Features on different scales (the selectors standardise)."""
-    rng = np.random.default_rng(seed)
-    index = np.arange(n) % n_classes
-    levels = np.repeat(np.linspace(-shift, shift, n_classes)[:, None], INFORMATIVE, axis=1)
-    X = rng.normal(size=(n, d))
-    X[:, :INFORMATIVE] += rng.permuted(levels, axis=0)[index]
-    X = X * rng.uniform(0.5, 3, size=d) + rng.normal(size=d)
-    return X, np.array([f"class {k}" for k in "abcdefgh"[:n_classes]])[index]
+from tests.multiclass import LINEAR_INFORMATIVE, linear_classes
 
 
 def standardise(X):
@@ -85,7 +71,7 @@ def assert_group_kkt(G, W, groups, thresholds, g_b, rtol=1e-5):
 def test_elastic_net_solution_satisfies_the_grouped_multinomial_kkt_conditions(l1_ratio,
                                                                                n_classes):
     """λ₁(λ₂ Σ_f ‖W_f‖₂ + (1 − λ₂)‖W‖_F²): per feature, with the ridge in the gradient."""
-    X, y = simulate(1, n_classes=n_classes, n=48, d=40)
+    X, y = linear_classes(1, n_classes=n_classes, n=48, d=40)
     reg = 6.0
     selector = ElasticNetSelector(l1_ratio=l1_ratio, reg=reg, tol=1e-10).fit(X, y)
     assert 0 < selector.n_selected_ < 40
@@ -109,7 +95,7 @@ def test_elastic_net_solution_satisfies_the_grouped_multinomial_kkt_conditions(l
 
 def test_group_lasso_solution_satisfies_the_grouped_multinomial_kkt_conditions():
     """λ Σ_g √p_g ‖W_g‖_F over blocks of a group's features × the K classes."""
-    X, y = simulate(2, n_classes=4, n=60, d=36)
+    X, y = linear_classes(2, n_classes=4, n=60, d=36)
     labels = np.repeat(np.arange(12), 3)  # informative features 0..4 in groups 0 and 1
     reg = 4.0
     selector = GroupLassoSelector(groups=labels, reg=reg, tol=1e-10).fit(X, y)
@@ -123,7 +109,7 @@ def test_group_lasso_solution_satisfies_the_grouped_multinomial_kkt_conditions()
 
 def test_group_fista_solves_the_multinomial_from_any_start():
     """The public solver, from a random start, with a ridge and unequal multiplicities."""
-    X, y = simulate(3, n_classes=3, n=40, d=8)
+    X, y = linear_classes(3, n_classes=3, n=40, d=8)
     Xs = standardise(X)
     signs = np.where(y[:, None] == np.unique(y)[None, :], 1.0, -1.0)
     c = np.random.default_rng(1).integers(1, 4, size=40).astype(float)
@@ -142,7 +128,7 @@ def test_group_fista_solves_the_multinomial_from_any_start():
 
 
 def test_singleton_groups_are_the_grouped_lasso_with_three_classes():
-    X, y = simulate(4, n_classes=3, n=60, d=30)
+    X, y = linear_classes(4, n_classes=3, n=60, d=30)
     lasso = ElasticNetSelector(reg=5.0, tol=1e-10).fit(X, y)
     group = GroupLassoSelector(reg=5.0, tol=1e-10).fit(X, y)
     np.testing.assert_array_equal(lasso.support_, group.support_)
@@ -151,7 +137,7 @@ def test_singleton_groups_are_the_grouped_lasso_with_three_classes():
 
 
 def test_saga_is_refused_with_more_than_two_classes_and_tagged_binary():
-    X, y = simulate(5, d=10)
+    X, y = linear_classes(5, d=10)
     selector = ElasticNetSelector(reg=1.0, solver="saga")
     with pytest.raises(InvalidInputError, match="Only binary classification is supported "
                                                 "with solver='saga'"):
@@ -166,16 +152,16 @@ def test_saga_is_refused_with_more_than_two_classes_and_tagged_binary():
 
 @pytest.mark.parametrize("n_classes", [3, 4])
 @pytest.mark.parametrize("make", [
-    lambda: ElasticNetSelector(target_features=INFORMATIVE),
-    lambda: ElasticNetSelector(l1_ratio=0.7, target_features=INFORMATIVE),
-    lambda: GroupLassoSelector(groups=np.arange(60), target_features=INFORMATIVE),
-    lambda: ElasticNetSelector(target_features=INFORMATIVE, final_reg=1.0),
+    lambda: ElasticNetSelector(target_features=LINEAR_INFORMATIVE),
+    lambda: ElasticNetSelector(l1_ratio=0.7, target_features=LINEAR_INFORMATIVE),
+    lambda: GroupLassoSelector(groups=np.arange(60), target_features=LINEAR_INFORMATIVE),
+    lambda: ElasticNetSelector(target_features=LINEAR_INFORMATIVE, final_reg=1.0),
 ], ids=["lasso", "elastic_net", "group_lasso", "lasso_l2_refit"])
 def test_informative_features_are_selected_with_shapes_of_k_classes(make, n_classes):
-    X, y = simulate(6, n_classes=n_classes)
+    X, y = linear_classes(6, n_classes=n_classes)
     selector = make().fit(X, y)
-    K, k = n_classes, INFORMATIVE
-    assert np.flatnonzero(selector.support_).tolist() == list(range(INFORMATIVE))
+    K, k = n_classes, LINEAR_INFORMATIVE
+    assert np.flatnonzero(selector.support_).tolist() == list(range(LINEAR_INFORMATIVE))
     assert selector.coef_.shape == (K, k) and selector.intercept_.shape == (K,)
     decision = selector.decision_function(X)
     assert decision.shape == (len(y), K)
@@ -191,12 +177,12 @@ def test_informative_features_are_selected_with_shapes_of_k_classes(make, n_clas
     assert np.all(selector.importances_[~selector.support_] == 0)
     assert np.all(selector.importances_[selector.support_] > 0)
     assert sorted(selector.rank_order_) == list(range(1, 61))
-    assert set(np.flatnonzero(selector.rank_order_ <= k)) == set(range(INFORMATIVE))
+    assert set(np.flatnonzero(selector.rank_order_ <= k)) == set(range(LINEAR_INFORMATIVE))
 
 
 def test_multinomial_probabilities_are_the_softmax_and_importances_the_class_norms():
-    X, y = simulate(7, n_classes=4)
-    selector = ElasticNetSelector(target_features=INFORMATIVE).fit(X, y)
+    X, y = linear_classes(7, n_classes=4)
+    selector = ElasticNetSelector(target_features=LINEAR_INFORMATIVE).fit(X, y)
     assert selector.multinomial_
     np.testing.assert_allclose(selector.predict_proba(X),
                                softmax(selector.decision_function(X), axis=1))
@@ -210,9 +196,10 @@ def test_multinomial_probabilities_are_the_softmax_and_importances_the_class_nor
 def test_l2_refit_is_one_vs_rest_scikit_learn_logistic_per_class():
     """final_reg: the package's L2 logistic (C = 1/(2 final_reg)) on the selected features,
     one binary model per class against the rest, as scikit-learn's."""
-    X, y = simulate(8, n_classes=3)
+    X, y = linear_classes(8, n_classes=3)
     final_reg = 0.7
-    selector = ElasticNetSelector(target_features=INFORMATIVE, final_reg=final_reg).fit(X, y)
+    selector = ElasticNetSelector(target_features=LINEAR_INFORMATIVE,
+                                  final_reg=final_reg).fit(X, y)
     assert not selector.multinomial_
     Xs = standardise(X)[:, selector.support_]
     for k, label in enumerate(selector.classes_):
@@ -226,7 +213,7 @@ def test_l2_refit_is_one_vs_rest_scikit_learn_logistic_per_class():
 
 
 def test_nothing_selected_predicts_the_class_frequencies():
-    X, y = simulate(9, n_classes=3, n=60)
+    X, y = linear_classes(9, n_classes=3, n=60)
     y = y.copy()
     y[:6] = "class a"  # unequal class sizes
     frequencies = np.unique(y, return_counts=True)[1] / len(y)
@@ -264,7 +251,7 @@ def bootstrap(n, M, seed=0):
     lambda: GroupLassoSelector(groups=np.arange(60) // 2, target_features=8),
 ], ids=["lasso", "elastic_net", "group_lasso"])
 def test_calibration_sets_the_mean_count_over_bootstrap_runs_with_three_classes(make):
-    X, y = simulate(10, n_classes=3)
+    X, y = linear_classes(10, n_classes=3)
     samples = bootstrap(len(y), 12)
     selector = make()
     with warnings.catch_warnings():
@@ -276,7 +263,7 @@ def test_calibration_sets_the_mean_count_over_bootstrap_runs_with_three_classes(
 
 
 def test_single_fit_calibration_selects_the_target_with_four_classes():
-    X, y = simulate(11, n_classes=4)
+    X, y = linear_classes(11, n_classes=4)
     for target in (3, 7, 12):
         assert ElasticNetSelector(target_features=target).fit(X, y).n_selected_ == target
 
@@ -284,7 +271,7 @@ def test_single_fit_calibration_selects_the_target_with_four_classes():
 @pytest.mark.parametrize("name", ["lasso", "elastic_net", "group_lasso"])
 def test_calibration_with_a_prefilter_with_three_classes(name):
     """Every metric with K classes: tests/test_protocol.py."""
-    X, y = simulate(12, n_classes=3, n=60, d=20)
+    X, y = linear_classes(12, n_classes=3, n=60, d=20)
     selector = SELECTORS[name].make(target_features=4)
     prefiltered = run_protocol(selector, X, y, runs=5, prefilter=10, random_state=0,
                                progress=False)  # calibrated on each run's own columns
@@ -299,7 +286,7 @@ def test_calibration_with_a_prefilter_with_three_classes(name):
 def test_relabelling_the_classes_does_not_change_the_selection(seed, permutation):
     """The grouped penalty is symmetric in the classes: permuting the labels permutes the
     rows of the weights and intercepts and changes nothing else."""
-    X, y = simulate(seed % 1000, n_classes=4, n=48, d=20)
+    X, y = linear_classes(seed % 1000, n_classes=4, n=48, d=20)
     classes = np.unique(y)
     relabelled = classes[np.asarray(permutation)][np.searchsorted(classes, y)]
     first = ElasticNetSelector(reg=4.0, tol=1e-10).fit(X, y)

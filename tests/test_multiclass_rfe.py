@@ -15,7 +15,6 @@ from sklearn.metrics.pairwise import pairwise_kernels
 from sklearn.svm import SVC, LinearSVC
 
 from paretostab.selectors import (
-    SELECTORS,
     BiasedRFE,
     HybridRFE,
     KernelSVMRFE,
@@ -26,60 +25,35 @@ from paretostab.selectors._base import standardise
 from paretostab.selectors._hybrid_rfe import class_separation, welch_anova_f, welch_t
 from paretostab.selectors._logistic import fit_l2_logistic
 from paretostab.selectors._rfe import n_dropped
-from tests.test_multiclass_filters import welch_anova_loop
-
-RFES = ("hybrid_rfe", "logistic_rfe", "svm_rfe", "biased_rfe", "kernel_svm_rfe")
-INFORMATIVE = 6
-
-
-def simulate(seed: int, *, n_classes: int = 4, n: int = 80, d: int = 60):
-    """K classes whose means differ on the first INFORMATIVE features (each one's class
-    means a permutation of K points evenly spaced in [−2, 2]), noise elsewhere (labels
-    are strings: the classes need not be numbers)."""
-    rng = np.random.default_rng(seed)
-    index = np.arange(n) % n_classes
-    levels = np.repeat(np.linspace(-2, 2, n_classes)[:, None], INFORMATIVE, axis=1)
-    centres = rng.permuted(levels, axis=0)
-    X = rng.normal(size=(n, d))
-    X[:, :INFORMATIVE] += centres[index]
-    return X, np.array([f"class {k}" for k in "abcdefgh"[:n_classes]])[index]
-
-
-def selector(name: str, k: int = INFORMATIVE, **params):
-    """The registered selector; the kernel SVM-RFE with Guyon's signed criterion (eq. 8's
-    absolute value also drops, with two classes as well, informative features whose
-    removal lowers W² less than a noise feature's raises it)."""
-    fixed = {"hybrid_rfe": {"n_stable": 2, "criterion": "welch_t"},
-             "kernel_svm_rfe": {"criterion": "signed"}}.get(name, {})
-    return SELECTORS[name].make(n_features=k, **{**fixed, **params})
-
+from tests.multiclass import RFE_INFORMATIVE, RFES, rfe_classes, rfe_selector
+from tests.reference.criteria import welch_anova_loop
 
 # ------------------------------------------------------------ the fitted selectors
 
 
 @pytest.mark.parametrize("name", RFES)
 def test_multiclass_selection_prediction_and_importances(name):
-    X, y = simulate(0)
-    model = selector(name, random_state=0) if name == "biased_rfe" else selector(name)
+    X, y = rfe_classes(0)
+    model = rfe_selector(name, random_state=0) if name == "biased_rfe" else rfe_selector(name)
     model.fit(X, y)
     K = 4
-    assert set(np.flatnonzero(model.support_)) == set(range(INFORMATIVE))
+    assert set(np.flatnonzero(model.support_)) == set(range(RFE_INFORMATIVE))
     decision = model.decision_function(X)
     assert decision.shape == (len(y), K)
     assert np.array_equal(model.predict(X), model.classes_[np.argmax(decision, axis=1)])
     assert set(model.predict(X)) <= set(model.classes_)
-    X_test, y_test = simulate(0, n=400)
+    X_test, y_test = rfe_classes(0, n=400)
     assert model.score(X_test, y_test) > 0.7  # chance: 0.25
     assert np.all(model.importances_ >= 0)
     assert np.all(model.importances_[~model.support_] == 0)
     assert np.all(model.importances_[model.support_] > 0)
     assert sorted(model.rank_order_) == list(range(1, X.shape[1] + 1))
-    assert set(model.rank_order_[model.support_]) == set(range(1, INFORMATIVE + 1))
+    assert set(model.rank_order_[model.support_]) == set(range(1, RFE_INFORMATIVE + 1))
     if name == "kernel_svm_rfe":
         assert len(model.estimator_) == K
         assert not hasattr(model, "predict_proba")
         return
-    assert model.coef_.shape == (K, INFORMATIVE) and model.intercept_.shape == (K,)
+    assert model.coef_.shape == (K, RFE_INFORMATIVE) and model.intercept_.shape == (K,)
     if model.loss == "logistic":
         proba = model.predict_proba(X)
         assert proba.shape == (len(y), K)
@@ -93,7 +67,8 @@ def test_multiclass_selection_prediction_and_importances(name):
 @pytest.mark.parametrize("data", [load_wine, load_iris])
 def test_wine_and_iris_are_classified_well_above_chance(name, data):
     X, y = data(return_X_y=True)
-    model = selector(name, k=3, random_state=0) if name == "biased_rfe" else selector(name, 3)
+    model = (rfe_selector(name, k=3, random_state=0) if name == "biased_rfe"
+             else rfe_selector(name, 3))
     model.fit(X, y)
     assert model.support_.sum() == 3
     assert model.decision_function(X).shape == (len(y), 3)
@@ -101,11 +76,11 @@ def test_wine_and_iris_are_classified_well_above_chance(name, data):
 
 
 def test_transfer_learning_runs_on_three_class_tasks():
-    tasks = [simulate(seed, n_classes=3) for seed in (3, 4)]
-    fitted = transfer_learning_rfe(tasks, transfer=1.0, n_features=INFORMATIVE)
+    tasks = [rfe_classes(seed, n_classes=3) for seed in (3, 4)]
+    fitted = transfer_learning_rfe(tasks, transfer=1.0, n_features=RFE_INFORMATIVE)
     for model in fitted:
-        assert model.coef_.shape == (3, INFORMATIVE)
-        assert set(np.flatnonzero(model.support_)) == set(range(INFORMATIVE))
+        assert model.coef_.shape == (3, RFE_INFORMATIVE)
+        assert set(np.flatnonzero(model.support_)) == set(range(RFE_INFORMATIVE))
 
 
 # ------------------------------------------------- Guyon's multi-class criterion
@@ -137,7 +112,7 @@ def hinge_ovr(X, signs, reg):
 @pytest.mark.parametrize("loss", ["logistic", "hinge"])
 @pytest.mark.parametrize("n_classes", [3, 5])
 def test_the_elimination_is_guyons_multiclass_criterion(loss, n_classes):
-    X, y = simulate(5, n_classes=n_classes, n=60, d=40)
+    X, y = rfe_classes(5, n_classes=n_classes, n=60, d=40)
     k, reg = 8, 0.5
     model = HybridRFE(n_features=k, reg=reg, final_reg=reg, loss=loss).fit(X, y)
     X_std = standardise(X)[0]
@@ -152,7 +127,7 @@ def test_the_elimination_is_guyons_multiclass_criterion(loss, n_classes):
 
 
 def test_the_first_gram_is_shared_and_left_unmodified():
-    X, y = simulate(6, n=40, d=120)
+    X, y = rfe_classes(6, n=40, d=120)
     sample = TrainingSample(X, y)
     gram = sample.distinct_gram
     before = gram.copy()
@@ -165,11 +140,11 @@ def test_the_first_gram_is_shared_and_left_unmodified():
 @given(seed=st.integers(0, 10_000), permutation=st.permutations(range(4)),
        name=st.sampled_from(["hybrid_rfe", "logistic_rfe", "svm_rfe", "kernel_svm_rfe"]))
 def test_relabelling_the_classes_leaves_the_selection_unchanged(seed, permutation, name):
-    X, y = simulate(seed, n=48, d=30)
+    X, y = rfe_classes(seed, n=48, d=30)
     labels = np.unique(y)
     relabelled = labels[permutation][np.searchsorted(labels, y)]
-    first = selector(name, 5).fit(X, y)
-    second = selector(name, 5).fit(X, relabelled)
+    first = rfe_selector(name, 5).fit(X, y)
+    second = rfe_selector(name, 5).fit(X, relabelled)
     np.testing.assert_array_equal(first.support_, second.support_)
     np.testing.assert_allclose(first.importances_, second.importances_, rtol=1e-6, atol=1e-9)
     np.testing.assert_array_equal(first.predict(X), labels[np.argsort(permutation)][
@@ -178,7 +153,7 @@ def test_relabelling_the_classes_leaves_the_selection_unchanged(seed, permutatio
 
 @pytest.mark.parametrize("seed", range(3))
 def test_biased_rfe_draws_the_same_beta_whatever_the_number_of_classes(seed):
-    X, y = simulate(seed, n_classes=3)
+    X, y = rfe_classes(seed, n_classes=3)
     binary = np.where(y == y[0], "one", "rest")
     assert np.array_equal(BiasedRFE(random_state=seed).fit(X, y).beta_,
                           BiasedRFE(random_state=seed).fit(X, binary).beta_)
@@ -191,7 +166,7 @@ def test_biased_rfe_draws_the_same_beta_whatever_the_number_of_classes(seed):
 def test_the_k_class_criterion_is_welchs_anova(n_classes):
     """The hybrid RFE's supervised criterion and the t-test filter share it: Welch's ANOVA
     F (Welch 1951), transliterated per feature; its degenerate limits."""
-    X, y = simulate(7, n_classes=n_classes, n=66, d=20)
+    X, y = rfe_classes(7, n_classes=n_classes, n=66, d=20)
     X[:, 10] = 3.0  # constant: 0
     index = np.unique(y, return_inverse=True)[1]
     X[:, 11] = index  # constant within each class, means differ: inf
@@ -205,14 +180,14 @@ def test_the_k_class_criterion_is_welchs_anova(n_classes):
 
 
 def test_the_supervised_criterion_of_two_classes_is_welchs_t_itself():
-    X, y = simulate(8, n_classes=2)
+    X, y = rfe_classes(8, n_classes=2)
     signs = TrainingSample(X, y).signs
     assert np.array_equal(class_separation(X, signs), welch_t(X, signs))
 
 
 @pytest.mark.parametrize("criterion", ["welch_t", 0.4])
 def test_the_stable_set_of_k_classes_ranks_by_welchs_anova(criterion):
-    X, y = simulate(9, n_classes=3, d=30)
+    X, y = rfe_classes(9, n_classes=3, d=30)
     index = np.unique(y, return_inverse=True)[1]
     f = np.array([welch_anova_loop(X[:, j], index) for j in range(X.shape[1])])
     if criterion == "welch_t":
@@ -244,7 +219,7 @@ def brute_force_eq8(X, column, counts, params):
 
 @pytest.mark.parametrize("kernel", ["rbf", "linear", "poly"])
 def test_kernel_svm_rfe_sums_eq8_over_one_vs_rest_svms(kernel):
-    X, y = simulate(10, n_classes=3, n=45, d=8)
+    X, y = rfe_classes(10, n_classes=3, n=45, d=8)
     k = 8  # no elimination: the final SVMs on every feature
     model = KernelSVMRFE(n_features=k, kernel=kernel, reg=1.0, final_reg=1.0).fit(X, y)
     sample = TrainingSample(X, y)
@@ -260,7 +235,7 @@ def test_kernel_svm_rfe_sums_eq8_over_one_vs_rest_svms(kernel):
 
 
 def test_linear_kernel_svm_rfe_eliminates_by_the_summed_squared_weights():
-    X, y = simulate(11, n_classes=4, n=60, d=20)
+    X, y = rfe_classes(11, n_classes=4, n=60, d=20)
     k = 6
     model = KernelSVMRFE(n_features=k, kernel="linear").fit(X, y)
     X_distinct, signs, counts = TrainingSample(X, y).distinct

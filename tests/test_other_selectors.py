@@ -30,7 +30,8 @@ from paretostab.selectors._other import (
     oob_permutation_importance,
     relief_weights,
 )
-from tests.test_selector_checks import one_feature_failures
+from tests.estimator_checks import one_feature_failures
+from tests.reference.criteria import oob_reference
 
 
 def problem(seed, n=80, d=60, informative=4, noise=1.0):
@@ -291,25 +292,6 @@ def test_mrmr_spearman_is_pearson_on_ranks_and_gaussian_mi():
 
 
 # ----------------------------------------------------------------------- random forest
-
-
-def oob_reference(forest, X, y, rng):
-    """Breiman's OOB permutation importance with sklearn's tree.predict on permuted copies
-    (the same permutation stream: per tree, per split feature in increasing order)."""
-    n, d = X.shape
-    total = np.zeros(d)
-    for tree, in_bag in zip(forest.estimators_, forest.estimators_samples_, strict=True):
-        oob = np.setdiff1d(np.arange(n), in_bag)
-        internal = tree.tree_.children_left >= 0
-        features = np.unique(tree.tree_.feature[internal])
-        if oob.size == 0 or features.size == 0:
-            continue
-        accuracy = np.mean(tree.predict(X[oob]) == y[oob])
-        for f in features:
-            permuted = X[oob].copy()
-            permuted[:, f] = X[oob[rng.permutation(oob.size)], f]
-            total[f] += accuracy - np.mean(tree.predict(permuted) == y[oob])
-    return total / len(forest.estimators_)
 
 
 def test_oob_permutation_importance_equals_a_brute_force_reference():

@@ -24,7 +24,7 @@ from paretostab._storage import open_storage
 from paretostab._tuning import run_study
 from paretostab._tuning.coordination import counted_trials, counts
 from paretostab.spec import parse_spec
-from tests.test_tuning import storage_url, tiny
+from tests.studies import storage_url, tiny
 
 ROOT = Path(__file__).resolve().parents[1]
 DOLLARS = ["cost$_a_b$", r"x$\foo$"]

@@ -377,20 +377,19 @@ def multiclass_selectors():
     the K-class selectors (issue 20), each on its test module's simulated classes: the
     filters, the forest and ReliefF (3 classes), the multinomial lasso family (3 classes,
     calibrated to 4 features) and the RFE family (4 classes)."""
-    from tests import test_multiclass_filters as filters
-    from tests import test_multiclass_linear as linear
-    from tests import test_multiclass_rfe as rfe
+    from tests import multiclass
 
     cases = {}
-    X, y = filters.simulate(3, n_per_class=15, d=12)
-    for name in filters.selectors():
-        cases[name] = (lambda name=name: filters.selectors(k=3)[name], X, y, 0, 3, 0)
-    X, y = linear.simulate(12, n_classes=3, n=60, d=20)
+    X, y = multiclass.filter_classes(3, n_per_class=15, d=12)
+    for name in multiclass.filter_selectors():
+        cases[name] = (lambda name=name: multiclass.filter_selectors(k=3)[name], X, y, 0, 3, 0)
+    X, y = multiclass.linear_classes(12, n_classes=3, n=60, d=20)
     for name in ("lasso", "elastic_net", "group_lasso"):
         cases[name] = (lambda name=name: SELECTORS[name].make(target_features=4), X, y, 0, 4, 1)
-    X, y = rfe.simulate(1)
-    for name in rfe.RFES:
-        cases[name] = (lambda name=name: rfe.selector(name), X, y, 2, rfe.INFORMATIVE, 0)
+    X, y = multiclass.rfe_classes(1)
+    for name in multiclass.RFES:
+        cases[name] = (lambda name=name: multiclass.rfe_selector(name), X, y, 2,
+                       multiclass.RFE_INFORMATIVE, 0)
     return cases
 
 

@@ -10,7 +10,6 @@ import numpy as np
 import pytest
 
 from paretostab import InvalidInputError
-from paretostab._runset import RunSet
 from paretostab.maps import OTHER_COLOR, PALETTE, StabilityMap, feature_palette, stability_map
 from paretostab.measures._inputs import normalise_importances
 
@@ -19,16 +18,7 @@ from matplotlib.collections import PolyCollection  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
 from paretostab.plot import draw_stability_map  # noqa: E402
-
-
-def make_runset(Z, I=None, names=None) -> RunSet:
-    Z = np.asarray(Z, dtype=bool)
-    I = Z.astype(float) if I is None else np.asarray(I, dtype=float)
-    M = Z.shape[0]
-    return RunSet(selection_matrix=Z, importance_matrix=I, rank_matrix=None,
-                  scores=np.full(M, 0.8), seeds=np.arange(M, dtype=np.uint32),
-                  fit_seconds=np.zeros(M), metric="accuracy", resampling="bootstrap",
-                  selector="Test", params={}, feature_names=names)
+from tests.runsets import make_runset, random_runset  # noqa: E402
 
 
 def test_a_runset_of_no_run_or_of_one_dimension_is_refused():
@@ -42,16 +32,6 @@ def test_a_runset_of_no_run_or_of_one_dimension_is_refused():
         with pytest.raises(InvalidInputError, match=r"must be \(M, d\) with M >= 1; got "
                                                     + re.escape(str(Z.shape))):
             stability_map(runset)
-
-
-def random_runset(seed, M=12, d=30, k=(2, 8), names=None) -> RunSet:
-    rng = np.random.default_rng(seed)
-    popularity = rng.dirichlet(np.full(d, 0.3))
-    Z = np.zeros((M, d), dtype=bool)
-    for i in range(M):
-        Z[i, rng.choice(d, size=rng.integers(*k), replace=False, p=popularity)] = True
-    I = np.where(Z, rng.exponential(size=(M, d)), 0.0)
-    return make_runset(Z, I, names)
 
 
 def row_sums(m: StabilityMap) -> np.ndarray:

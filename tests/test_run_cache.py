@@ -7,7 +7,6 @@ without a cache, to the last bit.
 
 from __future__ import annotations
 
-import math
 import pickle
 
 import numpy as np
@@ -19,9 +18,7 @@ from paretostab._run_cache import RunCache, _process_cache, resample
 from paretostab.data import simulate_correlated_groups, variance_prefilter
 from paretostab.selectors import SELECTORS, HybridRFE, TrainingSample, get_selector
 from paretostab.selectors._logistic import IncrementalL2Logistic
-
-#: Registry ranges that would make these tests slow, narrowed (same parameters).
-NARROWER = {"n_trees": (5, 9), "n_neighbors": (2, 6)}
+from tests.search_points import selector_at
 
 
 @pytest.fixture(scope="module")
@@ -31,41 +28,13 @@ def data():
     return sim.X, sim.y, sim.groups
 
 
-def settings_from_the_space(name: str, quantile: float) -> dict:
-    """One point of the selector's registry search space (a quantile of each range)."""
-    params = {}
-    for key, rng in get_selector(name).search_space.items():
-        low, high = NARROWER.get(key, (rng.low, rng.high))
-        if rng.log:
-            value = math.exp(math.log(low) + quantile * (math.log(high) - math.log(low)))
-        else:
-            value = low + quantile * (high - low)
-        integer = isinstance(rng.low, int) and isinstance(rng.high, int)
-        params[key] = round(value) if integer else value
-    return params
-
-
-def make(name: str, quantile: float, groups):
-    info = get_selector(name)
-    params = settings_from_the_space(name, quantile)
-    if "n_features" in info.estimator().get_params():
-        params["n_features"] = 6
-        if "n_stable" in params:
-            params["n_stable"] = min(params["n_stable"], 6)
-    if name == "group_lasso":
-        params["groups"] = np.where(groups >= 0, groups, 100 + np.arange(groups.size))
-    if "target_features" in params:
-        params["target_features"] = min(params["target_features"], 8)
-    return info.make(**params)
-
-
 @pytest.mark.parametrize("name", sorted(SELECTORS))
 @pytest.mark.parametrize("prefilter", [None, 40])
 def test_every_registered_selector_gives_the_same_runset_with_and_without_the_cache(
         data, name, prefilter):
     X, y, groups = data
     protocol = {"runs": 3, "prefilter": prefilter, "random_state": 11, "progress": False}
-    first, second = make(name, 0.3, groups), make(name, 0.7, groups)
+    first, second = selector_at(name, 0.3, groups), selector_at(name, 0.7, groups)
     plain_first = run_protocol(first, X, y, **protocol)
     plain_second = run_protocol(second, X, y, **protocol)
     cache = RunCache()

@@ -37,8 +37,8 @@ from paretostab._optuna_internals import trial_id_of
 from paretostab._runset import RunSet
 from paretostab._storage import display_url, load_runset, open_storage
 from tests import servers
+from tests.command_line import cli
 from tests.extras import need
-from tests.test_storage import cli
 
 ROOT = Path(__file__).resolve().parents[1]
 

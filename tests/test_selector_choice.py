@@ -19,7 +19,7 @@ from paretostab._tuning import run_study
 from paretostab._tuning.notes import study_note
 from paretostab.selectors import ElasticNetSelector, GroupLassoSelector, HybridRFE, TTestSelector
 from paretostab.spec import SELECTOR_PARAM, grid, param_name, parse_spec, trial_selector
-from tests.test_tuning import note_of
+from tests.studies import note_of
 
 DATA = {"source": "simulated:n_other=30,n_per_class=20"}
 
@@ -334,7 +334,7 @@ def test_the_conditional_space_suggests_only_the_chosen_selectors_parameters():
 @pytest.mark.slow
 def test_tune_objective_tunes_the_spec_for_another_measure(tmp_path, capsys):
     from paretostab._cli import main
-    from tests.test_tuning import write_spec
+    from tests.studies import write_spec
 
     path = write_spec(tmp_path, "space", trials=2)
     url = f"sqlite:///{tmp_path / 'fig11.db'}"

@@ -31,9 +31,8 @@ from paretostab._signals import (
 )
 from paretostab._storage import open_storage
 from paretostab._tuning.coordination import Interrupts, counted_trials, counts
-from tests.test_external_selector import MySelector
-from tests.test_tuning import storage_url, write_spec
-from tests.user_studies import selector_spec, trial_pids
+from tests.studies import storage_url, write_spec
+from tests.user_studies import MySelector, selector_spec, trial_pids
 from tests.waiting import WAIT_SECONDS, heeding_stop_signals, wait_until
 
 ROOT = Path(__file__).resolve().parents[1]

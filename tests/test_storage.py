@@ -21,18 +21,12 @@ from paretostab._cli import main
 from paretostab._errors import Interrupted, InvalidInputError
 from paretostab._optuna_internals import heartbeat_enabled
 from paretostab._storage import artifact_notice, artifact_store, open_storage
-from tests.test_tuning import write_spec
+from tests.command_line import cli
+from tests.studies import write_spec
 from tests.waiting import WAIT_SECONDS, wait_until
 
 ROOT = Path(__file__).resolve().parents[1]
 AS_ROOT = "running as root: permission bits do not stop root's writes"
-
-
-def cli(*args, cwd, timeout=300):
-    """``python -m paretostab ARGS`` in ``cwd`` (the environment, S3's included, passed on)."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.run([sys.executable, "-m", "paretostab", *map(str, args)], cwd=cwd,
-                          env=env, capture_output=True, text=True, timeout=timeout)
 
 
 def assert_one_error_line(result, *fragments):

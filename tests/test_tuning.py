@@ -5,10 +5,8 @@ from __future__ import annotations
 import io
 import json
 import math
-import sqlite3
 import subprocess
 import sys
-from contextlib import closing
 from pathlib import Path
 from wsgiref.util import setup_testing_defaults
 
@@ -24,10 +22,11 @@ from paretostab._runset import RunSet
 from paretostab._storage import artifact_store, load_runset, open_storage
 from paretostab._tuning import run_study
 from paretostab._tuning.coordination import counted_trials
-from paretostab.spec import parse_spec
 from tests.extras import need
+from tests.studies import note_of, storage_url, tiny, write_spec
 from tests.waiting import (
     WAIT_SECONDS,
+    complete_trials_in,
     ended_after,
     heeding_stop_signals,
     stop_signals_heeded,
@@ -35,50 +34,6 @@ from tests.waiting import (
 )
 
 ROOT = Path(__file__).resolve().parents[1]
-
-TINY = {
-    "study": {"name": "tiny", "trials": 3, "seed": 0, "sampler": "random"},
-    "data": {"source": "simulated:n_other=30,n_per_class=20"},
-    "protocol": {"runs": 3},
-    "selector": {"name": "hybrid_rfe", "fixed": {"n_features": 4},
-                 "search": {"n_stable": [0, 4], "epsilon": {"low": 0.01, "high": 1.0, "log": True}}},
-    "objective": {"stability": "iw", "record": ["nogueira", "pearson"]},
-}
-
-
-def tiny(**changes):
-    spec = json.loads(json.dumps(TINY))
-    for table, values in changes.items():
-        spec[table].update(values)
-    return parse_spec(spec)
-
-
-def write_spec(folder, name, *, trials):
-    """A TOML spec of a small study, as a user would write it."""
-    path = folder / f"{name}.toml"
-    path.write_text(
-        f'[study]\nname = "{name}"\ntrials = {trials}\nseed = 0\nsampler = "random"\n'
-        '[data]\nsource = "simulated:n_other=30,n_per_class=20"\n'
-        '[protocol]\nruns = 3\n'
-        '[selector]\nname = "hybrid_rfe"\n[selector.fixed]\nn_features = 4\n'
-        '[selector.search]\nn_stable = [0, 4]\n'
-        '[objective]\nstability = "iw"\n', encoding="utf-8")
-    return path
-
-
-def storage_url(tmp_path, name="study.db"):
-    return f"sqlite:///{tmp_path / name}"
-
-
-def complete_trials_in(database: Path) -> int:
-    """How many trials of the SQLite file ``database`` are complete, 0 before ``tune`` has
-    made it (read-only: a poll never races the schema creation)."""
-    try:
-        with closing(sqlite3.connect(f"file:{database}?mode=ro", uri=True)) as connection:
-            return connection.execute(
-                "SELECT COUNT(*) FROM trials WHERE state = 'COMPLETE'").fetchone()[0]
-    except sqlite3.Error:  # the file or its tables do not exist yet
-        return 0
 
 
 def states(study):
@@ -467,15 +422,6 @@ def test_a_map_for_every_trial_that_joins_the_front(tmp_path):
 # ------------------------------------------------------------------- dashboard notes
 
 
-def note_of(study, trial=None):
-    """The optuna-dashboard note of the study or of one of its (frozen) trials, read by
-    optuna-dashboard itself."""
-    get_note = need("optuna_dashboard").get_note
-    if trial is None:
-        return get_note(study)
-    return get_note(optuna.trial.Trial(study, trial_id_of(trial)))
-
-
 def note_keys(study, trial_id=None):
     where = "dashboard:note" if trial_id is None else f"dashboard:{trial_id}:note"
     return sorted(k for k in storage_of(study).get_study_system_attrs(study_id_of(study))
@@ -634,7 +580,7 @@ def test_worker_processes_log_as_the_process_that_started_them(tmp_path, level, 
     """The library sets no log level: tune's worker processes take Optuna's level of the
     process that called tune (a notebook's, a script's), not a level of their own."""
     url = storage_url(tmp_path)
-    code = ("import sys, optuna; from tests.test_tuning import tiny; "
+    code = ("import sys, optuna; from tests.studies import tiny; "
             "from paretostab._tuning import run_study; "
             f"optuna.logging.set_verbosity(optuna.logging.{level}); "
             "run_study(tiny(), storage=sys.argv[1], n_trials=2, workers=2, progress=False)")

@@ -28,9 +28,8 @@ from paretostab._run_cache import RunCache
 from paretostab._tuning import run_study
 from paretostab._tuning.coordination import counted_trials, process_ended
 from paretostab._tuning.processes import _shared_data
-from tests.test_coordination import current
-from tests.test_tuning import storage_url, tiny, write_spec
-from tests.waiting import WAIT_SECONDS, wait_until
+from tests.studies import storage_url, tiny, write_spec
+from tests.waiting import WAIT_SECONDS, current, wait_until
 
 DATA_FOLDERS = "paretostab-data-*"
 

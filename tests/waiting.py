@@ -18,17 +18,19 @@ from __future__ import annotations
 
 import contextlib
 import signal
+import sqlite3
 import subprocess
 import time
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import optuna
 
 from paretostab._errors import InvalidInputError
 from paretostab._storage import open_storage
 
-__all__ = ["WAIT_SECONDS", "current", "ended_after", "heeding_stop_signals", "stop_signals_heeded",
-           "wait_until"]
+__all__ = ["WAIT_SECONDS", "complete_trials_in", "current", "ended_after", "heeding_stop_signals",
+           "stop_signals_heeded", "wait_until"]
 
 WAIT_SECONDS = 600.0
 """How long a wait may last before it fails: ten minutes, which a process that does its
@@ -101,3 +103,15 @@ def current(url, name):
         return optuna.load_study(study_name=name, storage=open_storage(url, must_exist=True))
     except (InvalidInputError, KeyError):
         return None
+
+
+def complete_trials_in(database: Path) -> int:
+    """How many trials of the SQLite file ``database`` are complete, 0 before ``tune`` has
+    made it (read-only: a poll never races the schema creation)."""
+    try:
+        connection = sqlite3.connect(f"file:{database}?mode=ro", uri=True)
+        with contextlib.closing(connection):
+            return connection.execute(
+                "SELECT COUNT(*) FROM trials WHERE state = 'COMPLETE'").fetchone()[0]
+    except sqlite3.Error:  # the file or its tables do not exist yet
+        return 0
