@@ -65,8 +65,7 @@ from benchmarks.fault_scenes import (  # noqa: E402
 from paretostab._storage import open_storage  # noqa: E402
 from paretostab._tuning.coordination import process_ended  # noqa: E402
 from tests import servers  # noqa: E402
-from tests.test_own_failures import BROKEN, DOLLARS, FIXED, write_selector  # noqa: E402
-from tests.user_studies import trial_pids  # noqa: E402
+from tests.user_studies import BROKEN, DOLLARS, FIXED, trial_pids, write_selector  # noqa: E402
 
 __all__ = ["CASES", "run", "table", "totals"]
 

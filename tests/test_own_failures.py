@@ -8,7 +8,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 
 import numpy as np
@@ -25,9 +24,9 @@ from paretostab._tuning import run_study
 from paretostab._tuning.coordination import counted_trials, counts
 from paretostab.spec import parse_spec
 from tests.studies import storage_url, tiny
+from tests.user_studies import BROKEN, DOLLARS, FIXED, write_selector
 
 ROOT = Path(__file__).resolve().parents[1]
-DOLLARS = ["cost$_a_b$", r"x$\foo$"]
 
 
 def dollar_spec(tmp_path: Path, trials: int = 4):
@@ -127,38 +126,6 @@ def test_a_map_that_cannot_be_drawn_later_counts_as_its_trials_failure(tmp_path,
     assert all(t.user_attrs["fail_reason"] == "ValueError: this map cannot be drawn"
                and counts(t) for t in failed)
     assert counted_trials(study) == 8
-
-
-BROKEN = {
-    "raises in fit": "raise RuntimeError('my selector is broken')",
-    "wrong-shaped support": "self.mask_ = np.ones(X.shape[1] + 1, dtype=bool)",
-    "no support": "pass",
-    "selects nothing": "self.mask_ = np.zeros(X.shape[1], dtype=bool)",
-    "NaN weights": "self.mask_ = np.arange(X.shape[1]) < self.n_keep; "
-                   "self.coef_ = np.full(X.shape[1], np.nan)",
-}
-FIXED = "self.mask_ = np.arange(X.shape[1]) < self.n_keep"
-
-
-def write_selector(folder: Path, fit: str) -> None:
-    """A user's module ``mysel`` with a selector ``Mine`` whose ``fit`` runs ``fit``."""
-    (folder / "mysel.py").write_text(textwrap.dedent(f"""\
-        import numpy as np
-        from sklearn.base import BaseEstimator
-        from sklearn.feature_selection import SelectorMixin
-
-
-        class Mine(SelectorMixin, BaseEstimator):
-            def __init__(self, n_keep=3):
-                self.n_keep = n_keep
-
-            def fit(self, X, y):
-                {fit}
-                return self
-
-            def _get_support_mask(self):
-                return self.mask_
-        """), encoding="utf-8")
 
 
 def tune(folder: Path) -> subprocess.CompletedProcess:

@@ -4,6 +4,7 @@ faults fit, start and watch."""
 
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 
 import numpy as np
@@ -12,7 +13,8 @@ from sklearn.feature_selection import SelectorMixin
 
 from tests.waiting import current
 
-__all__ = ["MySelector", "selector_spec", "trial_pids"]
+__all__ = ["BROKEN", "DOLLARS", "FIXED", "MySelector", "selector_spec", "trial_pids",
+           "write_selector"]
 
 
 def _spread(X, y):
@@ -57,3 +59,40 @@ def trial_pids(url: str, name: str) -> set[int]:
     return set() if study is None else {
         t.user_attrs["process"]["pid"] for t in study.get_trials(deepcopy=False)
         if "process" in t.user_attrs}
+
+
+#: Feature names a map draws as written, not as mathematics.
+DOLLARS = ["cost$_a_b$", r"x$\foo$"]
+
+#: A user's selector's ``fit`` bodies that fail every trial, by how (:func:`write_selector`),
+#: and the fix.
+BROKEN = {
+    "raises in fit": "raise RuntimeError('my selector is broken')",
+    "wrong-shaped support": "self.mask_ = np.ones(X.shape[1] + 1, dtype=bool)",
+    "no support": "pass",
+    "selects nothing": "self.mask_ = np.zeros(X.shape[1], dtype=bool)",
+    "NaN weights": "self.mask_ = np.arange(X.shape[1]) < self.n_keep; "
+                   "self.coef_ = np.full(X.shape[1], np.nan)",
+}
+FIXED = "self.mask_ = np.arange(X.shape[1]) < self.n_keep"
+
+
+def write_selector(folder: Path, fit: str) -> None:
+    """A user's module ``mysel`` with a selector ``Mine`` whose ``fit`` runs ``fit``."""
+    (folder / "mysel.py").write_text(textwrap.dedent(f"""\
+        import numpy as np
+        from sklearn.base import BaseEstimator
+        from sklearn.feature_selection import SelectorMixin
+
+
+        class Mine(SelectorMixin, BaseEstimator):
+            def __init__(self, n_keep=3):
+                self.n_keep = n_keep
+
+            def fit(self, X, y):
+                {fit}
+                return self
+
+            def _get_support_mask(self):
+                return self.mask_
+        """), encoding="utf-8")
