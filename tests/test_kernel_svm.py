@@ -87,6 +87,27 @@ def test_eq_8_equals_the_brute_force_recomputation(kernel, params, seed):
     np.testing.assert_allclose(signed, full - removed, rtol=1e-9, atol=1e-12 * abs(full))
 
 
+def test_eq_8_where_gamma_d_is_beyond_exps_range_on_features_of_tiny_spread():
+    """Features within 10⁻³ and γ = 10⁹: γD reaches 10³ on a feature whose spread is 10⁻³
+    (γ · spread² above 1, γ · spread³ not), where K · expm1(γD) would overflow; the sum
+    takes exp(−γ(‖x − x'‖² − D)) − K there and equals the brute force."""
+    rng = np.random.default_rng(8)
+    sv, coef = rng.uniform(0, 1e-3, size=(20, 4)), rng.normal(size=20)
+    full, removed = brute_force_w2(sv, coef, "rbf", {"gamma": 1e9})
+    importance = kernel_svm_importance(sv, coef, kernel="rbf", gamma=1e9, signed=True)
+    assert np.all(np.isfinite(importance)) and np.any(importance != 0)
+    np.testing.assert_allclose(importance, full - removed, rtol=1e-9,
+                               atol=1e-12 * np.abs(removed).max())
+
+
+def test_the_polynomial_kernel_has_coef0_0_by_default_as_svc():
+    rng = np.random.default_rng(9)
+    sv, coef = rng.normal(size=(15, 5)), rng.normal(size=15)
+    full, removed = brute_force_w2(sv, coef, "poly", {"gamma": 0.2, "degree": 2, "coef0": 0.0})
+    default = kernel_svm_importance(sv, coef, kernel="poly", gamma=0.2, degree=2, signed=True)
+    np.testing.assert_allclose(default, full - removed, rtol=1e-9, atol=1e-12 * abs(full))
+
+
 @pytest.mark.parametrize(("kernel", "params"), [k for k in KERNELS if k[0] != "linear"])
 def test_many_feature_blocks_equal_the_brute_force(kernel, params):
     """d large enough for several blocks of features (the memory bound): the features at
