@@ -5,6 +5,7 @@ when it is created, colours each trial's dashboard map and the report's maps ali
 from __future__ import annotations
 
 import json
+import warnings
 from fractions import Fraction
 
 import numpy as np
@@ -15,6 +16,7 @@ from hypothesis import strategies as st
 from sklearn.feature_selection import f_classif
 
 from paretostab._errors import InvalidInputError
+from paretostab._palette import anova_f
 from paretostab._problem import Problem
 from paretostab._storage import open_storage
 from paretostab._tuning import create_or_load_study, run_study
@@ -143,6 +145,40 @@ def test_special_values_and_edges():
             feature_color_order(bad["X"], bad["y"], *([bad["n"]] if "n" in bad else []))
     with pytest.raises(InvalidInputError, match=r"n_samples >= 1; got \(0, 4\) and \(0,\)"):
         feature_color_order(X[:0], y[:0])  # no example: no F to order by
+
+
+def test_classes_far_apart_tie_whatever_the_order_of_the_sums():
+    """Classes 5 apart, spread 10⁻³: scikit-learn's differences of sums of squares give
+    the same values in another order an F 2·10⁻⁸ apart, beyond any rounding (it ordered
+    these [1, 0, 2]); deviations about the means give 2·10⁻¹⁶ (seed 1: the later column's
+    F the larger), which the rounding ties. Relative to the largest F: absolutely, or
+    relative to the smallest, the two would not tie."""
+    y = np.repeat([0, 1, 2], 7)
+    rng = np.random.default_rng(1)
+    base = 5 * y + rng.normal(size=21) / 1000.0
+    shuffled = base.copy()
+    for c in range(3):
+        within = np.flatnonzero(y == c)
+        shuffled[within] = base[rng.permutation(within)]
+    X = np.column_stack([shuffled, base, rng.normal(size=21)])
+    F = anova_f(X, y)
+    assert F[0] < F[1] and F[1] - F[0] < 1e-15 * F[1] and F[0] > 1e8
+    assert feature_color_order(X, y).tolist() == [0, 1, 2]
+
+
+def test_anova_f_is_scikit_learns_and_its_edges():
+    rng = np.random.default_rng(4)
+    y = rng.integers(0, 3, 50)
+    X = rng.normal(size=(50, 12)) * rng.uniform(0.5, 3, 12) + 3 * y[:, None] * rng.random(12)
+    np.testing.assert_allclose(anova_f(X, y), f_classif(X, y)[0], rtol=1e-10)
+    # lists; a constant column (NaN, last) and one of equal class means (F = 0, before it);
+    # one example; none of it warns
+    lists = [[1.0, 1.0, 5.0], [1.0, -1.0, 5.0], [1.0, -1.0, 7.0], [1.0, 1.0, 7.0]]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert feature_color_order(lists, [0, 0, 1, 1]).tolist() == [2, 1, 0]
+        assert anova_f(np.array(lists), np.array([0, 0, 1, 1]))[1] == 0.0
+        assert feature_color_order(np.array([[3.0, 1.0]]), np.array([0])).tolist() == [0, 1]
 
 
 @pytest.mark.filterwarnings("ignore:Features .* are constant", "ignore:invalid value")
