@@ -161,6 +161,30 @@ def test_the_calibration_keeps_its_runs_only_when_all_fit_in_its_budget(monkeypa
     assert kept(4 * size - 1) == [None] * 4
 
 
+def test_the_calibration_keeps_runs_only_while_they_fit_in_its_budget(monkeypatch):
+    """Bootstrap runs differ in size (their out-of-bag rows): the first run read decides
+    to keep (M of its size fit), and the later, larger runs are kept only while their
+    sum stays within the budget."""
+    X, y = problem(28, n=60, d=50)
+    draws = run_cache.run_draws(list(range(6)), "bootstrap")
+
+    def kept(order, budget):
+        monkeypatch.setattr(protocol, "CALIBRATION_BYTES", budget)
+        runs = protocol._CalibrationRuns(X, y, [draws[i] for i in order],
+                                         ("bootstrap", None, None), None, None)
+        for i in range(len(runs)):
+            runs[i]
+        return [runs.pop(i) for i in range(len(runs))]
+
+    sizes = [run.nbytes + run.sample.X.nbytes for run, _ in kept(range(6), 2**40)]
+    order = np.argsort(sizes, kind="stable")  # the smallest first
+    budget = 6 * sizes[order[0]]
+    assert sum(sizes) > budget
+    runs = kept(order, budget)
+    held = [sizes[i] for i, run in zip(order, runs, strict=True) if run is not None]
+    assert runs[0] is not None and sum(held) <= budget and len(held) < 6
+
+
 def estimated(monkeypatch, shape, runs, settings, n_jobs, calibrates, X=None):
     """The parts of ``_check_memory``'s estimate, as it hands them to ``check_room``."""
     seen = {}

@@ -303,6 +303,17 @@ def test_transfer_protocol_rows_are_tasks():
     assert runs.stability("nogueira") >= independent.stability("nogueira")
 
 
+def test_the_transfer_protocol_takes_tasks_as_lists_from_a_generator():
+    tasks = [simulate_correlated_groups(n_other=40, n_per_class=20, random_state=s)
+             for s in range(3)]
+    arrays = run_transfer_protocol([(t.X, t.y) for t in tasks], transfer=1.0, n_features=5,
+                                   random_state=0)
+    lists = run_transfer_protocol(((t.X.tolist(), t.y.tolist()) for t in tasks), transfer=1.0,
+                                  n_features=5, random_state=0)
+    assert lists.same_runs(arrays)
+    np.testing.assert_array_equal(lists.scores, arrays.scores)
+
+
 def test_the_transfer_protocol_refuses_one_task_and_a_task_of_one_class():
     tasks = [simulate_correlated_groups(n_other=40, n_per_class=20, random_state=s)
              for s in range(2)]
