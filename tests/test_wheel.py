@@ -26,9 +26,6 @@ from paretostab.spec import builtin_spec_names, builtin_spec_path, load_spec
 
 ROOT = Path(__file__).resolve().parents[1]
 VERSION = version("paretostab")
-#: One process builds and installs the wheel for every test here (``--dist loadgroup``, the
-#: README's test command): the module's fixtures, about 25 s, run once, not once a worker.
-pytestmark = pytest.mark.xdist_group("wheel")
 #: What the copy of the source leaves out: version control, CI, caches, build output and
 #: the files .gitignore names.
 NOT_SOURCE = shutil.ignore_patterns(
