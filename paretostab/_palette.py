@@ -159,7 +159,6 @@ def feature_palette(features: Sequence[int] | np.ndarray, /, *,
                           colors=palette[:chosen.size], other=_check_color(other, "other"))
 
 
-
 def study_palette(order: Sequence[int] | None, X: np.ndarray, y: np.ndarray, /
                   ) -> FeaturePalette:
     """The colours of a study's features in all its maps — each trial's on the dashboard,
@@ -180,7 +179,7 @@ def study_palette(order: Sequence[int] | None, X: np.ndarray, y: np.ndarray, /
     return feature_palette(np.asarray(chosen, dtype=np.intp))
 
 
-# columns per f_classif call in feature_color_order: its copies of the data stay small
+# columns per block of anova_f: its copies of the data stay small
 _F_BLOCK = 4096
 
 
@@ -191,20 +190,29 @@ def anova_f(X: np.ndarray, y: np.ndarray) -> np.ndarray:
     of squares: those cancel, when classes lie far apart against their spread, to a
     relative error of 10⁻⁸ (the same values in another order then differ in F beyond any
     rounding), these to about 10⁻¹⁵. Class sums by NumPy's own summation, not BLAS: the
-    same arrays give the same bits in every process.
+    same arrays give the same bits in every process. In blocks of :data:`_F_BLOCK`
+    columns.
 
     NaN where F is 0/0 (a constant column; one class; as many classes as examples), +inf
     for a column constant within each class but not across them."""
     classes, codes = np.unique(y, return_inverse=True)
     k, n = classes.size, y.size
-    centred = np.asarray(X, dtype=float) - np.mean(X, axis=0, dtype=float)
-    members = [codes == c for c in range(k)]
-    counts = np.array([member.sum() for member in members], dtype=float)
-    means = np.stack([centred[member].mean(axis=0) for member in members])
-    between = counts @ (means - centred.mean(axis=0)) ** 2
-    within = ((centred - means[codes]) ** 2).sum(axis=0)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return (between / (k - 1)) / (within / (n - k))
+    members = [np.flatnonzero(codes == c) for c in range(k)]
+    F = np.empty(X.shape[1])
+    for start in range(0, X.shape[1], _F_BLOCK):
+        block = np.asarray(X[:, start:start + _F_BLOCK], dtype=float)
+        centred = block - block.mean(axis=0)
+        grand = centred.mean(axis=0)
+        between, within = np.zeros(block.shape[1]), np.zeros(block.shape[1])
+        for rows in members:
+            part = centred[rows]
+            mean = part.mean(axis=0)
+            between += rows.size * (mean - grand) ** 2
+            part -= mean
+            within += (part * part).sum(axis=0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            F[start:start + _F_BLOCK] = (between / (k - 1)) / (within / (n - k))
+    return F
 
 
 def feature_color_order(X: np.ndarray, y: np.ndarray, /, n: int = len(PALETTE)) -> np.ndarray:
@@ -247,9 +255,7 @@ def feature_color_order(X: np.ndarray, y: np.ndarray, /, n: int = len(PALETTE)) 
             f"n_samples >= 1; got {X.shape} and {y.shape}.")
     NON_NEGATIVE_INT.check("n", n)
     d = X.shape[1]
-    F = np.empty(d)
-    for start in range(0, d, _F_BLOCK):
-        F[start:start + _F_BLOCK] = anova_f(X[:, start:start + _F_BLOCK], y)
+    F = anova_f(X, y)
     finite = np.isfinite(F)
     scale = float(np.max(F[finite], initial=0.0)) or 1.0
     score = np.where(finite, np.round(F / scale, 12), np.where(np.isnan(F), -np.inf, F))
