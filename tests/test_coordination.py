@@ -251,7 +251,8 @@ def test_the_workers_end_within_seconds_when_their_parent_is_killed(tmp_path):
             t.user_attrs["process"]["pid"] for t in study.get_trials()
             if "process" in t.user_attrs} - {parent.pid}
 
-    wait_until(lambda: len(worker_pids()) == 2, what="both workers running trials")
+    wait_until(lambda: len(worker_pids()) == 2, what="both workers running trials",
+               process=parent)
     workers = worker_pids()
     parent.kill()
     parent.communicate()
@@ -305,7 +306,8 @@ def test_ctrl_c_to_a_tune_with_workers_stops_them_all(tmp_path):
     parent = cli_tune(spec_path, url, "--workers", "2", cwd=tmp_path,
                       preexec_fn=heeding_stop_signals)
     with ended_after(parent):
-        wait_until(lambda: counted_now(url, "stopped") >= 2, what="two trials")
+        wait_until(lambda: counted_now(url, "stopped") >= 2, what="two trials",
+                   process=parent)
         parent.send_signal(signal.SIGINT)
         _, err = parent.communicate(timeout=WAIT_SECONDS)
     assert parent.returncode == 130 and "Interrupted" in err and "Traceback" not in err, err

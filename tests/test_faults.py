@@ -418,7 +418,7 @@ def test_sigterm_and_sighup_stop_tune_as_ctrl_c_does(tmp_path, signum, code, wor
         preexec_fn=heeding_stop_signals)  # not nohup's SIGHUP ignored
     with ended_after(process):
         wait_until(lambda: complete_trials_in(tmp_path / "study.db") >= 3,
-                   what="3 complete trials")
+                   what="3 complete trials", process=process)
         process.send_signal(signum)
         _, err = process.communicate(timeout=WAIT_SECONDS)
     name = signal.Signals(signum).name
@@ -543,7 +543,8 @@ def test_a_database_down_longer_than_the_wait_stops_tune_and_a_resume_finishes(
                                stderr=subprocess.PIPE, text=True,
                                env={**os.environ, "PYTHONPATH": str(ROOT)})
     with ended_after(process):
-        wait_until(lambda: complete_in_postgres(url, "down") >= 3, what="3 complete trials")
+        wait_until(lambda: complete_in_postgres(url, "down") >= 3, what="3 complete trials",
+                   process=process)
         servers.pause_postgres(folder)
         _, err = process.communicate(timeout=WAIT_SECONDS)
     assert process.returncode == 2 and "Traceback" not in err, err[-3000:]

@@ -31,7 +31,7 @@ from paretostab._signals import (
 )
 from paretostab._storage import open_storage
 from paretostab._tuning.coordination import Interrupts, counted_trials, counts
-from tests.studies import storage_url, write_spec
+from tests.studies import storage_url
 from tests.user_studies import MySelector, selector_spec, trial_pids
 from tests.waiting import WAIT_SECONDS, heeding_stop_signals, wait_until
 
@@ -77,6 +77,23 @@ class DeafForMinutes(MySelector):
         Path(f"deaf-{os.getpid()}").touch()
         time.sleep(300.0)
         signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+        return super().fit(X, y)
+
+
+class Gathering(MySelector):
+    """A user's selector whose fits wait until ``peers`` processes have begun one: each
+    leaves a file ``fitting-PID`` in the working folder. A study of it has every worker
+    running a trial at once however late one of them starts (the first worker cannot run
+    the whole study before the last has begun)."""
+
+    def __init__(self, n_keep=3, peers=1):
+        super().__init__(n_keep)
+        self.peers = peers
+
+    def fit(self, X, y):
+        Path(f"fitting-{os.getpid()}").touch()
+        wait_until(lambda: len(list(Path().glob("fitting-*"))) >= self.peers,
+                   what=f"{self.peers} processes fitting")
         return super().fit(X, y)
 
 
@@ -164,7 +181,8 @@ def test_a_stop_signal_ignored_when_tune_starts_stays_ignored_by_its_workers(
     worker, and the study goes on to its end. Before: "Interrupted (SIGHUP)", exit 129."""
     if signum == signal.SIGHUP and shutil.which("nohup") is None:
         pytest.skip("no nohup on this machine")
-    spec = write_spec(tmp_path, "ignoring", trials=6)
+    spec = selector_spec(tmp_path, "ignoring", "tests.test_signals_inherited:Gathering",
+                         trials=6, fixed={"peers": workers})
     url = storage_url(tmp_path)
     launcher = ["nohup"] if signum == signal.SIGHUP else []
     process = subprocess.Popen(
@@ -174,7 +192,7 @@ def test_a_stop_signal_ignored_when_tune_starts_stays_ignored_by_its_workers(
         preexec_fn=None if launcher else ignoring(signum))
     try:
         wait_until(lambda: len(trial_pids(url, "ignoring")) >= workers,
-                   what="every process running trials")
+                   what="every process running trials", process=process)
         for pid in {process.pid, *trial_pids(url, "ignoring")}:
             os.kill(pid, signum)
         _, err = process.communicate(timeout=600)
@@ -212,7 +230,7 @@ def test_a_stop_signal_to_a_workers_parent_while_they_collect_garbage_stops_it_c
     process = tune_with_two_workers(tmp_path, spec, url)
     try:
         wait_until(lambda: len(trial_pids(url, "collecting")) == 2,
-                   what="both workers running trials")  # in their collections
+                   what="both workers running trials", process=process)  # in their collections
         process.send_signal(signum)
         _, err = process.communicate(timeout=600)
     finally:
@@ -240,7 +258,7 @@ def test_a_worker_killed_30_s_after_a_stop_signal_leaves_no_trial_running(tmp_pa
     process = tune_with_two_workers(tmp_path, spec, url)
     try:
         wait_until(lambda: len(list(tmp_path.glob("deaf-*"))) == 2,
-                   what="both workers deaf in their fits")  # not merely running trials
+                   what="both workers deaf in their fits", process=process)  # not merely running trials
         process.send_signal(signal.SIGTERM)
         _, err = process.communicate(timeout=600)
     finally:

@@ -203,7 +203,7 @@ def test_ctrl_c_keeps_completed_trials_and_fails_the_running_one(tmp_path):
                                stderr=subprocess.PIPE, text=True, preexec_fn=heeding_stop_signals)
     with ended_after(process):
         wait_until(lambda: complete_trials_in(tmp_path / "study.db") >= 3,
-                   what="3 complete trials")
+                   what="3 complete trials", process=process)
         process.send_signal(signal.SIGINT)
         _, err = process.communicate(timeout=WAIT_SECONDS)
     assert process.returncode == 130 and "Interrupted" in err, err[-3000:]

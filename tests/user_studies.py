@@ -41,15 +41,19 @@ class MySelector(SelectorMixin, BaseEstimator):
         return self.mask_
 
 
-def selector_spec(folder: Path, name: str, selector: str, *, trials: int = 400) -> Path:
+def selector_spec(folder: Path, name: str, selector: str, *, trials: int = 400,
+                  fixed: dict[str, int] | None = None) -> Path:
     """The spec of a study (by default a long one) of the user's ``selector``
-    (``module:Class``, a selector with an ``n_keep`` parameter)."""
+    (``module:Class``, a selector with an ``n_keep`` parameter), with the parameters
+    ``fixed``."""
+    fixed_table = "".join(f"{key} = {value}\n" for key, value in (fixed or {}).items())
     spec = folder / f"{name}.toml"
     spec.write_text(
         f'[study]\nname = "{name}"\ntrials = {trials}\nseed = 0\nsampler = "random"\n'
         '[data]\nsource = "simulated:n_other=30,n_per_class=20"\n[protocol]\nruns = 3\n'
         f'[selector]\nname = "{selector}"\n'
-        '[selector.search]\nn_keep = [2, 6]\n[objective]\nstability = "iw"\n',
+        + (f"[selector.fixed]\n{fixed_table}" if fixed_table else "")
+        + '[selector.search]\nn_keep = [2, 6]\n[objective]\nstability = "iw"\n',
         encoding="utf-8")
     return spec
 

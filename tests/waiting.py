@@ -39,9 +39,11 @@ machine took 1 h 49 min, its slowest wait some seconds)."""
 
 
 def wait_until(condition: Callable[[], object], *, what: str,
-               timeout: float = WAIT_SECONDS, poll: float = 0.3) -> None:
+               timeout: float = WAIT_SECONDS, poll: float = 0.3,
+               process: subprocess.Popen | None = None) -> None:
     """Return once ``condition()`` is true; fail, naming ``what`` was waited for, after
-    ``timeout`` seconds.
+    ``timeout`` seconds, or at once when ``process`` (the one expected to bring the
+    condition about) has ended without it.
 
     Parameters
     ----------
@@ -51,12 +53,26 @@ def wait_until(condition: Callable[[], object], *, what: str,
         What the condition means, for the failure: "both workers running trials".
     timeout, poll : float
         Seconds.
+    process : subprocess.Popen, optional
+        Its exit code and the end of its piped standard error are in the failure.
     """
     deadline = time.monotonic() + timeout
     while not condition():
+        if process is not None and process.poll() is not None and not condition():
+            _, err = process.communicate()
+            raise AssertionError(f"waited for {what}, in vain: the process ended first "
+                                 f"(exit code {process.returncode}){_tail(err)}")
         if time.monotonic() > deadline:
             raise AssertionError(f"waited {timeout:.0f} s for {what}, in vain")
         time.sleep(poll)
+
+
+def _tail(err: str | bytes | None) -> str:
+    """The end of a process's standard error, for a failure; nothing when not piped."""
+    if not err:
+        return ""
+    text = err.decode(errors="replace") if isinstance(err, bytes) else err
+    return "; its standard error ended:\n" + text[-3000:]
 
 
 @contextlib.contextmanager
