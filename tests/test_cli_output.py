@@ -9,12 +9,14 @@ import os
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pandas as pd
 import pytest
 
 from paretostab._cli import main
 from paretostab._progress import SECONDS_VARIABLE, ProgressLines, duration
+from tests.once import made_once
 from tests.waiting import wait_until
 
 SPEC = """\
@@ -60,22 +62,25 @@ def outputs(tmp_path_factory):
     """Two tiny studies in one storage, ``a`` tuned, reported and compared with ``b`` with
     progress lines, ``b`` tuned, reported (without replicates) and compared ``--quiet``:
     the folder and each command's stderr."""
-    folder = tmp_path_factory.mktemp("cli-output")
-    storage = ("--storage", "sqlite:///s.db")
-    stderr = {}
-    for seed, name in enumerate("ab"):
-        (folder / f"{name}.toml").write_text(SPEC.format(name=name, seed=seed),
-                                             encoding="utf-8")
-        stderr[f"tune {name}"] = run("tune", f"{name}.toml", *storage, cwd=folder,
-                                     quiet=name == "b").stderr
-    for key, args, quiet in [
-            ("report a", ("report", "--study-name", "a", "--out", "report-a"), False),
-            ("compare", ("compare", "a", "b", "--out", "comparison"), False),
-            ("report b", ("report", "--study-name", "b", "--out", "report-b",
-                          "--replicates", "0"), True),
-            ("quiet compare", ("compare", "a", "b", "--out", "quiet-comparison"), True)]:
-        stderr[key] = run(*args, *storage, cwd=folder, quiet=quiet).stderr
-    return folder, stderr
+    def run_commands(folder: Path) -> None:
+        storage = ("--storage", "sqlite:///s.db")
+        stderr = {}
+        for seed, name in enumerate("ab"):
+            (folder / f"{name}.toml").write_text(SPEC.format(name=name, seed=seed),
+                                                 encoding="utf-8")
+            stderr[f"tune {name}"] = run("tune", f"{name}.toml", *storage, cwd=folder,
+                                         quiet=name == "b").stderr
+        for key, args, quiet in [
+                ("report a", ("report", "--study-name", "a", "--out", "report-a"), False),
+                ("compare", ("compare", "a", "b", "--out", "comparison"), False),
+                ("report b", ("report", "--study-name", "b", "--out", "report-b",
+                              "--replicates", "0"), True),
+                ("quiet compare", ("compare", "a", "b", "--out", "quiet-comparison"), True)]:
+            stderr[key] = run(*args, *storage, cwd=folder, quiet=quiet).stderr
+        (folder / "stderr.json").write_text(json.dumps(stderr), encoding="utf-8")
+
+    folder = made_once(tmp_path_factory, "cli-output", run_commands)
+    return folder, json.loads((folder / "stderr.json").read_text(encoding="utf-8"))
 
 
 @pytest.mark.slow

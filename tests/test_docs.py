@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from tests.extras import need
+from tests.once import made_once
 from tests.public_modules import PUBLIC_MODULES
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -34,25 +35,26 @@ def site(tmp_path_factory):
     if missing:
         pytest.skip(f"the documentation needs {', '.join(missing)}: "
                     "pip install -e '.[docs]' (the test extra has them too)")
-    work = tmp_path_factory.mktemp("docs")
     ignore = shutil.ignore_patterns("_build", "gallery", "sg_execution_times.rst",
                                     "__pycache__")
-    shutil.copytree(ROOT / "docs", work / "docs", ignore=ignore)
-    shutil.copytree(ROOT / "examples", work / "examples", ignore=ignore)
-    out = work / "html"
     env = {**os.environ, "MPLBACKEND": "Agg",
            "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT),
                                                        os.environ.get("PYTHONPATH")]))}
-    start = time.perf_counter()
-    done = subprocess.run(
-        [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html",
-         str(work / "docs"), str(out)],
-        cwd=work, env=env, capture_output=True, text=True, timeout=600)
-    seconds = time.perf_counter() - start
-    print(f"documentation built in {seconds:.1f} s")
-    assert done.returncode == 0, (
-        f"sphinx-build -W failed after {seconds:.0f} s:\n{done.stderr[-6000:]}")
-    return out
+
+    def build(work: Path) -> None:
+        shutil.copytree(ROOT / "docs", work / "docs", ignore=ignore)
+        shutil.copytree(ROOT / "examples", work / "examples", ignore=ignore)
+        start = time.perf_counter()
+        done = subprocess.run(
+            [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html",
+             str(work / "docs"), str(work / "html")],
+            cwd=work, env=env, capture_output=True, text=True, timeout=600)
+        seconds = time.perf_counter() - start
+        print(f"documentation built in {seconds:.1f} s")
+        assert done.returncode == 0, (
+            f"sphinx-build -W failed after {seconds:.0f} s:\n{done.stderr[-6000:]}")
+
+    return made_once(tmp_path_factory, "docs-site", build) / "html"
 
 
 @pytest.mark.slow

@@ -23,6 +23,7 @@ from pathlib import Path
 import pytest
 
 from paretostab.spec import builtin_spec_names, builtin_spec_path, load_spec
+from tests.once import made_once
 
 ROOT = Path(__file__).resolve().parents[1]
 VERSION = version("paretostab")
@@ -58,11 +59,13 @@ def dist(tmp_path_factory) -> Path:
     """The folder of the sdist and the wheel, built from a copy of the source."""
     pytest.importorskip("build", reason="building the wheel needs the build package "
                                         "(pip install -e '.[test]')")
-    tmp = tmp_path_factory.mktemp("dist")
-    source = tmp / "source"
-    shutil.copytree(ROOT, source, ignore=NOT_SOURCE)  # the build writes into its source
-    run(sys.executable, "-m", "build", "--outdir", tmp / "dist", source)
-    return tmp / "dist"
+
+    def build(folder: Path) -> None:
+        source = folder / "source"
+        shutil.copytree(ROOT, source, ignore=NOT_SOURCE)  # the build writes into its source
+        run(sys.executable, "-m", "build", "--outdir", folder / "dist", source)
+
+    return made_once(tmp_path_factory, "wheel-dist", build) / "dist"
 
 
 def the(folder: Path, pattern: str) -> Path:
@@ -74,13 +77,17 @@ def the(folder: Path, pattern: str) -> Path:
 def installed(dist, tmp_path_factory) -> tuple[Path, dict]:
     """A fresh virtual environment with the wheel (and its dependencies) installed: its
     Python and the environment to run it in."""
-    venv = tmp_path_factory.mktemp("venv")
-    run(sys.executable, "-m", "venv", venv)
-    python = venv / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
     env["MPLBACKEND"] = "Agg"
-    run(python, "-m", "pip", "install", "--quiet", the(dist, "*.whl"), env=env)
-    return python, env
+
+    def python_of(venv: Path) -> Path:
+        return venv / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
+
+    def install(venv: Path) -> None:
+        run(sys.executable, "-m", "venv", venv)
+        run(python_of(venv), "-m", "pip", "install", "--quiet", the(dist, "*.whl"), env=env)
+
+    return python_of(made_once(tmp_path_factory, "wheel-venv", install)), env
 
 
 @pytest.mark.slow
