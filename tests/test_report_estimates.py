@@ -17,13 +17,14 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from paretostab._errors import InvalidInputError
 from paretostab.evaluation import HeldOutScore
 from paretostab.report._estimates import chance_flags, held_out_evaluation, nested_evaluation
 
 NAMES = ("a", "b", "c", "d", "e")
 
 
-def study(table, *, y=(), test_y=None, outer_folds=0, name="sim"):
+def study(table, *, y=(), test_y=None, outer_folds=None, name="sim"):
     """What the estimates read of a StudyData: its table, labels, held-out part and spec."""
     split = None if test_y is None else SimpleNamespace(description="held-out 25%")
     problem = SimpleNamespace(y=np.asarray(y), test_y=test_y, split=split, feature_names=NAMES)
@@ -159,6 +160,13 @@ def test_the_nested_stability_of_two_chosen_selections_and_their_features():
     assert nested.stability["iw"] == pytest.approx(2 / 7)
     pd.testing.assert_frame_equal(nested.frequencies,
                                   pd.DataFrame({"feature": ["a", "b", "c"], "folds": [2, 1, 1]}))
+
+
+def test_a_study_without_outer_folds_has_no_nested_evaluation():
+    data = study(pd.DataFrame())
+    with pytest.raises(InvalidInputError, match="has no outer folds"):
+        nested_evaluation(data, StandIn(data, folds={}), "phi", gamma=0.5, level=0.9,
+                          allow_chance=True, progress=False)
 
 
 @pytest.mark.filterwarnings("ignore::paretostab.StabilityWarning")  # φ of k̄ = d: NaN

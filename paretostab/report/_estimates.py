@@ -239,8 +239,12 @@ def nested_evaluation(data: StudyData, refits: Refits, objective: str, *, gamma:
     (:func:`~paretostab.evaluation.outer_study_name`): in each, the γ choice among its
     trials not flagged (all with ``allow_chance``), refitted on the fold's training part
     and scored on its test part; ``progress`` of the folds as
-    :func:`~paretostab._progress.progress_bar` shows it."""
-    k = data.checked_spec.protocol.outer_folds or 0
+    :func:`~paretostab._progress.progress_bar` shows it. A study without outer folds
+    (``protocol.outer_folds`` absent) is an :class:`~paretostab.InvalidInputError`."""
+    k = data.checked_spec.protocol.outer_folds
+    if k is None:
+        raise InvalidInputError(f"study {data.name!r} has no outer folds "
+                                "(protocol.outer_folds): nothing to evaluate nested")
     rows, missing, supports, importances = [], [], [], []
     names = data.problem.feature_names
     with progress_bar(k, "outer folds", progress=progress, unit="folds", leave=False) as bar:
