@@ -166,6 +166,22 @@ def test_classes_far_apart_tie_whatever_the_order_of_the_sums():
     assert feature_color_order(X, y).tolist() == [0, 1, 2]
 
 
+def test_small_f_values_are_told_apart_relative_to_the_largest():
+    """Classes barely apart (every F about 1.6·10⁻⁵): two F 2·10⁻⁹ apart relative to
+    each other are ordered by F, the rounding being to 12 decimals of the largest finite
+    F. Rounded absolutely — or over a scale of at least 1 — they would tie at 12 decimals
+    and go by index."""
+    y = np.repeat([0, 1], 20)
+    base = np.random.default_rng(0).standard_normal(40)
+    for c in (0, 1):
+        base[y == c] -= base[y == c].mean()
+    shift = np.where(y == 1, 1e-3, 0.0)
+    X = np.column_stack([base + shift, base + shift * (1 + 1e-9)])
+    F = anova_f(X, y)
+    assert 0 < F[0] < F[1] < 1 and np.round(F[0], 12) == np.round(F[1], 12)
+    assert feature_color_order(X, y).tolist() == [1, 0]
+
+
 def test_anova_f_is_scikit_learns_and_its_edges():
     rng = np.random.default_rng(4)
     y = rng.integers(0, 3, 50)

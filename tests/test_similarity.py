@@ -436,3 +436,34 @@ def test_the_standard_error_of_two_blocks_is_their_spread():
     assert two.value == pytest.approx(0.5 * 10**12)
     one = offdiagonal_sum(_ConstantBlocks(), n_samples=1, random_state=0)
     assert one.standard_error == pytest.approx(10**12 / SUM_BLOCK**2 * SUM_BLOCK**2 / 2)
+
+
+#: A tolerance that, like 1 ± it and 0.5 + it, is a float exactly: every check of a
+#: similarity matrix can then be met exactly at its boundary.
+ATOL = 2.0**-27
+
+
+@pytest.mark.parametrize("where", ["above 1", "below 0", "asymmetric", "diagonal"])
+def test_each_check_of_a_similarity_matrix_accepts_its_tolerance_and_refuses_beyond(where):
+    """Values off by ``atol`` exactly are accepted and made exact (clipped to [0, 1],
+    symmetrised to the mean, the diagonal set to 1); off by ``atol`` + 2⁻⁵⁰, refused."""
+    def matrix(excess):
+        S = np.full((3, 3), 0.5)
+        np.fill_diagonal(S, 1.0)
+        if where == "above 1":
+            S[0, 1] = S[1, 0] = 1 + excess
+        elif where == "below 0":
+            S[0, 1] = S[1, 0] = -excess
+        elif where == "asymmetric":
+            S[1, 0] = 0.5 + excess
+        else:
+            S[2, 2] = 1 - excess
+        return S
+
+    expected = matrix(0.0)
+    expected[0, 1] = expected[1, 0] = {"above 1": 1.0, "below 0": 0.0,
+                                       "asymmetric": 0.5 + ATOL / 2}.get(where, 0.5)
+    accepted = SimilarityMatrix(matrix(ATOL), atol=ATOL)
+    np.testing.assert_array_equal(accepted.submatrix([0, 1, 2]), expected)
+    with pytest.raises(InvalidInputError):
+        SimilarityMatrix(matrix(ATOL + 2.0**-50), atol=ATOL)
