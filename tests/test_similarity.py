@@ -465,5 +465,7 @@ def test_each_check_of_a_similarity_matrix_accepts_its_tolerance_and_refuses_bey
                                        "asymmetric": 0.5 + ATOL / 2}.get(where, 0.5)
     accepted = SimilarityMatrix(matrix(ATOL), atol=ATOL)
     np.testing.assert_array_equal(accepted.submatrix([0, 1, 2]), expected)
-    with pytest.raises(InvalidInputError):
+    refused = {"above 1": r"must lie in \[0, 1\]", "below 0": r"must lie in \[0, 1\]",
+               "asymmetric": "must be symmetric", "diagonal": "the diagonal must be 1"}
+    with pytest.raises(InvalidInputError, match=refused[where]):
         SimilarityMatrix(matrix(ATOL + 2.0**-50), atol=ATOL)
