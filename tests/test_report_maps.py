@@ -193,6 +193,14 @@ def test_map_is_read_only_and_input_untouched():
         m.runs = 3  # frozen
 
 
+def test_a_map_is_equal_only_to_itself():
+    """Its arrays compare element by element, not to a truth value, so a map compares
+    and hashes as itself: two maps of one run set are two maps, and both fit in a set."""
+    rs = random_runset(3)
+    one, other = stability_map(rs), stability_map(rs)
+    assert one == one and one != other and len({one, other}) == 2
+
+
 # --------------------------------------------------------------------------- drawer
 
 
