@@ -110,6 +110,28 @@ def test_two_examples_per_class_to_tune_on_is_enough():
         evaluation_split(y, holdout=0.4, seed=0)
 
 
+@pytest.mark.parametrize("smallest", [1, 2])
+def test_a_class_too_small_to_split_is_refused_before_the_split(smallest):
+    """A class of 1 or 2 examples cannot give 2 to tune on and 1 held out, whatever the
+    fraction: one error line naming the smallest class, before any split is drawn (a class
+    of one would otherwise reach scikit-learn's splitter and its own ValueError)."""
+    y = labels([smallest, 10])
+    with pytest.raises(InvalidInputError, match=rf"protocol\.holdout = 0\.3: the data cannot "
+                       rf"keep every class in both parts \({smallest + 10} examples, "
+                       rf"smallest class {smallest}:"):
+        evaluation_split(y, holdout=0.3, seed=0)
+
+
+def test_the_error_names_the_class_short_of_examples_not_one_with_just_enough():
+    """Classes of 3, 3 and 8 at 20 %: the allocation holds out 1, 0 and 2 of them. The
+    first class keeps exactly 2 to tune on, which is enough; the second, with none held
+    out, is the one named."""
+    y = labels([3, 3, 8])
+    with pytest.raises(InvalidInputError, match=r"class 1 \(3 of 14 examples\) gets 0 held "
+                       r"out and 3 to tune on"):
+        evaluation_split(y, holdout=0.2, seed=0)
+
+
 def test_outer_folds_partition_the_examples():
     y = labels([23, 17])
     tests = [evaluation_split(y, outer_folds=4, outer_fold=k, seed=3).test for k in range(1, 5)]
@@ -206,6 +228,48 @@ def test_perfect_or_constant_predictions_keep_a_width(k):
     assert score_interval(y, y, "balanced_accuracy", classes, level=0.95).high == 1.0
     alone = score_interval(y[:1], decisions[:1], "roc_auc", classes, level=0.95)
     assert math.isnan(alone.value) and math.isnan(alone.low) and math.isnan(alone.high)
+
+
+def test_a_class_no_example_is_labelled_or_predicted_as_scores_zero_at_both_ends():
+    """Its F1 is 0 (scikit-learn's zero_division=0), a point: the macro interval of such
+    a class beside another is half the other's interval, at both ends."""
+    low, high = f1_interval([3], [1], [2], LEVEL)
+    assert f1_interval([3, 0], [1, 0], [2, 0], LEVEL) == pytest.approx((low / 2, high / 2),
+                                                                      abs=1e-15)
+
+
+def newcombe_score_interval(auc, m, n, level):
+    """Newcombe's (2006) score interval of an AUC, found independently of the package: the
+    test's boundary (AUC − θ)² = z² V(θ), times the positive (2 − θ)(1 + θ) m n, is a
+    quartic in θ; the interval is the part of [0, 1] around the AUC between the quartic's
+    nearest real roots on either side."""
+    t = np.polynomial.Polynomial([0.0, 1.0])
+    z2 = stats.norm.ppf((1 + level) / 2) ** 2
+    half_n = (m + n) / 2
+    quartic = (m * n * (auc - t) ** 2 * (2 - t) * (1 + t)
+               - z2 * t * (1 - t) * ((2 - t) * (1 + t)
+                                     + (half_n - 1) * ((1 - t) * (1 + t) + t * (2 - t))))
+    roots = quartic.roots()
+    real = roots[np.abs(roots.imag) < 1e-9].real
+    if auc in (0.0, 1.0):  # the AUC itself is a root there: the quartic has the factor
+        real = real[np.abs(real - auc) > 1e-10]  # t or 1 − t, which rounding moves
+    low = 0.0 if auc == 0 else float(real[(real >= -1e-12) & (real < auc)].max())
+    high = 1.0 if auc == 1 else float(real[(real <= 1 + 1e-12) & (real > auc)].min())
+    return low, high
+
+
+@given(st.one_of(st.sampled_from([0.0, 1.0, 0.5]), st.floats(0.0, 1.0)),
+       st.integers(1, 2000), st.integers(1, 2000), st.sampled_from([0.5, 0.8, 0.95, 0.99]))
+@settings(max_examples=200, deadline=None)
+def test_the_auc_interval_is_newcombes_score_interval(auc, m, n, level):
+    """Both ends against the roots of the quartic the score test's boundary is (above),
+    for any AUC, sample sizes and level; at an AUC of 0 or 1 that end is exactly 0 or 1."""
+    low, high = auc_interval(auc, m, n, level)
+    expected_low, expected_high = newcombe_score_interval(auc, m, n, level)
+    assert low == pytest.approx(expected_low, abs=1e-9)
+    assert high == pytest.approx(expected_high, abs=1e-9)
+    assert low == 0.0 if auc == 0.0 else low < auc
+    assert high == 1.0 if auc == 1.0 else high > auc
 
 
 def exact_wilson_coverage(n, p, level):

@@ -214,6 +214,20 @@ def test_uniform_and_callable_primitives():
     assert as_weight(density_function).primitives is None  # integrated numerically
 
 
+@pytest.mark.parametrize("weight", ["uniform", "accuracy:2", "stability:-3"])
+def test_primitives_take_numbers_of_any_kind_and_give_floats(weight):
+    """Array in, array out: a list or integer array of ends gives the float array of
+    their primitives, as a float array does (W(0) = 0, W(1) = 1 exactly)."""
+    expected = [primitive(np.array([0.0, 1.0, 0.5]))
+                for primitive in as_weight(weight).primitives]
+    for ends in ([0, 1, 0.5], np.array([0, 1]), [0, 1]):
+        for primitive, floats in zip(as_weight(weight).primitives, expected, strict=True):
+            values = primitive(ends)
+            assert isinstance(values, np.ndarray) and values.dtype == np.float64
+            np.testing.assert_array_equal(values, floats[:len(ends)])
+            assert values[:2].tolist() == [0.0, 1.0]
+
+
 # --------------------------------------------------------------------------- properties
 
 any_strength = st.one_of(st.floats(-1000.0, 1000.0), st.sampled_from([-1000.0, 1000.0, 0.0]),
