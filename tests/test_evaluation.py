@@ -14,10 +14,13 @@ from dataclasses import replace
 
 import numpy as np
 import optuna
+import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
+from sklearn.metrics import roc_auc_score
+from sklearn.model_selection import StratifiedKFold, StratifiedShuffleSplit
 
 from paretostab import choose
 from paretostab._errors import InvalidInputError
@@ -132,6 +135,46 @@ def test_the_error_names_the_class_short_of_examples_not_one_with_just_enough():
         evaluation_split(y, holdout=0.2, seed=0)
 
 
+def test_the_class_named_is_always_one_short_of_examples():
+    """Every refusal after the split, over classes of 3 to 9 examples (two or three of
+    them) and six fractions, names a class that gets no example held out or fewer than 2
+    to tune on, with the numbers it gets, found from scikit-learn's own split: both
+    shortages occur, in the first class and in a later one."""
+    shortages = set()
+    for sizes in [*itertools.product(range(3, 10), repeat=2),
+                  *itertools.product(range(3, 10), repeat=3)]:
+        y = labels(sizes)
+        for fraction in (0.1, 0.15, 0.2, 0.3, 0.4, 0.5):
+            try:
+                evaluation_split(y, holdout=fraction, seed=0)
+            except InvalidInputError as error:
+                found = re.search(r"class (\d+) \((\d+) of \d+ examples\) gets (\d+) held out "
+                                  r"and (\d+) to tune on", str(error))
+                if found is None:  # refused before the split
+                    continue
+                splitter = StratifiedShuffleSplit(1, test_size=fraction, random_state=0)
+                _, test = next(splitter.split(y, y))
+                c = int(found[1])
+                held = int(np.sum(y[test] == c))
+                assert [int(g) for g in found.groups()[1:]] == [sizes[c], held, sizes[c] - held]
+                assert held == 0 or sizes[c] - held < 2, (sizes, fraction, str(error))
+                shortages.add((held == 0, c == 0))
+    assert shortages == {(True, True), (True, False), (False, True), (False, False)}
+
+
+@pytest.mark.parametrize("kind", [list, tuple, "series"])
+def test_labels_of_any_kind_split_as_their_array(kind):
+    """A list, a tuple or a pandas Series (with an index of its own) of labels gives the
+    split of the same labels as an array: positions, not index labels."""
+    y = labels([9, 14, 7])
+    given = (pd.Series(y, index=np.arange(y.size)[::-1] * 10) if kind == "series"
+             else kind(y.tolist()))
+    for options in ({"holdout": 0.3, "seed": 4}, {"outer_folds": 3, "outer_fold": 2}):
+        split, expected = evaluation_split(given, **options), evaluation_split(y, **options)
+        np.testing.assert_array_equal(split.test, expected.test)
+        np.testing.assert_array_equal(split.development, expected.development)
+
+
 def test_outer_folds_partition_the_examples():
     y = labels([23, 17])
     tests = [evaluation_split(y, outer_folds=4, outer_fold=k, seed=3).test for k in range(1, 5)]
@@ -140,6 +183,9 @@ def test_outer_folds_partition_the_examples():
         split = evaluation_split(y, outer_folds=4, outer_fold=k, seed=3)
         assert split.description == f"outer fold {k} of 4"
         assert set(np.unique(y[test])) == {0, 1}
+    folds = StratifiedKFold(4, shuffle=True, random_state=3).split(np.zeros((y.size, 1)), y)
+    for test, (_, expected) in zip(tests, folds, strict=True):  # k-th is scikit-learn's k-th
+        np.testing.assert_array_equal(test, expected)
     assert evaluation_split(y) is None
     assert evaluation_split(y, outer_folds=4) is None  # the study on the whole data
     with pytest.raises(InvalidInputError, match="use at most 3 outer folds"):
@@ -210,6 +256,34 @@ def test_each_metric_has_its_interval_and_accuracy_keeps_wilson():
     plain = score_interval(even, predicted, "accuracy", classes, level=0.9)
     assert (balanced.value, balanced.low, balanced.high) == pytest.approx(
         (plain.value, plain.low, plain.high), abs=1e-12)
+
+
+@pytest.mark.parametrize("k", [3, 4])
+def test_the_balanced_accuracy_of_equal_classes_has_the_accuracys_interval(k):
+    """With K classes of equal size Kish's effective size K² / Σ 1/n_c is n, the balanced
+    accuracy is the accuracy, and its interval Wilson's of the accuracy."""
+    correct = np.array([5, 4, 3, 2])[:k]
+    low, high = balanced_accuracy_interval(correct, np.full(k, 5), 0.95)
+    assert (low, high) == pytest.approx(wilson_interval(int(correct.sum()), 5 * k, 0.95),
+                                        abs=1e-12)
+
+
+@pytest.mark.parametrize("sizes", [(5, 15), (4, 9, 13)])
+def test_the_auc_interval_of_each_class_counts_its_own_positives_and_negatives(sizes):
+    """Classes of unequal size: each class's AUC interval (one against the rest with three
+    classes, their ends averaged) is Newcombe's at its own m examples and the n = N − m
+    others."""
+    rng = np.random.default_rng(5)
+    y = labels(sizes)
+    k = len(sizes)
+    classes = np.arange(k)
+    decisions = rng.standard_normal((y.size, k)) + 1.5 * np.eye(k)[y]
+    output = decisions[:, 1] - decisions[:, 0] if k == 2 else decisions
+    score = score_interval(y, output, "roc_auc", classes, level=0.9)
+    positives = [1] if k == 2 else classes
+    ends = [auc_interval(roc_auc_score(y == c, output if k == 2 else output[:, c]),
+                         sizes[c], y.size - sizes[c], 0.9) for c in positives]
+    assert (score.low, score.high) == pytest.approx(tuple(np.mean(ends, axis=0)), abs=1e-12)
 
 
 @pytest.mark.parametrize("k", [2, 4])
