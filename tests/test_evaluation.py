@@ -103,14 +103,16 @@ def test_a_held_out_part_missing_a_small_class_names_it(dtype):
 def test_two_examples_per_class_to_tune_on_is_enough():
     """The boundary of the check before the split: 6 examples of 2 classes, 2 held out,
     leave 4 = 2K to tune on, which is split (one of each class held out); 3 held out leave
-    3 < 2K, which is refused."""
+    3 < 2K, and 5 leave 1 < K, both refused before the split (scikit-learn's splitter would
+    refuse the second with its own ValueError)."""
     y = labels([3, 3])
     split = evaluation_split(y, holdout=1 / 3, seed=0)
     assert np.bincount(y[split.test]).tolist() == [1, 1]
     assert np.bincount(y[split.development]).tolist() == [2, 2]
-    with pytest.raises(InvalidInputError, match=r"protocol\.holdout = 0\.4: .* 2 examples "
-                       "to tune on"):
-        evaluation_split(y, holdout=0.4, seed=0)
+    for holdout in (0.4, 0.7):  # 3 and 1 left to tune on: refused before the split
+        with pytest.raises(InvalidInputError, match=rf"protocol\.holdout = {holdout}: the data "
+                           r"cannot keep every class in both parts .* 2 examples to tune on"):
+            evaluation_split(y, holdout=holdout, seed=0)
 
 
 @pytest.mark.parametrize("smallest", [1, 2])
