@@ -11,6 +11,7 @@ import re
 import subprocess
 import sys
 from dataclasses import replace
+from fractions import Fraction
 
 import numpy as np
 import optuna
@@ -316,22 +317,26 @@ def test_a_class_no_example_is_labelled_or_predicted_as_scores_zero_at_both_ends
 
 def newcombe_score_interval(auc, m, n, level):
     """Newcombe's (2006) score interval of an AUC, found independently of the package: the
-    test's boundary (AUC − θ)² = z² V(θ), times the positive (2 − θ)(1 + θ) m n, is a
-    quartic in θ; the interval is the part of [0, 1] around the AUC between the quartic's
-    nearest real roots on either side."""
-    t = np.polynomial.Polynomial([0.0, 1.0])
-    z2 = stats.norm.ppf((1 + level) / 2) ** 2
-    half_n = (m + n) / 2
-    quartic = (m * n * (auc - t) ** 2 * (2 - t) * (1 + t)
-               - z2 * t * (1 - t) * ((2 - t) * (1 + t)
-                                     + (half_n - 1) * ((1 - t) * (1 + t) + t * (2 - t))))
-    roots = quartic.roots()
-    real = roots[np.abs(roots.imag) < 1e-9].real
-    if auc in (0.0, 1.0):  # the AUC itself is a root there: the quartic has the factor
-        real = real[np.abs(real - auc) > 1e-10]  # t or 1 − t, which rounding moves
-    low = 0.0 if auc == 0 else float(real[(real >= -1e-12) & (real < auc)].max())
-    high = 1.0 if auc == 1 else float(real[(real <= 1 + 1e-12) & (real > auc)].min())
-    return low, high
+    test's boundary (AUC − θ)² − z² V(θ), times the positive (2 − θ)(1 + θ) m n, is a
+    quartic in θ, whose sign is evaluated exactly in fractions; bisection on that sign from
+    the AUC (never rejected) towards 0 and towards 1 (rejected unless the AUC is there)
+    gives each end to 1e-13."""
+    m, n = int(m), int(n)
+    z2, a, half_n = Fraction(stats.norm.ppf((1 + level) / 2) ** 2), Fraction(auc), Fraction(m + n, 2)
+
+    def rejected(theta):
+        t = Fraction(theta)
+        return (m * n * (a - t) ** 2 * (2 - t) * (1 + t)
+                - z2 * t * (1 - t) * ((2 - t) * (1 + t)
+                                      + (half_n - 1) * ((1 - t) * (1 + t) + t * (2 - t)))) > 0
+
+    def end(inside, outside):
+        while abs(outside - inside) > 1e-13:
+            middle = (inside + outside) / 2
+            inside, outside = (inside, middle) if rejected(middle) else (middle, outside)
+        return outside
+
+    return 0.0 if auc == 0 else end(auc, 0.0), 1.0 if auc == 1 else end(auc, 1.0)
 
 
 @given(st.one_of(st.sampled_from([0.0, 1.0, 0.5]), st.floats(0.0, 1.0)),
