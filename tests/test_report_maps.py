@@ -149,6 +149,11 @@ def test_importances_outside_the_contract():
     np.testing.assert_allclose(row_sums(m), [2.0, 2.0])
     widths = {(int(r), int(f)): w for r, f, w in zip(m.row, m.feature, m.width, strict=True)}
     assert widths == pytest.approx({(0, 0): 1.0, (0, 1): 1.0, (1, 0): 2.0, (1, 2): 0.0})
+    # one feature of positive importance a run (k̄ = 2 over 1 of them): rows still sum to k̄
+    one = stability_map(make_runset(Z, [[0.0, 3.0, 0.0], [2.0, 0.0, 0.0]]))
+    np.testing.assert_allclose(row_sums(one), [2.0, 2.0])
+    widths = {(int(r), int(f)): w for r, f, w in zip(one.row, one.feature, one.width, strict=True)}
+    assert widths == pytest.approx({(0, 0): 0.0, (0, 1): 2.0, (1, 0): 2.0, (1, 2): 0.0})
     with pytest.raises(InvalidInputError, match="run 1, feature 0"):
         stability_map(make_runset(Z, [[1.0, 1.0, 0.0], [-1.0, 0.0, 1.0]]))
     with pytest.raises(InvalidInputError, match="finite"):
