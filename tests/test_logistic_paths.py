@@ -453,15 +453,20 @@ def test_the_primal_at_the_rules_own_thresholds_matches_scikit_learn_one_vs_rest
 @pytest.mark.slow
 @settings(max_examples=25, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1))
+@example(seed=1100)
 def test_the_hinge_model_on_the_gram_factor_is_liblinear_on_the_features(seed):
     """While more features remain than examples, liblinear gets the n × r factor of the
     Gram matrix instead of the features: the same dual problem, so the same iterates and
     weights, to rounding, before and after features are dropped (with shrinkage and
-    example weights)."""
+    example weights). Where rounding flips one of liblinear's shrinking or stopping
+    decisions, the two solutions stay as far apart as its tolerance allows (seed 1100 at
+    ``tol=1e-6``: 10 epochs each, weights 5e-9 of their largest apart), so the models are
+    compared at ``tol=1e-10`` (worst of 3 000 random seeds: 3e-13)."""
     from sklearn.svm import LinearSVC
 
     from paretostab.selectors._rfe import _model
 
+    tol = 1e-10
     rng = np.random.default_rng(seed)
     n, d = int(rng.integers(8, 60)), int(rng.integers(100, 1500))
     X = rng.normal(size=(n, d))
@@ -470,14 +475,14 @@ def test_the_hinge_model_on_the_gram_factor_is_liblinear_on_the_features(seed):
     beta = np.where(rng.random(d) < 0.1, 0.3, 1.0)
     weights = rng.integers(1, 4, n).astype(float)
     reg = float(10 ** rng.uniform(-3, 3))
-    model = _model("hinge", X, y, reg=reg, beta=beta, weights=weights, tol=1e-6)
+    model = _model("hinge", X, y, reg=reg, beta=beta, weights=weights, tol=tol)
     kept = np.arange(d)
     for positions in (None, np.arange(d // 2), np.arange(d // 2 - n + 2)):
         if positions is not None:
             model.drop(positions)
             kept = np.delete(kept, positions)
         model.fit()
-        reference = LinearSVC(C=1 / (2 * reg), loss="hinge", tol=1e-6, max_iter=100_000,
+        reference = LinearSVC(C=1 / (2 * reg), loss="hinge", tol=tol, max_iter=100_000,
                               random_state=0).fit(X[:, kept] / beta[kept], y,
                                                   sample_weight=weights)
         w = reference.coef_[0] / beta[kept]
