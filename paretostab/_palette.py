@@ -194,7 +194,8 @@ def anova_f(X: np.ndarray, y: np.ndarray) -> np.ndarray:
     columns.
 
     NaN where F is 0/0 (a constant column; one class; as many classes as examples), +inf
-    for a column constant within each class but not across them."""
+    for a column constant within each class but not across them (exactly: a class's
+    equal values add nothing to the within-class sum, whatever the centring rounds)."""
     classes, codes = np.unique(y, return_inverse=True)
     k, n = classes.size, y.size
     members = [np.flatnonzero(codes == c) for c in range(k)]
@@ -209,7 +210,11 @@ def anova_f(X: np.ndarray, y: np.ndarray) -> np.ndarray:
             mean = part.mean(axis=0)
             between += rows.size * (mean - grand) ** 2
             part -= mean
-            within += (part * part).sum(axis=0)
+            # a class of equal values deviates by exactly 0: its centred mean can round
+            # (0.2 five times, less their mean), and F 10^32 instead of +inf would set the
+            # scale that :func:`feature_color_order` rounds every other F by
+            spread = block[rows].max(axis=0) > block[rows].min(axis=0)
+            within += np.where(spread, (part * part).sum(axis=0), 0.0)
         with np.errstate(divide="ignore", invalid="ignore"):
             F[start:start + _F_BLOCK] = (between / (k - 1)) / (within / (n - k))
     return F

@@ -11,7 +11,7 @@ from fractions import Fraction
 import numpy as np
 import optuna
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from sklearn.feature_selection import f_classif
 
@@ -72,6 +72,8 @@ def labelled_integers(draw):
 
 @settings(max_examples=80, deadline=None)
 @given(labelled_integers())
+@example((np.array([[0.0, 0, 1], [0, 1, 0], [0, 1, 0], [1, 0, 0], [0, 0, 0]]),
+          np.array([0, 0, 1, 0, 1]), 2))  # F 9/5, 3/5, +inf: [2, 0] (was [2, 1])
 def test_the_order_is_the_features_by_decreasing_anova_f(case):
     X, y, n = case
     order = feature_color_order(X, y, n).tolist()
@@ -145,6 +147,28 @@ def test_special_values_and_edges():
             feature_color_order(bad["X"], bad["y"], *([bad["n"]] if "n" in bad else []))
     with pytest.raises(InvalidInputError, match=r"n_samples >= 1; got \(0, 4\) and \(0,\)"):
         feature_color_order(X[:0], y[:0])  # no example: no F to order by
+
+
+def test_a_column_constant_within_each_class_is_infinite_whatever_the_centring_rounds():
+    """A column of 0 and 1 that is constant within each class: centred by its mean (1/5,
+    not a float), a class of four 0s deviated by 3·10⁻¹⁷, F was 3.5·10³² instead of +inf,
+    and as the largest finite F it set the scale of the rounding, which tied F = 1/5 with
+    F = 4/5 and ordered them by index. Brute force: 3 000 random designs with a constant
+    column (F NaN) and a column constant within each class (+inf)."""
+    y = np.array([0, 0, 1, 0, 2])
+    X = np.array([[0.0, 0, 0], [0, 0, 1], [0, 0, 1], [0, 1, 0], [1, 0, 0]])
+    F = anova_f(X, y)
+    assert F[0] == np.inf and F[1:].tolist() == pytest.approx([0.2, 0.8], rel=1e-15)
+    assert feature_color_order(X, y).tolist() == [0, 2, 1]
+    rng = np.random.default_rng(0)
+    for _ in range(3_000):
+        y = rng.integers(0, 3, int(rng.integers(4, 12)))
+        levels = rng.choice([rng.random(), 0.1, 1 / 3, 1e5 * rng.random()], 3)
+        if np.unique(levels[y]).size < 2 or np.unique(y).size == y.size:
+            continue
+        column = rng.choice([0.1, 0.2, 1 / 3, rng.normal() * 1e3])
+        F = anova_f(np.column_stack([np.full(y.size, column), levels[y]]), y)
+        assert np.isnan(F[0]) and F[1] == np.inf, (y, levels, column)
 
 
 def test_classes_far_apart_tie_whatever_the_order_of_the_sums():
