@@ -49,6 +49,15 @@ def test_the_mutator_makes_each_kind_of_mutant_and_leaves_the_rest(mutation, tmp
         assert mutant.line not in (2, 6)  # __all__ and the docstring
         assert "{a - 1}" not in source  # f-strings are text
     assert len({m.id for m, _ in mutants}) == len(mutants)
+    # those of some descriptions only: the same mutants, nth and all (a line written
+    # twice), none other compiled
+    path.write_text(SMALL + "\n\ndef g(a, b):\n    total = a + b * 2\n    return total\n",
+                    encoding="utf-8")
+    mutants = mutation.mutants_of(path, "small.py")
+    described = {m.key[1:5] for m, _ in mutants[::2]}
+    chosen = mutation.mutants_of(path, "small.py", described=described)
+    assert chosen == [(m, source) for m, source in mutants if m.key[1:5] in described]
+    assert len(chosen) < len(mutants) and any(m.nth == 2 for m, _ in chosen)
 
 
 def _mutant_at(mutants, line, original):
@@ -141,9 +150,11 @@ def test_every_equivalents_entry_names_a_mutant_of_the_code_as_it_is(mutation):
     naming nothing, and it must then be removed or rewritten, not left stale."""
     equivalents = mutation.read_equivalents(mutation.EQUIVALENTS)
     assert equivalents
-    files = {key[0] for key in equivalents}
-    existing = {m.key for file in files
-                for m, _ in mutation.mutants_of(ROOT / file, file)}
+    described: dict[str, set] = {}
+    for key in equivalents:
+        described.setdefault(key[0], set()).add(key[1:5])
+    existing = {m.key for file, kinds in described.items()
+                for m, _ in mutation.mutants_of(ROOT / file, file, described=kinds)}
     assert [key for key in equivalents if key not in existing] == []
     assert all(len(entry["reason"].split()) >= 8 for entry in equivalents.values())
 
