@@ -15,9 +15,20 @@ import tempfile
 import uuid
 
 import pytest
+from threadpoolctl import threadpool_limits
 
 from tests import servers
 from tests.extras import need
+
+#: One BLAS and OpenMP thread in each test process and in every process a test starts:
+#: the suite runs as two pytest-xdist processes on two cores, and a pool of one thread a
+#: core in each oversubscribes them, where OpenBLAS's idle threads spin (the RFE reference
+#: test alone: 25 s of CPU with two threads for the 13 s it takes with one). The package's
+#: own fits are single-threaded already (``selectors._base.single_threaded``); this is
+#: the tests' oracles and the rest.
+for _variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ[_variable] = "1"  # read by each library as a process loads it
+threadpool_limits(limits=1)  # and for those this process has loaded already
 
 
 @pytest.fixture(scope="session")
