@@ -210,9 +210,9 @@ def anova_f(X: np.ndarray, y: np.ndarray) -> np.ndarray:
             mean = part.mean(axis=0)
             between += rows.size * (mean - grand) ** 2
             part -= mean
-            # a class of equal values deviates by exactly 0: its centred mean can round
-            # (0.2 five times, less their mean), and F 10^32 instead of +inf would set the
-            # scale that :func:`feature_color_order` rounds every other F by
+            # a class of equal values deviates by exactly 0, though the mean of its centred
+            # values can round (four 0s less a column mean of 1/5: 3e-17 each), and F =
+            # 3.5e32 instead of +inf would set the scale feature_color_order rounds F by
             spread = block[rows].max(axis=0) > block[rows].min(axis=0)
             within += np.where(spread, (part * part).sum(axis=0), 0.0)
         with np.errstate(divide="ignore", invalid="ignore"):
