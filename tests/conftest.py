@@ -28,7 +28,7 @@ from tests.extras import need
 #: the tests' oracles and the rest.
 for _variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ[_variable] = "1"  # read by each library as a process loads it
-threadpool_limits(limits=1)  # and for those this process has loaded already
+threadpool_limits(limits=1)  # and for those loaded already (plugins load NumPy before this)
 
 
 @pytest.fixture(scope="session")

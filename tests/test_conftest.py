@@ -1,0 +1,34 @@
+"""The suite's own set-up (tests/conftest.py): one BLAS and OpenMP thread in each test
+process and in each process a test starts, so that two pytest-xdist processes on two
+cores do not oversubscribe them."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+from threadpoolctl import threadpool_info
+
+ONE_THREAD = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+POOLS = ("import numpy, sklearn.neighbors; from threadpoolctl import threadpool_info; "
+         "print(sorted({(p['internal_api'], p['num_threads']) for p in threadpool_info()}))")
+
+
+@pytest.mark.slow
+def test_a_test_process_and_the_processes_it_starts_run_one_blas_and_openmp_thread(monkeypatch):
+    import sklearn.neighbors  # noqa: F401  (loads OpenMP, as the tests' fits do)
+
+    assert {p["num_threads"] for p in threadpool_info()} == {1}
+    assert {p["internal_api"] for p in threadpool_info()} >= {"openblas", "openmp"}
+    child = subprocess.run([sys.executable, "-c", POOLS], capture_output=True, text=True,
+                           check=True)
+    assert child.stdout.strip() == "[('openblas', 1), ('openmp', 1)]"
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    if (cores or 1) > 1:  # the child read the variables: without them, more threads
+        for name in ONE_THREAD:
+            monkeypatch.delenv(name)
+        child = subprocess.run([sys.executable, "-c", POOLS], capture_output=True,
+                               text=True, check=True)
+        assert child.stdout.strip() != "[('openblas', 1), ('openmp', 1)]"
