@@ -209,11 +209,11 @@ def anova_f(X: np.ndarray, y: np.ndarray) -> np.ndarray:
             part = centred[rows]
             mean = part.mean(axis=0)
             between += rows.size * (mean - grand) ** 2
+            # equal centred values (equal values) deviate by exactly 0, though their mean
+            # can round (four 0s less a column mean of 1/5: 3e-17 each), and F = 3.5e32
+            # instead of +inf would set the scale feature_color_order rounds F by
+            spread = part.max(axis=0) > part.min(axis=0)
             part -= mean
-            # a class of equal values deviates by exactly 0, though the mean of its centred
-            # values can round (four 0s less a column mean of 1/5: 3e-17 each), and F =
-            # 3.5e32 instead of +inf would set the scale feature_color_order rounds F by
-            spread = block[rows].max(axis=0) > block[rows].min(axis=0)
             within += np.where(spread, (part * part).sum(axis=0), 0.0)
         with np.errstate(divide="ignore", invalid="ignore"):
             F[start:start + _F_BLOCK] = (between / (k - 1)) / (within / (n - k))
