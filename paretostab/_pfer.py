@@ -276,7 +276,8 @@ def pfer_threshold(q: float, n_features: int, target: float, *, runs: int,
     n_features : int
         d.
     target : float
-        The largest E[V] accepted, > 0.
+        The largest E[V] accepted, > 0; a bound above it by a relative 10⁻¹² or less
+        (rounding) meets it.
     runs : int
         M: the thresholds are j/M > 1/2.
     assumption : {"none", "unimodal", "r-concave"}

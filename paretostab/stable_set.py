@@ -191,7 +191,7 @@ def fdp_threshold(real_frequencies: object, decoy_frequencies: object, *, runs: 
     runs : int
         M.
     target : float
-        q in (0, 1].
+        q in (0, 1]; an FDP⁺ above it by a relative 10⁻¹² or less (rounding) meets it.
 
     Returns
     -------

@@ -20,6 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from paretostab import InvalidInputError, UnknownNameError
+from paretostab._pfer import EQUAL
 from paretostab.stable_set import (
     ASSUMPTIONS,
     fdp_path,
@@ -335,11 +336,12 @@ def test_unimodal_is_at_most_the_worst_case_where_both_apply(q, d, pairs, step):
 def brute_force_fdp_threshold(real: list[int], decoys: list[int], runs: int,
                               target: Fraction) -> tuple[Fraction | None, Fraction]:
     """The knockoff+ rule on counts, in exact fractions: for j = 1 … M, FDP⁺ =
-    (1 + #{decoys selected ≥ j times}) / max(1, #{real ≥ j})."""
+    (1 + #{decoys selected ≥ j times}) / max(1, #{real ≥ j}); a value above the target
+    by a relative ``EQUAL`` or less (rounding) meets it, as documented."""
     values = [Fraction(1 + sum(c >= j for c in decoys), max(1, sum(c >= j for c in real)))
               for j in range(1, runs + 1)]
     for j, value in enumerate(values, start=1):
-        if value <= target:
+        if value <= target * (1 + Fraction(EQUAL)):
             return Fraction(j, runs), value
     return None, min(values)
 
@@ -361,6 +363,16 @@ def test_the_fdp_threshold_is_the_brute_force_one(data, runs, d, target):
     path = fdp_path(freq_real, freq_decoys, runs=runs)
     assert path.n_real[j - 1] == sum(c >= j for c in real)
     assert path.n_decoys[j - 1] == sum(c >= j for c in decoys)
+
+
+def test_an_fdp_target_below_a_value_by_rounding_only_is_met():
+    """FDP⁺ = 1 everywhere (one real feature and its decoy, never selected): a target
+    below 1 by a relative 3.8e-13 (hypothesis's 13021762269519/13021762269524) is 1 up
+    to rounding and met at the first threshold; 1e-11 below is a target not met."""
+    real, decoys = np.zeros(1), np.zeros(1)
+    assert fdp_threshold(real, decoys, runs=2, target=13021762269519 / 13021762269524) == (
+        0.5, 1.0)
+    assert fdp_threshold(real, decoys, runs=2, target=1 - 1e-11) == (None, 1.0)
 
 
 def runs_of(seed: int = 0, runs: int = 40, d: int = 60) -> np.ndarray:
