@@ -1,6 +1,6 @@
 """The suite's own set-up (tests/conftest.py): one BLAS and OpenMP thread in each test
 process and in each process a test starts, so that two pytest-xdist processes on two
-cores do not oversubscribe them."""
+cores do not oversubscribe them; and the processes a test starts write their bytecode."""
 
 from __future__ import annotations
 
@@ -32,3 +32,14 @@ def test_a_test_process_and_the_processes_it_starts_run_one_blas_and_openmp_thre
         child = subprocess.run([sys.executable, "-c", POOLS], capture_output=True,
                                text=True, check=True)
         assert child.stdout.strip() != "[('openblas', 1), ('openmp', 1)]"
+
+
+def test_the_processes_a_test_starts_write_their_bytecode(monkeypatch):
+    """A ``python -m paretostab`` a test starts compiles the package once for all the
+    suite's processes, not once each, even under ``PYTHONDONTWRITEBYTECODE=1``."""
+    writes = [sys.executable, "-c", "import sys; print(sys.dont_write_bytecode)"]
+    child = subprocess.run(writes, capture_output=True, text=True, check=True)
+    assert child.stdout.strip() == "False"
+    monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")  # the child reads the variable
+    child = subprocess.run(writes, capture_output=True, text=True, check=True)
+    assert child.stdout.strip() == "True"
