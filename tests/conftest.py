@@ -32,8 +32,8 @@ threadpool_limits(limits=1)  # and for those loaded already (plugins load NumPy 
 #: The processes a test starts write the bytecode of what they import (``__pycache__``,
 #: which .gitignore leaves out), even where ``PYTHONDONTWRITEBYTECODE`` is set (as some CI
 #: environments do): else each of the suite's hundreds of ``python -m paretostab`` processes
-#: compiles the package and the tests it imports again (the CLI output tests: 46 s of CPU
-#: with the variable set, 32 s without it).
+#: compiles the package and the tests it imports again (the CLI output tests: 43 s of CPU
+#: with the variable set, 32–35 s without it).
 os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 
 
