@@ -15,6 +15,7 @@ import tempfile
 import uuid
 
 import pytest
+from hypothesis import settings
 from threadpoolctl import threadpool_limits
 
 from tests import servers
@@ -35,6 +36,11 @@ threadpool_limits(limits=1)  # and for those loaded already (plugins load NumPy 
 #: compiles the package and the tests it imports again (the CLI output tests: 43 s of CPU
 #: with the variable set, 32–35 s without it).
 os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+#: No hypothesis deadline (200 ms an example by default): a duration is not a test's
+#: assertion (speed is the benchmarks'), and on a busy machine, or where an example's first
+#: call imports and compiles a module, a sound example takes longer.
+settings.register_profile("paretostab", deadline=None)
+settings.load_profile("paretostab")
 
 
 @pytest.fixture(scope="session")

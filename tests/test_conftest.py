@@ -1,14 +1,18 @@
 """The suite's own set-up (tests/conftest.py): one BLAS and OpenMP thread in each test
 process and in each process a test starts, so that two pytest-xdist processes on two
-cores do not oversubscribe them; and the processes a test starts write their bytecode."""
+cores do not oversubscribe them; the processes a test starts write their bytecode; and
+hypothesis examples have no deadline."""
 
 from __future__ import annotations
 
 import os
 import subprocess
 import sys
+import time
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from threadpoolctl import threadpool_info
 
 ONE_THREAD = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
@@ -43,3 +47,10 @@ def test_the_processes_a_test_starts_write_their_bytecode(monkeypatch):
     monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")  # the child reads the variable
     child = subprocess.run(writes, capture_output=True, text=True, check=True)
     assert child.stdout.strip() == "True"
+
+
+@settings(max_examples=1)  # a test's own settings keep the suite's default deadline
+@given(st.integers())
+def test_a_slow_hypothesis_example_is_not_a_failure(number):
+    time.sleep(0.3)  # past hypothesis' default deadline of 200 ms (and its grace, 250 ms)
+    assert settings().deadline is None
