@@ -32,8 +32,9 @@ for _variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 threadpool_limits(limits=1)  # and for those loaded already (plugins load NumPy before this)
 #: The processes a test starts write the bytecode of what they import (``__pycache__``,
 #: which .gitignore leaves out), even where ``PYTHONDONTWRITEBYTECODE`` is set (as some CI
-#: environments do): else each of the suite's hundreds of ``python -m paretostab`` processes
-#: compiles the package again (0.2 s of CPU a process: 2.77 against 2.58 s to import it).
+#: environments do): else every Python process a test starts (each ``tune`` and report,
+#: and their workers) compiles the package again (0.2 s of CPU a process: 2.77
+#: against 2.58 s to import it).
 os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 #: No hypothesis deadline (200 ms an example by default): a duration is not a test's
 #: assertion (speed is the benchmarks'), and on a busy machine, or where an example's first

@@ -6,9 +6,11 @@ hypothesis examples have no deadline."""
 from __future__ import annotations
 
 import os
+import runpy
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -40,7 +42,10 @@ def test_a_test_process_and_the_processes_it_starts_run_one_blas_and_openmp_thre
 
 def test_the_processes_a_test_starts_write_their_bytecode(monkeypatch):
     """A ``python -m paretostab`` a test starts compiles the package once for all the
-    suite's processes, not once each, even under ``PYTHONDONTWRITEBYTECODE=1``."""
+    suite's processes, not once each, even where the run's environment sets
+    ``PYTHONDONTWRITEBYTECODE=1`` (set here, then the suite's set-up run again)."""
+    monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")
+    runpy.run_path(str(Path(__file__).with_name("conftest.py")))
     writes = [sys.executable, "-c", "import sys; print(sys.dont_write_bytecode)"]
     child = subprocess.run(writes, capture_output=True, text=True, check=True)
     assert child.stdout.strip() == "False"
