@@ -96,7 +96,7 @@ def _block_value(name, sets, d, groups, **options):
 
 
 @pytest.mark.parametrize("name", ALL)
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=30)
 @given(seed=st.integers(0, 2**32 - 1), M=st.integers(2, 5), d=st.integers(2, 5),
        threshold=st.sampled_from([0.0, 0.5, 0.9, 0.95, 1.0]))
 def test_matches_reference_definition(name, seed, M, d, threshold):
@@ -112,7 +112,7 @@ def test_matches_reference_definition(name, seed, M, d, threshold):
     assert _value(name, Z, S, **options) == pytest.approx(expected, abs=1e-10, nan_ok=True)
 
 
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=20)
 @given(seed=st.integers(0, 2**32 - 1), M=st.integers(2, 5), d=st.integers(2, 6))
 def test_sechidis_raw_similarity_matches_reference(seed, M, d):
     rng = np.random.default_rng(seed)
@@ -233,7 +233,7 @@ def test_toggling_between_perfectly_similar_pairs_is_perfectly_stable():
 # ------------------------------------------------------------------------- φ_S
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=25)
 @given(seed=st.integers(0, 2**32 - 1), M=st.integers(2, 8), d=st.integers(2, 30),
        threshold=st.sampled_from([None, 0.5, 1.0]))
 def test_sechidis_with_identity_similarity_is_nogueira(seed, M, d, threshold):
@@ -267,7 +267,7 @@ def test_sechidis_is_corrected_for_chance():
     assert np.nanmean(values) == pytest.approx(0, abs=1e-12)
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=25)
 @given(seed=st.integers(0, 2**32 - 1), M=st.integers(2, 6), d=st.integers(2, 12))
 def test_sechidis_at_most_one_for_positive_semidefinite_similarity(seed, M, d):
     rng = np.random.default_rng(seed)
@@ -361,7 +361,7 @@ def test_threshold_is_inclusive(name):
     assert at != pytest.approx(above)
 
 
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=15)
 @given(seed=st.integers(0, 2**32 - 1), M=st.integers(2, 8), d=st.integers(3, 40))
 def test_without_similar_features_sma_and_smy_are_smu(seed, M, d):
     """001 §2.2, SPEC §2a (stabm's fallback): no off-diagonal S ≥ θ ⇒ I = r and
@@ -594,7 +594,7 @@ def test_no_measure_reads_the_whole_feature_space(name):
 
 
 @pytest.mark.parametrize("name", CORRECTED)
-@settings(max_examples=10, deadline=None)
+@settings(max_examples=10)
 @given(seed=st.integers(0, 2**32 - 1), M=st.integers(3, 7), d=st.integers(4, 40))
 def test_a_pair_score_does_not_depend_on_the_other_runs(name, seed, M, d):
     """The first two runs' score is the same alone, with the other runs (which change the
@@ -614,7 +614,7 @@ def test_a_pair_score_does_not_depend_on_the_other_runs(name, seed, M, d):
 
 
 @pytest.mark.parametrize("name", ALL)
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=15)
 @given(seed=st.integers(0, 2**32 - 1), M=st.integers(2, 6), d=st.integers(2, 25))
 def test_declared_bounds_hold_with_monte_carlo(name, seed, M, d):
     rng = np.random.default_rng(seed)

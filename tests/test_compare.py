@@ -166,7 +166,7 @@ def test_a_missing_replicate_leaves_the_group_without_interval():
     assert result.front("phi", "A").interval is None
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=25)
 @given(seed=st.integers(0, 2**32 - 1), n_a=st.integers(1, 4), n_b=st.integers(1, 4),
        b=st.integers(3, 6), level=st.sampled_from([0.8, 0.9, 0.95]))
 def test_swapping_the_groups_negates_the_difference_and_keeps_the_verdict(seed, n_a, n_b, b,

@@ -71,7 +71,7 @@ def test_a_pair_partitions_each_class_into_its_halves(data):
     assert not np.array_equal(np.sort(other), np.sort(first))
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60)
 @given(sizes=st.lists(st.integers(2, 25), min_size=2, max_size=5),
        seed=st.integers(0, 2**32 - 1), order=st.randoms(use_true_random=False))
 def test_any_class_sizes_are_split_exactly(sizes, seed, order):

@@ -18,7 +18,7 @@ from paretostab import StabilityWarning, list_measures, stability
 from paretostab.measures import get_measure
 
 MEASURES = list(list_measures().index)
-SETTINGS = settings(max_examples=25, deadline=None,
+SETTINGS = settings(max_examples=25,
                     suppress_health_check=[HealthCheck.too_slow])
 
 

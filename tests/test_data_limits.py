@@ -335,7 +335,7 @@ def trial_fails(spec, X: np.ndarray, y: np.ndarray) -> bool:
     return math.isnan(runs.accuracy) or math.isnan(stability)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60)
 @given(d=st.integers(1, 6), prefilter=st.none() | st.integers(1, 7),
        n_features=st.integers(0, 7), selector=st.sampled_from(["hybrid_rfe", "t_test"]),
        seed=st.integers(0, 2**16))

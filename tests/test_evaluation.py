@@ -58,7 +58,7 @@ def labels(counts):
 
 @given(st.lists(st.integers(3, 40), min_size=2, max_size=4), st.floats(0.1, 0.5),
        st.integers(0, 2**31))
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60)
 def test_a_held_out_part_is_stratified_disjoint_and_seeded(counts, fraction, seed):
     y = labels(counts)
     try:
@@ -215,7 +215,7 @@ def brute_wilson(successes, n, level):
 
 
 @given(st.integers(1, 200), st.data())
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=40)
 def test_wilson_equals_the_inverted_score_test(n, data):
     successes = data.draw(st.integers(0, n))
     level = data.draw(st.sampled_from([0.8, 0.9, 0.95, 0.99]))
@@ -333,7 +333,7 @@ def newcombe_score_interval(auc, m, n, level):
 @pytest.mark.slow
 @given(st.one_of(st.sampled_from([0.0, 1.0, 0.5]), st.floats(0.0, 1.0)),
        st.integers(1, 2000), st.integers(1, 2000), st.sampled_from([0.5, 0.8, 0.95, 0.99]))
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=200)
 def test_the_auc_interval_is_newcombes_score_interval(auc, m, n, level):
     """Both ends against the roots of the quartic the score test's boundary is (above),
     for any AUC, sample sizes and level; at an AUC of 0 or 1 that end is exactly 0 or 1."""
@@ -448,7 +448,7 @@ def held_out_case(max_classes):
 
 @pytest.mark.slow
 @given(held_out_case(4), st.sampled_from([0.5, 0.8, 0.95, 0.99]))
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=150)
 def test_every_interval_holds_its_value_within_bounds_with_a_width(case, level):
     y, output, metric, k = case
     score = score_interval(y, output, metric, np.arange(k), level=level)
@@ -461,7 +461,7 @@ def test_every_interval_holds_its_value_within_bounds_with_a_width(case, level):
 
 
 @given(st.integers(5, 120), st.integers(1, 119), st.data())
-@settings(max_examples=50, deadline=None)
+@settings(max_examples=50)
 def test_the_accuracy_chance_test_is_the_exact_binomial_tail(n, majority, data):
     majority = min(majority, n - 1)
     y = labels([majority, n - majority])

@@ -124,7 +124,7 @@ def _runs(rng, M, d):
     return rng.random((M, d)) < rng.uniform(0.1, 0.9)
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=25)
 @given(seed=st.integers(0, 2**32 - 1), M=st.integers(2, 4), d=st.integers(2, 7),
        threshold=st.sampled_from([0.3, 0.9, 1.0]))
 def test_without_similar_pairs_exact_is_the_enumeration_and_smu(seed, M, d, threshold):
@@ -144,7 +144,7 @@ def test_without_similar_pairs_exact_is_the_enumeration_and_smu(seed, M, d, thre
         assert value == pytest.approx(smu, abs=0, nan_ok=True), name
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=25)
 @given(seed=st.integers(0, 2**32 - 1), M=st.integers(2, 4), d=st.integers(3, 8),
        n_similar=st.integers(2, 8))
 def test_with_few_similar_features_exact_is_the_enumeration(seed, M, d, n_similar):
@@ -210,7 +210,7 @@ def test_one_similar_pair_at_large_d_has_its_closed_form(name, weight):
 # ------------------------------------------------------------------------ the limit
 
 
-@settings(max_examples=50, deadline=None)
+@settings(max_examples=50)
 @given(d=st.integers(1, 40), data=st.data())
 def test_never_enumerates_more_than_stabm(d, data):
     """The pairs of subsets of V enumerated for a size pair are at most stabm's

@@ -70,7 +70,7 @@ def labelled_integers(draw):
     return np.array(X, dtype=float), np.array(y), draw(st.integers(0, d + 2))
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=80)
 @given(labelled_integers())
 @example((np.array([[0.0, 0, 0], [1, 0, 0], [0, 1, 1], [0, 0, 0], [0, 0, 1]]),
           np.array([0, 0, 1, 0, 1]), 2))  # F 3/5, 9/5, +inf: [2, 1] (was [2, 0])
@@ -101,7 +101,7 @@ def test_the_order_is_the_features_by_decreasing_anova_f(case):
             assert F[other] <= F[last] + tolerance
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=40)
 @given(labelled_integers(), st.data())
 def test_equal_columns_tie_and_are_ordered_by_index(case, data):
     X, y, _ = case

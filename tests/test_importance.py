@@ -22,7 +22,7 @@ def linear(w, b):
     return lambda Z: Z @ w + b > 0
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=30)
 @given(seed=st.integers(0, 2**32 - 1), n=st.integers(2, 150), k=st.integers(1, 12),
        zeros=st.integers(0, 3))
 def test_theorem_1_linear_models_on_unit_variance_features(seed, n, k, zeros):

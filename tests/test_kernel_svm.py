@@ -236,7 +236,7 @@ def test_importance_input_errors(args, kwargs, message):
         kernel_svm_importance(*args, **kwargs)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=40)
 @given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 25), d=st.integers(1, 15),
        kernel=st.sampled_from(["rbf", "linear", "poly"]), degree=st.integers(0, 4),
        log_gamma=st.floats(-4, 2), coef0=st.floats(-2, 2))

@@ -480,7 +480,7 @@ def random_problem(seed, n, d):
     return X, y, rng
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=30)
 @given(seed=st.integers(0, 2**32 - 1), n=st.integers(20, 80), d=st.integers(3, 300),
        fraction=st.floats(0.3, 1.2), l1_ratio=st.sampled_from([1.0, 0.7, 0.3]),
        kind=st.sampled_from(["saga", "fista", "group"]))

@@ -99,7 +99,7 @@ def test_each_solver_agrees_with_scikit_learn(monkeypatch, solver, n, d):
 
 
 @pytest.mark.slow
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=20)
 @given(seed=st.integers(0, 2**32 - 1), n=st.integers(12, 150), d=st.integers(3, 300),
        log_reg=st.floats(-2, 2), solver=st.sampled_from(SOLVERS[1:]),
        weighted=st.booleans())
@@ -167,7 +167,7 @@ _NEARLY_SEPARABLE = dict(seed=836, n=142, d=32, correlation=0.0, log_reg=-5.0, n
 
 
 @pytest.mark.slow
-@settings(max_examples=30, deadline=None, derandomize=True)
+@settings(max_examples=30, derandomize=True)
 @given(seed=st.integers(0, 2**32 - 1), n=st.integers(20, 150), d=st.integers(10, 300),
        correlation=st.sampled_from([0.0, 0.5, 0.9, 0.99]), log_reg=st.floats(-6, 3),
        n_classes=st.integers(2, 3), solver=st.sampled_from(SOLVERS))
@@ -185,7 +185,7 @@ def test_the_default_tolerance_reaches_the_optimum_of_ill_conditioned_problems(
 
 
 @pytest.mark.slow
-@settings(max_examples=24, deadline=None, derandomize=True)
+@settings(max_examples=24, derandomize=True)
 @given(seed=st.integers(0, 2**32 - 1), n=st.integers(40, 200), d=st.integers(20, 150),
        correlation=st.sampled_from([0.0, 0.5, 0.9]), log_reg=st.floats(-6, -4),
        n_classes=st.integers(2, 3), solver=st.sampled_from(SOLVERS))
@@ -451,7 +451,7 @@ def test_the_primal_at_the_rules_own_thresholds_matches_scikit_learn_one_vs_rest
 
 
 @pytest.mark.slow
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=25)
 @given(seed=st.integers(0, 2**32 - 1))
 @example(seed=1100)
 def test_the_hinge_model_on_the_gram_factor_is_liblinear_on_the_features(seed):

@@ -262,7 +262,7 @@ def test_palette_constructor_checks_itself():
         FeaturePalette(features=(1, 1), colors=PALETTE[:2])
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60)
 @given(st.lists(st.integers(0, 10_000), unique=True, max_size=40))
 def test_no_two_features_share_a_colour_while_the_palette_lasts(features):
     palette = feature_palette(features)
@@ -273,7 +273,7 @@ def test_no_two_features_share_a_colour_while_the_palette_lasts(features):
     assert OTHER_COLOR not in colours[:n]
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=40)
 @given(seed=st.integers(0, 2 ** 32 - 1), d=st.integers(1, 40), top=st.integers(0, 30),
        shared=st.booleans())
 def test_no_two_legend_features_share_a_colour_while_the_palette_lasts(seed, d, top, shared):
@@ -382,7 +382,7 @@ def test_swapped_features_and_legends():
         map_difference(a, random_runset(0))
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=25)
 @given(seed=st.integers(0, 2 ** 32 - 1), noise=st.sampled_from([0.0, 1e-3, 0.05, 1.0]),
        flips=st.integers(0, 3))
 def test_map_difference_matches_a_rasterised_comparison(seed, noise, flips):
@@ -506,7 +506,7 @@ def test_means_a_rounding_apart_are_ordered_exactly():
     assert overview.all_features.tolist() == [0, 1]
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60)
 @given(st.data())
 def test_the_overview_is_ordered_as_fractions_order_it(data):
     runs = data.draw(st.lists(st.integers(1, 12), min_size=1, max_size=5))

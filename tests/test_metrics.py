@@ -81,7 +81,7 @@ def test_majority_rate_and_advice():
     assert metric_advice(even, "accuracy") is None
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60)
 @given(st.lists(st.integers(1, 50), min_size=2, max_size=6))
 def test_advice_iff_the_smallest_class_is_below_eight_tenths_of_an_even_share(counts):
     y = np.repeat(np.arange(len(counts)), counts)

@@ -172,7 +172,7 @@ monotone = st.sampled_from([
 ])
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=40)
 @given(seed=st.integers(0, 2**32 - 1), n=st.integers(8, 90), column=st.integers(0, 5),
        transform=monotone)
 def test_invariant_under_increasing_transformations(seed, n, column, transform):

@@ -169,7 +169,7 @@ def problems(draw):
     return I, S
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=40)
 @given(problems())
 def test_property_5_1_bounded_in_0_1(problem):
     I, S = problem
@@ -178,7 +178,7 @@ def test_property_5_1_bounded_in_0_1(problem):
     assert value == pytest.approx(msi_linprog(I, S), abs=1e-9)
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=25)
 @given(problems(), st.integers(2, 5))
 @example((np.array([[7.3]]), np.array([[1.0]])), 2)  # solved onto itself: 0.9999999999999999
 def test_identical_runs_give_one(problem, M):
@@ -317,7 +317,7 @@ def test_a_solve_stopped_early_is_retried_silently(monkeypatch):
     assert msi_value(I, S) == pytest.approx(expected, abs=1e-12)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=40)
 @given(seed=st.integers(0, 2**32 - 1), n1=st.integers(1, 25), n2=st.integers(1, 25))
 def test_the_solver_core_agrees_with_pots_checked_wrapper(seed, n1, n2):
     """msi calls POT's network simplex core directly; ``ot.emd`` (which converts and checks

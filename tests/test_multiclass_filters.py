@@ -107,7 +107,7 @@ def test_infotheo_mutual_info_with_k_classes_discretises_then_counts():
     np.testing.assert_allclose(infotheo_mutual_info(X, y), expected, rtol=1e-12, atol=1e-15)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=40)
 @given(st.integers(0, 2**31), st.integers(3, 5), st.integers(1, 6))
 def test_relabelling_the_classes_does_not_change_the_discrete_mi_by_a_bit(seed, K, n_bins):
     rng = np.random.default_rng(seed)
@@ -294,7 +294,7 @@ def test_k_classes_on_wine_and_iris_well_above_chance(name, load):
 
 
 @pytest.mark.slow
-@settings(max_examples=10, deadline=None)
+@settings(max_examples=10)
 @given(st.integers(0, 2**31), st.permutations(range(4)))
 def test_relabelling_the_classes_does_not_change_the_selection(seed, permutation):
     X, y = filter_classes(4, n_per_class=12, d=20, shift=0.7, seed=seed)

@@ -281,7 +281,7 @@ def test_calibration_with_a_prefilter_with_three_classes(name):
 # ----------------------------------------------------------------------- invariance
 
 
-@settings(max_examples=10, deadline=None)
+@settings(max_examples=10)
 @given(st.integers(0, 2**31), st.permutations(range(4)))
 def test_relabelling_the_classes_does_not_change_the_selection(seed, permutation):
     """The grouped penalty is symmetric in the classes: permuting the labels permutes the

@@ -136,7 +136,7 @@ def test_the_first_gram_is_shared_and_left_unmodified():
 
 
 @pytest.mark.slow
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=15)
 @given(seed=st.integers(0, 10_000), permutation=st.permutations(range(4)),
        name=st.sampled_from(["hybrid_rfe", "logistic_rfe", "svm_rfe", "kernel_svm_rfe"]))
 def test_relabelling_the_classes_leaves_the_selection_unchanged(seed, permutation, name):

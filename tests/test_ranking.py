@@ -292,7 +292,7 @@ def test_js_top_k_sets_with_k_equal_d_are_undefined():
 
 
 @pytest.mark.parametrize(("name", "options"), FORMS, ids=FORM_IDS)
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=15)
 @given(seed=st.integers(0, 2**32 - 1), M=st.integers(2, 6), d=st.integers(2, 30))
 def test_bounds_and_invariance(name, options, seed, M, d):
     rng = np.random.default_rng(seed)

@@ -170,7 +170,7 @@ def test_a_study_without_outer_folds_has_no_nested_evaluation():
 
 
 @pytest.mark.filterwarnings("ignore::paretostab.StabilityWarning")  # φ of k̄ = d: NaN
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=40)
 @given(st.lists(st.sets(st.integers(0, len(NAMES) - 1), min_size=1), min_size=1, max_size=4))
 @example(chosen=[{0, 1}])  # one fold tuned: no stability, and no error
 def test_the_nested_frequencies_count_the_chosen_selections(chosen):

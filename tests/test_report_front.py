@@ -130,13 +130,13 @@ def test_inputs_not_mutated():
 
 
 @pytest.mark.slow
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=200)
 @given(point_sets())
 def test_front_matches_brute_force(points):
     np.testing.assert_array_equal(pareto_front(points), brute_front(points))
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=150)
 @given(point_sets())
 def test_front_properties(points):
     front = pareto_front(points)
@@ -154,7 +154,7 @@ def test_front_properties(points):
 
 
 @pytest.mark.slow
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=100)
 @given(point_sets(), st.randoms(use_true_random=False))
 def test_front_invariant_to_order(points, random):
     perm = np.array(random.sample(range(len(points)), len(points)), dtype=np.intp)
@@ -213,7 +213,7 @@ def test_area_reference():
             dominance_area(p, reference=bad)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60)
 @given(point_sets(values=st.one_of(grid_values, st.just(np.nan)), max_size=12))
 def test_area_equals_grid_count_on_grid_points(points):
     # corners on multiples of 1/6: counting 60×60 cell centres is exact
@@ -230,7 +230,7 @@ def test_area_monte_carlo():
 
 
 @pytest.mark.slow
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=100)
 @given(point_sets(), point_sets(max_size=10), st.randoms(use_true_random=False))
 def test_area_monotone_and_order_invariant(points, more, random):
     area = dominance_area(points)
@@ -243,7 +243,7 @@ def test_area_monotone_and_order_invariant(points, more, random):
 
 
 @pytest.mark.slow
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=100)
 @given(point_sets(), st.tuples(st.floats(-0.5, 0.5), st.floats(-0.5, 0.5)))
 def test_staircase_encloses_the_area(points, reference):
     corners = staircase(points, reference=reference)
@@ -667,7 +667,7 @@ GAMMAS = np.linspace(0.0, 1.0, 401)
 
 
 @pytest.mark.slow
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60)
 @given(point_sets(max_size=30))
 def test_choose_matches_brute_force(points):
     valid = points[~np.isnan(points).any(axis=1)]
@@ -841,7 +841,7 @@ def test_pareto_front_info_rejects_bad_input(kwargs, match):
         ParetoFront.of(np.zeros((3, 3)))
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=100)
 @given(point_sets(), st.tuples(st.floats(0.0, 0.5), st.floats(0.0, 0.5)),
        st.sampled_from([None, "uniform", ("accuracy", 3.0), ("stability", -2.0)]))
 def test_pareto_front_info_agrees_with_the_functions(points, reference, weight):

@@ -266,7 +266,7 @@ def _brute_force(x: np.ndarray, y: np.ndarray) -> bool:
     return len(set(y.tolist())) >= 2 and monotone and not shared and not between
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300)
 @given(st.integers(2, 8).flatmap(lambda n: st.tuples(
     st.lists(st.integers(0, 2), min_size=n, max_size=n),
     st.lists(st.lists(st.integers(-2, 3), min_size=n, max_size=n), min_size=1, max_size=4),

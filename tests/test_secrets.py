@@ -24,7 +24,7 @@ from urllib.parse import quote
 import numpy as np
 import optuna
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from optuna.artifacts import FileSystemArtifactStore
 from sqlalchemy.engine import make_url
@@ -136,7 +136,6 @@ def test_sqlite_and_journal_paths_are_unchanged(path):
 URL_TEXT = st.text(st.one_of(st.sampled_from(list(":@/?&=%#+ pw")), st.characters()))
 
 
-@settings(deadline=None)  # SQLAlchemy's first parse imports its dialects' modules
 @given(URL_TEXT)
 def test_whatever_sqlalchemy_would_send_as_a_password_is_masked(rest):
     """For any text SQLAlchemy reads as a URL with a password (or a password query

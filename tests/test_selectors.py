@@ -46,7 +46,7 @@ def sklearn_reference(X, y, reg, beta):
 
 
 @pytest.mark.slow
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=25)
 @given(seed=st.integers(0, 2**32 - 1), n=st.integers(10, 120),
        d=st.sampled_from([3, 20, 119, 120, 121, 400, 2000]), log_reg=st.floats(-2, 2))
 @example(seed=10, n=76, d=2000, log_reg=-2.0)  # separable, weak penalty: lbfgs stopped early

@@ -50,7 +50,7 @@ def test_pearson_and_spearman_match_scipy(data):
     assert np.all(S[9, np.arange(12) != 9] == 0)
 
 
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=20)
 @given(seed=st.integers(0, 2**32 - 1), n=st.integers(3, 30), levels=st.integers(1, 6))
 def test_spearman_with_ties_matches_scipy(seed, n, levels):
     """Average ranks of tied values (few levels: many ties, constant columns too)."""
@@ -160,7 +160,7 @@ def test_offdiagonal_sum_estimate_is_within_its_standard_error(threshold):
     assert all(0 < e.standard_error <= bound for e in estimates)
 
 
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=20)
 @given(seed=st.integers(0, 2**32 - 1), d=st.integers(2, 80), n_samples=st.integers(1, 4),
        threshold=st.sampled_from([None, 0.0, 0.3, 1.0]))
 def test_offdiagonal_sum_properties(seed, d, n_samples, threshold):
@@ -262,7 +262,7 @@ def test_offdiagonal_peaks_read_every_pair(method, d):
     assert np.array_equal(as_similarity(full, d).similar_features(threshold), expected)
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=30)
 @given(seed=st.integers(0, 2**32 - 1), d=st.integers(1, 9),
        threshold=st.sampled_from([0.0, 0.5, 0.9, 1.0]))
 def test_similar_features_are_those_with_a_similar_other_feature(seed, d, threshold):
@@ -321,7 +321,7 @@ def _nmi_elementwise(codes_a, codes_b, n_bins):
     return np.clip(np.divide(mutual, mean_h, out=np.zeros_like(mutual), where=mean_h > 0), 0, 1)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=40)
 @given(seed=st.integers(0, 2**32 - 1), n=st.integers(2, 300), n_bins=st.integers(2, 9),
        d=st.integers(1, 30))
 def test_nmi_from_a_product_and_a_table_is_the_elementwise_nmi_bit_for_bit(seed, n, n_bins,
@@ -340,7 +340,7 @@ def test_nmi_from_a_product_and_a_table_is_the_elementwise_nmi_bit_for_bit(seed,
     assert np.array_equal(nmi_similarity(X, n_bins=n_bins), np.maximum(reference, reference.T))
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=30)
 @given(seed=st.integers(0, 2**32 - 1), d=st.integers(1, 40), n=st.integers(3, 40),
        method=st.sampled_from(["pearson", "spearman"]))
 def test_correlation_peaks_are_the_largest_other_similarity(seed, d, n, method):

@@ -1255,7 +1255,7 @@ def spec_tables(draw) -> dict:
             "selector": {"name": "lasso"}}
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60)
 @given(spec_tables())
 def test_parse_of_to_dict_is_the_same_spec(mapping):
     spec = parse_spec(mapping)

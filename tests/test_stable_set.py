@@ -316,14 +316,14 @@ def test_where_a_bound_does_not_apply_it_is_infinite():
     assert pfer_threshold(25, 50, 5, runs=20, assumption="r-concave") is None
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60)
 @given(q=st.floats(0.1, 50), d=st.integers(60, 5000), a=st.floats(0.501, 1), b=st.floats(0.501, 1))
 def test_the_mb_bound_decreases_in_the_threshold(q, d, a, b):
     low, high = sorted((a, b))
     assert pfer_bound(q, d, high) <= pfer_bound(q, d, low)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=40)
 @given(q=st.integers(1, 40), d=st.integers(100, 3000), pairs=st.integers(5, 60),
        step=st.integers(0, 120))
 def test_unimodal_is_at_most_the_worst_case_where_both_apply(q, d, pairs, step):
@@ -346,7 +346,7 @@ def brute_force_fdp_threshold(real: list[int], decoys: list[int], runs: int,
     return None, min(values)
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=80)
 @given(data=st.data(), runs=st.integers(2, 40), d=st.integers(1, 30),
        target=st.fractions(Fraction(1, 20), 1))
 def test_the_fdp_threshold_is_the_brute_force_one(data, runs, d, target):

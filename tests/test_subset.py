@@ -17,7 +17,7 @@ ALL = {**PAIRWISE, **SET_LEVEL}
 
 
 @pytest.mark.parametrize("name", sorted(ALL))
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=40)
 @given(seed=st.integers(0, 2**32 - 1), M=st.integers(2, 8), d=st.integers(2, 20))
 def test_matches_set_based_definition(name, seed, M, d):
     rng = np.random.default_rng(seed)
@@ -82,7 +82,7 @@ def test_nogueira_limit_case_of_000_eq2():
     assert stability("nogueira", Z) == pytest.approx(1 - 4 / 3 * (7 / 8) / 2, abs=1e-3)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=40)
 @given(seed=st.integers(0, 2**32 - 1), M=st.integers(2, 15), d=st.integers(2, 25))
 def test_nogueira_variance_matches_the_authors_code(seed, M, d):
     rng = np.random.default_rng(seed)

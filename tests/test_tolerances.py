@@ -35,7 +35,7 @@ def exact_cross(o, m, k):
     return (m[0] - o[0]) * (k[1] - o[1]) - (m[1] - o[1]) * (k[0] - o[0])
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=200)
 @given(a0=st.floats(0.0, 0.9), step=st.floats(1e-9, 1e-2), slope=st.floats(0.05, 5.0),
        n=st.integers(3, 6))
 def test_points_on_a_line_to_the_rounding_of_their_coordinates_are_collinear(
@@ -48,7 +48,7 @@ def test_points_on_a_line_to_the_rounding_of_their_coordinates_are_collinear(
     assert [choice.index for choice in gamma_table(points)] == [0, n - 1]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300)
 @given(a0=st.floats(0.0, 0.9), length=st.floats(1e-9, 0.1), slope=st.floats(0.05, 5.0),
        t=st.floats(0.05, 0.95), ulps=st.integers(0, 48).flatmap(lambda e: st.integers(0, 2**e)))
 def test_a_point_above_its_chord_is_a_hull_vertex_only_beyond_rounding(
@@ -98,7 +98,7 @@ def exact_spreads(x):
     return np.sqrt(major2), (np.sqrt(float(det) / major2) if major2 > 0 else 0.0)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=200)
 @given(b=st.integers(3, 30), angle=st.floats(-1.5, 1.5), scale=st.floats(1e-9, 1.0),
        seed=st.integers(0, 2**32 - 1))
 def test_replicates_on_a_line_to_rounding_give_a_segment(b, angle, scale, seed):
@@ -115,7 +115,7 @@ def test_replicates_on_a_line_to_rounding_give_a_segment(b, angle, scale, seed):
 
 
 @pytest.mark.slow
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300)
 @given(b=st.integers(3, 30), angle=st.floats(-1.5, 1.5), scale=st.floats(1e-9, 1.0),
        thinness=st.floats(0.0, 18.0), seed=st.integers(0, 2**32 - 1))
 def test_a_minor_spread_is_none_within_rounding_and_exact_beyond(b, angle, scale, thinness,
@@ -143,7 +143,7 @@ def test_a_minor_spread_is_none_within_rounding_and_exact_beyond(b, angle, scale
 
 
 @pytest.mark.slow
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=150)
 @given(b=st.integers(3, 12), angle=st.floats(-1.5, 1.5), scale=st.floats(1e-9, 1.0),
        thinness=st.floats(0.0, 18.0), offset=st.floats(-1e3, 1e3),
        seed=st.integers(0, 2**32 - 1))
@@ -173,7 +173,7 @@ def test_a_region_holds_its_boundary_to_rounding_and_not_a_point_beyond_it(
             assert region.contains(point + factor * e * direction) == inside
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=150)
 @given(lowered=st.integers(0, 40).flatmap(lambda e: st.integers(0, 2**e)),
        shared=st.integers(0, 40).flatmap(lambda e: st.integers(0, 2**e)))
 def test_phi_s_is_undefined_within_rounding_of_a_zero_normaliser_and_exact_beyond(
@@ -206,7 +206,7 @@ def test_phi_s_is_undefined_within_rounding_of_a_zero_normaliser_and_exact_beyon
 
 @pytest.mark.slow
 @pytest.mark.parametrize("expectation", ["exact", "monte_carlo"])
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=150)
 @given(lowered=st.integers(0, 40).flatmap(lambda e: st.integers(0, 2**e)))
 def test_a_corrected_score_is_undefined_within_rounding_of_max_equal_e_and_exact_beyond(
         expectation, lowered):

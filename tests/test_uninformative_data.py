@@ -72,7 +72,7 @@ def test_one_varying_feature_among_constant_and_empty_ones_is_data():
         _check_information(data.X[:, :-1], data.feature_names, "data", "mean")
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60)
 @given(st.lists(st.floats(min_value=-1e170, max_value=1e170), min_size=4, max_size=30))
 def test_values_are_refused_exactly_when_their_variance_overflows(column):
     # brute force: the sum of squared deviations in exact rational arithmetic

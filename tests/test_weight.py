@@ -94,7 +94,7 @@ def test_the_name_files_and_pages_give_a_weight():
     assert weight_name(as_weight(density_function)) == "density_function"
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=200)
 @given(st.sampled_from(["accuracy", "stability"]),
        st.floats(allow_nan=False, allow_infinity=False))
 def test_text_round_trip(axis, strength):
@@ -234,7 +234,7 @@ any_strength = st.one_of(st.floats(-1000.0, 1000.0), st.sampled_from([-1000.0, 1
                          st.floats(-1e300, 1e300))
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300)
 @given(st.sampled_from(["accuracy", "stability"]), any_strength,
        st.lists(st.floats(0.0, 1.0), min_size=1, max_size=30))
 def test_primitives_are_monotone_from_zero_to_one_without_overflow(axis, strength, xs):
@@ -251,7 +251,7 @@ def test_primitives_are_monotone_from_zero_to_one_without_overflow(axis, strengt
     assert np.all(np.isfinite(density)) and np.all(density >= 0.0)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=100)
 @given(st.sampled_from(["accuracy", "stability"]), st.floats(-1000.0, 1000.0))
 def test_the_weighted_area_of_the_ideal_point_is_one(axis, strength):
     assert dominance_area([[1.0, 1.0]], weight=(axis, strength)) == pytest.approx(1.0)

@@ -85,7 +85,7 @@ def test_theorem3_iw_equals_kuncheva_for_equal_importances_and_constant_k():
         assert stability("kuncheva", Z) == pytest.approx(stability("nogueira", Z), abs=1e-12)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60)
 @given(seed=st.integers(0, 2**32 - 1), M=st.integers(2, 7), d=st.integers(2, 25),
        allow_empty=st.booleans())
 def test_iw_matches_the_definition(seed, M, d, allow_empty):
@@ -96,14 +96,14 @@ def test_iw_matches_the_definition(seed, M, d, allow_empty):
     assert stability("iw", I) == pytest.approx(iw_double_loop(I), abs=1e-10)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=40)
 @given(seed=st.integers(0, 2**32 - 1), M=st.integers(2, 7), d=st.integers(2, 25))
 def test_iw_frequency_form_eq10(seed, M, d):
     I = random_importances(np.random.default_rng(seed), M, d)
     assert stability("iw", I) == pytest.approx(iw_frequency_form(I), abs=1e-10)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60)
 @given(seed=st.integers(0, 2**32 - 1), M=st.integers(2, 9), d=st.integers(2, 40),
        allow_empty=st.booleans(), ties=st.booleans())
 def test_chance_correction_against_algorithm2(seed, M, d, allow_empty, ties):
@@ -251,7 +251,7 @@ def gamma_n(n):
     return n * U / (1 - n * U)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300)
 @given(n=st.integers(2, 40), base=st.floats(1e-6, 1e6), where=st.integers(0, 39),
        ulps=st.integers(0, 45).flatmap(lambda e: st.integers(0, 2**e)),
        seed=st.integers(0, 2**32 - 1))
@@ -313,7 +313,7 @@ def pair_minima_sum(values):
     return sum(min(a, b) for i, a in enumerate(values) for b in values[i + 1:])
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=150)
 @given(M=st.integers(2, 4), d=st.integers(2, 12), base=st.floats(0.01, 100.0),
        raises=st.lists(st.tuples(st.integers(0, 47), st.integers(0, 40).flatmap(
            lambda e: st.integers(0, 2**e))), min_size=1, max_size=3),
