@@ -162,7 +162,7 @@ class ProgressLines:
 class NoProgress:
     """The reporter of ``progress=False``: it counts its steps and says nothing. Not a
     disabled tqdm bar: that makes tqdm's process-wide lock, a named semaphore, which a
-    process started by spawn (a ``tune --workers`` worker) registers with Python's
+    process started by spawn or a fork server (a ``tune --workers`` worker) registers with Python's
     resource tracker; killed with kill -9, it leaves the semaphore to the tracker, which
     then prints "UserWarning: resource_tracker: There appear to be 1 leaked semaphore
     objects to clean up at shutdown" after ``tune``'s own last line."""

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import importlib
 import io
 import json
 import math
+import multiprocessing
+import os
+import signal
 import subprocess
 import sys
+from multiprocessing.context import ForkServerContext, SpawnContext
 from pathlib import Path
 from wsgiref.util import setup_testing_defaults
 
@@ -20,10 +25,11 @@ from paretostab._errors import InvalidInputError
 from paretostab._optuna_internals import storage_of, study_id_of, trial_id_of
 from paretostab._runset import RunSet
 from paretostab._storage import artifact_store, load_runset, open_storage
-from paretostab._tuning import run_study
+from paretostab._tuning import processes, run_study
 from paretostab._tuning.coordination import counted_trials
 from tests.extras import need
 from tests.studies import note_of, storage_url, tiny, write_spec
+from tests.user_studies import PROBE
 from tests.waiting import (
     WAIT_SECONDS,
     complete_trials_in,
@@ -588,6 +594,49 @@ def test_worker_processes_log_as_the_process_that_started_them(tmp_path, level, 
                          cwd=Path(__file__).resolve().parents[1], timeout=300)
     assert run.returncode == 0, run.stderr[-2000:]
     assert ("finished with values" in run.stderr) is logged, run.stderr[-2000:]
+
+
+@pytest.mark.slow
+def test_workers_take_the_environment_and_ignored_signals_of_their_parent_at_each_start(
+        tmp_path, monkeypatch):
+    """Workers forked from a fork server that an earlier ``tune`` of this process started,
+    with the environment and signal dispositions of that moment, still start with their
+    parent's of now, as spawned ones would: a variable set since, SIGHUP ignored since (and
+    heeded again after)."""
+    spec = tiny(selector={"name": "tests.user_studies:StartProbe", "fixed": {},
+                          "search": {"n_keep": [2, 6]}}, study={"trials": 4})
+    probe = tmp_path / "probe.jsonl"
+    monkeypatch.delenv(PROBE, raising=False)
+    run_study(spec, storage=storage_url(tmp_path, "before.db"), workers=2, progress=False)
+    assert not probe.exists()
+    monkeypatch.setenv(PROBE, str(probe))
+    heeded = signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    try:
+        run_study(spec, storage=storage_url(tmp_path, "ignored.db"), workers=2,
+                  progress=False)
+    finally:
+        signal.signal(signal.SIGHUP, heeded)
+    ignored = [json.loads(line) for line in probe.read_text().splitlines()]
+    probe.unlink()
+    run_study(spec, storage=storage_url(tmp_path, "heeded.db"), workers=2, progress=False)
+    again = [json.loads(line) for line in probe.read_text().splitlines()]
+    assert ignored and again  # 4 trials of 3 runs (and a final fit each)
+    assert {line["sighup"] for line in ignored} == {"ignored"}
+    assert {line["sighup"] for line in again} == {"handled"}  # stop_signals()'s handler
+    assert os.getpid() not in {line["pid"] for line in ignored + again}  # in the workers
+
+
+def test_the_modules_a_fork_server_preloads_exist():
+    """A name in WORKER_MODULES that no longer imports would be skipped silently, and each
+    worker would import it again."""
+    for name in processes.WORKER_MODULES:
+        importlib.import_module(name)
+
+
+def test_workers_are_spawned_where_there_is_no_fork_server(monkeypatch):
+    assert isinstance(processes.worker_context(), ForkServerContext)
+    monkeypatch.setattr(multiprocessing, "get_all_start_methods", lambda: ["spawn"])
+    assert isinstance(processes.worker_context(), SpawnContext)
 
 
 @pytest.mark.slow

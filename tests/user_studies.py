@@ -4,6 +4,9 @@ faults fit, start and watch."""
 
 from __future__ import annotations
 
+import json
+import os
+import signal
 import textwrap
 from pathlib import Path
 
@@ -13,8 +16,8 @@ from sklearn.feature_selection import SelectorMixin
 
 from tests.waiting import current
 
-__all__ = ["BROKEN", "DOLLARS", "FIXED", "MySelector", "selector_spec", "trial_pids",
-           "write_selector"]
+__all__ = ["BROKEN", "DOLLARS", "FIXED", "PROBE", "MySelector", "StartProbe", "selector_spec",
+           "trial_pids", "write_selector"]
 
 
 def _spread(X, y):
@@ -39,6 +42,26 @@ class MySelector(SelectorMixin, BaseEstimator):
 
     def _get_support_mask(self):
         return self.mask_
+
+
+#: The environment variable that names :class:`StartProbe`'s file.
+PROBE = "PARETOSTAB_TEST_PROBE"
+
+
+class StartProbe(MySelector):
+    """:class:`MySelector` that says what the process fitting it was started with: at each
+    fit, when the environment names a file (:data:`PROBE`), it adds a JSON line with its
+    pid and the disposition of SIGHUP ("ignored", "default" or "handled")."""
+
+    def fit(self, X, y):
+        path = os.environ.get(PROBE)
+        if path:
+            handler = signal.getsignal(signal.SIGHUP)
+            disposition = ("ignored" if handler == signal.SIG_IGN else
+                           "default" if handler == signal.SIG_DFL else "handled")
+            with open(path, "a", encoding="utf-8") as file:
+                file.write(json.dumps({"pid": os.getpid(), "sighup": disposition}) + "\n")
+        return super().fit(X, y)
 
 
 def selector_spec(folder: Path, name: str, selector: str, *, trials: int = 400,

@@ -6,7 +6,9 @@ study, then runs trials here (:func:`run_trials`) or starts ``workers`` processe
 (:func:`run_workers`), each running trials the same way with its own storage connection,
 sampler stream and run cache, and follows the study until they end. Every process takes
 its trial slots from the study's ``n_trials``
-(:class:`~paretostab._tuning.coordination.TrialSlots`).
+(:class:`~paretostab._tuning.coordination.TrialSlots`). The workers are forked from a
+fork server that imported their libraries once (:func:`worker_context`), with their
+parent's environment and ignored signals of the moment they start.
 
 The workers share the data instead of holding a copy each: the parent writes the problem
 once (``joblib.dump``) to a file in a folder of its own in the temporary folder
@@ -36,7 +38,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from multiprocessing.process import BaseProcess
 from pathlib import Path
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 import joblib
 import optuna
@@ -59,7 +61,7 @@ from paretostab._faults import (
 from paretostab._problem import Problem
 from paretostab._progress import Progress, bar_class, progress_bar
 from paretostab._run_cache import DEFAULT_CACHE_BYTES
-from paretostab._signals import STOP_SIGNALS, stop_signals
+from paretostab._signals import STOP_SIGNALS, heeded_stop_signals, stop_signals
 from paretostab._storage import (
     DEFAULT_STORAGE,
     artifact_notice,
@@ -91,7 +93,11 @@ from paretostab.front import dominance_area, pareto_front
 from paretostab.maps import study_palette
 from paretostab.spec import StudySpec, grid_size
 
-__all__ = ["MAX_STUDY_NAME", "TuneSettings", "run_study", "run_trials", "run_workers"]
+if TYPE_CHECKING:  # ForkServerContext: not on Windows
+    from multiprocessing.context import ForkServerContext, SpawnContext
+
+__all__ = ["MAX_STUDY_NAME", "WORKER_MODULES", "TuneSettings", "run_study", "run_trials",
+           "run_workers", "worker_context"]
 
 #: The run cache's memory budget of a process, in bytes.
 CACHE_BYTES = Interval("integer", 0, why=" (the run cache's memory budget per process)")
@@ -331,10 +337,11 @@ def run_workers(workers: int, problem: Problem, settings: TuneSettings, *,
     a clean-up that the garbage collector runs, which would swallow it and print a
     traceback; one the process was started ignoring stays ignored, by the
     workers too. A worker's error is raised as a :class:`~paretostab._errors.WorkerError`."""
-    context = multiprocessing.get_context("spawn")
+    context = worker_context()
     errors = context.SimpleQueue()
+    state = _StartState.now()
     with _shared_data(problem) as path:
-        processes = [context.Process(target=_worker, args=(path, settings, errors),
+        processes = [context.Process(target=_worker, args=(path, settings, errors, state),
                                      name=f"worker-{i}") for i in range(workers)]
         for process in processes:
             process.start()
@@ -370,6 +377,66 @@ def run_workers(workers: int, problem: Problem, settings: TuneSettings, *,
             "(killed?) without an error message"))
 
 
+#: What a worker imports beyond what the fork server preloads by itself: the trials
+#: (scikit-learn, the selectors), their maps (matplotlib) and what opening a database
+#: storage imports (SQLAlchemy's ORM and the alembic modules of Optuna's schema check).
+#: A module that cannot be imported is left out (``set_forkserver_preload``).
+WORKER_MODULES = ("paretostab._tuning.processes", "paretostab.plot", "sqlalchemy.orm",
+                  "alembic.command", "alembic.config", "alembic.migration", "alembic.script",
+                  "alembic.runtime.environment")
+
+
+def worker_context() -> ForkServerContext | SpawnContext:
+    """How the workers start: forked from a fork server that imported
+    :data:`WORKER_MODULES` once, where the platform has one (POSIX), else each in a
+    fresh interpreter (spawn, Windows).
+
+    A fork server is a fresh process that ``tune`` starts with its first workers (and that
+    ends with it, kill -9 included): each worker then starts with the libraries already
+    imported, and shares their memory with the others until it writes to it, where a
+    spawned one imports them again (2–3 s of CPU each; four spawned workers took about
+    370 MiB more, PSS, in docs/benchmarks.md's "Workers' memory").
+    Unlike ``fork``, no thread, lock or database connection of the parent reaches a
+    worker. What a worker gets from its parent at its start, and not from the server
+    started earlier, is in :class:`_StartState` (and Python passes the working folder and
+    ``sys.path``)."""
+    if "forkserver" not in multiprocessing.get_all_start_methods():
+        return multiprocessing.get_context("spawn")
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(list(WORKER_MODULES))
+    return context
+
+
+@dataclass(frozen=True)
+class _StartState:
+    """What a worker takes from the process that starts it, as a spawned one would: the
+    environment (credentials, ``TMPDIR``, Optuna's and boto3's settings) and the stop
+    signals that process ignores (:func:`~paretostab._signals.heeded_stop_signals`:
+    ``nohup``, a shell's background job). A fork server was started once, with the
+    parent's state of that moment: in a notebook, a later change of either would
+    otherwise not reach the workers."""
+
+    environment: dict[str, str]
+    ignored: tuple[int, ...]
+
+    @classmethod
+    def now(cls) -> _StartState:
+        heeded = heeded_stop_signals()
+        return cls(dict(os.environ), tuple(s for s in STOP_SIGNALS if s not in heeded))
+
+    def restore(self) -> None:
+        """Take this state in the worker: its environment (``tempfile`` reads ``TMPDIR``
+        again), the ignored stop signals ignored, the others as a fresh interpreter has
+        them (Ctrl-C raising ``KeyboardInterrupt``, SIGTERM and SIGHUP ending it)."""
+        os.environ.clear()
+        os.environ.update(self.environment)
+        tempfile.tempdir = None
+        for signum in STOP_SIGNALS:
+            signal.signal(signum, signal.SIG_IGN if signum in self.ignored else
+                          signal.default_int_handler if signum == signal.SIGINT else
+                          signal.SIG_DFL)
+
+
 @contextlib.contextmanager
 def _shared_data(problem: Problem):
     """The file that the workers map the problem from (``joblib.dump``: every array in it
@@ -394,7 +461,7 @@ def _shared_data(problem: Problem):
             shutil.rmtree(folder, ignore_errors=True)
 
 
-def _worker(path: Path, settings: TuneSettings, errors) -> None:
+def _worker(path: Path, settings: TuneSettings, errors, state: _StartState) -> None:
     """One tuning process (``--workers``): its own storage connection, sampler stream and
     run cache; the problem's data mapped read-only from the file ``path`` its parent
     wrote (loaded once, in the parent), which it removes when it ends after its parent was
@@ -402,7 +469,9 @@ def _worker(path: Path, settings: TuneSettings, errors) -> None:
     exits with code 1. In a process group of its own, it gets Ctrl-C from the parent
     (once), not from the terminal; SIGTERM and SIGHUP stop it as Ctrl-C does, whoever
     sends them, unless the parent was started ignoring them: the worker inherits that
-    ``SIG_IGN`` and keeps it (:func:`~paretostab._signals.heeded_stop_signals`)."""
+    ``SIG_IGN`` and keeps it (:func:`~paretostab._signals.heeded_stop_signals`), and its
+    environment (``state``: :class:`_StartState`)."""
+    state.restore()
     os.setpgrp()
     try:
         with stop_signals():
