@@ -610,16 +610,18 @@ def test_workers_take_the_environment_and_ignored_signals_of_their_parent_at_eac
     run_study(spec, storage=storage_url(tmp_path, "before.db"), workers=2, progress=False)
     assert not probe.exists()
     monkeypatch.setenv(PROBE, str(probe))
-    heeded = signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    original = signal.signal(signal.SIGHUP, signal.SIG_IGN)  # SIG_IGN already under nohup
     try:
         run_study(spec, storage=storage_url(tmp_path, "ignored.db"), workers=2,
                   progress=False)
+        ignored = [json.loads(line) for line in probe.read_text().splitlines()]
+        probe.unlink()
+        signal.signal(signal.SIGHUP, signal.SIG_DFL)
+        run_study(spec, storage=storage_url(tmp_path, "heeded.db"), workers=2,
+                  progress=False)
+        again = [json.loads(line) for line in probe.read_text().splitlines()]
     finally:
-        signal.signal(signal.SIGHUP, heeded)
-    ignored = [json.loads(line) for line in probe.read_text().splitlines()]
-    probe.unlink()
-    run_study(spec, storage=storage_url(tmp_path, "heeded.db"), workers=2, progress=False)
-    again = [json.loads(line) for line in probe.read_text().splitlines()]
+        signal.signal(signal.SIGHUP, original)
     assert ignored and again  # 4 trials of 3 runs (and a final fit each)
     assert {line["sighup"] for line in ignored} == {"ignored"}
     assert {line["sighup"] for line in again} == {"handled"}  # stop_signals()'s handler
