@@ -40,5 +40,24 @@ def test_a_light_module_loads_no_scikit_learn_joblib_or_selector(module):
 
 
 @pytest.mark.slow
+def test_importing_the_package_loads_no_pandas_scipy_or_measure():
+    """Its names are imported on first use (``paretostab._lazy``)."""
+    code = ("import json, sys; import paretostab; print(json.dumps(sorted(m for m in "
+            "sys.modules if m.split('.')[0] in ('pandas', 'scipy', 'sklearn') or "
+            "m.startswith(('paretostab.measures', 'paretostab._api')))))")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            check=True, cwd=ROOT)
+    assert json.loads(result.stdout) == []
+
+
+def test_every_name_the_package_exports_is_read_from_it():
+    import paretostab
+
+    assert all(getattr(paretostab, name) is not None for name in paretostab.__all__)
+    assert paretostab.tune.__module__ == "paretostab._api"
+    assert paretostab.stability.__module__.startswith("paretostab.measures")
+
+
+@pytest.mark.slow
 def test_the_check_sees_what_the_protocol_loads():
     assert set(HEAVY) <= set(loaded("paretostab._protocol"))
