@@ -18,7 +18,8 @@ import pytest
 from paretostab._faults import owned_folder
 from paretostab._tuning.coordination import process_ended
 from paretostab.report._write import written_folder
-from tests.studies import storage_url, write_spec
+from tests.studies import storage_url
+from tests.user_studies import selector_spec
 from tests.waiting import current, wait_until
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -32,7 +33,8 @@ def environment(temporary: Path) -> dict[str, str]:
 def test_a_data_folder_left_by_a_killed_tune_is_removed_by_the_next(tmp_path):
     temporary = tmp_path / "tmp"
     temporary.mkdir()
-    spec = write_spec(tmp_path, "left", trials=400)
+    spec = selector_spec(tmp_path, "left", "tests.user_studies:Held")
+    (tmp_path / "hold").touch()  # each worker stays in its first trial until the kill
     url = storage_url(tmp_path)
     command = [sys.executable, "-m", "paretostab", "tune", str(spec), "--storage", url,
                "--workers", "2"]
@@ -59,6 +61,7 @@ def test_a_data_folder_left_by_a_killed_tune_is_removed_by_the_next(tmp_path):
     alive = owned_folder("paretostab-data-", temporary)  # this test's own: it runs
     elsewhere = temporary / "paretostab-data-1@another-host-abcdefgh"
     elsewhere.mkdir()
+    (tmp_path / "hold").unlink()
 
     done = subprocess.run([*command, "--n-trials", "2"], cwd=tmp_path, timeout=300,
                           env=environment(temporary), capture_output=True, text=True)

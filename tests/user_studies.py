@@ -8,6 +8,7 @@ import json
 import os
 import signal
 import textwrap
+import time
 from pathlib import Path
 
 import numpy as np
@@ -16,8 +17,8 @@ from sklearn.feature_selection import SelectorMixin
 
 from tests.waiting import current
 
-__all__ = ["BROKEN", "DOLLARS", "FIXED", "PROBE", "MySelector", "StartProbe", "selector_spec",
-           "trial_pids", "write_selector"]
+__all__ = ["BROKEN", "DOLLARS", "FIXED", "PROBE", "Held", "MySelector", "StartProbe",
+           "selector_spec", "trial_pids", "write_selector"]
 
 
 def _spread(X, y):
@@ -42,6 +43,18 @@ class MySelector(SelectorMixin, BaseEstimator):
 
     def _get_support_mask(self):
         return self.mask_
+
+
+class Held(MySelector):
+    """:class:`MySelector` whose fits wait while a file ``hold`` is in the working folder:
+    a study of it keeps each process in its first trial, its process recorded, until the
+    test removes the file (a kill then leaves no trial that Optuna created but no process
+    claimed, which only the 60 s heartbeat grace would fail)."""
+
+    def fit(self, X, y):
+        while Path("hold").exists():
+            time.sleep(0.05)
+        return super().fit(X, y)
 
 
 #: The environment variable that names :class:`StartProbe`'s file.
