@@ -11,6 +11,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 from multiprocessing.context import ForkServerContext, SpawnContext
 from pathlib import Path
 from wsgiref.util import setup_testing_defaults
@@ -24,6 +25,7 @@ from optuna.trial import TrialState
 from paretostab._errors import InvalidInputError
 from paretostab._optuna_internals import storage_of, study_id_of, trial_id_of
 from paretostab._runset import RunSet
+from paretostab._signals import STOP_SIGNALS
 from paretostab._storage import artifact_store, load_runset, open_storage
 from paretostab._tuning import processes, run_study
 from paretostab._tuning.coordination import counted_trials
@@ -626,6 +628,31 @@ def test_workers_take_the_environment_and_ignored_signals_of_their_parent_at_eac
     assert {line["sighup"] for line in ignored} == {"ignored"}
     assert {line["sighup"] for line in again} == {"handled"}  # stop_signals()'s handler
     assert os.getpid() not in {line["pid"] for line in ignored + again}  # in the workers
+
+
+def test_a_worker_reads_tmpdir_again_and_takes_fresh_handlers_for_the_heeded_signals(
+        tmp_path, monkeypatch):
+    """What a fork server may hold that a fresh interpreter would not: a temporary folder
+    ``tempfile`` cached (matplotlib makes one where its configuration folder cannot be
+    written), stop signals' handlers of its own."""
+    saved_environment = dict(os.environ)
+    saved_handlers = {s: signal.getsignal(s) for s in STOP_SIGNALS}
+    monkeypatch.setattr(tempfile, "tempdir", "/cached/by/the/server")
+    try:
+        for signum in STOP_SIGNALS:
+            signal.signal(signum, signal.SIG_IGN)
+        ignored = (signal.SIGHUP,)
+        processes._StartState({"TMPDIR": str(tmp_path), "KEPT": "1"}, ignored).restore()
+        assert tempfile.gettempdir() == str(tmp_path)
+        assert dict(os.environ) == {"TMPDIR": str(tmp_path), "KEPT": "1"}
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+        assert signal.getsignal(signal.SIGTERM) == signal.SIG_DFL
+        assert signal.getsignal(signal.SIGHUP) == signal.SIG_IGN
+    finally:
+        os.environ.clear()
+        os.environ.update(saved_environment)
+        for signum, handler in saved_handlers.items():
+            signal.signal(signum, handler)
 
 
 def test_the_modules_a_fork_server_preloads_exist():

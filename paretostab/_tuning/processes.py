@@ -426,8 +426,10 @@ class _StartState:
 
     def restore(self) -> None:
         """Take this state in the worker: its environment (``tempfile`` reads ``TMPDIR``
-        again), the ignored stop signals ignored, the others as a fresh interpreter has
-        them (Ctrl-C raising ``KeyboardInterrupt``, SIGTERM and SIGHUP ending it)."""
+        again: the server may have cached a folder, as matplotlib makes one where its
+        configuration folder cannot be written), the ignored stop signals ignored, the
+        others as a fresh interpreter has them (Ctrl-C raising ``KeyboardInterrupt``,
+        SIGTERM and SIGHUP ending it)."""
         os.environ.clear()
         os.environ.update(self.environment)
         tempfile.tempdir = None
