@@ -33,8 +33,9 @@ threadpool_limits(limits=1)  # and for those loaded already (plugins load NumPy 
 #: The processes a test starts write the bytecode of what they import (``__pycache__``,
 #: which .gitignore leaves out), even where ``PYTHONDONTWRITEBYTECODE`` is set (as some CI
 #: environments do): else every Python process a test starts (each ``tune`` and report,
-#: and their workers) compiles the package again (0.2 s of CPU a process: 2.77
-#: against 2.58 s to import it).
+#: and their workers) compiles the package again: about 0.1 s of CPU a process, within
+#: this machine's noise (importing what a ``tune`` imports: 3.31–3.72 s without the
+#: package's bytecode, 3.38–3.62 s with it, three alternated runs).
 os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 #: No hypothesis deadline (200 ms an example by default): a duration is not a test's
 #: assertion (speed is the benchmarks'), and on a busy machine, or where an example's first
