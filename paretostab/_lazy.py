@@ -4,6 +4,7 @@ package stays light to import while its reference documents everything it offers
 from __future__ import annotations
 
 import importlib
+import sys
 from collections.abc import Callable, Iterable, Mapping
 
 __all__ = ["lazy_exports"]
@@ -17,7 +18,9 @@ def lazy_exports(package: str, lazy: Mapping[str, str], exported: Iterable[str]
     def __getattr__(name: str) -> object:
         if name not in lazy:
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
-        return getattr(importlib.import_module(lazy[name]), name)
+        value = getattr(importlib.import_module(lazy[name]), name)
+        setattr(sys.modules[package], name, value)  # read as a plain attribute from now on
+        return value
 
     names = sorted({*exported, *lazy})
 

@@ -56,6 +56,8 @@ def test_every_name_the_package_exports_is_read_from_it():
     assert all(getattr(paretostab, name) is not None for name in paretostab.__all__)
     assert paretostab.tune.__module__ == "paretostab._api"
     assert paretostab.stability.__module__.startswith("paretostab.measures")
+    # read once, then kept in the package: no module __getattr__ call at every reading
+    assert vars(paretostab)["stability"] is paretostab.stability
 
 
 @pytest.mark.slow
