@@ -4,7 +4,6 @@ package stays light to import while its reference documents everything it offers
 from __future__ import annotations
 
 import importlib
-import sys
 from collections.abc import Callable, Iterable, Mapping
 
 __all__ = ["lazy_exports"]
@@ -18,9 +17,7 @@ def lazy_exports(package: str, lazy: Mapping[str, str], exported: Iterable[str]
     def __getattr__(name: str) -> object:
         if name not in lazy:
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
-        value = getattr(importlib.import_module(lazy[name]), name)
-        setattr(sys.modules[package], name, value)  # read as a plain attribute from now on
-        return value
+        return getattr(importlib.import_module(lazy[name]), name)
 
     names = sorted({*exported, *lazy})
 

@@ -56,8 +56,21 @@ def test_every_name_the_package_exports_is_read_from_it():
     assert all(getattr(paretostab, name) is not None for name in paretostab.__all__)
     assert paretostab.tune.__module__ == "paretostab._api"
     assert paretostab.stability.__module__.startswith("paretostab.measures")
-    # read once, then kept in the package: no module __getattr__ call at every reading
-    assert vars(paretostab)["stability"] is paretostab.stability
+
+
+def test_a_lazily_exported_name_is_its_module_s_current_one(monkeypatch):
+    """Read from its module at each reading, not kept in the package from the first: a
+    test that patches the module where a function is defined (as
+    ``tests/test_storage.py`` patches ``paretostab.report._build``) reaches every caller
+    that reads the package, and its undoing too, whichever test read the name first."""
+    import paretostab.report
+    import paretostab.report._build
+
+    first = paretostab.report.analysed_study
+    monkeypatch.setattr(paretostab.report._build, "analysed_study", len)
+    assert paretostab.report.analysed_study is len
+    monkeypatch.undo()
+    assert paretostab.report.analysed_study is first
 
 
 @pytest.mark.slow
