@@ -39,7 +39,7 @@ def test_a_data_folder_left_by_a_killed_tune_is_removed_by_the_next(tmp_path):
     command = [sys.executable, "-m", "paretostab", "tune", str(spec), "--storage", url,
                "--workers", "2"]
     parent = subprocess.Popen(command, cwd=tmp_path, env=environment(temporary),
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 
     def processes() -> set[int]:
         study = current(url, "left")
@@ -48,12 +48,13 @@ def test_a_data_folder_left_by_a_killed_tune_is_removed_by_the_next(tmp_path):
             if "process" in t.user_attrs} | {parent.pid}
 
     try:
-        wait_until(lambda: len(processes()) == 3, what="both workers running trials")
+        wait_until(lambda: len(processes()) == 3, what="both workers running trials",
+                   process=parent)
     finally:  # the whole job killed at once (an out-of-memory killer, a batch system's kill)
         killed = processes()
         for pid in killed:
             os.kill(pid, signal.SIGKILL)
-        parent.wait(timeout=60)
+        parent.communicate(timeout=60)
     wait_until(lambda: all(process_ended(pid) for pid in killed),
                what="the killed processes to end")
     left = list(temporary.glob("paretostab-data-*"))

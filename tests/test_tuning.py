@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import errno
 import importlib
 import io
 import json
 import math
 import multiprocessing
+import multiprocessing.forkserver
 import os
 import signal
 import subprocess
@@ -31,7 +33,7 @@ from paretostab._tuning import processes, run_study
 from paretostab._tuning.coordination import counted_trials
 from tests.extras import need
 from tests.studies import note_of, storage_url, tiny, write_spec
-from tests.user_studies import PROBE
+from tests.user_studies import PROBE, selector_spec
 from tests.waiting import (
     WAIT_SECONDS,
     complete_trials_in,
@@ -662,10 +664,40 @@ def test_the_modules_a_fork_server_preloads_exist():
         importlib.import_module(name)
 
 
-def test_workers_are_spawned_where_there_is_no_fork_server(monkeypatch):
+def test_workers_are_spawned_where_there_is_no_fork_server_or_it_cannot_start(monkeypatch):
     assert isinstance(processes.worker_context(), ForkServerContext)
+
+    def cannot_start() -> None:
+        raise OSError(errno.EROFS, "Read-only file system")
+
+    monkeypatch.setattr(multiprocessing.forkserver, "ensure_running", cannot_start)
+    assert isinstance(processes.worker_context(), SpawnContext)
+    monkeypatch.undo()
     monkeypatch.setattr(multiprocessing, "get_all_start_methods", lambda: ["spawn"])
     assert isinstance(processes.worker_context(), SpawnContext)
+
+
+@pytest.mark.slow
+def test_workers_are_forked_though_tmpdir_is_too_long_for_a_socket(tmp_path):
+    """Python makes the fork server's socket in TMPDIR: one of more than 75 bytes made its
+    path too long (``OSError: AF_UNIX path too long``, as pytest's folders did in the CI
+    once numbered past 100); the socket goes to /tmp, and the workers are forked from the
+    server, not spawned by ``tune``."""
+    temporary = tmp_path / ("t" * max(1, 100 - len(str(tmp_path))))
+    temporary.mkdir()
+    assert len(os.fsencode(temporary)) >= 100
+    probe = tmp_path / "probe.jsonl"
+    spec = selector_spec(tmp_path, "long", "tests.user_studies:StartProbe", trials=2)
+    tune = subprocess.Popen(
+        [sys.executable, "-m", "paretostab", "tune", str(spec), "--storage",
+         storage_url(tmp_path), "--workers", "2"], cwd=tmp_path, stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE, text=True,
+        env={**os.environ, "TMPDIR": str(temporary), PROBE: str(probe), "PYTHONPATH": str(ROOT)})
+    _, err = tune.communicate(timeout=300)
+    assert tune.returncode == 0, err[-2000:]
+    fits = [json.loads(line) for line in probe.read_text().splitlines()]
+    assert fits and tune.pid not in {fit["pid"] for fit in fits}  # in the workers
+    assert tune.pid not in {fit["ppid"] for fit in fits}  # forked by the server
 
 
 @pytest.mark.slow

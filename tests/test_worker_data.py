@@ -135,7 +135,8 @@ def test_the_workers_map_one_file_which_a_stop_of_their_parent_removes(tmp_path,
 
     workers = set()
     try:
-        wait_until(lambda: len(worker_pids()) == 2, what="both workers running trials")
+        wait_until(lambda: len(worker_pids()) == 2, what="both workers running trials",
+                   process=parent)
         workers = worker_pids()
         assert len(list(temporary.glob(DATA_FOLDERS))) == 1
         assert all(mapping(pid, "problem.joblib") for pid in workers)

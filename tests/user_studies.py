@@ -64,7 +64,7 @@ PROBE = "PARETOSTAB_TEST_PROBE"
 class StartProbe(MySelector):
     """:class:`MySelector` that says what the process fitting it was started with: at each
     fit, when the environment names a file (:data:`PROBE`), it adds a JSON line with its
-    pid and the disposition of SIGHUP ("ignored", "default" or "handled")."""
+    pid, its parent's and the disposition of SIGHUP ("ignored", "default" or "handled")."""
 
     def fit(self, X, y):
         path = os.environ.get(PROBE)
@@ -73,7 +73,8 @@ class StartProbe(MySelector):
             disposition = ("ignored" if handler == signal.SIG_IGN else
                            "default" if handler == signal.SIG_DFL else "handled")
             with open(path, "a", encoding="utf-8") as file:
-                file.write(json.dumps({"pid": os.getpid(), "sighup": disposition}) + "\n")
+                file.write(json.dumps({"pid": os.getpid(), "ppid": os.getppid(),
+                                       "sighup": disposition}) + "\n")
         return super().fit(X, y)
 
 

@@ -27,6 +27,7 @@ from __future__ import annotations
 import contextlib
 import multiprocessing
 import multiprocessing.connection
+import multiprocessing.forkserver
 import os
 import shutil
 import signal
@@ -399,12 +400,48 @@ def worker_context() -> ForkServerContext | SpawnContext:
     Unlike ``fork``, no thread, lock or database connection of the parent reaches a
     worker. What a worker gets from its parent at its start, and not from the server
     started earlier, is in :class:`_StartState` (and Python passes the working folder and
-    ``sys.path``)."""
+    ``sys.path``).
+
+    The server is started here (:func:`_start_fork_server`); where it cannot start (a
+    temporary folder that takes no socket), the workers are spawned, as CPython does
+    since gh-155717."""
     if "forkserver" not in multiprocessing.get_all_start_methods():
         return multiprocessing.get_context("spawn")
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload(list(WORKER_MODULES))
+    try:
+        _start_fork_server()
+    except OSError:
+        return multiprocessing.get_context("spawn")
     return context
+
+
+#: The longest path of a Unix socket in bytes, its final NUL included (``sun_path``).
+_SOCKET_PATH_BYTES = 108 if sys.platform.startswith("linux") else 104
+
+#: What Python adds to the temporary folder for the fork server's socket.
+_SOCKET_SUFFIX = "/pymp-XXXXXXXX/listener-XXXXXXXX"
+
+
+def _start_fork_server() -> None:
+    """Start this process's fork server unless it runs, with its socket in a folder short
+    enough for one.
+
+    Python makes the socket ``$TMPDIR/pymp-XXXXXXXX/listener-XXXXXXXX``: a ``TMPDIR`` of
+    more than 75 bytes on Linux (71 on macOS) makes a path too long for a Unix socket
+    (``OSError: AF_UNIX path too long``; long ones are common on clusters and in test
+    runners). There the socket goes under ``/tmp``, as Python 3.14 does (CPython
+    gh-132124); what paretostab writes still goes to ``TMPDIR``. Python keeps the folder
+    of its first socket for the process's life: if it was made earlier, in a folder too
+    long, this raises the ``OSError``."""
+    socket_path = os.fsencode(tempfile.gettempdir()) + _SOCKET_SUFFIX.encode()
+    chosen = tempfile.tempdir
+    if len(socket_path) >= _SOCKET_PATH_BYTES:
+        tempfile.tempdir = "/tmp"
+    try:
+        multiprocessing.forkserver.ensure_running()
+    finally:
+        tempfile.tempdir = chosen
 
 
 @dataclass(frozen=True)
