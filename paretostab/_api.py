@@ -171,8 +171,8 @@ def tune(spec: object, /, *, data: object = None, storage: str | None = None,
          artifacts: str | None = None, progress: bool | None = None,
          backend: str = "local", scheduler: str | None = None,
          cache_bytes: int | None = None, storage_wait: float | None = None,
-         heartbeat_interval: int | None = None, grace_period: int | None = None
-         ) -> TunedStudy:
+         stop_wait: float | None = None, heartbeat_interval: int | None = None,
+         grace_period: int | None = None) -> TunedStudy:
     """Run (or resume) a study until it has ``n_trials`` counted trials: the one ``tune``
     of the package, which ``python -m paretostab tune`` calls too.
 
@@ -215,6 +215,12 @@ def tune(spec: object, /, *, data: object = None, storage: str | None = None,
         none).
     storage_wait : float, optional
         Seconds a database outage is waited out before a ``StoreError`` (default 300).
+    stop_wait : float, optional
+        Seconds that ``workers`` which a stop signal has not stopped (a long native call)
+        are waited for, all together, before they are killed and their trials failed
+        (default 30). Keep it below what a batch system leaves between its SIGTERM and
+        its kill -9 (SLURM's ``KillWait``, Kubernetes' ``terminationGracePeriodSeconds``,
+        both 30 s by default) less a few seconds to fail the trials.
     heartbeat_interval, grace_period : int, optional
         Seconds between a running trial's heartbeats on an RDB storage, and without one
         after which another process fails it as stale and runs its slot again.
@@ -282,6 +288,7 @@ def tune(spec: object, /, *, data: object = None, storage: str | None = None,
     spec = as_spec(spec, memory=data is not None)
     url = storage or spec.storage or DEFAULT_STORAGE
     given: dict[str, Any] = {"cache_bytes": cache_bytes, "storage_wait": storage_wait,
+                             "stop_wait": stop_wait,
                              "heartbeat_interval": heartbeat_interval,
                              "grace_period": grace_period}
     with quiet_optuna():

@@ -46,7 +46,7 @@ from paretostab._data_formats import FILE_TYPES, ORIENTATIONS, some_names
 from paretostab._errors import DataWarning, InvalidInputError, ParetostabError
 from paretostab._faults import DEFAULT_STORAGE_WAIT
 from paretostab._run_cache import DEFAULT_CACHE_BYTES
-from paretostab._signals import stop_signals
+from paretostab._signals import DEFAULT_STOP_WAIT, stop_signals
 from paretostab._validation import Interval
 from paretostab._version import __version__
 
@@ -87,7 +87,8 @@ def _tune(args) -> int:
         study = tune(spec, storage=storage, study_name=args.study_name, n_trials=args.n_trials,
                      timeout=args.timeout, n_jobs=args.n_jobs, workers=args.workers,
                      artifacts=args.artifacts, cache_bytes=int(args.cache_gib * 2**30),
-                     storage_wait=args.storage_wait, backend=args.backend,
+                     storage_wait=args.storage_wait, stop_wait=args.stop_wait,
+                     backend=args.backend,
                      scheduler=args.scheduler, progress=_progress(args)).study
     except KeyboardInterrupt as interrupt:
         return _interrupted("completed trials are kept; run the same command to resume.",
@@ -480,6 +481,12 @@ def _run(argv: list[str] | None) -> int:
                       metavar="SECONDS", help="how long to wait for a database server that "
                       "cannot be reached (a restart, a failover) before stopping "
                       "(default %(default)g)")
+    tune.add_argument("--stop-wait", type=float, default=DEFAULT_STOP_WAIT,
+                      metavar="SECONDS", help="after Ctrl-C, SIGTERM or SIGHUP, how long "
+                      "--workers that have not stopped (a long native call) are waited for "
+                      "before they are killed and their trials failed (default %(default)g; "
+                      "keep it below a batch system's wait before its kill -9: SLURM's "
+                      "KillWait, Kubernetes' terminationGracePeriodSeconds)")
     tune.add_argument("--cache-gib", type=float, default=DEFAULT_CACHE_BYTES / 2**30,
                       help="memory for the prepared runs each process keeps between trials "
                       "with shared resamples, in GiB (default %(default)g; 0: none)")

@@ -20,8 +20,12 @@ from collections.abc import Iterator
 
 from paretostab._errors import Interrupted
 
-__all__ = ["STOP_SIGNALS", "heeded_stop_signals", "interrupts_unsaid", "raise_if_stopped",
-           "stop_signals"]
+__all__ = ["DEFAULT_STOP_WAIT", "STOP_SIGNALS", "heeded_stop_signals", "interrupts_unsaid",
+           "raise_if_stopped", "stop_signals"]
+
+DEFAULT_STOP_WAIT = 30.0
+"""Seconds that the workers of ``tune --workers`` which a stop signal has not stopped are
+waited for, all together, before they are killed (``--stop-wait``)."""
 
 STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP")
                      if hasattr(signal, name))

@@ -45,6 +45,7 @@ def test_a_storage_url_without_a_file_is_one_error_line(url, command, capsys, tm
     (["tune", "--n-trials", "0"], "n_trials must be an integer >= 1; got 0."),
     (["tune", "--workers", "0"], "workers must be an integer >= 1; got 0."),
     (["tune", "--storage-wait", "nan"], "storage_wait must be a finite number >= 0"),
+    (["tune", "--stop-wait", "-1"], "stop_wait must be a finite number >= 0 (seconds)"),
     (["report", "--replicates", "-1"], "replicates must be 0 (no confidence regions) or >= 3"),
     (["report", "--pfer", "nan"], "pfer must be a finite number > 0; got nan."),
     (["report", "--fdp", "nan"], "fdp must be a number in (0, 1]; got nan."),

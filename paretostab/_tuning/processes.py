@@ -62,7 +62,12 @@ from paretostab._faults import (
 from paretostab._problem import Problem
 from paretostab._progress import Progress, bar_class, progress_bar
 from paretostab._run_cache import DEFAULT_CACHE_BYTES
-from paretostab._signals import STOP_SIGNALS, heeded_stop_signals, stop_signals
+from paretostab._signals import (
+    DEFAULT_STOP_WAIT,
+    STOP_SIGNALS,
+    heeded_stop_signals,
+    stop_signals,
+)
 from paretostab._storage import (
     DEFAULT_STORAGE,
     artifact_notice,
@@ -104,6 +109,9 @@ __all__ = ["MAX_STUDY_NAME", "WORKER_MODULES", "TuneSettings", "run_study", "run
 CACHE_BYTES = Interval("integer", 0, why=" (the run cache's memory budget per process)")
 
 MAX_STUDY_NAME = 512
+
+#: The ``stop_wait`` of :func:`run_workers`.
+STOP_WAIT = Interval("number", 0, why=" (seconds)")
 """The longest study name Optuna's RDB storages hold (their ``study_name`` column)."""
 
 
@@ -168,8 +176,9 @@ def run_study(spec: StudySpec, *, storage: str | None = None, study_name: str | 
          workers: int = 1, artifacts: str | None = None,
          cache_bytes: int = DEFAULT_CACHE_BYTES, progress: bool | None = None,
          heartbeat_interval: int = HEARTBEAT_SECONDS, grace_period: int = GRACE_SECONDS,
-         storage_wait: float = DEFAULT_STORAGE_WAIT, data: object = None,
-         backend: str = "local", scheduler: str | None = None) -> optuna.Study:
+         storage_wait: float = DEFAULT_STORAGE_WAIT, stop_wait: float = DEFAULT_STOP_WAIT,
+         data: object = None, backend: str = "local", scheduler: str | None = None
+         ) -> optuna.Study:
     """Run (or resume) the spec's study until it has ``n_trials`` counted trials: the
     engine of :func:`paretostab.tune`, whose docstring says what each option does;
     returns the Optuna study (on the whole data; one fold's study for one fold)."""
@@ -192,6 +201,7 @@ def run_study(spec: StudySpec, *, storage: str | None = None, study_name: str | 
             f"study name: at most {MAX_STUDY_NAME} characters (what Optuna's database "
             f"storages hold); got {len(name)} ({name[:40]}…).")
     cache_bytes = CACHE_BYTES.integer("cache_bytes", cache_bytes)
+    STOP_WAIT.check("stop_wait", stop_wait)
     check_backend(backend, scheduler, n_jobs)
     settings = TuneSettings(storage=url, artifacts=artifacts, study_name=study_name,
                             n_trials=total, timeout=timeout,
@@ -216,8 +226,9 @@ def run_study(spec: StudySpec, *, storage: str | None = None, study_name: str | 
             else:
                 try:
                     run_workers(min(workers, total - start), problem, settings,
-                                follow=lambda: _advance(bar, study, start))
-                except KeyboardInterrupt:  # a worker killed after its 30 s left its trial
+                                follow=lambda: _advance(bar, study, start),
+                                stop_wait=stop_wait)
+                except KeyboardInterrupt:  # a worker killed after stop_wait left its trial
                     fail_stale_trials(study)  # running: failed now, its slot run again
                     raise
     folds = protocol.outer_folds if protocol.outer_fold is None else None
@@ -227,7 +238,8 @@ def run_study(spec: StudySpec, *, storage: str | None = None, study_name: str | 
              n_trials=n_trials, timeout=timeout, n_jobs=n_jobs, workers=workers,
              artifacts=artifacts, cache_bytes=cache_bytes, progress=progress,
              heartbeat_interval=heartbeat_interval, grace_period=grace_period,
-             storage_wait=storage_wait, data=data, backend=backend, scheduler=scheduler)
+             storage_wait=storage_wait, stop_wait=stop_wait, data=data, backend=backend,
+             scheduler=scheduler)
     return study
 
 
@@ -328,11 +340,12 @@ def _advance(bar: Progress, study: optuna.Study, start: int) -> None:
 
 
 def run_workers(workers: int, problem: Problem, settings: TuneSettings, *,
-                follow: Callable[[], None]) -> None:
+                follow: Callable[[], None], stop_wait: float = DEFAULT_STOP_WAIT) -> None:
     """Start ``workers`` processes running trials (:func:`run_trials`) on the problem's
     data mapped from one file (:func:`_shared_data`), and call ``follow`` every second
     until they end. Ctrl-C, SIGTERM or SIGHUP is passed on to each of them once (they stop
-    after their trial's computation is interrupted), then awaited for 30 s in all and killed
+    after their trial's computation is interrupted), then awaited for ``stop_wait`` seconds
+    in all and killed
     (:func:`run_study` then fails the trial a killed one left running). The signal is
     taken in the wait between two calls of ``follow`` (:class:`Interrupts`), never inside
     a clean-up that the garbage collector runs, which would swallow it and print a
@@ -358,7 +371,7 @@ def run_workers(workers: int, problem: Problem, settings: TuneSettings, *,
             for process in processes:
                 if process.is_alive():
                     os.kill(cast(int, process.pid), signum)  # started: it has a pid
-            deadline = time.monotonic() + 30.0  # 30 s for them all, not for each
+            deadline = time.monotonic() + stop_wait  # for them all, not for each
             for process in processes:
                 process.join(max(0.0, deadline - time.monotonic()))
                 if process.is_alive():
