@@ -45,14 +45,12 @@ from paretostab._faults import (
 )
 from paretostab._optuna_internals import RetryingRDBStorage
 from paretostab._runset import RunSet
-from paretostab._validation import Interval
+from paretostab._validation import WAIT_SECONDS, Interval
 
 __all__ = ["DEFAULT_SERVER_ARTIFACTS", "DEFAULT_STORAGE", "STORAGE_FORMS", "PrefixedArtifactStore",
            "artifact_notice", "artifact_store", "default_artifact_dir", "display_url",
            "load_runset", "open_storage"]
 
-#: Seconds an outage is waited out.
-STORAGE_WAIT = Interval("number", 0, why=" (seconds)")
 #: Seconds between heartbeats, or without one before a trial is stale.
 HEARTBEAT = Interval("integer", 1, none=True, why=" (seconds)")
 
@@ -323,7 +321,7 @@ def open_storage(url: str, *, must_exist: bool = False, heartbeat_interval: int 
     lies on a network file system, where the log does not work:
     :class:`~paretostab._optuna_internals.RetryingRDBStorage`).
     """
-    STORAGE_WAIT.check("storage_wait", storage_wait)
+    WAIT_SECONDS.check("storage_wait", storage_wait)
     for name, value in (("heartbeat_interval", heartbeat_interval),
                         ("grace_period", grace_period)):
         HEARTBEAT.check(name, value)

@@ -20,8 +20,8 @@ import numpy as np
 
 from paretostab._errors import InvalidInputError, described
 
-__all__ = ["COUNT", "FRACTION", "NON_NEGATIVE", "PAIRED_RUNS", "POSITIVE", "Interval", "is_int",
-           "is_number"]
+__all__ = ["COUNT", "FRACTION", "NON_NEGATIVE", "PAIRED_RUNS", "POSITIVE", "WAIT_SECONDS",
+           "Interval", "is_int", "is_number"]
 
 T = TypeVar("T")
 
@@ -150,6 +150,8 @@ NON_NEGATIVE = Interval("number", 0)
 POSITIVE = Interval("number", 0, closed="neither")
 #: An integer >= 1 (a count of runs, trials, workers, features).
 COUNT = Interval("integer", 1)
+#: Seconds to wait, 0 or more (for a database server, for workers to stop).
+WAIT_SECONDS = Interval("number", 0, why=" (seconds)")
 #: A number in (0, 1) (a share of the examples, a confidence level).
 FRACTION = Interval("number", 0, 1, "neither")
 #: The runs of complementary pairs (Shah & Samworth 2013, the resampling

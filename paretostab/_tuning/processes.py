@@ -93,7 +93,7 @@ from paretostab._tuning.study import (
     recorded_chance,
     resample_seed,
 )
-from paretostab._validation import COUNT, Interval
+from paretostab._validation import COUNT, WAIT_SECONDS, Interval
 from paretostab.evaluation import outer_study_name
 from paretostab.front import dominance_area, pareto_front
 from paretostab.maps import study_palette
@@ -109,9 +109,6 @@ __all__ = ["MAX_STUDY_NAME", "WORKER_MODULES", "TuneSettings", "run_study", "run
 CACHE_BYTES = Interval("integer", 0, why=" (the run cache's memory budget per process)")
 
 MAX_STUDY_NAME = 512
-
-#: The ``stop_wait`` of :func:`run_workers`.
-STOP_WAIT = Interval("number", 0, why=" (seconds)")
 """The longest study name Optuna's RDB storages hold (their ``study_name`` column)."""
 
 
@@ -201,7 +198,7 @@ def run_study(spec: StudySpec, *, storage: str | None = None, study_name: str | 
             f"study name: at most {MAX_STUDY_NAME} characters (what Optuna's database "
             f"storages hold); got {len(name)} ({name[:40]}…).")
     cache_bytes = CACHE_BYTES.integer("cache_bytes", cache_bytes)
-    STOP_WAIT.check("stop_wait", stop_wait)
+    WAIT_SECONDS.check("stop_wait", stop_wait)
     check_backend(backend, scheduler, n_jobs)
     settings = TuneSettings(storage=url, artifacts=artifacts, study_name=study_name,
                             n_trials=total, timeout=timeout,
@@ -432,24 +429,26 @@ def worker_context() -> ForkServerContext | SpawnContext:
 #: The longest path of a Unix socket in bytes, its final NUL included (``sun_path``).
 _SOCKET_PATH_BYTES = 108 if sys.platform.startswith("linux") else 104
 
-#: What Python adds to the temporary folder for the fork server's socket.
-_SOCKET_SUFFIX = "/pymp-XXXXXXXX/listener-XXXXXXXX"
+#: What Python adds to the temporary folder for the fork server's socket: a folder
+#: ``/pymp-…`` and in it a file ``/listener-…``, each name ending in 8 random characters
+#: (``tempfile``'s).
+_SOCKET_SUFFIX_BYTES = len("/pymp-") + 8 + len("/listener-") + 8
 
 
 def _start_fork_server() -> None:
     """Start this process's fork server unless it runs, with its socket in a folder short
     enough for one.
 
-    Python makes the socket ``$TMPDIR/pymp-XXXXXXXX/listener-XXXXXXXX``: a ``TMPDIR`` of
-    more than 75 bytes on Linux (71 on macOS) makes a path too long for a Unix socket
-    (``OSError: AF_UNIX path too long``; long ones are common on clusters and in test
-    runners). There the socket goes under ``/tmp``, as Python 3.14 does (CPython
-    gh-132124); what paretostab writes still goes to ``TMPDIR``. Python keeps the folder
-    of its first socket for the process's life: if it was made earlier, in a folder too
-    long, this raises the ``OSError``."""
-    socket_path = os.fsencode(tempfile.gettempdir()) + _SOCKET_SUFFIX.encode()
+    Python makes the socket ``listener-…`` in a folder ``pymp-…`` of ``TMPDIR`` (each
+    name ending in 8 random characters): a ``TMPDIR`` of more than 75 bytes on Linux (71
+    on macOS) makes a path too long for a Unix socket (``OSError: AF_UNIX path too
+    long``; long ones are common on clusters and in test runners). There the socket goes
+    under ``/tmp``, as Python 3.14 does (CPython gh-132124); what paretostab writes still
+    goes to ``TMPDIR``. Python keeps the folder of its first socket for the process's
+    life: if it was made earlier, in a folder too long, this raises the ``OSError``."""
+    socket_path_bytes = len(os.fsencode(tempfile.gettempdir())) + _SOCKET_SUFFIX_BYTES
     chosen = tempfile.tempdir
-    if len(socket_path) >= _SOCKET_PATH_BYTES:
+    if socket_path_bytes >= _SOCKET_PATH_BYTES:
         tempfile.tempdir = "/tmp"
     try:
         multiprocessing.forkserver.ensure_running()
