@@ -44,7 +44,7 @@ import pandas as pd
 
 from paretostab._data_formats import FILE_TYPES, ORIENTATIONS, some_names
 from paretostab._errors import DataWarning, InvalidInputError, ParetostabError
-from paretostab._faults import DEFAULT_STORAGE_WAIT
+from paretostab._faults import DEFAULT_STORAGE_WAIT, GRACE_SECONDS, HEARTBEAT_SECONDS
 from paretostab._run_cache import DEFAULT_CACHE_BYTES
 from paretostab._signals import DEFAULT_STOP_WAIT, stop_signals
 from paretostab._validation import Interval
@@ -88,7 +88,8 @@ def _tune(args) -> int:
                      timeout=args.timeout, n_jobs=args.n_jobs, workers=args.workers,
                      artifacts=args.artifacts, cache_bytes=int(args.cache_gib * 2**30),
                      storage_wait=args.storage_wait, stop_wait=args.stop_wait,
-                     backend=args.backend,
+                     heartbeat_interval=args.heartbeat_interval,
+                     grace_period=args.grace_period, backend=args.backend,
                      scheduler=args.scheduler, progress=_progress(args)).study
     except KeyboardInterrupt as interrupt:
         return _interrupted("completed trials are kept; run the same command to resume.",
@@ -487,6 +488,17 @@ def _run(argv: list[str] | None) -> int:
                       "before they are killed and their trials failed (default %(default)g; "
                       "keep it below a batch system's wait before its kill -9: SLURM's "
                       "KillWait, Kubernetes' terminationGracePeriodSeconds)")
+    tune.add_argument("--heartbeat-interval", type=int, default=HEARTBEAT_SECONDS,
+                      metavar="SECONDS", help="how often a running trial records on a "
+                      "database storage (SQLite, PostgreSQL, MySQL) that its process is "
+                      "alive (default %(default)d)")
+    tune.add_argument("--grace-period", type=int, default=GRACE_SECONDS, metavar="SECONDS",
+                      help="how long a running trial may go without a heartbeat before a "
+                      "tune fails it as stale and runs its slot again: the trial of a "
+                      "process killed with kill -9 or of a lost machine (default "
+                      "%(default)d; at least --heartbeat-interval; a shorter one recovers "
+                      "sooner but also fails the trial of a process stalled that long; give "
+                      "every process of a study the same)")
     tune.add_argument("--cache-gib", type=float, default=DEFAULT_CACHE_BYTES / 2**30,
                       help="memory for the prepared runs each process keeps between trials "
                       "with shared resamples, in GiB (default %(default)g; 0: none)")

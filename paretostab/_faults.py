@@ -43,9 +43,9 @@ from pathlib import Path
 
 from paretostab._errors import MemoryLimitError, StoreError
 
-__all__ = ["DEFAULT_STORAGE_WAIT", "ENVIRONMENT_FAILURES_IN_A_ROW", "Retrying", "causes",
-           "environment_error", "one_line", "owned_folder", "server_unavailable",
-           "transient_database_error"]
+__all__ = ["DEFAULT_STORAGE_WAIT", "ENVIRONMENT_FAILURES_IN_A_ROW", "GRACE_SECONDS",
+           "HEARTBEAT_SECONDS", "Retrying", "causes", "environment_error", "one_line",
+           "owned_folder", "server_unavailable", "transient_database_error"]
 
 DEFAULT_STORAGE_WAIT = 300.0
 """Seconds a process waits for an unreachable database (a restart, a failover) before it
@@ -53,6 +53,13 @@ gives up (``tune --storage-wait``)."""
 
 ENVIRONMENT_FAILURES_IN_A_ROW = 3
 """Trials in a row a process lets an environment error fail before it stops."""
+HEARTBEAT_SECONDS = 10
+"""How often the process running a trial records that it is alive, on an RDB storage
+(``tune --heartbeat-interval``)."""
+GRACE_SECONDS = 60
+"""How long a running trial may go without a heartbeat before another process fails it
+as stale and runs its slot again: a process killed with kill -9, or a machine lost
+(``tune --grace-period``)."""
 
 _WAITED_OUT = ("Completed trials are kept: once the database is back, run the same command "
                "to resume.")

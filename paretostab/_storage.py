@@ -48,11 +48,11 @@ from paretostab._runset import RunSet
 from paretostab._validation import WAIT_SECONDS, Interval
 
 __all__ = ["DEFAULT_SERVER_ARTIFACTS", "DEFAULT_STORAGE", "STORAGE_FORMS", "PrefixedArtifactStore",
-           "artifact_notice", "artifact_store", "default_artifact_dir", "display_url",
-           "load_runset", "open_storage"]
+           "artifact_notice", "artifact_store", "check_heartbeat", "default_artifact_dir",
+           "display_url", "load_runset", "open_storage"]
 
 #: Seconds between heartbeats, or without one before a trial is stale.
-HEARTBEAT = Interval("integer", 1, none=True, why=" (seconds)")
+HEARTBEAT = Interval("integer", 1, why=" (seconds)")
 
 DEFAULT_STORAGE = "sqlite:///paretostab.db"
 DEFAULT_SERVER_ARTIFACTS = "paretostab-artifacts"
@@ -282,6 +282,27 @@ def _not_a_journal(path: Path) -> bool:
     return not (isinstance(record, dict) and "op_code" in record)
 
 
+def check_heartbeat(heartbeat_interval: int | None, grace_period: int | None) -> None:
+    """Check a heartbeat interval and grace period (seconds; None: the storage's default)
+    as :func:`open_storage` takes them: whole seconds from 1, and a grace period no
+    shorter than the interval (a live trial would go stale between two heartbeats).
+
+    Raises
+    ------
+    InvalidInputError
+        Naming the value and what was expected.
+    """
+    for name, value in (("heartbeat_interval", heartbeat_interval),
+                        ("grace_period", grace_period)):
+        if value is not None:
+            HEARTBEAT.check(name, value)
+    if (heartbeat_interval is not None and grace_period is not None
+            and grace_period < heartbeat_interval):
+        raise InvalidInputError(
+            f"grace_period must be at least heartbeat_interval ({heartbeat_interval} s): a "
+            f"running trial would go stale between two heartbeats; got {grace_period} s.")
+
+
 def open_storage(url: str, *, must_exist: bool = False, heartbeat_interval: int | None = None,
                  grace_period: int | None = None,
                  storage_wait: float = DEFAULT_STORAGE_WAIT,
@@ -322,14 +343,7 @@ def open_storage(url: str, *, must_exist: bool = False, heartbeat_interval: int 
     :class:`~paretostab._optuna_internals.RetryingRDBStorage`).
     """
     WAIT_SECONDS.check("storage_wait", storage_wait)
-    for name, value in (("heartbeat_interval", heartbeat_interval),
-                        ("grace_period", grace_period)):
-        HEARTBEAT.check(name, value)
-    if (heartbeat_interval is not None and grace_period is not None
-            and grace_period < heartbeat_interval):
-        raise InvalidInputError(
-            f"grace_period must be at least heartbeat_interval ({heartbeat_interval} s): a "
-            f"running trial would go stale between two heartbeats; got {grace_period} s.")
+    check_heartbeat(heartbeat_interval, grace_period)
     if url.startswith("journal:"):
         return _journal_storage(url, must_exist)
     parsed = _parse_rdb_url(url)

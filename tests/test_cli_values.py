@@ -46,6 +46,10 @@ def test_a_storage_url_without_a_file_is_one_error_line(url, command, capsys, tm
     (["tune", "--workers", "0"], "workers must be an integer >= 1; got 0."),
     (["tune", "--storage-wait", "nan"], "storage_wait must be a finite number >= 0"),
     (["tune", "--stop-wait", "-1"], "stop_wait must be a finite number >= 0 (seconds)"),
+    (["tune", "--grace-period", "0"], "grace_period must be an integer >= 1 (seconds)"),
+    (["tune", "--heartbeat-interval", "90"],
+     "grace_period must be at least heartbeat_interval (90 s): a running trial would go "
+     "stale between two heartbeats; got 60 s."),
     (["report", "--replicates", "-1"], "replicates must be 0 (no confidence regions) or >= 3"),
     (["report", "--pfer", "nan"], "pfer must be a finite number > 0; got nan."),
     (["report", "--fdp", "nan"], "fdp must be a number in (0, 1]; got nan."),

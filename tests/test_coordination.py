@@ -29,11 +29,14 @@ from paretostab._tuning.coordination import (
     fail_stale_trials,
     process_ended,
 )
+from paretostab.spec import load_spec
 from tests.extras import need
 from tests.studies import storage_url, tiny, write_spec
 from tests.waiting import WAIT_SECONDS, current, ended_after, heeding_stop_signals, wait_until
 
-ROOT = Path(__file__).resolve().parents[1]
+SHORT_HEARTBEATS = ("--heartbeat-interval", "1", "--grace-period", "5")
+"""For every process of a kill -9 test: a trial the kill left running without a heartbeat
+fails after 5 s, not the default minute (which these tests spent idle)."""
 
 
 def cli_tune(spec_path, url, *extra, cwd, **options):
@@ -350,15 +353,16 @@ def test_three_tune_processes_as_three_machines_on_one_fresh_postgresql_database
 @pytest.mark.slow
 def test_kill_9_of_one_of_three_processes_on_postgresql_then_a_resume(tmp_path, postgres_url):
     spec_path = write_spec(tmp_path, "killed", trials=15)
-    processes = [cli_tune(spec_path, postgres_url, cwd=tmp_path) for _ in range(3)]
+    processes = [cli_tune(spec_path, postgres_url, *SHORT_HEARTBEATS, cwd=tmp_path)
+                 for _ in range(3)]
     wait_until(lambda: counted_now(postgres_url, "killed") >= 2, what="two trials")
     processes[0].kill()
     for process in processes:
         process.communicate(timeout=WAIT_SECONDS)
     assert [p.returncode for p in processes[1:]] == [0, 0]
     resume = subprocess.run([sys.executable, "-m", "paretostab", "tune", str(spec_path),
-                             "--storage", postgres_url], cwd=tmp_path, capture_output=True,
-                            text=True, timeout=WAIT_SECONDS)
+                             "--storage", postgres_url, *SHORT_HEARTBEATS], cwd=tmp_path,
+                            capture_output=True, text=True, timeout=WAIT_SECONDS)
     assert resume.returncode == 0, resume.stderr[-2000:]
     study = load(postgres_url, "killed")
     assert counted_trials(study) == 15
@@ -372,19 +376,20 @@ def test_kill_9_of_one_of_three_processes_on_postgresql_then_a_resume(tmp_path, 
 @pytest.mark.slow
 @pytest.mark.filterwarnings("ignore:Heartbeat of storage:UserWarning")  # asked by hand
 def test_a_process_waiting_on_a_trial_killed_before_its_first_heartbeat_fails_it_and_ends(
-        postgres_url):
+        tmp_path, postgres_url):
     """Before: it waited for ever. In CI a survivor of the kill -9 above did (600 s), its
     killed process having just created a trial; 2 of 2 runs of ``tune`` after a kill in
-    that window hung, here and in the reproduction."""
-    run_study(tiny(), storage=postgres_url, n_trials=2, progress=False)
-    orphan = load(postgres_url, "tiny").ask()  # as a kill -9 right after creating it leaves it
-    script = ("import sys; from tests.studies import tiny; from paretostab._tuning import run_study;"
-              " run_study(tiny(), storage=sys.argv[1], n_trials=4, heartbeat_interval=1,"
-              " grace_period=2, progress=False)")
-    waiting = subprocess.run([sys.executable, "-c", script, postgres_url], cwd=ROOT,
-                             capture_output=True, text=True, timeout=WAIT_SECONDS)
+    that window hung, here and in the reproduction. ``--grace-period`` is how long it
+    waits (without it reaching the storage, a minute, and the reason says 60 s)."""
+    spec_path = write_spec(tmp_path, "orphaned", trials=4)
+    run_study(load_spec(spec_path), storage=postgres_url, n_trials=2, progress=False)
+    orphan = load(postgres_url, "orphaned").ask()  # as a kill -9 right after creating it
+    waiting = subprocess.run([sys.executable, "-m", "paretostab", "tune", str(spec_path),
+                              "--storage", postgres_url, "--heartbeat-interval", "1",
+                              "--grace-period", "2"], cwd=tmp_path, capture_output=True,
+                             text=True, timeout=WAIT_SECONDS)
     assert waiting.returncode == 0, waiting.stderr[-2000:]
-    study = load(postgres_url, "tiny")
+    study = load(postgres_url, "orphaned")
     assert counted_trials(study) == 4 and not study.get_trials(states=(TrialState.RUNNING,))
     assert study.trials[orphan.number].user_attrs["fail_reason"].startswith(
         "went stale: no heartbeat ever came from its process, watched for 2 s")
@@ -401,14 +406,15 @@ def test_a_grid_over_three_processes_on_postgresql_a_kill_9_and_a_resume(tmp_pat
         '[selector.fixed]\nn_features = 4\nalpha = 0.5\nepsilon = 0.1\nfinal_reg = 1.0\n'
         '[selector.search]\nn_stable = { choices = [0, 1, 2, 3, 4] }\n'
         'reg = { choices = [0.1, 1.0, 10.0] }\n[objective]\nstability = "iw"\n')
-    processes = [cli_tune(spec_path, postgres_url, cwd=tmp_path) for _ in range(3)]
+    processes = [cli_tune(spec_path, postgres_url, *SHORT_HEARTBEATS, cwd=tmp_path)
+                 for _ in range(3)]
     wait_until(lambda: counted_now(postgres_url, "grid") >= 2, what="two trials")
     processes[0].kill()
     for process in processes:
         process.communicate(timeout=WAIT_SECONDS)
     resume = subprocess.run([sys.executable, "-m", "paretostab", "tune", str(spec_path),
-                             "--storage", postgres_url], cwd=tmp_path, capture_output=True,
-                            text=True, timeout=WAIT_SECONDS)
+                             "--storage", postgres_url, *SHORT_HEARTBEATS], cwd=tmp_path,
+                            capture_output=True, text=True, timeout=WAIT_SECONDS)
     assert resume.returncode == 0, resume.stderr[-2000:]
     study = load(postgres_url, "grid")
     complete = sorted((t.params["n_stable"], t.params["reg"])
@@ -454,5 +460,7 @@ def test_a_trial_without_heartbeat_on_postgresql_fails_as_stale(postgres_url):
     storage.record_heartbeat(trial_id_of(trial))
     time.sleep(2.5)
     assert fail_stale_trials(study) == [trial.number]
-    assert "no heartbeat" in study.get_trials()[0].user_attrs["fail_reason"]
+    assert study.get_trials()[0].user_attrs["fail_reason"] == (
+        "went stale: no heartbeat from its process for the grace period, 1 s (killed, or cut "
+        "off from the storage)")
 

@@ -16,14 +16,13 @@ import pytest
 from optuna.trial import TrialState
 
 from paretostab._errors import Interrupted, InvalidInputError
+from paretostab._faults import GRACE_SECONDS, HEARTBEAT_SECONDS
 from paretostab._optuna_internals import grace_seconds, storage_of, trial_id_of
 from paretostab._problem import Problem
 from paretostab._signals import STOP_SIGNALS
 from paretostab._storage import open_storage
 from paretostab._tuning import coordination, create_or_load_study
 from paretostab._tuning.coordination import (
-    GRACE_SECONDS,
-    HEARTBEAT_SECONDS,
     Interrupts,
     StreamSampler,
     TrialSlots,

@@ -48,14 +48,10 @@ from paretostab._optuna_internals import (
 from paretostab._signals import heeded_stop_signals, interrupts_unsaid, raise_if_stopped
 from paretostab._tuning.notes import note_failures
 
-__all__ = ["GRACE_SECONDS", "HEARTBEAT_SECONDS", "POLL_SECONDS", "Interrupts", "StreamSampler",
+__all__ = ["POLL_SECONDS", "Interrupts", "StreamSampler",
            "TrialSlots", "counted_trials", "counts", "fail_stale_trials", "free_grid_point",
            "process_ended", "release"]
 
-HEARTBEAT_SECONDS = 10
-"""How often the process running a trial records that it is alive (RDB storages)."""
-GRACE_SECONDS = 60
-"""How long a running trial may go without a heartbeat before it is stale."""
 POLL_SECONDS = 2.0
 """How often a process whose remaining slots are all running checks them again."""
 
@@ -156,12 +152,13 @@ def fail_stale_trials(study: optuna.Study, trials: list[FrozenTrial] | None = No
                 "finishing it"))
     if heartbeat_enabled(storage):
         numbers = {trial_id_of(t): t.number for t in running}
+        grace = grace_seconds(storage)
         for trial_id in stale_trial_ids(storage, study_id_of(study)):
             number = numbers.get(trial_id)
             if number is None:  # started after ``trials`` were read
                 number = storage.get_trial_number_from_id(trial_id)
             stale.setdefault(trial_id, (number, (
-                "went stale: no heartbeat from its process within the grace period "
+                f"went stale: no heartbeat from its process for the grace period, {grace} s "
                 "(killed, or cut off from the storage)")))
         if silent_since is not None:
             stale = {**_never_beating(storage, numbers, silent_since), **stale}

@@ -55,6 +55,8 @@ from paretostab._errors import (
 from paretostab._faults import (
     DEFAULT_STORAGE_WAIT,
     ENVIRONMENT_FAILURES_IN_A_ROW,
+    GRACE_SECONDS,
+    HEARTBEAT_SECONDS,
     causes,
     one_line,
     owned_folder,
@@ -72,13 +74,12 @@ from paretostab._storage import (
     DEFAULT_STORAGE,
     artifact_notice,
     artifact_store,
+    check_heartbeat,
     default_artifact_dir,
     open_storage,
 )
 from paretostab._tuning.cluster import check_backend, runs_on
 from paretostab._tuning.coordination import (
-    GRACE_SECONDS,
-    HEARTBEAT_SECONDS,
     Interrupts,
     TrialSlots,
     counted_trials,
@@ -199,6 +200,7 @@ def run_study(spec: StudySpec, *, storage: str | None = None, study_name: str | 
             f"storages hold); got {len(name)} ({name[:40]}…).")
     cache_bytes = CACHE_BYTES.integer("cache_bytes", cache_bytes)
     WAIT_SECONDS.check("stop_wait", stop_wait)
+    check_heartbeat(heartbeat_interval, grace_period)
     check_backend(backend, scheduler, n_jobs)
     settings = TuneSettings(storage=url, artifacts=artifacts, study_name=study_name,
                             n_trials=total, timeout=timeout,
