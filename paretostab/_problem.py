@@ -391,13 +391,15 @@ class Problem:
                 "prefilter": self.spec.data.prefilter, "metric": protocol.metric}
 
     def run(self, params: Mapping[str, object], *, random_state: object,
-            n_jobs: int | None = None, cache: RunCache | None = None) -> RunSet:
+            n_jobs: int | None = None, cache: RunCache | None = None,
+            on_run: Callable[[], object] | None = None) -> RunSet:
         """The protocol of a trial with ``params`` on the resamples of ``random_state``
-        (``n_jobs`` processes, default the spec's; prepared runs kept in ``cache``)."""
+        (``n_jobs`` processes, default the spec's; prepared runs kept in ``cache``;
+        ``on_run`` called after each run)."""
         return run_protocol(self.estimator(params), self.X, self.y,
                             random_state=random_state,
                             n_jobs=n_jobs or self.spec.protocol.n_jobs, cache=cache,
-                            progress=False, **self.protocol_options())
+                            progress=False, on_run=on_run, **self.protocol_options())
 
     def decoy_state(self, number: int) -> list[int]:
         """The random state of trial ``number``'s decoy run (:meth:`decoy_run`): its decoy

@@ -30,7 +30,9 @@ from paretostab._signals import (
     stop_signals,
 )
 from paretostab._storage import open_storage
+from paretostab._tuning import run_study
 from paretostab._tuning.coordination import Interrupts, counted_trials, counts
+from paretostab.spec import load_spec
 from tests.studies import storage_url
 from tests.user_studies import MySelector, selector_spec, trial_pids
 from tests.waiting import WAIT_SECONDS, heeding_stop_signals, wait_until
@@ -61,8 +63,22 @@ class SlowToCollect(MySelector):
     """A user's selector whose fit spends its time in the garbage collector's clean-ups."""
 
     def fit(self, X, y):
-        for _ in range(10):
+        for _ in range(3):  # each collection of a process with scikit-learn loaded: ~0.1 s
             SlowCleanUp()
+            gc.collect()
+        return super().fit(X, y)
+
+
+class SwallowsAStop(MySelector):
+    """A user's selector whose first fit in this process runs a clean-up in which a
+    SIGTERM lands (its exception swallowed); ``fits`` counts its fits."""
+
+    fits = 0
+
+    def fit(self, X, y):
+        type(self).fits += 1
+        if type(self).fits == 1:
+            SlowCleanUp(signal.SIGTERM)
             gc.collect()
         return super().fit(X, y)
 
@@ -135,6 +151,23 @@ def test_a_signal_swallowed_inside_a_computation_stops_the_study_after_it():
             reached.append("the computation goes on to its end")
         assert interrupts.pending == signal.SIGTERM
     assert raised.value.signum == signal.SIGTERM and reached
+
+
+def test_a_signal_swallowed_in_a_trials_run_stops_the_trial_after_that_run(tmp_path,
+                                                                            monkeypatch):
+    """Before: the trial ran the rest of its protocol first (with 100 runs of a second
+    each, 100 s after the Ctrl-C; 8 s for a worker of the garbage-collecting test below)."""
+    monkeypatch.setattr(SwallowsAStop, "fits", 0)
+    spec = load_spec(selector_spec(tmp_path, "swallowed",
+                                   "tests.test_signals_inherited:SwallowsAStop", trials=2))
+    url = storage_url(tmp_path)
+    with pytest.raises(Interrupted) as raised:
+        run_study(spec, storage=url, progress=False)
+    assert raised.value.signum == signal.SIGTERM
+    assert SwallowsAStop.fits == 1  # of the protocol's 3 runs, only the one it landed in
+    trial, = optuna.load_study(study_name="swallowed", storage=open_storage(url)).trials
+    assert trial.state == TrialState.FAIL and not counts(trial)
+    assert trial.user_attrs["fail_reason"] == Interrupts.REASONS[signal.SIGTERM]
 
 
 @pytest.mark.slow

@@ -335,7 +335,9 @@ class Interrupts:
     computation if it comes first. So is one whose exception a garbage collector's
     callback, run inside the computation, swallowed (a worker once ran on until
     it was killed, its trial left running), and it is not printed
-    (:func:`~paretostab._signals.interrupts_unsaid`). A second signal is not deferred.
+    (:func:`~paretostab._signals.interrupts_unsaid`); a trial's protocol raises that one
+    at the end of the run it was swallowed in (``on_run``), not after its last run. A
+    second signal is not deferred.
     Without a study (the parent of ``--workers``, which only waits), the signal is kept
     and raised at the next computation or at the end of the block.
     """

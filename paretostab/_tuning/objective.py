@@ -45,6 +45,7 @@ from paretostab._optuna_internals import (
 from paretostab._problem import Problem
 from paretostab._run_cache import DEFAULT_CACHE_BYTES, RunCache
 from paretostab._runset import RunSet
+from paretostab._signals import raise_if_stopped
 from paretostab._tuning.coordination import Interrupts, TrialSlots, release
 from paretostab._tuning.notes import (
     NOTE_FEATURES,
@@ -207,7 +208,8 @@ class TrialObjective:
             with self.interrupts.computation():
                 runs = problem.run(params, random_state=self.resamples_seed if self.shared
                                    else [spec.seed or 0, trial.number],
-                                   n_jobs=self.n_jobs, cache=self.cache)
+                                   n_jobs=self.n_jobs, cache=self.cache,
+                                   on_run=raise_if_stopped)  # one a clean-up swallowed
                 protocol_end = time.perf_counter()
                 values = problem.measure_values(runs)
                 measures_end = time.perf_counter()
