@@ -16,7 +16,6 @@ import sqlite3
 import subprocess
 import sys
 import tempfile
-import time
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -509,17 +508,29 @@ def test_a_database_restart_under_two_tunes_loses_and_repeats_nothing(tmp_path, 
     command = [sys.executable, "-m", "paretostab", "tune", str(spec), "--storage", url,
                "--artifacts", str(tmp_path / "art")]
     env = {**os.environ, "PYTHONPATH": str(ROOT), GATE: str(gate)}
-    started = [subprocess.Popen(command + workers, cwd=tmp_path, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True, env=env)
-               for workers in ([], ["--workers", "2"])]
+    errors = [tmp_path / "first.err", tmp_path / "second.err"]
+    with errors[0].open("w") as first, errors[1].open("w") as second:
+        started = [subprocess.Popen(command + workers, cwd=tmp_path, stdout=subprocess.PIPE,
+                                    stderr=err, text=True, env=env)
+                   for workers, err in (([], first), (["--workers", "2"], second))]
+
+    def waiting(path: Path) -> int:
+        """The processes writing to ``path`` that said they wait for the server."""
+        return path.read_text(encoding="utf-8").count(": unreachable (")
+
     with ended_after(*started):
         wait_until(lambda: len(trial_pids(url, "restart")) == 3,
                    what="the first tune and both workers of the second to claim a trial")
         servers.pause_postgres(folder)
         gate.touch()
-        time.sleep(8)  # the outage: every process leaves its trial while the server is down
+        # the outage lasts until every process has met it: the first tune, the second and
+        # both its workers, which leave their trials while the server is down
+        wait_until(lambda: waiting(errors[0]) >= 1 and waiting(errors[1]) >= 3,
+                   what="all four processes to wait for the server")
         servers.resume_postgres(folder)
-        outputs = [process.communicate(timeout=WAIT_SECONDS) for process in started]
+        outputs = [(process.communicate(timeout=WAIT_SECONDS)[0],
+                    path.read_text(encoding="utf-8"))
+                   for process, path in zip(started, errors, strict=True)]
     for process, (out, err) in zip(started, outputs, strict=True):
         assert process.returncode == 0, err[-3000:]
         assert "Traceback" not in err and "error:" not in err
