@@ -213,7 +213,7 @@ def test_heartbeat_settings_reach_the_rdb_storage_and_are_ignored_by_the_journal
     assert not heartbeat_enabled(journal)
     for bad in (0, -1, 2.5, True, "5"):
         with pytest.raises(InvalidInputError,
-                           match=r"heartbeat_interval must be None or an integer >= 1 \(s"):
+                           match=r"heartbeat_interval must be an integer >= 1 \(s"):
             open_storage(f"sqlite:///{tmp_path}/s.db", heartbeat_interval=bad)
 
 
