@@ -53,9 +53,11 @@ gives up (``tune --storage-wait``)."""
 
 ENVIRONMENT_FAILURES_IN_A_ROW = 3
 """Trials in a row a process lets an environment error fail before it stops."""
+
 HEARTBEAT_SECONDS = 10
 """How often the process running a trial records that it is alive, on an RDB storage
 (``tune --heartbeat-interval``)."""
+
 GRACE_SECONDS = 60
 """How long a running trial may go without a heartbeat before another process fails it
 as stale and runs its slot again: a process killed with kill -9, or a machine lost

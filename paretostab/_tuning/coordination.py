@@ -48,9 +48,8 @@ from paretostab._optuna_internals import (
 from paretostab._signals import heeded_stop_signals, interrupts_unsaid, raise_if_stopped
 from paretostab._tuning.notes import note_failures
 
-__all__ = ["POLL_SECONDS", "Interrupts", "StreamSampler",
-           "TrialSlots", "counted_trials", "counts", "fail_stale_trials", "free_grid_point",
-           "process_ended", "release"]
+__all__ = ["POLL_SECONDS", "Interrupts", "StreamSampler", "TrialSlots", "counted_trials",
+           "counts", "fail_stale_trials", "free_grid_point", "process_ended", "release"]
 
 POLL_SECONDS = 2.0
 """How often a process whose remaining slots are all running checks them again."""
