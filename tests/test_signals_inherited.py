@@ -153,6 +153,7 @@ def test_a_signal_swallowed_inside_a_computation_stops_the_study_after_it():
     assert raised.value.signum == signal.SIGTERM and reached
 
 
+@pytest.mark.slow
 def test_a_signal_swallowed_in_a_trials_run_stops_the_trial_after_that_run(tmp_path,
                                                                             monkeypatch):
     """Before: the trial ran the rest of its protocol first (with 100 runs of a second
