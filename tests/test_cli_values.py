@@ -148,3 +148,19 @@ def test_a_dashboard_port_in_use_is_one_error_line(served, capsys):
     assert main(["dashboard", "--storage", "sqlite:///s.db", "--port", str(port)]) == 0
     assert capsys.readouterr().out.startswith("Serving sqlite:///s.db at http://127.0.0.1:")
     assert served and served[0]["port"] == port
+
+
+@pytest.mark.parametrize("argv", [["--grace-period", "0"], ["--heartbeat-interval", "90"],
+                                  ["--stop-wait", "-1"], ["--storage-wait", "nan"]],
+                         ids=lambda argv: argv[0])
+def test_tune_checks_its_waits_before_it_loads_the_data(argv, capsys, tmp_path, monkeypatch):
+    """A wait out of its range is said before the data are read (a large CSV: minutes), not
+    when the storage is opened after them."""
+    from paretostab._problem import Problem
+
+    def loaded(*args, **kwargs):
+        pytest.fail("the data were loaded before the values were checked")
+
+    monkeypatch.setattr(Problem, "from_spec", loaded)
+    monkeypatch.chdir(tmp_path)
+    _refused(["tune", *argv, "--storage", "sqlite:///s.db"], capsys)

@@ -199,7 +199,8 @@ def run_study(spec: StudySpec, *, storage: str | None = None, study_name: str | 
             f"study name: at most {MAX_STUDY_NAME} characters (what Optuna's database "
             f"storages hold); got {len(name)} ({name[:40]}…).")
     cache_bytes = CACHE_BYTES.integer("cache_bytes", cache_bytes)
-    WAIT_SECONDS.check("stop_wait", stop_wait)
+    for name, seconds in (("storage_wait", storage_wait), ("stop_wait", stop_wait)):
+        WAIT_SECONDS.check(name, seconds)  # before the data are loaded, as those below
     check_heartbeat(heartbeat_interval, grace_period)
     check_backend(backend, scheduler, n_jobs)
     settings = TuneSettings(storage=url, artifacts=artifacts, study_name=study_name,
