@@ -345,12 +345,11 @@ def run_workers(workers: int, problem: Problem, settings: TuneSettings, *,
     data mapped from one file (:func:`_shared_data`), and call ``follow`` every second
     until they end. Ctrl-C, SIGTERM or SIGHUP is passed on to each of them once (they stop
     after their trial's computation is interrupted), then awaited for ``stop_wait`` seconds
-    in all and killed
-    (:func:`run_study` then fails the trial a killed one left running). The signal is
-    taken in the wait between two calls of ``follow`` (:class:`Interrupts`), never inside
-    a clean-up that the garbage collector runs, which would swallow it and print a
-    traceback; one the process was started ignoring stays ignored, by the
-    workers too. A worker's error is raised as a :class:`~paretostab._errors.WorkerError`."""
+    in all and killed (:func:`run_study` then fails the trial a killed one left running).
+    The signal is taken in the wait between two calls of ``follow`` (:class:`Interrupts`),
+    never inside a clean-up that the garbage collector runs, which would swallow it and
+    print a traceback; one the process was started ignoring stays ignored, by the workers
+    too. A worker's error is raised as a :class:`~paretostab._errors.WorkerError`."""
     context = worker_context()
     errors = context.SimpleQueue()
     state = _StartState.now()
