@@ -14,10 +14,13 @@ other module of the package touches an Optuna name that starts with an underscor
   (``optuna.storages._rdb.models.TrialHeartbeatModel``, read through
   ``optuna.storages._rdb.storage._create_scoped_session``), inside Optuna's cache of an
   RDB storage (``_CachedStorage._backend``);
-- a trial's parameters and user attributes written in one transaction of an RDB storage
-  (``RDBStorage._set_trial_param_without_commit`` and ``_set_trial_attr_without_commit``
-  in one scoped session, :func:`one_transaction`): Optuna commits each ``suggest_*`` and
-  ``set_trial_user_attr`` on its own;
+- a trial's parameters, user and system attributes (its artifacts' records) and study
+  system attributes (its dashboard note) written in one transaction of an RDB storage
+  (``RDBStorage._set_trial_param_without_commit`` and ``_set_trial_attr_without_commit``,
+  and ``models.StudyModel`` with ``models.StudySystemAttributeModel`` as
+  ``RDBStorage.set_study_system_attr`` uses them, in one scoped session,
+  :func:`one_transaction`): Optuna commits each ``suggest_*``, ``set_trial_user_attr``,
+  ``set_trial_system_attr`` and ``set_study_system_attr`` on its own;
 - an RDB storage whose calls wait out a database outage (:class:`RetryingRDBStorage`):
   Optuna's own trial loop calls its stale check (``_get_stale_trial_ids``) before every
   trial, and Optuna's cache of an RDB storage calls ``_create_new_trial``, ``_get_trials``,
@@ -35,6 +38,7 @@ these interfaces fails those tests with a message naming it.
 from __future__ import annotations
 
 import contextlib
+import json
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
@@ -139,11 +143,12 @@ def set_trial_user_attrs(storage: optuna.storages.BaseStorage, trial_id: int,
 
 @contextlib.contextmanager
 def one_transaction(storage: optuna.storages.BaseStorage) -> Iterator[None]:
-    """Commit the trial parameters and user attributes that this thread sets on
-    ``storage`` during the block in one transaction at its end (a :class:`RetryingRDBStorage`,
-    perhaps in Optuna's cache; any other storage writes each at once). Optuna commits each
-    ``suggest_*`` and ``set_user_attr`` on its own. Nothing is written when the block
-    raises: what it set belongs to a trial that does not start."""
+    """Commit the trial parameters, the trial user and system attributes and the study
+    system attributes that this thread sets on ``storage`` during the block in one
+    transaction at its end (a :class:`RetryingRDBStorage`, perhaps in Optuna's cache; any
+    other storage writes each at once). Optuna commits each ``suggest_*``,
+    ``set_user_attr`` and artifact upload on its own. Nothing is written when the block
+    raises: what it set belongs to a trial that does not start, or is not recorded."""
     rdb = _rdb(storage)
     if not isinstance(rdb, RetryingRDBStorage) or getattr(rdb._queued, "writes",
                                                          None) is not None:
@@ -246,6 +251,16 @@ class RetryingRDBStorage(optuna.storages.RDBStorage):
         self._write(lambda session: self._set_trial_attr_without_commit(
             session, models.TrialUserAttributeModel, trial_id, key, value))
 
+    def set_trial_system_attr(self, trial_id: int, key: str, value: object) -> None:
+        from optuna.storages._rdb import models
+
+        self._write(lambda session: self._set_trial_attr_without_commit(
+            session, models.TrialSystemAttributeModel, trial_id, key, value))
+
+    def set_study_system_attr(self, study_id: int, key: str, value: object) -> None:
+        self._write(lambda session: _set_study_system_attr_without_commit(
+            session, study_id, key, value))
+
     def _write(self, write: Callable) -> None:
         """``write(session)`` in a transaction of its own, or queued for the one
         :func:`one_transaction` commits when it is open in this thread."""
@@ -274,6 +289,20 @@ class RetryingRDBStorage(optuna.storages.RDBStorage):
             self.retry(super().record_heartbeat, trial_id)
         except StoreError:
             pass
+
+
+def _set_study_system_attr_without_commit(session, study_id: int, key: str,
+                                          value: object) -> None:
+    """Optuna's ``RDBStorage.set_study_system_attr`` in ``session``, not committed."""
+    from optuna.storages._rdb import models
+
+    study = models.StudyModel.find_or_raise_by_id(study_id, session)
+    attribute = models.StudySystemAttributeModel.find_by_study_and_key(study, key, session)
+    if attribute is None:
+        session.add(models.StudySystemAttributeModel(study_id=study_id, key=key,
+                                                     value_json=json.dumps(value)))
+    else:
+        attribute.value_json = json.dumps(value)
 
 
 def _retried(name: str):

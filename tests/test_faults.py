@@ -37,14 +37,14 @@ from paretostab._faults import (
     environment_error,
     transient_database_error,
 )
-from paretostab._optuna_internals import storage_of, trial_id_of
+from paretostab._optuna_internals import storage_of
 from paretostab._storage import open_storage
 from paretostab._tuning import run_study
 from paretostab._tuning.coordination import counted_trials, counts
 from tests import servers
 from tests.clock import FakeClock
 from tests.extras import need
-from tests.studies import storage_url, tiny, write_spec
+from tests.studies import note_of, storage_url, tiny, write_spec
 from tests.user_studies import selector_spec, trial_pids
 from tests.waiting import (
     WAIT_SECONDS,
@@ -264,9 +264,16 @@ def test_an_error_while_writing_the_note_fails_the_trial_with_its_reason(tmp_pat
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("kind", ["sqlite", "journal"])
 @pytest.mark.parametrize("failing", ["write_note", "set_trial_user_attrs"])
 def test_a_trial_that_cannot_be_recorded_after_its_upload_leaves_no_artifact(
-        tmp_path, monkeypatch, failing):
+        tmp_path, monkeypatch, failing, kind):
+    """On a database storage a trial's artifact records, note and user attributes are one
+    commit: a failure leaves none of them. A storage that writes each at once (the
+    journal) keeps the note written before the failure, which then says the trial
+    failed. Either way the uploaded files are removed."""
+    from optuna.artifacts import get_all_artifact_meta
+
     import paretostab._tuning.objective as objective
 
     original = getattr(objective, failing)
@@ -276,18 +283,27 @@ def test_a_trial_that_cannot_be_recorded_after_its_upload_leaves_no_artifact(
             return original(*args, **kwargs)  # the fail_reason, written as the trial fails
         raise PermissionError(errno.EACCES, "the note's store refuses writes")
 
-    url, store = storage_url(tmp_path), tmp_path / "art"
+    url = storage_url(tmp_path) if kind == "sqlite" else f"journal:{tmp_path / 'study.log'}"
+    store = tmp_path / "art"
     monkeypatch.setattr(objective, failing, broken)
     with pytest.raises(StoreError, match="refuses writes"):
         run_study(tiny(study={"trials": 10}), storage=url, artifacts=str(store), progress=False)
     study = optuna.load_study(study_name="tiny", storage=open_storage(url))
     assert [t.state for t in study.trials] == [TrialState.FAIL] * ENVIRONMENT_FAILURES_IN_A_ROW
+    assert all(t.user_attrs["fail_reason"].startswith("could not record it: PermissionError")
+               for t in study.trials)
     recorded, present = artifact_files_of_complete_trials(study, store)
     assert present == recorded == set()  # the uploaded RunSets and maps were removed
-    if failing == "set_trial_user_attrs":  # its note was written: it now says it failed
-        get_note = need("optuna_dashboard").get_note
-        for trial in study.trials:
-            note = get_note(optuna.trial.Trial(study, trial_id_of(trial)))
+    records = [get_all_artifact_meta(t, storage=storage_of(study)) for t in study.trials]
+    notes = [note_of(study, t) for t in study.trials]
+    if kind == "sqlite":  # the one commit was not made: no record, no note
+        assert records == [[]] * len(study.trials) and notes == [""] * len(study.trials)
+        return
+    assert all(records)  # the journal wrote each record before its file
+    for trial, note in zip(study.trials, notes, strict=True):
+        if failing == "write_note":
+            assert note == ""
+        else:  # its note was written: it now says it failed
             assert note.startswith(f"**Trial {trial.number}** · failed: could not record it: "
                                    "PermissionError"), note
             assert "objectives" not in note

@@ -214,6 +214,53 @@ def test_a_trials_parameters_and_attributes_in_one_transaction(storage_url):
     assert optuna.load_study(study_name="start", storage=storage_url).trials[1].params == {}
 
 
+def test_a_trials_record_in_one_transaction(storage_url, tmp_path):
+    """What a trial records as it finishes (its artifacts' records, its note, which are
+    study system attributes, and its user attributes) is one commit, read back as
+    Optuna writes each; a study system attribute already there is overwritten; a block
+    that raises writes nothing."""
+    from optuna.artifacts import FileSystemArtifactStore, get_all_artifact_meta, upload_artifact
+    from sqlalchemy import event
+
+    storage = open_storage(storage_url)
+    study = optuna.create_study(storage=storage, study_name="record",
+                                directions=["maximize", "maximize"])
+    storage_of(study).set_study_system_attr(study_id_of(study), "kept", "old")
+    store = FileSystemArtifactStore(str(tmp_path))
+    (tmp_path / "runs.npz").write_bytes(b"runs")
+    trial, commits = study.ask(), []
+
+    def committed(connection) -> None:
+        commits.append(connection)
+
+    engine = getattr(storage_of(study), "_backend", storage).engine
+    event.listen(engine, "commit", committed)
+    with one_transaction(storage_of(study)):
+        artifact = upload_artifact(artifact_store=store, file_path=str(tmp_path / "runs.npz"),
+                                   study_or_trial=trial)
+        storage_of(study).set_study_system_attr(study_id_of(study), "kept", "new")
+        storage_of(study).set_study_system_attr(study_id_of(study), "note", "**Trial 0**")
+        set_trial_user_attrs(storage_of(study), trial_id_of(trial), {"seconds": 1.5})
+        assert commits == []
+    event.remove(engine, "commit", committed)
+    assert len(commits) == 1, changed("StudySystemAttributeModel")
+    reread = optuna.load_study(study_name="record", storage=storage_url)
+    assert [m.artifact_id for m in get_all_artifact_meta(
+        reread.trials[0], storage=storage_of(reread))] == [artifact]
+    attrs = storage_of(reread).get_study_system_attrs(study_id_of(reread))
+    assert attrs == {"kept": "new", "note": "**Trial 0**"}
+    assert reread.trials[0].user_attrs == {"seconds": 1.5}
+    other = study.ask()
+    with pytest.raises(PermissionError), one_transaction(storage_of(study)):
+        upload_artifact(artifact_store=store, file_path=str(tmp_path / "runs.npz"),
+                        study_or_trial=other)
+        storage_of(study).set_study_system_attr(study_id_of(study), "kept", "lost")
+        raise PermissionError("the note's store refuses writes")
+    reread = optuna.load_study(study_name="record", storage=storage_url)
+    assert get_all_artifact_meta(reread.trials[1], storage=storage_of(reread)) == []
+    assert storage_of(reread).get_study_system_attrs(study_id_of(reread))["kept"] == "new"
+
+
 def test_a_heartbeat_through_an_outage_longer_than_the_wait_skips_the_beat(tmp_path,
                                                                             monkeypatch):
     """The heartbeat thread does not raise (a thread's traceback beside tune's one

@@ -203,6 +203,54 @@ def test_a_trial_checks_the_front_on_the_trials_its_claim_read(tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("progress", [False, None])
+def test_a_trial_reads_the_study_twice_and_commits_four_writes(tmp_path, monkeypatch,
+                                                                progress):
+    """What a trial costs the storage, counted as the trials of a 12-trial study less
+    those of a 4-trial one: two reads of the study's trials (the slot wait and claim),
+    three with progress shown (its line or bar), and four commits that write besides
+    its heartbeats (Optuna's trial creation and finish; the slot claim with the
+    parameters; the artifacts' records, the note and the user attributes)."""
+    from sqlalchemy import event
+    from sqlalchemy.engine import Engine
+
+    reads, writing, commits = [], set(), []
+    get_trials = optuna.Study.get_trials
+
+    def read(self, *args, **kwargs):
+        reads.append(1)
+        return get_trials(self, *args, **kwargs)
+
+    def written(connection, cursor, statement, *args) -> None:
+        if (statement.lstrip().upper().startswith(("INSERT", "UPDATE", "DELETE"))
+                and "trial_heartbeats" not in statement):  # a thread's, every 10 s
+            writing.add(connection)
+
+    def committed(connection) -> None:
+        if connection in writing:
+            commits.append(connection)
+            writing.discard(connection)
+
+    monkeypatch.setattr(optuna.Study, "get_trials", read)
+    event.listen(Engine, "before_cursor_execute", written)
+    event.listen(Engine, "commit", committed)
+    counted = []
+    try:
+        for trials in (4, 12):
+            reads.clear()
+            commits.clear()
+            run_study(tiny(study={"trials": trials}), storage=storage_url(tmp_path, f"{trials}.db"),
+                      progress=progress)
+            counted.append((len(reads), len(commits)))
+    finally:
+        event.remove(Engine, "before_cursor_execute", written)
+        event.remove(Engine, "commit", committed)
+    (reads_4, commits_4), (reads_12, commits_12) = counted
+    assert (reads_12 - reads_4) / 8 == (2 if progress is False else 3)
+    assert (commits_12 - commits_4) / 8 == 4
+
+
+@pytest.mark.slow
 def test_ctrl_c_keeps_completed_trials_and_fails_the_running_one(tmp_path):
     import signal
 

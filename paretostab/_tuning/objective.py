@@ -321,7 +321,10 @@ class TrialObjective:
         (:func:`~paretostab._tuning.notes.failed_note`)."""
         written = _WrittenArtifacts(self.store)
         try:
-            return self._write_result(trial, params, outcome, times, written)
+            # the artifacts' records, the note and the user attributes: one commit, after
+            # the artifacts' files are written (Optuna commits each record before its file)
+            with one_transaction(storage_of(trial.study)):
+                return self._write_result(trial, params, outcome, times, written)
         except BaseException as exc:
             written.remove_all()
             reason = ("interrupted" if isinstance(exc, KeyboardInterrupt)
@@ -366,7 +369,7 @@ class TrialObjective:
         if runs.params.get("calibrated"):
             attrs["calibrated"] = runs.params["calibrated"]
         attrs.update(self._recorded(trial, params, (accuracy, stability)))
-        set_trial_user_attrs(storage_of(trial.study), trial_id_of(trial), attrs)  # 1 commit
+        set_trial_user_attrs(storage_of(trial.study), trial_id_of(trial), attrs)
         return accuracy, stability
 
 

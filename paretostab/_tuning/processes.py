@@ -62,7 +62,7 @@ from paretostab._faults import (
     owned_folder,
 )
 from paretostab._problem import Problem
-from paretostab._progress import Progress, bar_class, progress_bar
+from paretostab._progress import NoProgress, Progress, bar_class, progress_bar
 from paretostab._run_cache import DEFAULT_CACHE_BYTES
 from paretostab._signals import (
     DEFAULT_STOP_WAIT,
@@ -83,6 +83,7 @@ from paretostab._tuning.coordination import (
     Interrupts,
     TrialSlots,
     counted_trials,
+    counts,
     fail_stale_trials,
 )
 from paretostab._tuning.objective import TrialObjective
@@ -324,9 +325,14 @@ def _say_failed(trial: optuna.trial.FrozenTrial) -> None:
 def _advance(bar: Progress, study: optuna.Study, start: int) -> None:
     """Move the progress bar (or lines) to the counted trials; show the front's size, how
     many of its trials are flagged (at chance level, or a selection that ignores the
-    labels: :func:`~paretostab._tuning.study.chance_flags_of`) and its dominance area."""
-    bar.n = min(bar.total, counted_trials(study) - start)
-    trials, points = front_points(study)
+    labels: :func:`~paretostab._tuning.study.chance_flags_of`) and its dominance area.
+    Reads the study's trials once; not at all without progress (``progress=False``),
+    where there is nothing to show (after every trial, a read of every trial)."""
+    if isinstance(bar, NoProgress):
+        return
+    every = study.get_trials(deepcopy=False)
+    bar.n = min(bar.total, sum(map(counts, every)) - start)
+    trials, points = front_points(study, every)
     if len(points):
         front = pareto_front(points)
         records = recorded_chance([trials[i] for i in front])
