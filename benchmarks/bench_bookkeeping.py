@@ -51,11 +51,9 @@ from paretostab._problem import Problem  # noqa: E402
 from paretostab._storage import open_storage  # noqa: E402
 from paretostab._tuning.coordination import Interrupts, TrialSlots  # noqa: E402
 from paretostab._tuning.objective import TrialObjective  # noqa: E402
-from paretostab._tuning.study import (  # noqa: E402
-    create_or_load_study,
-    resample_seed,
-    study_palette,
-)
+from paretostab._tuning.study import create_or_load_study, resample_seed  # noqa: E402
+from paretostab._vocabulary import FEATURE_COLORS  # noqa: E402
+from paretostab.maps import study_palette  # noqa: E402
 from paretostab.spec import builtin_spec_path, load_spec  # noqa: E402
 
 ATTRS = {"measures": {"iw": 0.91, "nogueira": 0.83, "pearson": 0.88}, "mean_selected": 20.0,
@@ -79,11 +77,12 @@ STEPS = (("slot wait (reads the trials)", "wait", "coordination.py"),
          ("slot claim (reads the trials)", "claim", "coordination.py"),
          ("trial creation (Optuna)", "_create_new_trial", "_rdb/storage.py"),
          ("parameters drawn", "suggest_params", "objective.py"),
-         ("process and parameters, one commit", "one_transaction", "optuna_internals.py"),
          ("front check", "_on_front", "objective.py"),
-         ("RunSet artifact", "_upload_artifacts", "objective.py"),
-         ("dashboard note", "write_note", "notes.py"),
-         ("user attributes, one commit", "set_trial_user_attrs", "optuna_internals.py"),
+         ("RunSet artifact (its file; its record queued)", "_upload_artifacts",
+          "objective.py"),
+         ("dashboard note (queued)", "write_note", "notes.py"),
+         ("two commits: process and parameters; artifact records, note and user "
+          "attributes", "_commit", "optuna_internals.py"),
          ("finish (Optuna)", "set_trial_state_values", "optuna_internals.py"))
 
 
@@ -111,7 +110,9 @@ class _Study:
         problem.__dict__["run"] = computed_once
         self.objective = TrialObjective(problem, store=FileSystemArtifactStore(folder),
                                         resamples_seed=resample_seed(self.study),
-                                        palette=study_palette(self.study, problem),
+                                        palette=study_palette(
+                                            self.study.user_attrs.get(FEATURE_COLORS),
+                                            problem.X, problem.y),
                                         slots=self.slots)
         self.interrupts = Interrupts()
 

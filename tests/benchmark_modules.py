@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 
-__all__ = ["benchmark_module"]
+__all__ = ["BENCHMARKS", "benchmark_module"]
 
 BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
 
