@@ -649,6 +649,20 @@ def test_worker_processes_log_as_the_process_that_started_them(tmp_path, level, 
 
 
 @pytest.mark.slow
+def test_tune_with_workers_returns_as_they_end_not_at_its_next_tick(tmp_path, monkeypatch):
+    """``run_workers`` wakes when a worker ends: with progress shown once every two minutes,
+    a study of a few seconds still returns in seconds (it slept a whole tick before)."""
+    import time
+
+    monkeypatch.setattr(processes, "FOLLOW_SECONDS", 120.0)
+    start = time.monotonic()
+    study = run_study(tiny(study={"trials": 4}), storage=storage_url(tmp_path), workers=2,
+                      progress=False)
+    assert counted_trials(study) == 4
+    assert time.monotonic() - start < 120.0  # a bound only the old sleep reaches
+
+
+@pytest.mark.slow
 def test_workers_take_the_environment_and_ignored_signals_of_their_parent_at_each_start(
         tmp_path, monkeypatch):
     """Workers forked from a fork server that an earlier ``tune`` of this process started,

@@ -104,9 +104,12 @@ from paretostab.spec import StudySpec, grid_size
 if TYPE_CHECKING:  # ForkServerContext: not on Windows
     from multiprocessing.context import ForkServerContext, SpawnContext
 
-__all__ = ["MAX_STUDY_NAME", "WORKER_MODULES", "TuneSettings", "run_study", "run_trials",
-           "run_workers", "worker_context"]
+__all__ = ["FOLLOW_SECONDS", "MAX_STUDY_NAME", "WORKER_MODULES", "TuneSettings", "run_study",
+           "run_trials", "run_workers", "worker_context"]
 
+#: How often :func:`run_workers` shows progress while its workers run, besides as each
+#: ends (it then returns at once, not at the next tick).
+FOLLOW_SECONDS = 1.0
 #: The run cache's memory budget of a process, in bytes.
 CACHE_BYTES = Interval("integer", 0, why=" (the run cache's memory budget per process)")
 
@@ -348,14 +351,15 @@ def _advance(bar: Progress, study: optuna.Study, start: int) -> None:
 def run_workers(workers: int, problem: Problem, settings: TuneSettings, *,
                 follow: Callable[[], None], stop_wait: float = DEFAULT_STOP_WAIT) -> None:
     """Start ``workers`` processes running trials (:func:`run_trials`) on the problem's
-    data mapped from one file (:func:`_shared_data`), and call ``follow`` every second
-    until they end. Ctrl-C, SIGTERM or SIGHUP is passed on to each of them once (they stop
-    after their trial's computation is interrupted), then awaited for ``stop_wait`` seconds
-    in all and killed (:func:`run_study` then fails the trial a killed one left running).
-    The signal is taken in the wait between two calls of ``follow`` (:class:`Interrupts`),
-    never inside a clean-up that the garbage collector runs, which would swallow it and
-    print a traceback; one the process was started ignoring stays ignored, by the workers
-    too. A worker's error is raised as a :class:`~paretostab._errors.WorkerError`."""
+    data mapped from one file (:func:`_shared_data`), and call ``follow`` every
+    :data:`FOLLOW_SECONDS` and as each ends, until they have all ended. Ctrl-C, SIGTERM or
+    SIGHUP is passed on to each of them once (they stop after their trial's computation
+    is interrupted), then awaited for ``stop_wait`` seconds in all and killed
+    (:func:`run_study` then fails the trial a killed one left running). The signal is
+    taken in the wait between two calls of ``follow`` (:class:`Interrupts`), never inside
+    a clean-up that the garbage collector runs, which would swallow it and print a
+    traceback; one the process was started ignoring stays ignored, by the workers too. A
+    worker's error is raised as a :class:`~paretostab._errors.WorkerError`."""
     context = worker_context()
     errors = context.SimpleQueue()
     state = _StartState.now()
@@ -367,9 +371,9 @@ def run_workers(workers: int, problem: Problem, settings: TuneSettings, *,
         interrupts = Interrupts()  # a signal is raised here in the wait, not in follow()
         try:
             with interrupts.handling(None):
-                while any(p.is_alive() for p in processes):
-                    with interrupts.computation():
-                        time.sleep(1.0)
+                while running := [p.sentinel for p in processes if p.is_alive()]:
+                    with interrupts.computation():  # a second, or until a worker ends
+                        multiprocessing.connection.wait(running, timeout=FOLLOW_SECONDS)
                     follow()
         except KeyboardInterrupt as interrupt:
             signum = getattr(interrupt, "signum", signal.SIGINT)
