@@ -73,9 +73,11 @@ def counts(trial: FrozenTrial, state: TrialState | None = None) -> bool:
             and trial.user_attrs.get("counted", True) is not False)
 
 
-def counted_trials(study: optuna.Study) -> int:
-    """The number of the study's trials that count towards ``n_trials`` (:func:`counts`)."""
-    return sum(counts(t) for t in study.get_trials(deepcopy=False))
+def counted_trials(study: optuna.Study, trials: list[FrozenTrial] | None = None) -> int:
+    """The number of the study's trials that count towards ``n_trials`` (:func:`counts`):
+    of the study, or of its ``trials`` when the caller has just read them."""
+    trials = study.get_trials(deepcopy=False) if trials is None else trials
+    return sum(counts(t) for t in trials)
 
 
 def release(storage: optuna.storages.BaseStorage, trial_id: int, reason: str) -> None:
@@ -232,7 +234,7 @@ class TrialSlots:
             trials = self.study.get_trials(deepcopy=False)
             if fail_stale_trials(self.study, trials, self._silent_since):
                 trials = self.study.get_trials(deepcopy=False)
-            done = sum(counts(t) for t in trials)
+            done = counted_trials(self.study, trials)
             running = sum(t.state == TrialState.RUNNING for t in trials)
             if done >= self.n_trials:
                 return False

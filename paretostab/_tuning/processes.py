@@ -83,7 +83,6 @@ from paretostab._tuning.coordination import (
     Interrupts,
     TrialSlots,
     counted_trials,
-    counts,
     fail_stale_trials,
 )
 from paretostab._tuning.objective import TrialObjective
@@ -334,7 +333,7 @@ def _advance(bar: Progress, study: optuna.Study, start: int) -> None:
     if isinstance(bar, NoProgress):
         return
     every = study.get_trials(deepcopy=False)
-    bar.n = min(bar.total, sum(map(counts, every)) - start)
+    bar.n = min(bar.total, counted_trials(study, every) - start)
     trials, points = front_points(study, every)
     if len(points):
         front = pareto_front(points)
